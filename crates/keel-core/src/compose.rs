@@ -1,0 +1,259 @@
+//! Composing one model request from a run (system-notes.md N10–N12, interfaces.md §4).
+//!
+//! The system prompt is the byte-stable head (passed in, so a prompt cache can sit on it),
+//! then the volatile blocks, then each system note as its own block; blank blocks are left
+//! out and the rest joined with `"\n\n"`. It is sent as exactly one `system` message at index
+//! 0. Everything after it is a conversation item rendered through its envelope; no message
+//! after index 0 may have the `system` or `developer` role, and every tool call is answered by
+//! exactly one `tool` message.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::envelope::tool_message_content;
+use crate::item::{Diagnostic, Item, ItemBody, ToolCall};
+use crate::notes::SystemNotes;
+use crate::text::is_blank;
+
+/// What one request is built from.
+#[derive(Clone, Copy, Debug)]
+pub struct ComposeInput<'a> {
+    /// Base instructions and fixed policies: identical bytes on every turn.
+    pub stable_head: &'a str,
+    /// Per-run context that may change between turns (retrieval, memory).
+    pub volatile: &'a [String],
+    pub notes: &'a SystemNotes,
+    pub items: &'a [Item],
+}
+
+/// A Chat Completions role.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    Developer,
+    User,
+    Assistant,
+    Tool,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::Developer => "developer",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+}
+
+/// A tool call as Chat Completions spells it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WireToolCall {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub function: WireFunction,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WireFunction {
+    pub name: String,
+    /// Compact JSON text.
+    pub arguments: String,
+}
+
+/// One message of the request.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ChatMessage {
+    pub role: Role,
+    pub content: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<WireToolCall>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl ChatMessage {
+    pub fn text(role: Role, content: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: Some(content.into()),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
+    }
+
+    fn tool(call_id: &str, content: impl Into<String>) -> Self {
+        Self {
+            role: Role::Tool,
+            content: Some(content.into()),
+            tool_calls: Vec::new(),
+            tool_call_id: Some(call_id.to_string()),
+        }
+    }
+}
+
+/// The provider-independent part of a Chat Completions request.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModelRequest {
+    pub messages: Vec<ChatMessage>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ComposeError {
+    /// N12: the call is not made.
+    #[error("Model message at index {index} has role '{role}'")]
+    SystemRole { index: usize, role: &'static str },
+    #[error(
+        "tool call {call_id} has no result and no diagnostic; record the call's outcome (or \
+         mark its dispatch unknown) before composing the next request"
+    )]
+    UnansweredToolCall { call_id: String },
+    #[error("item {seq} answers tool call {call_id}, which no earlier assistant item made")]
+    OrphanToolMessage { seq: u64, call_id: String },
+}
+
+/// The system prompt's blocks in order (N10), blank ones left out.
+pub fn system_prompt_blocks<'a>(input: &ComposeInput<'a>) -> Vec<&'a str> {
+    std::iter::once(input.stable_head)
+        .chain(input.volatile.iter().map(String::as_str))
+        .chain(input.notes.iter().map(|n| n.text.as_str()))
+        .filter(|b| !is_blank(b))
+        .collect()
+}
+
+/// The one system string: the blocks joined with `"\n\n"`.
+pub fn system_prompt(input: &ComposeInput<'_>) -> String {
+    system_prompt_blocks(input).join("\n\n")
+}
+
+/// N12: no conversation message may carry the `system` (or `developer`) role. `index` is
+/// 0-based among the conversation messages, after the system prompt.
+pub fn guard_conversation(conversation: &[ChatMessage]) -> Result<(), ComposeError> {
+    for (index, m) in conversation.iter().enumerate() {
+        if matches!(m.role, Role::System | Role::Developer) {
+            return Err(ComposeError::SystemRole {
+                index,
+                role: m.role.as_str(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `unknown` dispatch, as the model reads it in place of a result.
+pub const DISPATCH_UNKNOWN_TEXT: &str = "keel does not know whether this call ran: the process \
+     stopped after it was dispatched and before its result was recorded. keel did not run the \
+     call again. Check its effect before repeating it.";
+
+/// Builds the request for one model call.
+pub fn compose(input: &ComposeInput<'_>) -> Result<ModelRequest, ComposeError> {
+    // A call's tool message is its diagnostic if one exists (it replaces a result the API
+    // rejected), else its result.
+    let mut answers: HashMap<&str, String> = HashMap::new();
+    for item in input.items {
+        match &item.body {
+            ItemBody::ToolResult {
+                call_id, output, ..
+            } => {
+                answers
+                    .entry(call_id.as_str())
+                    .or_insert_with(|| tool_message_content(output).to_string());
+            }
+            ItemBody::Diagnostic(Diagnostic::ToolCallStatus { call_id, envelope }) => {
+                answers.insert(call_id, envelope.as_str().to_string());
+            }
+            ItemBody::Diagnostic(Diagnostic::DispatchUnknown { call_id, .. }) => {
+                answers.insert(call_id, DISPATCH_UNKNOWN_TEXT.to_string());
+            }
+            _ => {}
+        }
+    }
+
+    let mut conversation = Vec::with_capacity(input.items.len());
+    let mut made_calls: HashMap<&str, ()> = HashMap::new();
+    for item in input.items {
+        match &item.body {
+            ItemBody::User { text } => conversation.push(ChatMessage::text(Role::User, text)),
+            ItemBody::Assistant { text, tool_calls } => {
+                conversation.push(assistant_message(text, tool_calls));
+                for call in tool_calls {
+                    made_calls.insert(&call.id, ());
+                    let answer = answers.remove(call.id.as_str()).ok_or_else(|| {
+                        ComposeError::UnansweredToolCall {
+                            call_id: call.id.clone(),
+                        }
+                    })?;
+                    conversation.push(ChatMessage::tool(&call.id, answer));
+                }
+            }
+            // Rendered right after the call they answer.
+            ItemBody::ToolResult { call_id, .. }
+            | ItemBody::Diagnostic(
+                Diagnostic::ToolCallStatus { call_id, .. }
+                | Diagnostic::DispatchUnknown { call_id, .. },
+            ) => {
+                if !made_calls.contains_key(call_id.as_str()) {
+                    return Err(ComposeError::OrphanToolMessage {
+                        seq: item.seq,
+                        call_id: call_id.clone(),
+                    });
+                }
+            }
+            ItemBody::Notification {
+                envelope,
+                merged_with_user,
+                ..
+            } => {
+                let text = if *merged_with_user {
+                    format!("[MERGE_WITH_USER] {}", envelope.as_str())
+                } else {
+                    envelope.as_str().to_string()
+                };
+                conversation.push(ChatMessage::text(Role::User, text));
+            }
+            ItemBody::Diagnostic(Diagnostic::Context { envelope }) => {
+                conversation.push(ChatMessage::text(Role::User, envelope.as_str()));
+            }
+        }
+    }
+    guard_conversation(&conversation)?;
+
+    let system = system_prompt(input);
+    let mut messages = Vec::with_capacity(conversation.len() + 1);
+    if !system.is_empty() {
+        messages.push(ChatMessage::text(Role::System, system));
+    }
+    messages.extend(conversation);
+    Ok(ModelRequest { messages })
+}
+
+fn assistant_message(text: &str, calls: &[ToolCall]) -> ChatMessage {
+    ChatMessage {
+        role: Role::Assistant,
+        content: if text.is_empty() && !calls.is_empty() {
+            None
+        } else {
+            Some(text.to_string())
+        },
+        tool_calls: calls
+            .iter()
+            .map(|c| WireToolCall {
+                id: c.id.clone(),
+                kind: "function",
+                function: WireFunction {
+                    name: c.name.clone(),
+                    arguments: c.arguments.to_string(),
+                },
+            })
+            .collect(),
+        tool_call_id: None,
+    }
+}
+
+#[cfg(test)]
+mod tests;

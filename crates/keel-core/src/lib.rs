@@ -1,0 +1,22 @@
+//! keel-core: the pure heart of keel.
+//!
+//! Everything here is a pure function or a pure value: conversation items and their
+//! provenance, system notes, the envelopes that quote untrusted text, and the composition of a
+//! model request. There is no IO, no async, no clock and no randomness of its own: ids,
+//! timestamps and limits are passed in, so every contract in `shared/spec` can be driven by a
+//! unit test, a property test or a fuzzer without a runtime around it.
+//!
+//! Not here: storage (`keel-store`), model providers, the turn loop, or the command line.
+#![forbid(unsafe_code)]
+
+pub mod compose;
+pub mod envelope;
+pub mod item;
+pub mod legacy;
+pub mod notes;
+pub mod text;
+pub mod time;
+
+pub use item::{Item, ItemBody, ItemId, ToolCall, Untrusted};
+pub use notes::{NoteLifetime, NoteLimit, NoteTag, SystemNote, SystemNotes};
+pub use time::Timestamp;

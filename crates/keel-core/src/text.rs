@@ -1,0 +1,75 @@
+//! Text helpers shared by every spec: the JavaScript whitespace set and char-based lengths.
+//!
+//! The specs count lengths in Unicode scalar values and trim with JavaScript's whitespace set
+//! (spec README, "Conventions"). Rust's `str::trim` differs in two places (it keeps U+FEFF and
+//! removes U+0085), so keel has this one helper and nothing else trims spec-visible text.
+
+/// True for the chars JavaScript's `String.prototype.trim` removes.
+pub fn is_js_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\u{0009}'..='\u{000D}'
+            | '\u{0020}'
+            | '\u{00A0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200A}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202F}'
+            | '\u{205F}'
+            | '\u{3000}'
+            | '\u{FEFF}'
+    )
+}
+
+/// Trims the JavaScript whitespace set from both ends.
+pub fn js_trim(s: &str) -> &str {
+    s.trim_matches(is_js_whitespace)
+}
+
+/// "Blank" in the specs: empty after [`js_trim`].
+pub fn is_blank(s: &str) -> bool {
+    js_trim(s).is_empty()
+}
+
+/// Length in Unicode scalar values, the unit every spec counts in.
+pub fn char_len(s: &str) -> usize {
+    s.chars().count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trims_feff_but_keeps_nel() {
+        assert_eq!(js_trim("\u{FEFF} a \u{3000}"), "a");
+        assert!(is_blank("\u{FEFF}"));
+        assert!(!is_blank("\u{0085}"));
+        assert_eq!(js_trim("\u{0085}x\u{0085}"), "\u{0085}x\u{0085}");
+        // Rust's own trim differs on exactly these two chars.
+        assert_eq!("\u{FEFF}".trim(), "\u{FEFF}");
+        assert_eq!("\u{0085}".trim(), "");
+    }
+
+    #[test]
+    fn every_listed_char_is_whitespace() {
+        let listed = [
+            0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680, 0x2000, 0x2005, 0x200A, 0x2028,
+            0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF,
+        ];
+        for cp in listed {
+            let c = char::from_u32(cp).unwrap_or('x');
+            assert!(is_js_whitespace(c), "U+{cp:04X}");
+        }
+        for c in ['\u{0085}', '\u{200B}', '\u{180E}', 'a'] {
+            assert!(!is_js_whitespace(c), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn lengths_are_scalar_values() {
+        assert_eq!(char_len("😀a"), 2);
+        assert_eq!(char_len("中文"), 2);
+    }
+}
