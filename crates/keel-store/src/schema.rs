@@ -1,0 +1,82 @@
+//! The database schema and its versioned migrations.
+//!
+//! `PRAGMA user_version` holds the schema version and `PRAGMA application_id` marks the file
+//! as keel's. Migrations run in order on open, each in its own transaction; a file with a
+//! higher version than this keel knows is refused before anything is written to it.
+
+/// `keel` in ASCII.
+pub const APPLICATION_ID: i64 = 0x6B65_656C;
+
+/// Each entry migrates from version `index` to `index + 1`.
+pub const MIGRATIONS: &[&str] = &[
+    // v1: runs, items, notes, and the tables later issues fill.
+    r#"
+    CREATE TABLE runs (
+        id          TEXT PRIMARY KEY,
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL,
+        preset      TEXT NOT NULL,
+        version     INTEGER NOT NULL,
+        next_seq    INTEGER NOT NULL
+    );
+    CREATE INDEX runs_by_update ON runs (updated_at DESC, id);
+
+    CREATE TABLE items (
+        run_id  TEXT NOT NULL REFERENCES runs (id),
+        seq     INTEGER NOT NULL,
+        id      TEXT NOT NULL,
+        kind    TEXT NOT NULL,
+        ts      INTEGER NOT NULL,
+        body    TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER items_append_only_update BEFORE UPDATE ON items
+        BEGIN SELECT RAISE(ABORT, 'items are append-only'); END;
+    CREATE TRIGGER items_append_only_delete BEFORE DELETE ON items
+        BEGIN SELECT RAISE(ABORT, 'items are append-only'); END;
+
+    CREATE TABLE notes (
+        run_id    TEXT NOT NULL REFERENCES runs (id),
+        position  INTEGER NOT NULL,
+        text      TEXT NOT NULL,
+        lifetime  TEXT NOT NULL,
+        tag       TEXT,
+        PRIMARY KEY (run_id, position)
+    ) WITHOUT ROWID;
+
+    CREATE TABLE notification_queue (
+        run_id           TEXT NOT NULL REFERENCES runs (id),
+        notification_id  TEXT NOT NULL,
+        kind             TEXT NOT NULL,
+        payload          TEXT NOT NULL,
+        enqueued_at      INTEGER NOT NULL,
+        state            TEXT NOT NULL,
+        delivered_seq    INTEGER,
+        PRIMARY KEY (run_id, notification_id)
+    );
+
+    CREATE TABLE dispatch_ledger (
+        run_id      TEXT NOT NULL REFERENCES runs (id),
+        call_id     TEXT NOT NULL,
+        tool        TEXT NOT NULL,
+        arguments   TEXT NOT NULL,
+        state       TEXT NOT NULL,
+        result      TEXT,
+        updated_at  INTEGER NOT NULL,
+        PRIMARY KEY (run_id, call_id)
+    );
+
+    CREATE TABLE approvals (
+        run_id      TEXT NOT NULL REFERENCES runs (id),
+        call_id     TEXT NOT NULL,
+        tool        TEXT NOT NULL,
+        decision    TEXT NOT NULL,
+        reason      TEXT,
+        answered_at INTEGER NOT NULL,
+        PRIMARY KEY (run_id, call_id)
+    );
+    "#,
+];
+
+/// The version a fully migrated database has.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -1,0 +1,359 @@
+//! The SQLite implementation of [`Store`]: one file, WAL, `synchronous=NORMAL`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use keel_core::{Item, NoteLifetime, NoteTag, SystemNote, SystemNotes, Timestamp};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params};
+
+use crate::schema::{APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION};
+use crate::{
+    Committed, NewItem, NewRun, RunHead, RunRecord, RunSummary, RunWrite, Store, StoreError,
+};
+
+/// How to open the database.
+#[derive(Clone, Debug)]
+pub struct StoreOptions {
+    /// How long a writer waits for another process's write lock before failing.
+    pub busy_timeout: Duration,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        Self {
+            busy_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// keel's embedded store.
+pub struct SqliteStore {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path` and applies pending migrations.
+    pub fn open(path: &Path, options: &StoreOptions) -> Result<Self, StoreError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                path: dir.display().to_string(),
+                source,
+            })?;
+        }
+        let conn = Connection::open(path)?;
+        Self::init(conn, path, options)
+    }
+
+    /// Opens an existing database without creating one; for commands that only read.
+    pub fn open_existing(path: &Path, options: &StoreOptions) -> Result<Self, StoreError> {
+        if !path.exists() {
+            return Err(StoreError::NoDatabase {
+                path: path.display().to_string(),
+            });
+        }
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        Self::init(conn, path, options)
+    }
+
+    fn init(
+        mut conn: Connection,
+        path: &Path,
+        options: &StoreOptions,
+    ) -> Result<Self, StoreError> {
+        conn.busy_timeout(options.busy_timeout)?;
+        let shown = path.display().to_string();
+        // Look before touching: nothing is written to a file we will refuse.
+        let app_id: i64 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if app_id != 0 && app_id != APPLICATION_ID {
+            return Err(StoreError::NotKeel {
+                path: shown,
+                found: app_id,
+            });
+        }
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::NewerSchema {
+                path: shown,
+                found: version,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        if app_id == 0 && version == 0 {
+            let tables: i64 =
+                conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+            if tables > 0 {
+                return Err(StoreError::NotKeel {
+                    path: shown,
+                    found: app_id,
+                });
+            }
+        }
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        for (from, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            // Another process may have migrated while we waited for the lock.
+            let now: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+            if now > from as i64 {
+                continue;
+            }
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", from as i64 + 1)?;
+            tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+            tx.commit()?;
+        }
+        Ok(Self {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn write_tx(&mut self) -> Result<Transaction<'_>, StoreError> {
+        Ok(self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?)
+    }
+}
+
+fn head_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunHead> {
+    Ok(RunHead {
+        id: r.get(0)?,
+        created_at: Timestamp(r.get(1)?),
+        updated_at: Timestamp(r.get(2)?),
+        preset: r.get(3)?,
+        version: r.get::<_, i64>(4)? as u64,
+        next_seq: r.get::<_, i64>(5)? as u64,
+    })
+}
+
+const HEAD_COLUMNS: &str = "id, created_at, updated_at, preset, version, next_seq";
+
+fn read_head(conn: &Connection, id: &str) -> Result<RunHead, StoreError> {
+    conn.prepare_cached(&format!("SELECT {HEAD_COLUMNS} FROM runs WHERE id = ?1"))?
+        .query_row([id], head_from_row)
+        .optional()?
+        .ok_or_else(|| StoreError::RunNotFound(id.to_string()))
+}
+
+fn insert_items(
+    tx: &Transaction<'_>,
+    run: &str,
+    first_seq: u64,
+    items: &[NewItem],
+) -> Result<(), StoreError> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO items (run_id, seq, id, kind, ts, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    for (offset, item) in items.iter().enumerate() {
+        let body = serde_json::to_string(&item.body).map_err(|e| StoreError::CorruptItem {
+            run: run.to_string(),
+            seq: first_seq + offset as u64,
+            reason: format!("cannot serialize: {e}"),
+        })?;
+        stmt.execute(params![
+            run,
+            (first_seq + offset as u64) as i64,
+            item.id.as_str(),
+            item.body.kind_name(),
+            item.ts.millis(),
+            body
+        ])?;
+    }
+    Ok(())
+}
+
+fn replace_notes(tx: &Transaction<'_>, run: &str, notes: &SystemNotes) -> Result<(), StoreError> {
+    tx.prepare_cached("DELETE FROM notes WHERE run_id = ?1")?
+        .execute([run])?;
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO notes (run_id, position, text, lifetime, tag) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for (pos, note) in notes.iter().enumerate() {
+        stmt.execute(params![
+            run,
+            pos as i64,
+            note.text,
+            note.lifetime.as_str(),
+            note.tag.as_ref().map(NoteTag::as_str)
+        ])?;
+    }
+    Ok(())
+}
+
+/// Reads notes tolerantly (N28): a malformed row is skipped and reported.
+fn read_notes(
+    conn: &Connection,
+    run: &str,
+) -> Result<(SystemNotes, Vec<(usize, String)>), StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT text, lifetime, tag FROM notes WHERE run_id = ?1 ORDER BY position",
+    )?;
+    let rows = stmt.query_map([run], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, Option<String>>(2)?,
+        ))
+    })?;
+    let mut notes = Vec::new();
+    let mut skipped = Vec::new();
+    for (pos, row) in rows.enumerate() {
+        let (text, lifetime, tag) = row?;
+        let Some(lifetime) = NoteLifetime::parse(&lifetime) else {
+            skipped.push((pos, format!("unknown lifetime {lifetime:?}")));
+            continue;
+        };
+        let tag = match tag.map(NoteTag::new).transpose() {
+            Ok(tag) => tag,
+            Err(e) => {
+                skipped.push((pos, e.to_string()));
+                continue;
+            }
+        };
+        notes.push(SystemNote {
+            text,
+            lifetime,
+            tag,
+        });
+    }
+    Ok((SystemNotes::from_stored(notes), skipped))
+}
+
+impl Store for SqliteStore {
+    fn create_run(&mut self, run: NewRun) -> Result<RunHead, StoreError> {
+        let tx = self.write_tx()?;
+        let exists: Option<i64> = tx
+            .query_row("SELECT 1 FROM runs WHERE id = ?1", [&run.id], |r| r.get(0))
+            .optional()?;
+        if exists.is_some() {
+            return Err(StoreError::RunExists(run.id));
+        }
+        let head = RunHead {
+            id: run.id.clone(),
+            created_at: run.now,
+            updated_at: run.now,
+            preset: run.preset,
+            version: 1,
+            next_seq: run.items.len() as u64,
+        };
+        tx.execute(
+            &format!("INSERT INTO runs ({HEAD_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+            params![
+                head.id,
+                head.created_at.millis(),
+                head.updated_at.millis(),
+                head.preset,
+                head.version as i64,
+                head.next_seq as i64
+            ],
+        )?;
+        insert_items(&tx, &run.id, 0, &run.items)?;
+        replace_notes(&tx, &run.id, &run.notes)?;
+        tx.commit()?;
+        Ok(head)
+    }
+
+    fn run_head(&self, id: &str) -> Result<RunHead, StoreError> {
+        read_head(&self.conn, id)
+    }
+
+    fn load_run(&self, id: &str) -> Result<RunRecord, StoreError> {
+        // One read transaction, so the head, items and notes are one consistent snapshot.
+        let tx = self.conn.unchecked_transaction()?;
+        let head = read_head(&tx, id)?;
+        let mut stmt = tx.prepare_cached(
+            "SELECT seq, id, ts, body FROM items WHERE run_id = ?1 ORDER BY seq",
+        )?;
+        let rows = stmt.query_map([id], |r| {
+            Ok((
+                r.get::<_, i64>(0)? as u64,
+                r.get::<_, String>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, String>(3)?,
+            ))
+        })?;
+        let mut items = Vec::with_capacity(head.next_seq as usize);
+        for row in rows {
+            let (seq, item_id, ts, body) = row?;
+            let corrupt = |reason: String| StoreError::CorruptItem {
+                run: id.to_string(),
+                seq,
+                reason,
+            };
+            items.push(Item {
+                seq,
+                id: item_id.try_into().map_err(|e: keel_core::item::EmptyId| corrupt(e.to_string()))?,
+                ts: Timestamp(ts),
+                body: serde_json::from_str(&body).map_err(|e| corrupt(e.to_string()))?,
+            });
+        }
+        drop(stmt);
+        let (notes, skipped_notes) = read_notes(&tx, id)?;
+        tx.commit()?;
+        Ok(RunRecord {
+            head,
+            items,
+            notes,
+            skipped_notes,
+        })
+    }
+
+    fn list_runs(&self) -> Result<Vec<RunSummary>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT r.id, r.created_at, r.updated_at, r.preset, r.version, r.next_seq, \
+                    (SELECT count(*) FROM notes n WHERE n.run_id = r.id) \
+             FROM runs r ORDER BY r.updated_at DESC, r.id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(RunSummary {
+                head: head_from_row(r)?,
+                notes_count: r.get::<_, i64>(6)? as u64,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn commit(&mut self, run: &str, write: RunWrite) -> Result<Committed, StoreError> {
+        let tx = self.write_tx()?;
+        let head = read_head(&tx, run)?;
+        if head.version != write.expected_version {
+            return Err(StoreError::StaleWrite {
+                run: run.to_string(),
+                expected: write.expected_version,
+                actual: head.version,
+            });
+        }
+        insert_items(&tx, run, head.next_seq, &write.append)?;
+        if let Some(notes) = &write.notes {
+            replace_notes(&tx, run, notes)?;
+        }
+        if write.close_turn {
+            tx.prepare_cached("DELETE FROM notes WHERE run_id = ?1 AND lifetime = 'turn'")?
+                .execute([run])?;
+        }
+        let committed = Committed {
+            version: head.version + 1,
+            next_seq: head.next_seq + write.append.len() as u64,
+        };
+        tx.prepare_cached(
+            "UPDATE runs SET version = ?1, next_seq = ?2, updated_at = ?3 WHERE id = ?4",
+        )?
+        .execute(params![
+            committed.version as i64,
+            committed.next_seq as i64,
+            write.now.millis().max(head.updated_at.millis()),
+            run
+        ])?;
+        tx.commit()?;
+        Ok(committed)
+    }
+}
