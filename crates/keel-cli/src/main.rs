@@ -1,1 +1,177 @@
-fn main() {}
+//! `keel`: the command-line program of the keel agent runtime kernel.
+//!
+//! It parses the command line, loads configuration (interfaces.md §2), and hands each
+//! command to the crate that does the work: keel-store for `runs`, keel-core through
+//! `call` for the pure functions. Errors are reported in one line that says what to do.
+
+mod call;
+mod config;
+mod paths;
+mod runs;
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "keel",
+    version,
+    about = "keel: an agent runtime kernel. Only a real user turn carries authority.",
+    long_about = None
+)]
+struct Cli {
+    /// The database file (default: $KEEL_HOME/keel.db).
+    #[arg(long, global = true, value_name = "PATH")]
+    db: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run an agent on a task.
+    Run {
+        /// What the agent should do.
+        task: String,
+        /// Add FILE at the workspace tier of the configuration.
+        #[arg(long, value_name = "FILE")]
+        policy: Vec<PathBuf>,
+    },
+    /// Inspect stored runs.
+    Runs {
+        #[command(subcommand)]
+        command: RunsCommand,
+    },
+    /// Call one of keel's pure functions: a JSON object on stdin, the result on stdout.
+    Call {
+        /// The function's kebab-case name, e.g. system-notes.
+        function: String,
+    },
+    /// Show the configuration files keel reads, in tier order, and any warnings.
+    Config {
+        /// Add FILE at the workspace tier.
+        #[arg(long, value_name = "FILE")]
+        policy: Vec<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum RunsCommand {
+    /// List runs, most recently updated first.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a run's items with their provenance, and its notes.
+    Show {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a run's items, one JSON object per line.
+    Export { id: String },
+    /// Continue a run.
+    Resume { id: String },
+}
+
+/// Exit codes: 0 success, 1 failure, 2 bad input or configuration.
+const EXIT_FAILURE: u8 = 1;
+const EXIT_BAD_INPUT: u8 = 2;
+
+fn load_config(policy: &[PathBuf]) -> Result<config::Config> {
+    let config = config::load(&config::Sources::standard(policy))?;
+    for warning in &config.warnings {
+        eprintln!("keel: warning: {warning}");
+    }
+    Ok(config)
+}
+
+fn store_options(config: &config::Config) -> keel_store::StoreOptions {
+    keel_store::StoreOptions {
+        busy_timeout: config.busy_timeout(),
+    }
+}
+
+fn print(text: &str) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("cannot write to stdout")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+const NOT_YET: &str = "the agent loop is not built yet, so keel cannot run a task today. \
+     What works now: `keel runs list|show|export` and `keel call system-notes`. \
+     See README.md for the state of each part.";
+
+fn execute(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Call { function } => {
+            let mut input = Vec::new();
+            std::io::stdin()
+                .take(call::wire::MAX_INPUT_BYTES as u64 + 1)
+                .read_to_end(&mut input)
+                .context("cannot read stdin")?;
+            let outcome = call::call(&function, &input);
+            std::io::stderr().write_all(outcome.stderr.as_bytes()).ok();
+            print(&outcome.stdout)?;
+            Ok(ExitCode::from(outcome.code as u8))
+        }
+        Command::Run { task: _, policy } => {
+            load_config(&policy)?;
+            eprintln!("keel run: {NOT_YET}");
+            Ok(ExitCode::from(EXIT_FAILURE))
+        }
+        Command::Config { policy } => {
+            let config = load_config(&policy)?;
+            let mut out = String::new();
+            if config.files.is_empty() {
+                out.push_str("No configuration files found; keel runs on its built-in defaults.\n");
+            }
+            for (tier, path) in &config.files {
+                out.push_str(&format!("{:<9}  {}\n", tier.name(), path.display()));
+            }
+            out.push_str(&format!(
+                "\nnotes.max_untagged     {}\nstore.busy_timeout_ms  {}\nrules                  {}\n",
+                config.max_untagged_notes(),
+                config.busy_timeout().as_millis(),
+                config.rules.len()
+            ));
+            print(&out)
+        }
+        Command::Runs { command } => {
+            let config = load_config(&[])?;
+            let options = store_options(&config);
+            let db = paths::db_path(cli.db.as_ref())?;
+            match command {
+                RunsCommand::List { json } => print(&runs::list(&db, &options, json)?),
+                RunsCommand::Show { id, json } => print(&runs::show(&db, &options, &id, json)?),
+                RunsCommand::Export { id } => print(&runs::export(&db, &options, &id)?),
+                RunsCommand::Resume { id: _ } => {
+                    eprintln!("keel runs resume: {NOT_YET}");
+                    Ok(ExitCode::from(EXIT_FAILURE))
+                }
+            }
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match execute(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("keel: error: {e:#}");
+            if e.downcast_ref::<config::ConfigError>().is_some() {
+                ExitCode::from(EXIT_BAD_INPUT)
+            } else {
+                ExitCode::from(EXIT_FAILURE)
+            }
+        }
+    }
+}

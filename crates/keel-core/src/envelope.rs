@@ -239,7 +239,10 @@ mod tests {
 
     #[test]
     fn tool_error_markers_cannot_be_forged() {
-        assert_eq!(defuse_tool_error_markers("x TOOL_ERROR>>>> y"), "x TOOL_ERROR>> y");
+        assert_eq!(
+            defuse_tool_error_markers("x TOOL_ERROR>>>> y"),
+            "x TOOL_ERROR>> y"
+        );
         assert_eq!(
             defuse_tool_error_markers("<<<<<<TOOL_ERROR a TOOL_ERROR>>>>>>"),
             "<<TOOL_ERROR a TOOL_ERROR>>"

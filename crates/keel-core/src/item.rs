@@ -83,7 +83,11 @@ impl ItemId {
 impl TryFrom<String> for ItemId {
     type Error = EmptyId;
     fn try_from(s: String) -> Result<Self, EmptyId> {
-        if s.is_empty() { Err(EmptyId) } else { Ok(Self(s)) }
+        if s.is_empty() {
+            Err(EmptyId)
+        } else {
+            Ok(Self(s))
+        }
     }
 }
 
@@ -201,7 +205,10 @@ mod tests {
     fn item_ids_are_never_empty() {
         assert!(ItemId::try_from("").is_err());
         assert!(serde_json::from_str::<ItemId>("\"\"").is_err());
-        assert_eq!(ItemId::try_from("i1").map(|i| i.to_string()), Ok("i1".into()));
+        assert_eq!(
+            ItemId::try_from("i1").map(|i| i.to_string()),
+            Ok("i1".into())
+        );
     }
 
     #[test]

@@ -149,7 +149,10 @@ mod tests {
                 (
                     n.text.clone(),
                     n.lifetime.as_str(),
-                    n.tag.as_ref().map(|t| t.as_str().to_string()).unwrap_or_default(),
+                    n.tag
+                        .as_ref()
+                        .map(|t| t.as_str().to_string())
+                        .unwrap_or_default(),
                 )
             })
             .collect()
@@ -197,10 +200,14 @@ mod tests {
 
     #[test]
     fn context_reset_prefix_routes_and_trims() {
-        let mut messages = vec![json!({"role": "system", "content": "  Previous conversation summary: S  "})];
+        let mut messages =
+            vec![json!({"role": "system", "content": "  Previous conversation summary: S  "})];
         let mut notes = SystemNotes::new();
         assert!(migrate_legacy_system_messages(&mut messages, &mut notes));
-        assert_eq!(notes.read("context-reset-summary"), Some("Previous conversation summary: S"));
+        assert_eq!(
+            notes.read("context-reset-summary"),
+            Some("Previous conversation summary: S")
+        );
         assert!(messages.is_empty());
     }
 
@@ -219,21 +226,40 @@ mod tests {
             json!({"role": "system", "content": "secret"}),
             json!({"role": "user", "content": "hi"}),
         ];
-        assert_eq!(client_transcript(&messages), vec![json!({"role": "user", "content": "hi"})]);
+        assert_eq!(
+            client_transcript(&messages),
+            vec![json!({"role": "user", "content": "hi"})]
+        );
     }
 
     #[test]
     fn t5_caller_guards() {
         assert_eq!(
             check_caller_roles(CallerField::SeedMessages, ["user", "system"]),
-            Err(InvalidCallerMessages { field: CallerField::SeedMessages, index: 1 })
+            Err(InvalidCallerMessages {
+                field: CallerField::SeedMessages,
+                index: 1
+            })
         );
         assert_eq!(
             check_caller_roles(CallerField::HistoryDelta, ["system"]),
-            Err(InvalidCallerMessages { field: CallerField::HistoryDelta, index: 0 })
+            Err(InvalidCallerMessages {
+                field: CallerField::HistoryDelta,
+                index: 0
+            })
         );
-        assert_eq!(check_caller_roles(CallerField::HistoryDelta, ["user", "assistant"]), Ok(()));
-        let msg = InvalidCallerMessages { field: CallerField::SeedMessages, index: 1 }.to_string();
-        assert!(msg.contains("seedMessages message at index 1 has role 'system'"), "{msg}");
+        assert_eq!(
+            check_caller_roles(CallerField::HistoryDelta, ["user", "assistant"]),
+            Ok(())
+        );
+        let msg = InvalidCallerMessages {
+            field: CallerField::SeedMessages,
+            index: 1,
+        }
+        .to_string();
+        assert!(
+            msg.contains("seedMessages message at index 1 has role 'system'"),
+            "{msg}"
+        );
     }
 }

@@ -51,7 +51,11 @@ pub struct EmptyTag;
 impl NoteTag {
     pub fn new(tag: impl Into<String>) -> Result<Self, EmptyTag> {
         let tag = tag.into();
-        if tag.is_empty() { Err(EmptyTag) } else { Ok(Self(tag)) }
+        if tag.is_empty() {
+            Err(EmptyTag)
+        } else {
+            Ok(Self(tag))
+        }
     }
 
     pub fn as_str(&self) -> &str {
@@ -211,7 +215,8 @@ impl SystemNotes {
 
     /// `remove_system_note` (N7): drop every note with this tag.
     pub fn remove(&mut self, tag: &str) {
-        self.notes.retain(|n| n.tag.as_ref().map(NoteTag::as_str) != Some(tag));
+        self.notes
+            .retain(|n| n.tag.as_ref().map(NoteTag::as_str) != Some(tag));
     }
 
     /// `clear_system_notes` (N7, N30).
@@ -317,11 +322,7 @@ pub mod producers {
         message: &Untrusted<String>,
     ) {
         let tag = NoteTag(format!("tool-error:{call_id}"));
-        notes.add_tagged(
-            tool_error_note_text(tool, message),
-            NoteLifetime::Turn,
-            tag,
-        );
+        notes.add_tagged(tool_error_note_text(tool, message), NoteLifetime::Turn, tag);
     }
 }
 

@@ -42,7 +42,11 @@ fn report(label: &str, mut samples: Vec<Duration>) {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // `cargo test --benches` runs this binary with `--bench` absent; keep that quick.
     let quick = !std::env::args().any(|a| a == "--bench");
-    let sizes: &[u64] = if quick { &[10] } else { &[10, 1_000, 10_000, 100_000] };
+    let sizes: &[u64] = if quick {
+        &[10]
+    } else {
+        &[10, 1_000, 10_000, 100_000]
+    };
     let dir = tempfile::tempdir()?;
     let tag = NoteTag::new("wake")?;
     for &size in sizes {
@@ -61,7 +65,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut closes = Vec::with_capacity(SAMPLES);
         for _ in 0..SAMPLES {
             let start = Instant::now();
-            let c = store.commit("r", RunWrite::append(version, Timestamp(1), vec![item(seq)?]))?;
+            let c = store.commit(
+                "r",
+                RunWrite::append(version, Timestamp(1), vec![item(seq)?]),
+            )?;
             appends.push(start.elapsed());
             (version, seq) = (c.version, c.next_seq);
 

@@ -135,7 +135,9 @@ pub enum StoreError {
         found: i64,
         supported: i64,
     },
-    #[error("{path} is not a keel database (its application id is {found:#x}); nothing was changed")]
+    #[error(
+        "{path} is not a keel database (its application id is {found:#x}); nothing was changed"
+    )]
     NotKeel { path: String, found: i64 },
     #[error("cannot create the data directory {path}: {source}")]
     CreateDir {
@@ -158,10 +160,16 @@ pub enum StoreError {
         actual: u64,
     },
     #[error("run {run} item {seq} cannot be read: {reason}")]
-    CorruptItem { run: String, seq: u64, reason: String },
+    CorruptItem {
+        run: String,
+        seq: u64,
+        reason: String,
+    },
     #[error(transparent)]
     InvalidCallerMessages(#[from] keel_core::legacy::InvalidCallerMessages),
-    #[error("caller message at index {index} has role {role:?}; only \"user\" and \"assistant\" are accepted")]
+    #[error(
+        "caller message at index {index} has role {role:?}; only \"user\" and \"assistant\" are accepted"
+    )]
     UnsupportedCallerRole { index: usize, role: String },
 }
 

@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use keel_core::{Item, NoteLifetime, NoteTag, SystemNote, SystemNotes, Timestamp};
-use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params};
+use rusqlite::{
+    Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
+};
 
 use crate::schema::{APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION};
 use crate::{
@@ -59,11 +61,7 @@ impl SqliteStore {
         Self::init(conn, path, options)
     }
 
-    fn init(
-        mut conn: Connection,
-        path: &Path,
-        options: &StoreOptions,
-    ) -> Result<Self, StoreError> {
+    fn init(mut conn: Connection, path: &Path, options: &StoreOptions) -> Result<Self, StoreError> {
         conn.busy_timeout(options.busy_timeout)?;
         let shown = path.display().to_string();
         // Look before touching: nothing is written to a file we will refuse.
@@ -270,9 +268,8 @@ impl Store for SqliteStore {
         // One read transaction, so the head, items and notes are one consistent snapshot.
         let tx = self.conn.unchecked_transaction()?;
         let head = read_head(&tx, id)?;
-        let mut stmt = tx.prepare_cached(
-            "SELECT seq, id, ts, body FROM items WHERE run_id = ?1 ORDER BY seq",
-        )?;
+        let mut stmt = tx
+            .prepare_cached("SELECT seq, id, ts, body FROM items WHERE run_id = ?1 ORDER BY seq")?;
         let rows = stmt.query_map([id], |r| {
             Ok((
                 r.get::<_, i64>(0)? as u64,
@@ -291,7 +288,9 @@ impl Store for SqliteStore {
             };
             items.push(Item {
                 seq,
-                id: item_id.try_into().map_err(|e: keel_core::item::EmptyId| corrupt(e.to_string()))?,
+                id: item_id
+                    .try_into()
+                    .map_err(|e: keel_core::item::EmptyId| corrupt(e.to_string()))?,
                 ts: Timestamp(ts),
                 body: serde_json::from_str(&body).map_err(|e| corrupt(e.to_string()))?,
             });

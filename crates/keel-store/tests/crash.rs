@@ -50,7 +50,8 @@ fn crash_child() -> Result<(), Box<dyn std::error::Error>> {
         // A turn left open by the previous kill is resumed, not opened again.
         if seq % TURN_ITEMS == 0 {
             notes.add_tagged(format!("turn at {seq}"), NoteLifetime::Turn, tag("wake"));
-            let open = RunWrite::append(version, Timestamp(1), vec![item(seq)]).with_notes(notes.clone());
+            let open =
+                RunWrite::append(version, Timestamp(1), vec![item(seq)]).with_notes(notes.clone());
             let c = store.commit("r1", open)?;
             version = c.version;
             seq = c.next_seq;
@@ -58,7 +59,12 @@ fn crash_child() -> Result<(), Box<dyn std::error::Error>> {
         let closing: Vec<NewItem> = (seq..seq + CLOSE_ITEMS).map(item).collect();
         let closed = (seq + CLOSE_ITEMS) / TURN_ITEMS;
         notes.add_tagged(closed.to_string(), NoteLifetime::Run, tag("closed-turns"));
-        store.commit("r1", RunWrite::append(version, Timestamp(2), closing).with_notes(notes).closing_turn())?;
+        store.commit(
+            "r1",
+            RunWrite::append(version, Timestamp(2), closing)
+                .with_notes(notes)
+                .closing_turn(),
+        )?;
     }
     Ok(())
 }
@@ -71,7 +77,9 @@ fn sigkill_mid_turn_close_leaves_whole_turns_or_none() -> Result<(), Box<dyn std
     let me = std::env::current_exe()?;
     let mut saw_open_turn = false;
     for round in 0..8u64 {
-        let before = SqliteStore::open(&path, &StoreOptions::default())?.run_head("r1")?.next_seq;
+        let before = SqliteStore::open(&path, &StoreOptions::default())?
+            .run_head("r1")?
+            .next_seq;
         let mut child = Command::new(&me)
             .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
             .env(CHILD_ENV, &path)
@@ -92,9 +100,18 @@ fn sigkill_mid_turn_close_leaves_whole_turns_or_none() -> Result<(), Box<dyn std
         let n = run.head.next_seq;
         assert!(n > before, "round {round}: the child made no progress");
         assert_eq!(run.items.len() as u64, n);
-        assert!(run.items.iter().enumerate().all(|(i, it)| it.seq == i as u64));
+        assert!(
+            run.items
+                .iter()
+                .enumerate()
+                .all(|(i, it)| it.seq == i as u64)
+        );
         let closed: u64 = run.notes.read("closed-turns").map_or(Ok(0), str::parse)?;
-        let turn_notes = run.notes.iter().filter(|n| n.lifetime == NoteLifetime::Turn).count();
+        let turn_notes = run
+            .notes
+            .iter()
+            .filter(|n| n.lifetime == NoteLifetime::Turn)
+            .count();
         match n % TURN_ITEMS {
             // Killed between turns: every turn closed whole, no turn note left behind.
             0 => {
@@ -105,9 +122,14 @@ fn sigkill_mid_turn_close_leaves_whole_turns_or_none() -> Result<(), Box<dyn std
             1 => {
                 saw_open_turn = true;
                 assert_eq!(closed, n / TURN_ITEMS, "round {round}");
-                assert_eq!(turn_notes, 1, "round {round}: the open turn's note was lost");
+                assert_eq!(
+                    turn_notes, 1,
+                    "round {round}: the open turn's note was lost"
+                );
             }
-            partial => panic!("round {round}: a turn close was cut in the middle ({partial} of {TURN_ITEMS} items)"),
+            partial => panic!(
+                "round {round}: a turn close was cut in the middle ({partial} of {TURN_ITEMS} items)"
+            ),
         }
     }
     // Not an assertion on timing: report which states the kills landed in.

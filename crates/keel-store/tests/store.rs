@@ -33,7 +33,14 @@ fn migrates_an_empty_file_and_sets_pragmas() -> R {
     let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
     assert_eq!(version, SCHEMA_VERSION);
     assert_eq!(mode, "wal");
-    for table in ["runs", "items", "notes", "notification_queue", "dispatch_ledger", "approvals"] {
+    for table in [
+        "runs",
+        "items",
+        "notes",
+        "notification_queue",
+        "dispatch_ledger",
+        "approvals",
+    ] {
         let n: i64 = conn.query_row(
             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
             [table],
@@ -65,7 +72,13 @@ fn connection_uses_wal_normal_and_foreign_keys() -> R {
         [],
     )?;
     let update = conn.execute("UPDATE items SET body = '{}' WHERE run_id = 'r1'", []);
-    assert!(update.map_err(|e| e.to_string()).err().unwrap_or_default().contains("append-only"));
+    assert!(
+        update
+            .map_err(|e| e.to_string())
+            .err()
+            .unwrap_or_default()
+            .contains("append-only")
+    );
     assert!(conn.execute("DELETE FROM items", []).is_err());
     Ok(())
 }
@@ -82,7 +95,10 @@ fn reopen_after_close_keeps_everything() -> R {
         run.notes = notes.clone();
         let head = store.create_run(run)?;
         assert_eq!(head.version, 1);
-        let c = store.commit("r1", RunWrite::append(1, Timestamp(2_000), vec![user_item(0), user_item(1)]))?;
+        let c = store.commit(
+            "r1",
+            RunWrite::append(1, Timestamp(2_000), vec![user_item(0), user_item(1)]),
+        )?;
         assert_eq!((c.version, c.next_seq), (2, 2));
     }
     let store = open(&path)?;
@@ -91,8 +107,16 @@ fn reopen_after_close_keeps_everything() -> R {
     assert_eq!(run.head.updated_at, Timestamp(2_000));
     assert_eq!(run.head.created_at, Timestamp(1_000));
     assert_eq!(run.items.len(), 2);
-    assert_eq!(run.items.iter().map(|i| i.seq).collect::<Vec<_>>(), vec![0, 1]);
-    assert_eq!(run.items[1].body, ItemBody::User { text: "message 1".into() });
+    assert_eq!(
+        run.items.iter().map(|i| i.seq).collect::<Vec<_>>(),
+        vec![0, 1]
+    );
+    assert_eq!(
+        run.items[1].body,
+        ItemBody::User {
+            text: "message 1".into()
+        }
+    );
     assert_eq!(run.notes, notes);
     let list = store.list_runs()?;
     assert_eq!(list.len(), 1);
@@ -108,18 +132,42 @@ fn turn_close_consumes_turn_notes_in_the_same_transaction() -> R {
     // Turn 1 (T3): the wake note is written with the first item and is visible until close.
     let mut notes = store.load_run("r1")?.notes;
     notes.add_tagged("[Scheduled wake: daily]", NoteLifetime::Turn, tag("wake"));
-    let c = store.commit("r1", RunWrite::append(1, Timestamp(2), vec![user_item(0)]).with_notes(notes))?;
-    assert_eq!(store.load_run("r1")?.notes.blocks(), vec!["[Scheduled wake: daily]"]);
-    let c = store.commit("r1", RunWrite::append(c.version, Timestamp(3), vec![user_item(1)]).closing_turn())?;
+    let c = store.commit(
+        "r1",
+        RunWrite::append(1, Timestamp(2), vec![user_item(0)]).with_notes(notes),
+    )?;
+    assert_eq!(
+        store.load_run("r1")?.notes.blocks(),
+        vec!["[Scheduled wake: daily]"]
+    );
+    let c = store.commit(
+        "r1",
+        RunWrite::append(c.version, Timestamp(3), vec![user_item(1)]).closing_turn(),
+    )?;
     assert!(store.load_run("r1")?.notes.is_empty());
     // Turn 2: escalation resume (Run) survives turn 3's close.
     let mut notes = store.load_run("r1")?.notes;
-    notes.add_tagged("[A human agent handled this conversation. The assistant is now resuming.]", NoteLifetime::Run, tag("escalation-resume"));
-    let c = store.commit("r1", RunWrite::append(c.version, Timestamp(4), vec![user_item(2)]).with_notes(notes).closing_turn())?;
-    store.commit("r1", RunWrite::append(c.version, Timestamp(5), vec![user_item(3)]).closing_turn())?;
+    notes.add_tagged(
+        "[A human agent handled this conversation. The assistant is now resuming.]",
+        NoteLifetime::Run,
+        tag("escalation-resume"),
+    );
+    let c = store.commit(
+        "r1",
+        RunWrite::append(c.version, Timestamp(4), vec![user_item(2)])
+            .with_notes(notes)
+            .closing_turn(),
+    )?;
+    store.commit(
+        "r1",
+        RunWrite::append(c.version, Timestamp(5), vec![user_item(3)]).closing_turn(),
+    )?;
     let run = store.load_run("r1")?;
     assert_eq!(run.notes.len(), 1);
-    assert_eq!(run.notes.read("escalation-resume").map(|s| s.len()), Some(73));
+    assert_eq!(
+        run.notes.read("escalation-resume").map(|s| s.len()),
+        Some(73)
+    );
     Ok(())
 }
 
@@ -132,10 +180,20 @@ fn second_writer_gets_a_stale_write_error() -> R {
     a.create_run(new_run("r1"))?;
     let loaded_by_a = a.run_head("r1")?.version;
     let loaded_by_b = b.run_head("r1")?.version;
-    a.commit("r1", RunWrite::append(loaded_by_a, Timestamp(2), vec![user_item(0)]))?;
-    let err = b.commit("r1", RunWrite::append(loaded_by_b, Timestamp(3), vec![user_item(1)]));
+    a.commit(
+        "r1",
+        RunWrite::append(loaded_by_a, Timestamp(2), vec![user_item(0)]),
+    )?;
+    let err = b.commit(
+        "r1",
+        RunWrite::append(loaded_by_b, Timestamp(3), vec![user_item(1)]),
+    );
     match err {
-        Err(StoreError::StaleWrite { run, expected, actual }) => {
+        Err(StoreError::StaleWrite {
+            run,
+            expected,
+            actual,
+        }) => {
             assert_eq!((run.as_str(), expected, actual), ("r1", 1, 2));
         }
         other => panic!("expected a stale write, got {other:?}"),
@@ -145,7 +203,10 @@ fn second_writer_gets_a_stale_write_error() -> R {
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();
-    assert!(msg.contains("stale write") && msg.contains("reload the run"), "{msg}");
+    assert!(
+        msg.contains("stale write") && msg.contains("reload the run"),
+        "{msg}"
+    );
     // Nothing of b's write landed.
     let run = a.load_run("r1")?;
     assert_eq!(run.items.len(), 1);
@@ -165,7 +226,11 @@ fn a_database_from_a_newer_keel_is_refused_untouched() -> R {
     }
     let before = std::fs::read(&path)?;
     let err = open(&path).err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(err.contains("newer keel") && err.contains(&format!("schema version {}", SCHEMA_VERSION + 7)), "{err}");
+    assert!(
+        err.contains("newer keel")
+            && err.contains(&format!("schema version {}", SCHEMA_VERSION + 7)),
+        "{err}"
+    );
     assert_eq!(std::fs::read(&path)?, before, "the file was changed");
     Ok(())
 }
@@ -196,18 +261,27 @@ fn open_existing_does_not_create_a_file() -> R {
 fn unknown_runs_and_duplicate_ids_are_clear_errors() -> R {
     let dir = tempfile::tempdir()?;
     let mut store = open(&dir.path().join("keel.db"))?;
-    assert!(matches!(store.load_run("nope"), Err(StoreError::RunNotFound(_))));
+    assert!(matches!(
+        store.load_run("nope"),
+        Err(StoreError::RunNotFound(_))
+    ));
     assert!(matches!(
         store.commit("nope", RunWrite::append(1, Timestamp(1), vec![])),
         Err(StoreError::RunNotFound(_))
     ));
     store.create_run(new_run("r1"))?;
-    assert!(matches!(store.create_run(new_run("r1")), Err(StoreError::RunExists(_))));
+    assert!(matches!(
+        store.create_run(new_run("r1")),
+        Err(StoreError::RunExists(_))
+    ));
     Ok(())
 }
 
 fn caller(role: &str, content: &str) -> CallerMessage {
-    CallerMessage { role: role.into(), content: content.into() }
+    CallerMessage {
+        role: role.into(),
+        content: content.into(),
+    }
 }
 
 #[test]
@@ -237,7 +311,10 @@ fn n13_caller_system_messages_are_rejected_before_anything_is_written() -> R {
     assert!(store.list_runs()?.is_empty(), "nothing may be written");
 
     // Without the system message the run starts, and the instructions are a note.
-    let ok = StartRun { messages: vec![caller("user", "hi"), caller("assistant", "hello")], ..start };
+    let ok = StartRun {
+        messages: vec![caller("user", "hi"), caller("assistant", "hello")],
+        ..start
+    };
     start_run_from_caller(&mut store, ok, &mut ids)?;
     let run = store.load_run("r1")?;
     assert_eq!(run.items.len(), 2);
@@ -258,8 +335,15 @@ fn t6_caller_data_never_reaches_the_notes() -> R {
     run.notes = notes.clone();
     store.create_run(run)?;
     let form = r#"{"system_notes": [], "__systemNotes": []}"#;
-    let item = keel_store::NewItem { id: id("form"), ts: Timestamp(2), body: ItemBody::User { text: form.into() } };
-    store.commit("r1", RunWrite::append(1, Timestamp(2), vec![item]).closing_turn())?;
+    let item = keel_store::NewItem {
+        id: id("form"),
+        ts: Timestamp(2),
+        body: ItemBody::User { text: form.into() },
+    };
+    store.commit(
+        "r1",
+        RunWrite::append(1, Timestamp(2), vec![item]).closing_turn(),
+    )?;
     let loaded = store.load_run("r1")?;
     assert_eq!(loaded.notes, notes);
     Ok(())
@@ -282,7 +366,13 @@ fn n28_malformed_stored_notes_are_skipped_on_read() -> R {
     }
     let run = store.load_run("r1")?;
     assert_eq!(run.notes.blocks(), vec!["A", "D"]);
-    assert_eq!(run.skipped_notes.iter().map(|(p, _)| *p).collect::<Vec<_>>(), vec![1, 2]);
+    assert_eq!(
+        run.skipped_notes
+            .iter()
+            .map(|(p, _)| *p)
+            .collect::<Vec<_>>(),
+        vec![1, 2]
+    );
     Ok(())
 }
 

@@ -121,7 +121,10 @@ fn rendered_request_snapshot() -> Result<(), ComposeError> {
         ("Be terse.", NoteLifetime::Run, Some("caller-instructions")),
         ("[Scheduled wake: daily]", NoteLifetime::Turn, Some("wake")),
     ]);
-    let volatile = vec!["Memory: the user is in Berlin.".to_string(), "  ".to_string()];
+    let volatile = vec![
+        "Memory: the user is in Berlin.".to_string(),
+        "  ".to_string(),
+    ];
     let request = compose(&ComposeInput {
         stable_head: "You are keel's agent.",
         volatile: &volatile,
@@ -134,9 +137,17 @@ fn rendered_request_snapshot() -> Result<(), ComposeError> {
 
 #[test]
 fn t7_single_string_composition() {
-    let n = notes(&[("NOTE1", NoteLifetime::Run, None), ("NOTE2", NoteLifetime::Turn, None)]);
+    let n = notes(&[
+        ("NOTE1", NoteLifetime::Run, None),
+        ("NOTE2", NoteLifetime::Turn, None),
+    ]);
     let volatile = vec![String::new(), "MEM".to_string()];
-    let input = ComposeInput { stable_head: "BASE", volatile: &volatile, notes: &n, items: &[] };
+    let input = ComposeInput {
+        stable_head: "BASE",
+        volatile: &volatile,
+        notes: &n,
+        items: &[],
+    };
     assert_eq!(system_prompt(&input), "BASE\n\nMEM\n\nNOTE1\n\nNOTE2");
 }
 
@@ -144,7 +155,12 @@ fn t7_single_string_composition() {
 fn n10_whitespace_only_blocks_are_omitted() {
     let n = notes(&[("\u{0085}", NoteLifetime::Run, None)]);
     let volatile = vec!["\u{FEFF}\u{3000}".to_string()];
-    let input = ComposeInput { stable_head: "BASE", volatile: &volatile, notes: &n, items: &[] };
+    let input = ComposeInput {
+        stable_head: "BASE",
+        volatile: &volatile,
+        notes: &n,
+        items: &[],
+    };
     assert_eq!(system_prompt_blocks(&input), vec!["BASE", "\u{0085}"]);
 }
 
@@ -154,8 +170,18 @@ fn n11_n24_notes_sit_after_a_byte_stable_head() -> Result<(), ComposeError> {
     let items = vec![user(0, "hi")];
     let a = notes(&[("note for turn one", NoteLifetime::Turn, None)]);
     let b = notes(&[("a different note", NoteLifetime::Run, Some("x"))]);
-    let first = compose(&ComposeInput { stable_head: head, volatile: &[], notes: &a, items: &items })?;
-    let second = compose(&ComposeInput { stable_head: head, volatile: &[], notes: &b, items: &items })?;
+    let first = compose(&ComposeInput {
+        stable_head: head,
+        volatile: &[],
+        notes: &a,
+        items: &items,
+    })?;
+    let second = compose(&ComposeInput {
+        stable_head: head,
+        volatile: &[],
+        notes: &b,
+        items: &items,
+    })?;
     let s1 = first.messages[0].content.clone().unwrap_or_default();
     let s2 = second.messages[0].content.clone().unwrap_or_default();
     assert_ne!(s1, s2);
@@ -180,7 +206,13 @@ fn t5_guard_names_the_index() {
         ChatMessage::text(Role::User, "b"),
     ];
     let err = guard_conversation(&messages).err();
-    assert_eq!(err, Some(ComposeError::SystemRole { index: 1, role: "system" }));
+    assert_eq!(
+        err,
+        Some(ComposeError::SystemRole {
+            index: 1,
+            role: "system"
+        })
+    );
     assert_eq!(
         err.map(|e| e.to_string()).unwrap_or_default(),
         "Model message at index 1 has role 'system'"
@@ -196,15 +228,28 @@ fn t5_guard_names_the_index() {
 fn composed_requests_never_carry_system_after_index_zero() -> Result<(), ComposeError> {
     let items = sample_items();
     let n = SystemNotes::new();
-    let request = compose(&ComposeInput { stable_head: "H", volatile: &[], notes: &n, items: &items })?;
-    assert!(request.messages[1..].iter().all(|m| m.role != Role::System && m.role != Role::Developer));
+    let request = compose(&ComposeInput {
+        stable_head: "H",
+        volatile: &[],
+        notes: &n,
+        items: &items,
+    })?;
+    assert!(
+        request.messages[1..]
+            .iter()
+            .all(|m| m.role != Role::System && m.role != Role::Developer)
+    );
     // Every tool call has exactly one tool message.
     let calls: Vec<&str> = request
         .messages
         .iter()
         .flat_map(|m| m.tool_calls.iter().map(|c| c.id.as_str()))
         .collect();
-    let answers: Vec<&str> = request.messages.iter().filter_map(|m| m.tool_call_id.as_deref()).collect();
+    let answers: Vec<&str> = request
+        .messages
+        .iter()
+        .filter_map(|m| m.tool_call_id.as_deref())
+        .collect();
     assert_eq!(calls, answers);
     Ok(())
 }
@@ -213,21 +258,43 @@ fn composed_requests_never_carry_system_after_index_zero() -> Result<(), Compose
 fn unanswered_and_orphan_calls_are_errors() {
     let call = ItemBody::Assistant {
         text: String::new(),
-        tool_calls: vec![ToolCall { id: "c9".into(), name: "t".into(), arguments: serde_json::json!({}) }],
+        tool_calls: vec![ToolCall {
+            id: "c9".into(),
+            name: "t".into(),
+            arguments: serde_json::json!({}),
+        }],
     };
     let n = SystemNotes::new();
     let items = vec![user(0, "go"), item(1, call)];
     assert_eq!(
-        compose(&ComposeInput { stable_head: "H", volatile: &[], notes: &n, items: &items }),
-        Err(ComposeError::UnansweredToolCall { call_id: "c9".into() })
+        compose(&ComposeInput {
+            stable_head: "H",
+            volatile: &[],
+            notes: &n,
+            items: &items
+        }),
+        Err(ComposeError::UnansweredToolCall {
+            call_id: "c9".into()
+        })
     );
     let orphan = vec![item(
         0,
-        ItemBody::Diagnostic(Diagnostic::DispatchUnknown { call_id: "zz".into(), tool: "t".into() }),
+        ItemBody::Diagnostic(Diagnostic::DispatchUnknown {
+            call_id: "zz".into(),
+            tool: "t".into(),
+        }),
     )];
     assert_eq!(
-        compose(&ComposeInput { stable_head: "H", volatile: &[], notes: &n, items: &orphan }),
-        Err(ComposeError::OrphanToolMessage { seq: 0, call_id: "zz".into() })
+        compose(&ComposeInput {
+            stable_head: "H",
+            volatile: &[],
+            notes: &n,
+            items: &orphan
+        }),
+        Err(ComposeError::OrphanToolMessage {
+            seq: 0,
+            call_id: "zz".into()
+        })
     );
 }
 
@@ -239,16 +306,37 @@ fn dispatch_unknown_answers_its_call() -> Result<(), ComposeError> {
             1,
             ItemBody::Assistant {
                 text: String::new(),
-                tool_calls: vec![ToolCall { id: "c1".into(), name: "click".into(), arguments: serde_json::json!({}) }],
+                tool_calls: vec![ToolCall {
+                    id: "c1".into(),
+                    name: "click".into(),
+                    arguments: serde_json::json!({}),
+                }],
             },
         ),
-        item(2, ItemBody::Diagnostic(Diagnostic::DispatchUnknown { call_id: "c1".into(), tool: "click".into() })),
+        item(
+            2,
+            ItemBody::Diagnostic(Diagnostic::DispatchUnknown {
+                call_id: "c1".into(),
+                tool: "click".into(),
+            }),
+        ),
     ];
     let n = SystemNotes::new();
-    let request = compose(&ComposeInput { stable_head: "H", volatile: &[], notes: &n, items: &items })?;
+    let request = compose(&ComposeInput {
+        stable_head: "H",
+        volatile: &[],
+        notes: &n,
+        items: &items,
+    })?;
     let last = request.messages.last().cloned();
-    assert_eq!(last.as_ref().and_then(|m| m.tool_call_id.as_deref()), Some("c1"));
-    assert_eq!(last.and_then(|m| m.content), Some(DISPATCH_UNKNOWN_TEXT.to_string()));
+    assert_eq!(
+        last.as_ref().and_then(|m| m.tool_call_id.as_deref()),
+        Some("c1")
+    );
+    assert_eq!(
+        last.and_then(|m| m.content),
+        Some(DISPATCH_UNKNOWN_TEXT.to_string())
+    );
     Ok(())
 }
 
@@ -256,21 +344,44 @@ fn dispatch_unknown_answers_its_call() -> Result<(), ComposeError> {
 fn t3_turn_notes_live_for_exactly_one_turn() -> Result<(), ComposeError> {
     // Turn 1: a wake note is visible to both model calls, then consumed at close.
     let mut n = SystemNotes::new();
-    n.add_tagged("[Scheduled wake: daily]", NoteLifetime::Turn, NoteTag::new("wake").unwrap_or_else(|_| unreachable!()));
+    n.add_tagged(
+        "[Scheduled wake: daily]",
+        NoteLifetime::Turn,
+        NoteTag::new("wake").unwrap_or_else(|_| unreachable!()),
+    );
     let items = vec![user(0, "hi")];
     for _ in 0..2 {
-        let s = system_prompt(&ComposeInput { stable_head: "H", volatile: &[], notes: &n, items: &items });
+        let s = system_prompt(&ComposeInput {
+            stable_head: "H",
+            volatile: &[],
+            notes: &n,
+            items: &items,
+        });
         assert!(s.contains("[Scheduled wake: daily]"));
     }
     n.consume_turn_notes();
     // Turn 2: an escalation resume note (Run).
     let resume = "[A human agent handled this conversation. The assistant is now resuming.]";
-    n.add_tagged(resume, NoteLifetime::Run, NoteTag::new("escalation-resume").unwrap_or_else(|_| unreachable!()));
-    let s2 = system_prompt(&ComposeInput { stable_head: "H", volatile: &[], notes: &n, items: &items });
+    n.add_tagged(
+        resume,
+        NoteLifetime::Run,
+        NoteTag::new("escalation-resume").unwrap_or_else(|_| unreachable!()),
+    );
+    let s2 = system_prompt(&ComposeInput {
+        stable_head: "H",
+        volatile: &[],
+        notes: &n,
+        items: &items,
+    });
     assert!(s2.contains(resume) && !s2.contains("Scheduled wake"));
     n.consume_turn_notes();
     // Turn 3: nothing added; the escalation note is still there.
-    let s3 = system_prompt(&ComposeInput { stable_head: "H", volatile: &[], notes: &n, items: &items });
+    let s3 = system_prompt(&ComposeInput {
+        stable_head: "H",
+        volatile: &[],
+        notes: &n,
+        items: &items,
+    });
     assert_eq!(s3, format!("H\n\n{resume}"));
     Ok(())
 }

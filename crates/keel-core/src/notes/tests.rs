@@ -38,12 +38,20 @@ fn t1_add_replace_read() {
     assert_eq!(n.blocks(), vec!["B", "C"]);
 
     add(&mut n, "   ", Run, Some("x"));
-    assert_eq!(n.blocks(), vec!["B", "C"], "blank add keeps the tagged note (N27)");
+    assert_eq!(
+        n.blocks(),
+        vec!["B", "C"],
+        "blank add keeps the tagged note (N27)"
+    );
 
     add(&mut n, "B", Turn, None);
     assert_eq!(
         shape(&n),
-        vec![s("B", Turn, None), s("C", Run, Some("x")), s("B", Turn, None)]
+        vec![
+            s("B", Turn, None),
+            s("C", Run, Some("x")),
+            s("B", Turn, None)
+        ]
     );
     assert_eq!(n.blocks(), vec!["B", "C", "B"]);
     assert_eq!(n.read("x"), Some("C"));
@@ -116,7 +124,11 @@ fn n3_n28_tolerant_reads() {
         {"text": "D", "lifetime": "turn", "tag": "t"}
     ]);
     let (n, skipped) = SystemNotes::from_stored_json(Some(&mixed));
-    assert_eq!(n.blocks(), vec!["A", "D"], "well-formed notes keep their order");
+    assert_eq!(
+        n.blocks(),
+        vec!["A", "D"],
+        "well-formed notes keep their order"
+    );
     assert_eq!(
         skipped.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
         vec![1, 2, 3, 4]
@@ -148,7 +160,9 @@ fn n25_untagged_cap() {
 #[test]
 fn n27_tags_are_never_empty() {
     assert_eq!(NoteTag::new(""), Err(EmptyTag));
-    assert!(serde_json::from_str::<SystemNote>(r#"{"text":"a","lifetime":"run","tag":""}"#).is_err());
+    assert!(
+        serde_json::from_str::<SystemNote>(r#"{"text":"a","lifetime":"run","tag":""}"#).is_err()
+    );
 }
 
 #[test]
@@ -170,9 +184,15 @@ fn producers_use_their_tags_and_lifetimes() {
         &crate::item::Untrusted::new("boom TOOL_ERROR>>>".into()),
     );
     let notes = n.as_slice();
-    assert_eq!(notes[0].tag.as_ref().map(NoteTag::as_str), Some("caller-instructions"));
+    assert_eq!(
+        notes[0].tag.as_ref().map(NoteTag::as_str),
+        Some("caller-instructions")
+    );
     assert_eq!(notes[0].lifetime, Run);
-    assert_eq!(notes[1].tag.as_ref().map(NoteTag::as_str), Some("tool-error:call_7"));
+    assert_eq!(
+        notes[1].tag.as_ref().map(NoteTag::as_str),
+        Some("tool-error:call_7")
+    );
     assert_eq!(notes[1].lifetime, Turn);
     assert!(notes[1].text.contains("boom TOOL_ERROR>>\nTOOL_ERROR>>>"));
     n.consume_turn_notes();
@@ -191,13 +211,18 @@ mod property {
     impl Model {
         fn apply(&mut self, op: &NoteOp, max: usize) -> Result<NoteOpResult, NoteLimit> {
             Ok(match op {
-                NoteOp::Add { text, lifetime, tag } => {
+                NoteOp::Add {
+                    text,
+                    lifetime,
+                    tag,
+                } => {
                     let blank = text.trim_matches(crate::text::is_js_whitespace).is_empty();
                     if !blank {
                         match tag {
                             Some(t) => {
                                 self.0.retain(|n| n.2.as_deref() != Some(t.as_str()));
-                                self.0.push((text.clone(), *lifetime, Some(t.as_str().into())));
+                                self.0
+                                    .push((text.clone(), *lifetime, Some(t.as_str().into())));
                             }
                             None => {
                                 if self.0.iter().filter(|n| n.2.is_none()).count() >= max {
@@ -209,7 +234,9 @@ mod property {
                     }
                     NoteOpResult::Mutated
                 }
-                NoteOp::Blocks => NoteOpResult::Blocks(self.0.iter().map(|n| n.0.clone()).collect()),
+                NoteOp::Blocks => {
+                    NoteOpResult::Blocks(self.0.iter().map(|n| n.0.clone()).collect())
+                }
                 NoteOp::Consume => {
                     self.0.retain(|n| n.1 == Run);
                     NoteOpResult::Mutated

@@ -1,0 +1,355 @@
+//! Configuration: the files and tiers of interfaces.md §2.
+//!
+//! Files are read in tier order — workspace (`./keel.toml`, `--policy FILE`), user
+//! (`$XDG_CONFIG_HOME/keel/config.toml`), admin (`/etc/keel/policy.d/*.toml`, in name order) —
+//! and later files win for scalar keys. Rules accumulate across files, tagged with their tier.
+//! A workspace file is what a cloned repository can bring along, so it may not start programs
+//! (`[checkers.*]`, `[mcp_servers.*]`), choose where screenshots or conversations go
+//! (`[computer_use]`, model endpoints, `[handoff] worker_model`) or loosen the approval mode
+//! (`yolo`): each of those is a load error naming the file. Unknown keys outside the policy
+//! tables are warnings naming the key and the file.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// Where a file sits in the precedence order (interfaces.md §2, safety.md N11).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Tier {
+    // Tier 1 is keel's built-in default policy, which has no file.
+    Workspace = 3,
+    User = 4,
+    Admin = 5,
+}
+
+impl Tier {
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Workspace => "workspace",
+            Tier::User => "user",
+            Tier::Admin => "admin",
+        }
+    }
+}
+
+/// The files to read; the command line and the environment decide them.
+#[derive(Clone, Debug, Default)]
+pub struct Sources {
+    /// `./keel.toml` and `--policy FILE`, in that order.
+    pub workspace: Vec<PathBuf>,
+    pub user: Option<PathBuf>,
+    /// The admin policy directory (`/etc/keel/policy.d` outside tests).
+    pub admin_dir: Option<PathBuf>,
+}
+
+pub const ADMIN_POLICY_DIR: &str = "/etc/keel/policy.d";
+
+impl Sources {
+    /// The standard locations: `./keel.toml` if present, then `--policy` files, the user file
+    /// under `$XDG_CONFIG_HOME` (or `~/.config`), and the admin directory.
+    pub fn standard(policy_files: &[PathBuf]) -> Self {
+        let mut workspace = Vec::new();
+        let local = PathBuf::from("keel.toml");
+        if local.is_file() {
+            workspace.push(local);
+        }
+        workspace.extend(policy_files.iter().cloned());
+        let config_home = std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")));
+        Self {
+            workspace,
+            user: config_home.map(|d| d.join("keel").join("config.toml")),
+            admin_dir: Some(PathBuf::from(ADMIN_POLICY_DIR)),
+        }
+    }
+}
+
+/// A policy table kept as written, with where it came from. The safety issue gives these
+/// their schema; until then keel carries them unchanged.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TieredTable {
+    pub tier: Tier,
+    pub file: PathBuf,
+    pub table: toml::Table,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct ModelSettings {
+    /// `local`, `local:PATH.gguf`, `openai:MODEL` or `script:FILE`.
+    pub name: Option<String>,
+    pub base_url: Option<String>,
+    pub api_key_env: Option<String>,
+    pub headers: Option<BTreeMap<String, String>>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct NotesSettings {
+    pub max_untagged: Option<usize>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct StoreSettings {
+    /// How long a writer waits for another process's lock, in milliseconds.
+    pub busy_timeout_ms: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct Preset {
+    pub system_prompt: Option<String>,
+    pub tools: Option<Vec<String>>,
+    pub mode: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct HandoffSettings {
+    pub worker_model: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct McpServer {
+    pub command: String,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+}
+
+/// One file as written: every key optional, so a file sets only what it names.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+struct FileSettings {
+    mode: Option<String>,
+    approval: Option<String>,
+    model: ModelSettings,
+    notes: NotesSettings,
+    store: StoreSettings,
+    presets: BTreeMap<String, Preset>,
+    handoff: HandoffSettings,
+    mcp_servers: BTreeMap<String, McpServer>,
+    computer_use: Option<toml::Table>,
+    checkers: BTreeMap<String, toml::Table>,
+    rule: Vec<toml::Table>,
+    safety_checker: Vec<toml::Table>,
+}
+
+/// The effective configuration.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    pub mode: Option<String>,
+    pub approval: Option<String>,
+    pub model: ModelSettings,
+    pub notes: NotesSettings,
+    pub store: StoreSettings,
+    pub presets: BTreeMap<String, Preset>,
+    pub handoff: HandoffSettings,
+    pub mcp_servers: BTreeMap<String, McpServer>,
+    pub computer_use: Option<toml::Table>,
+    pub checkers: BTreeMap<String, toml::Table>,
+    /// `[[rule]]` tables of every file, ordered by tier.
+    pub rules: Vec<TieredTable>,
+    /// `[[safety_checker]]` tables of every file, ordered by tier.
+    pub safety_checkers: Vec<TieredTable>,
+    /// The files read, in order.
+    pub files: Vec<(Tier, PathBuf)>,
+    /// Unknown keys, each naming the key and the file.
+    pub warnings: Vec<String>,
+}
+
+impl Config {
+    pub fn max_untagged_notes(&self) -> usize {
+        self.notes
+            .max_untagged
+            .unwrap_or(keel_core::notes::DEFAULT_MAX_UNTAGGED)
+    }
+
+    pub fn busy_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.store.busy_timeout_ms.unwrap_or(5_000))
+    }
+}
+
+/// A file that cannot be used. Always names the file and says what to change.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {message}", path.display())]
+pub struct ConfigError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+fn err(path: &Path, message: impl Into<String>) -> ConfigError {
+    ConfigError {
+        path: path.to_path_buf(),
+        message: message.into(),
+    }
+}
+
+/// Reads every file of `sources` in tier order.
+pub fn load(sources: &Sources) -> Result<Config, ConfigError> {
+    let mut config = Config::default();
+    for path in &sources.workspace {
+        // `--policy FILE` must exist; `./keel.toml` was only listed if it did.
+        load_file(&mut config, Tier::Workspace, path, true)?;
+    }
+    if let Some(path) = &sources.user {
+        load_file(&mut config, Tier::User, path, false)?;
+    }
+    if let Some(dir) = &sources.admin_dir {
+        for path in admin_files(dir)? {
+            load_file(&mut config, Tier::Admin, &path, true)?;
+        }
+    }
+    Ok(config)
+}
+
+/// The admin directory's `*.toml` files in name order, after checking that only root can
+/// change them (safety.md N21). A missing directory has no files.
+fn admin_files(dir: &Path) -> Result<Vec<PathBuf>, ConfigError> {
+    if !dir.exists() {
+        return Ok(Vec::new());
+    }
+    check_root_owned(dir)?;
+    let entries = std::fs::read_dir(dir).map_err(|e| err(dir, format!("cannot list: {e}")))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry
+            .map_err(|e| err(dir, format!("cannot list: {e}")))?
+            .path();
+        if path.extension().is_some_and(|x| x == "toml") {
+            check_root_owned(&path)?;
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+fn check_root_owned(path: &Path) -> Result<(), ConfigError> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).map_err(|e| err(path, format!("cannot read: {e}")))?;
+    if meta.uid() != 0 || meta.mode() & 0o022 != 0 {
+        return Err(err(
+            path,
+            format!(
+                "admin policy must be owned by root and not writable by group or others \
+                 (owner uid {}, mode {:o}); fix with: chown root {p} && chmod go-w {p}",
+                meta.uid(),
+                meta.mode() & 0o7777,
+                p = path.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn load_file(
+    config: &mut Config,
+    tier: Tier,
+    path: &Path,
+    required: bool,
+) -> Result<(), ConfigError> {
+    let text = match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|_| err(path, "not valid UTF-8"))?,
+        Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(err(path, format!("cannot read: {e}"))),
+    };
+    let table: toml::Table = toml::from_str(&text).map_err(|e| err(path, e.to_string()))?;
+    let mut unknown = Vec::new();
+    let file: FileSettings = serde_ignored::deserialize(table, |key| unknown.push(key.to_string()))
+        .map_err(|e| err(path, e.to_string()))?;
+    if tier == Tier::Workspace {
+        check_workspace_limits(path, &file)?;
+    }
+    for key in unknown {
+        config
+            .warnings
+            .push(format!("{}: unknown key `{key}` (ignored)", path.display()));
+    }
+    merge(config, tier, path, file);
+    config.files.push((tier, path.to_path_buf()));
+    Ok(())
+}
+
+/// What a workspace-tier file may not hold (interfaces.md §2).
+fn check_workspace_limits(path: &Path, file: &FileSettings) -> Result<(), ConfigError> {
+    let why = " A workspace file (./keel.toml or --policy) may not set this; put it in your \
+               user config ($XDG_CONFIG_HOME/keel/config.toml) instead.";
+    let refuse = |what: &str| Err(err(path, format!("{what} is not allowed here.{why}")));
+    if !file.checkers.is_empty() {
+        return refuse("[checkers.*] (it would run a program)");
+    }
+    if !file.mcp_servers.is_empty() {
+        return refuse("[mcp_servers.*] (it would run a program)");
+    }
+    if file.computer_use.is_some() {
+        return refuse("[computer_use] (it chooses where screenshots go)");
+    }
+    let m = &file.model;
+    if m.base_url.is_some() || m.api_key_env.is_some() || m.headers.is_some() {
+        return refuse("a model endpoint setting (base_url, api_key_env, headers)");
+    }
+    if m.name.as_deref().is_some_and(|n| n.starts_with("local:")) {
+        return refuse("a model named by local:PATH");
+    }
+    if file.handoff.worker_model.is_some() {
+        return refuse("[handoff] worker_model");
+    }
+    if file.mode.as_deref() == Some("yolo") {
+        return refuse("mode = \"yolo\" (it loosens the approval mode)");
+    }
+    for (name, preset) in &file.presets {
+        if preset.mode.as_deref() == Some("yolo") {
+            return refuse(&format!(
+                "[presets.{name}] mode = \"yolo\" (it loosens the approval mode)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn later<T>(slot: &mut Option<T>, value: Option<T>) {
+    if value.is_some() {
+        *slot = value;
+    }
+}
+
+fn merge(config: &mut Config, tier: Tier, path: &Path, file: FileSettings) {
+    later(&mut config.mode, file.mode);
+    later(&mut config.approval, file.approval);
+    later(&mut config.model.name, file.model.name);
+    later(&mut config.model.base_url, file.model.base_url);
+    later(&mut config.model.api_key_env, file.model.api_key_env);
+    later(&mut config.model.headers, file.model.headers);
+    later(&mut config.notes.max_untagged, file.notes.max_untagged);
+    later(
+        &mut config.store.busy_timeout_ms,
+        file.store.busy_timeout_ms,
+    );
+    later(&mut config.handoff.worker_model, file.handoff.worker_model);
+    later(&mut config.computer_use, file.computer_use);
+    for (name, preset) in file.presets {
+        let slot = config.presets.entry(name).or_default();
+        later(&mut slot.system_prompt, preset.system_prompt);
+        later(&mut slot.tools, preset.tools);
+        later(&mut slot.mode, preset.mode);
+    }
+    config.mcp_servers.extend(file.mcp_servers);
+    config.checkers.extend(file.checkers);
+    let tiered = |table| TieredTable {
+        tier,
+        file: path.to_path_buf(),
+        table,
+    };
+    config.rules.extend(file.rule.into_iter().map(tiered));
+    config
+        .safety_checkers
+        .extend(file.safety_checker.into_iter().map(tiered));
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,178 @@
+use super::*;
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("write {name}: {e}"));
+    path
+}
+
+fn sources(workspace: Vec<PathBuf>, user: Option<PathBuf>) -> Sources {
+    Sources {
+        workspace,
+        user,
+        admin_dir: None,
+    }
+}
+
+#[test]
+fn later_tiers_win_for_scalars_and_rules_accumulate() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let ws = write(
+        dir.path(),
+        "keel.toml",
+        "mode = \"plan\"\n[notes]\nmax_untagged = 4\n[[rule]]\ntoolName = \"shell\"\ndecision = \"deny\"\n[presets.review]\nsystem_prompt = \"Review.\"\ntools = [\"read\"]\n",
+    );
+    let user = write(
+        dir.path(),
+        "config.toml",
+        "mode = \"default\"\n[[rule]]\ntoolName = \"read\"\ndecision = \"allow\"\n[presets.review]\nmode = \"plan\"\n[mcp_servers.files]\ncommand = \"mcp-files\"\nargs = [\"--root\", \".\"]\n",
+    );
+    let config = load(&sources(vec![ws.clone()], Some(user.clone())))?;
+    assert_eq!(config.mode.as_deref(), Some("default"));
+    assert_eq!(config.max_untagged_notes(), 4);
+    assert_eq!(config.rules.len(), 2);
+    assert_eq!(
+        config
+            .rules
+            .iter()
+            .map(|r| (r.tier, r.file.clone()))
+            .collect::<Vec<_>>(),
+        vec![(Tier::Workspace, ws), (Tier::User, user)]
+    );
+    let review = config.presets.get("review").cloned().unwrap_or_default();
+    assert_eq!(review.system_prompt.as_deref(), Some("Review."));
+    assert_eq!(review.mode.as_deref(), Some("plan"));
+    assert_eq!(
+        config.mcp_servers.get("files").map(|s| s.args.len()),
+        Some(2)
+    );
+    assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    Ok(())
+}
+
+#[test]
+fn defaults_hold_without_files() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let config = load(&sources(vec![], Some(dir.path().join("absent.toml"))))?;
+    assert_eq!(config.max_untagged_notes(), 16);
+    assert_eq!(config.busy_timeout(), std::time::Duration::from_secs(5));
+    assert!(config.files.is_empty());
+    Ok(())
+}
+
+#[test]
+fn workspace_files_may_not_run_programs_or_redirect_data() -> Result<(), Box<dyn std::error::Error>>
+{
+    let dir = tempfile::tempdir()?;
+    let cases = [
+        ("[mcp_servers.x]\ncommand = \"evil\"\n", "[mcp_servers.*]"),
+        ("[checkers.c]\ncommand = \"evil\"\n", "[checkers.*]"),
+        ("[computer_use]\nmodel = \"x\"\n", "[computer_use]"),
+        (
+            "[model]\nbase_url = \"http://attacker\"\n",
+            "model endpoint",
+        ),
+        ("[model]\napi_key_env = \"OTHER\"\n", "model endpoint"),
+        ("[model]\nname = \"local:/tmp/x.gguf\"\n", "local:PATH"),
+        ("[handoff]\nworker_model = \"openai:x\"\n", "worker_model"),
+        ("mode = \"yolo\"\n", "yolo"),
+        ("[presets.p]\nmode = \"yolo\"\n", "[presets.p]"),
+    ];
+    for (i, (text, what)) in cases.iter().enumerate() {
+        let path = write(dir.path(), &format!("ws{i}.toml"), text);
+        let e = load(&sources(vec![path.clone()], None))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.starts_with(&path.display().to_string()), "{e}");
+        assert!(e.contains(what), "{what}: {e}");
+        // The same table is fine in the user tier.
+        assert!(
+            load(&sources(vec![], Some(path))).is_ok(),
+            "{what} in the user tier"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn unknown_keys_warn_with_key_and_file() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let path = write(
+        dir.path(),
+        "keel.toml",
+        "colour = \"blue\"\n[notes]\nmax_untaged = 3\n[[rule]]\nanything = 1\n",
+    );
+    let config = load(&sources(vec![path.clone()], None))?;
+    let shown = path.display().to_string();
+    assert_eq!(
+        config.warnings,
+        vec![
+            format!("{shown}: unknown key `colour` (ignored)"),
+            format!("{shown}: unknown key `notes.max_untaged` (ignored)"),
+        ]
+    );
+    Ok(())
+}
+
+#[test]
+fn bad_files_are_errors_naming_the_file() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let syntax = write(dir.path(), "syntax.toml", "mode = \n");
+    let typed = write(
+        dir.path(),
+        "typed.toml",
+        "[notes]\nmax_untagged = \"many\"\n",
+    );
+    let missing = dir.path().join("missing.toml");
+    for path in [syntax, typed, missing] {
+        let e = load(&sources(vec![path.clone()], None))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.starts_with(&path.display().to_string()), "{e}");
+    }
+    let bytes = dir.path().join("bytes.toml");
+    std::fs::write(&bytes, b"mode = \"\xff\"\n")?;
+    let e = load(&sources(vec![bytes], None))
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(e.contains("UTF-8"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn admin_tier_wins_and_must_be_locked_down() -> Result<(), Box<dyn std::error::Error>> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir()?;
+    let admin = dir.path().join("policy.d");
+    std::fs::create_dir(&admin)?;
+    std::fs::set_permissions(&admin, std::fs::Permissions::from_mode(0o755))?;
+    let b = write(&admin, "b.toml", "mode = \"plan\"\n");
+    write(&admin, "a.toml", "mode = \"default\"\n");
+    write(&admin, "ignored.txt", "mode = \"x\"\n");
+    let user = write(dir.path(), "user.toml", "mode = \"yolo\"\n");
+    let src = Sources {
+        workspace: vec![],
+        user: Some(user),
+        admin_dir: Some(admin.clone()),
+    };
+    let is_root = std::fs::metadata(&b).map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)?;
+    match load(&src) {
+        Ok(config) => {
+            assert!(is_root, "a non-root admin file must not load");
+            assert_eq!(
+                config.mode.as_deref(),
+                Some("plan"),
+                "admin files in name order, last wins"
+            );
+            assert_eq!(config.files.last().map(|f| f.0), Some(Tier::Admin));
+        }
+        Err(e) => assert!(!is_root && e.to_string().contains("owned by root"), "{e}"),
+    }
+    std::fs::set_permissions(&b, std::fs::Permissions::from_mode(0o666))?;
+    let e = load(&src).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(e.contains("not writable by group or others"), "{e}");
+    Ok(())
+}

@@ -1,0 +1,236 @@
+//! `keel runs list|show|export`: what a run holds, with the provenance of every item.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::Result;
+use keel_core::envelope::for_display;
+use keel_core::item::Diagnostic;
+use keel_core::{Item, ItemBody, SystemNotes};
+use keel_store::{RunHead, RunRecord, RunSummary, SqliteStore, Store, StoreError, StoreOptions};
+use serde_json::{Map, Value, json};
+
+/// Opens the database for reading; `None` when there is none yet.
+fn open(db: &Path, options: &StoreOptions) -> Result<Option<SqliteStore>> {
+    match SqliteStore::open_existing(db, options) {
+        Ok(store) => Ok(Some(store)),
+        Err(StoreError::NoDatabase { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn load(db: &Path, options: &StoreOptions, id: &str) -> Result<RunRecord> {
+    match open(db, options)? {
+        Some(store) => Ok(store.load_run(id)?),
+        None => Err(StoreError::RunNotFound(id.to_string()).into()),
+    }
+}
+
+pub fn list(db: &Path, options: &StoreOptions, as_json: bool) -> Result<String> {
+    let runs = match open(db, options)? {
+        Some(store) => store.list_runs()?,
+        None => Vec::new(),
+    };
+    if as_json {
+        let list: Vec<Value> = runs.iter().map(summary_json).collect();
+        return Ok(format!("{}\n", Value::Array(list)));
+    }
+    if runs.is_empty() {
+        return Ok(format!(
+            "No runs yet in {}.\nStart one with: keel run \"TASK\"\n",
+            db.display()
+        ));
+    }
+    let width = runs
+        .iter()
+        .map(|r| r.head.id.len())
+        .max()
+        .unwrap_or(2)
+        .max(2);
+    let mut out = format!(
+        "{:<width$}  {:<24}  {:<10}  {:>6}  {:>5}\n",
+        "ID", "UPDATED", "PRESET", "ITEMS", "NOTES"
+    );
+    for r in &runs {
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:<24}  {:<10}  {:>6}  {:>5}",
+            r.head.id,
+            r.head.updated_at.to_rfc3339(),
+            r.head.preset,
+            r.head.next_seq,
+            r.notes_count
+        );
+    }
+    Ok(out)
+}
+
+fn head_json(head: &RunHead) -> Value {
+    json!({
+        "id": head.id,
+        "created_at": head.created_at.to_rfc3339(),
+        "updated_at": head.updated_at.to_rfc3339(),
+        "preset": head.preset,
+    })
+}
+
+fn summary_json(s: &RunSummary) -> Value {
+    let mut v = head_json(&s.head);
+    if let Value::Object(map) = &mut v {
+        map.insert("items".into(), json!(s.head.next_seq));
+        map.insert("notes_count".into(), json!(s.notes_count));
+    }
+    v
+}
+
+/// One item in the shape of `keel runs show --json` (`seq`, `id`, `kind`, `ts`, then the
+/// kind's own fields).
+pub fn item_json(item: &Item) -> Value {
+    let mut map = Map::new();
+    map.insert("seq".into(), json!(item.seq));
+    map.insert("id".into(), json!(item.id.as_str()));
+    map.insert("kind".into(), json!(item.body.kind_name()));
+    map.insert("ts".into(), json!(item.ts.to_rfc3339()));
+    if let Ok(Value::Object(body)) = serde_json::to_value(&item.body) {
+        map.extend(body.into_iter().filter(|(k, _)| k != "kind"));
+    }
+    Value::Object(map)
+}
+
+fn notes_json(notes: &SystemNotes) -> Value {
+    serde_json::to_value(notes.as_slice()).unwrap_or_else(|_| json!([]))
+}
+
+pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Result<String> {
+    let run = load(db, options, id)?;
+    if as_json {
+        let value = json!({
+            "run": head_json(&run.head),
+            "items": run.items.iter().map(item_json).collect::<Vec<_>>(),
+            "notes": notes_json(&run.notes),
+            "notes_count": run.notes.len(),
+            "notes_chars": run.notes.total_chars(),
+        });
+        return Ok(format!("{value}\n"));
+    }
+    Ok(render_text(&run))
+}
+
+pub fn export(db: &Path, options: &StoreOptions, id: &str) -> Result<String> {
+    let run = load(db, options, id)?;
+    let mut out = String::new();
+    for item in &run.items {
+        let _ = writeln!(out, "{}", item_json(item));
+    }
+    Ok(out)
+}
+
+fn indented(out: &mut String, text: &str) {
+    if text.is_empty() {
+        out.push_str("      (empty)\n");
+    }
+    for line in text.lines() {
+        let _ = writeln!(out, "      {line}");
+    }
+}
+
+/// The provenance label and the text of one item, as a person reads it. Untrusted text is
+/// shown quoted, never as if the user or the model had said it.
+fn describe(body: &ItemBody) -> (String, String) {
+    match body {
+        ItemBody::User { text } => ("real user turn".into(), text.clone()),
+        ItemBody::Assistant { text, tool_calls } => {
+            let mut shown = text.clone();
+            for call in tool_calls {
+                if !shown.is_empty() {
+                    shown.push('\n');
+                }
+                let _ = write!(
+                    shown,
+                    "→ tool call {} {} {}",
+                    call.id, call.name, call.arguments
+                );
+            }
+            ("model".into(), shown)
+        }
+        ItemBody::ToolResult {
+            call_id,
+            tool,
+            output,
+            is_error,
+        } => (
+            format!(
+                "untrusted: {} of tool {tool}, call {call_id}",
+                if *is_error { "error" } else { "output" }
+            ),
+            for_display(output),
+        ),
+        ItemBody::Notification {
+            notification_id,
+            envelope,
+            merged_with_user,
+        } => (
+            format!(
+                "untrusted: notification {notification_id}{}",
+                if *merged_with_user {
+                    ", merged with the user turn"
+                } else {
+                    ""
+                }
+            ),
+            envelope.as_str().to_string(),
+        ),
+        ItemBody::Diagnostic(d) => match d {
+            Diagnostic::ToolCallStatus { call_id, envelope } => (
+                format!("diagnostic: status of call {call_id}"),
+                envelope.as_str().to_string(),
+            ),
+            Diagnostic::DispatchUnknown { call_id, tool } => (
+                format!("diagnostic: dispatch of call {call_id} ({tool}) unknown"),
+                keel_core::compose::DISPATCH_UNKNOWN_TEXT.to_string(),
+            ),
+            Diagnostic::Context { envelope } => {
+                ("diagnostic".into(), envelope.as_str().to_string())
+            }
+        },
+    }
+}
+
+fn render_text(run: &RunRecord) -> String {
+    let h = &run.head;
+    let mut out = format!(
+        "Run {}\n  preset   {}\n  created  {}\n  updated  {}\n\nItems ({})\n",
+        h.id,
+        h.preset,
+        h.created_at.to_rfc3339(),
+        h.updated_at.to_rfc3339(),
+        run.items.len()
+    );
+    for item in &run.items {
+        let (provenance, text) = describe(&item.body);
+        let _ = writeln!(
+            out,
+            "  #{:<4} {:<12} {}  [{provenance}]  id {}",
+            item.seq,
+            item.body.kind_name(),
+            item.ts.to_rfc3339(),
+            item.id
+        );
+        indented(&mut out, &text);
+    }
+    let _ = writeln!(
+        out,
+        "\nNotes ({}, {} chars in every prompt)",
+        run.notes.len(),
+        run.notes.total_chars()
+    );
+    for note in run.notes.iter() {
+        let tag = note.tag.as_ref().map_or("(untagged)", |t| t.as_str());
+        let _ = writeln!(out, "  {:<4}  {tag}", note.lifetime.as_str());
+        indented(&mut out, &note.text);
+    }
+    for (pos, reason) in &run.skipped_notes {
+        let _ = writeln!(out, "  warning: stored note {pos} was skipped: {reason}");
+    }
+    out
+}

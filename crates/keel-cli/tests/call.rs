@@ -1,0 +1,167 @@
+//! `keel call` as a separate program sees it: stdin, stdout, stderr and the exit code
+//! (interfaces.md §1).
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+struct Outcome {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn call(function: &str, stdin: impl Into<Vec<u8>>) -> Outcome {
+    let out = Command::cargo_bin("keel")
+        .unwrap_or_else(|e| panic!("keel binary: {e}"))
+        .args(["call", function])
+        .env_remove("KEEL_HOME")
+        .write_stdin(stdin.into())
+        .output()
+        .unwrap_or_else(|e| panic!("run keel: {e}"));
+    Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Bad input: exit 2, nothing on stdout, one JSON line on stderr naming `field`.
+fn assert_bad_input(out: &Outcome, field: &str) {
+    assert_eq!(out.code, 2, "stderr: {}", out.stderr);
+    assert_eq!(out.stdout, "");
+    assert!(
+        out.stderr.ends_with('\n') && out.stderr.matches('\n').count() == 1,
+        "{:?}",
+        out.stderr
+    );
+    let err: Value =
+        serde_json::from_str(&out.stderr).unwrap_or_else(|e| panic!("{e}: {}", out.stderr));
+    assert_eq!(err["field"], json!(field), "{}", out.stderr);
+    assert!(err["error"].as_str().is_some_and(|s| !s.is_empty()));
+}
+
+#[test]
+fn system_notes_applies_ops_in_order() {
+    let input = json!({
+        "notes": [{"text": "A", "lifetime": "run", "tag": "x"}],
+        "ops": [
+            {"op": "add", "text": "B", "lifetime": "turn"},
+            {"op": "add", "text": "C", "lifetime": "run", "tag": "x"},
+            {"op": "blocks"},
+            {"op": "read", "tag": "x"},
+            {"op": "read", "tag": "nope"},
+            {"op": "consume"},
+            {"op": "blocks"}
+        ]
+    });
+    let out = call("system-notes", input.to_string());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stderr, "");
+    assert_eq!(
+        out.stdout,
+        "{\"notes\":[{\"text\":\"C\",\"lifetime\":\"run\",\"tag\":\"x\"}],\"results\":[null,null,[\"B\",\"C\"],\"C\",null,null,[\"C\"]]}\n"
+    );
+}
+
+#[test]
+fn empty_notes_print_as_an_empty_array() {
+    let out = call(
+        "system-notes",
+        r#"{"ops":[{"op":"add","text":"W","lifetime":"turn","tag":"wake"},{"op":"consume"}]}"#,
+    );
+    assert_eq!(out.code, 0);
+    assert_eq!(out.stdout, "{\"notes\":[],\"results\":[null,null]}\n");
+    let out = call("system-notes", r#"{"ops":[]}"#);
+    assert_eq!(out.stdout, "{\"notes\":[],\"results\":[]}\n");
+}
+
+#[test]
+fn absent_null_and_unknown_keys() {
+    let input = r#"{"notes":null,"extra":{"deep":1},"ops":[{"op":"add","text":"  padded  ","lifetime":"run","tag":null,"colour":"red"},{"op":"clear","tag":"ignored"},{"op":"add","text":"\ufeff","lifetime":"run","tag":"t"}]}"#;
+    let out = call("system-notes", input);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "{\"notes\":[],\"results\":[null,null,null]}\n");
+    let out = call(
+        "system-notes",
+        r#"{"notes":[{"text":"  padded  ","lifetime":"run","x":1}],"ops":[{"op":"blocks"}]}"#,
+    );
+    assert_eq!(
+        out.stdout,
+        "{\"notes\":[{\"text\":\"  padded  \",\"lifetime\":\"run\"}],\"results\":[[\"  padded  \"]]}\n"
+    );
+}
+
+#[test]
+fn each_kind_of_bad_input_names_its_field() {
+    let cases: &[(&[u8], &str)] = &[
+        (b"{\"ops\": [", ""),                                                  // malformed JSON
+        (b"{\"ops\":[{\"op\":\"add\",\"text\":\"\xff\",\"lifetime\":\"run\"}]}", ""), // invalid UTF-8
+        (b"[]", ""),                                                          // not an object
+        (b"\"ops\"", ""),
+        (b"", ""),
+        (b"{}", "ops"),                                                       // missing required key
+        (b"{\"ops\":null}", "ops"),
+        (b"{\"ops\":{}}", "ops"),                                             // wrong type
+        (b"{\"ops\":[7]}", "ops.0"),
+        (b"{\"ops\":[{}]}", "ops.0.op"),
+        (b"{\"ops\":[{\"op\":\"shout\"}]}", "ops.0.op"),                       // wrong value
+        (b"{\"ops\":[{\"op\":\"blocks\"},{\"op\":\"add\",\"lifetime\":\"run\"}]}", "ops.1.text"),
+        (b"{\"ops\":[{\"op\":\"blocks\"},{\"op\":\"add\",\"text\":1,\"lifetime\":\"run\"}]}", "ops.1.text"),
+        (b"{\"ops\":[{\"op\":\"blocks\"},{\"op\":\"blocks\"},{\"op\":\"add\",\"text\":\"a\",\"lifetime\":\"week\"}]}", "ops.2.lifetime"),
+        (b"{\"ops\":[{\"op\":\"add\",\"text\":\"a\",\"lifetime\":\"run\",\"tag\":\"\"}]}", "ops.0.tag"), // empty tag
+        (b"{\"ops\":[{\"op\":\"add\",\"text\":\"a\",\"lifetime\":\"run\",\"tag\":5}]}", "ops.0.tag"),
+        (b"{\"ops\":[{\"op\":\"read\"}]}", "ops.0.tag"),
+        (b"{\"ops\":[{\"op\":\"remove\",\"tag\":\"\"}]}", "ops.0.tag"),
+        (b"{\"notes\":\"A\",\"ops\":[]}", "notes"),                            // malformed notes
+        (b"{\"notes\":[{\"text\":\"A\"}],\"ops\":[]}", "notes.0.lifetime"),
+        (b"{\"notes\":[{\"text\":\"A\",\"lifetime\":\"run\"},{\"lifetime\":\"run\"}],\"ops\":[]}", "notes.1.text"),
+        (b"{\"notes\":[{\"text\":\"A\",\"lifetime\":\"run\",\"tag\":\"\"}],\"ops\":[]}", "notes.0.tag"),
+        (b"{\"notes\":[\"A\"],\"ops\":[]}", "notes.0"),
+    ];
+    for (input, field) in cases {
+        let out = call("system-notes", input.to_vec());
+        assert_bad_input(&out, field);
+    }
+}
+
+#[test]
+fn note_limit_is_exit_1_with_nothing_on_stdout() {
+    let ops: Vec<Value> = (0..17)
+        .map(|i| json!({"op": "add", "text": format!("n{i}"), "lifetime": "run"}))
+        .collect();
+    let out = call("system-notes", json!({"ops": ops}).to_string());
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    let err: Value = serde_json::from_str(&out.stderr).unwrap_or(Value::Null);
+    assert!(
+        err["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("NoteLimit") && e.contains("16")),
+        "{}",
+        out.stderr
+    );
+    assert!(err.get("field").is_none());
+    // Sixteen fit.
+    let ops: Vec<Value> = ops.into_iter().take(16).collect();
+    assert_eq!(
+        call("system-notes", json!({"ops": ops}).to_string()).code,
+        0
+    );
+}
+
+#[test]
+fn unknown_function_is_exit_2_with_empty_field() {
+    let out = call("no-such-function", "{}");
+    assert_bad_input(&out, "");
+    assert!(
+        out.stderr.contains("system-notes"),
+        "lists the known functions: {}",
+        out.stderr
+    );
+}
+
+#[test]
+fn oversized_input_is_refused() {
+    let big = vec![b' '; 64 * 1024 * 1024 + 1];
+    assert_bad_input(&call("system-notes", big), "");
+}
