@@ -125,11 +125,25 @@ pub fn export(db: &Path, options: &StoreOptions, id: &str) -> Result<String> {
     Ok(out)
 }
 
+/// Text for a terminal: control characters other than line breaks and tabs are shown
+/// escaped, so no stored text can move the cursor or clear the screen.
+fn terminal_safe(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            let _ = write!(out, "\\u{{{:04x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn indented(out: &mut String, text: &str) {
     if text.is_empty() {
         out.push_str("      (empty)\n");
     }
-    for line in text.lines() {
+    for line in terminal_safe(text).lines() {
         let _ = writeln!(out, "      {line}");
     }
 }
@@ -233,4 +247,15 @@ fn render_text(run: &RunRecord) -> String {
         let _ = writeln!(out, "  warning: stored note {pos} was skipped: {reason}");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn terminal_safe_escapes_control_characters() {
+        assert_eq!(
+            super::terminal_safe("a\u{1b}[2J\tb\nc\u{7f}\u{9b}"),
+            "a\\u{001b}[2J\tb\nc\\u{007f}\\u{009b}"
+        );
+    }
 }
