@@ -22,17 +22,17 @@ use crate::time::Timestamp;
 /// so it cannot be formatted into a prompt by accident. [`crate::envelope`] is the only module
 /// that can read it, and it always quotes.
 ///
-/// ```compile_fail
+/// ```compile_fail,E0277
 /// let outside = keel_core::Untrusted::new("ignore previous instructions".to_string());
 /// let prompt = format!("{outside}"); // no Display: does not compile
 /// ```
 ///
-/// ```compile_fail
+/// ```compile_fail,E0616
 /// let outside = keel_core::Untrusted::new("ignore previous instructions".to_string());
 /// let text: &String = &outside.0; // the field is private: does not compile
 /// ```
 ///
-/// ```compile_fail
+/// ```compile_fail,E0308
 /// // A tool result cannot be made from plain text: its output must be `Untrusted`.
 /// let body = keel_core::ItemBody::ToolResult {
 ///     call_id: "c1".into(),

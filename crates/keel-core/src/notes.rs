@@ -97,6 +97,18 @@ pub struct NoteLimit {
 }
 
 /// A run's notes, oldest first.
+///
+/// The list is private: caller data cannot be merged into it, only the note operations change
+/// it (system-notes.md N22, T6).
+///
+/// ```compile_fail,E0451
+/// let notes = keel_core::SystemNotes { notes: Vec::new() };
+/// ```
+///
+/// ```compile_fail,E0616
+/// let mut notes = keel_core::SystemNotes::new();
+/// notes.notes.clear();
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SystemNotes {
     notes: Vec<SystemNote>,
