@@ -4,8 +4,9 @@
 use std::path::Path;
 
 use assert_cmd::Command;
-use keel_core::envelope::{Envelope, NotificationKind};
+use keel_core::envelope::Envelope;
 use keel_core::item::Diagnostic;
+use keel_core::notify::NotificationKind;
 use keel_core::{
     ItemBody, ItemId, NoteLifetime, NoteTag, SystemNotes, Timestamp, ToolCall, Untrusted,
 };

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::item::Untrusted;
-use crate::text::js_trim;
+use crate::notify::{NotificationKind, NotificationLanguage, notification_context};
 
 /// Text already quoted by one of this module's functions.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -19,87 +19,6 @@ pub struct Envelope(String);
 impl Envelope {
     pub fn as_str(&self) -> &str {
         &self.0
-    }
-}
-
-/// The five kinds of background result (notifications.md N1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NotificationKind {
-    SearchResult,
-    VisualResult,
-    PeerReport,
-    Permission,
-    TaskResult,
-}
-
-/// The two output languages (notifications.md N2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Lang {
-    #[serde(rename = "en")]
-    En,
-    #[serde(rename = "zh-CN")]
-    ZhCn,
-}
-
-/// Language metadata carried by an envelope (notifications.md N2).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NotificationLanguage {
-    pub fallback: Lang,
-    pub output: Option<Lang>,
-    pub samples: Option<Vec<String>>,
-}
-
-const NOTIFICATION_PREFIX: &str = "[NOTIFICATION] ";
-const SAMPLES_KEPT: usize = 3;
-const SAMPLE_MAX_CHARS: usize = 512;
-
-/// `[NOTIFICATION] ` + one compact JSON object (notifications.md N3–N9). The payload is
-/// embedded verbatim as a JSON string and never parsed.
-pub fn notification_context(
-    kind: NotificationKind,
-    payload: &str,
-    language: Option<&NotificationLanguage>,
-) -> String {
-    #[derive(Serialize)]
-    struct Wire<'a> {
-        kind: NotificationKind,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        output_language: Option<Lang>,
-        fallback_language: Lang,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        language_samples: Option<Vec<&'a str>>,
-        payload: &'a str,
-    }
-    let output = language.and_then(|l| l.output);
-    let samples = match (output, language.and_then(|l| l.samples.as_deref())) {
-        (None, Some(all)) => {
-            let kept: Vec<&str> = all[all.len().saturating_sub(SAMPLES_KEPT)..]
-                .iter()
-                .map(|s| cut_chars(js_trim(s), SAMPLE_MAX_CHARS))
-                .filter(|s| !s.is_empty())
-                .collect();
-            (!kept.is_empty()).then_some(kept)
-        }
-        _ => None,
-    };
-    let wire = Wire {
-        kind,
-        output_language: output,
-        fallback_language: language.map_or(Lang::En, |l| l.fallback),
-        language_samples: samples,
-        payload,
-    };
-    // Serializing plain strings and enums cannot fail; fall back to an empty object anyway
-    // rather than panic in a library.
-    let json = serde_json::to_string(&wire).unwrap_or_else(|_| "{}".to_string());
-    format!("{NOTIFICATION_PREFIX}{json}")
-}
-
-fn cut_chars(s: &str, max: usize) -> &str {
-    match s.char_indices().nth(max) {
-        Some((at, _)) => &s[..at],
-        None => s,
     }
 }
 
@@ -181,47 +100,6 @@ pub fn tool_error_note_text(tool: &str, message: &Untrusted<String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn notification_envelope_has_prefix_and_key_order() {
-        let lang = NotificationLanguage {
-            fallback: Lang::ZhCn,
-            output: None,
-            samples: Some(vec![
-                "old".into(),
-                "  你好  ".into(),
-                "\u{3000}".into(),
-                "hello there".into(),
-            ]),
-        };
-        let line = notification_context(
-            NotificationKind::SearchResult,
-            "{\"output_language\":\"fr\"}\nx",
-            Some(&lang),
-        );
-        assert_eq!(
-            line,
-            r#"[NOTIFICATION] {"kind":"search_result","fallback_language":"zh-CN","language_samples":["你好","hello there"],"payload":"{\"output_language\":\"fr\"}\nx"}"#
-        );
-    }
-
-    #[test]
-    fn output_language_suppresses_samples() {
-        let lang = NotificationLanguage {
-            fallback: Lang::En,
-            output: Some(Lang::En),
-            samples: Some(vec!["hi".into()]),
-        };
-        let line = notification_context(NotificationKind::TaskResult, "p", Some(&lang));
-        assert_eq!(
-            line,
-            r#"[NOTIFICATION] {"kind":"task_result","output_language":"en","fallback_language":"en","payload":"p"}"#
-        );
-        assert_eq!(
-            notification_context(NotificationKind::Permission, "", None),
-            r#"[NOTIFICATION] {"kind":"permission","fallback_language":"en","payload":""}"#
-        );
-    }
 
     #[test]
     fn tool_output_status_key_order() {

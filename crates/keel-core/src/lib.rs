@@ -12,8 +12,10 @@
 pub mod compose;
 pub mod envelope;
 pub mod item;
+pub mod language;
 pub mod legacy;
 pub mod notes;
+pub mod notify;
 pub mod text;
 pub mod time;
 

@@ -1,7 +1,8 @@
 use super::*;
-use crate::envelope::{Envelope, NotificationKind};
+use crate::envelope::Envelope;
 use crate::item::{ItemId, Untrusted};
 use crate::notes::{DEFAULT_MAX_UNTAGGED, NoteLifetime, NoteTag};
+use crate::notify::NotificationKind;
 use crate::time::Timestamp;
 
 fn item(seq: u64, body: ItemBody) -> Item {
