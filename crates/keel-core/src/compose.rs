@@ -117,6 +117,20 @@ pub enum ComposeError {
     OrphanToolMessage { seq: u64, call_id: String },
 }
 
+/// The stable head of every run: the base instructions, then the fixed notification policy
+/// (notifications.md N12a), then one short summary per tool manual. It does not depend on
+/// anything that changes during a run, so its bytes are identical on every request.
+pub fn stable_head(base_instructions: &str, manual_summaries: &[&str]) -> String {
+    std::iter::once(base_instructions)
+        .chain(std::iter::once(
+            crate::notify::REALTIME_NOTIFICATION_INSTRUCTIONS,
+        ))
+        .chain(manual_summaries.iter().copied())
+        .filter(|b| !is_blank(b))
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
 /// The system prompt's blocks in order (N10), blank ones left out.
 pub fn system_prompt_blocks<'a>(input: &ComposeInput<'a>) -> Vec<&'a str> {
     std::iter::once(input.stable_head)

@@ -20,6 +20,8 @@ mod caller;
 mod schema;
 mod sqlite;
 
+use keel_core::language::ConversationLanguage;
+use keel_core::notify::{NotificationKind, QueuedNotification};
 use keel_core::{Item, ItemBody, ItemId, SystemNotes, Timestamp};
 
 pub use caller::{CallerMessage, StartRun, start_run_from_caller};
@@ -55,6 +57,8 @@ pub struct RunHead {
     pub version: u64,
     /// The sequence number the next appended item gets (= the number of items).
     pub next_seq: u64,
+    /// The conversation language, persisted so a restart does not reset it.
+    pub language: ConversationLanguage,
 }
 
 /// A whole run as loaded.
@@ -66,6 +70,72 @@ pub struct RunRecord {
     /// Stored notes that were not well formed and were skipped on read (N28): position and
     /// reason.
     pub skipped_notes: Vec<(usize, String)>,
+}
+
+/// A notification for a run's queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewNotification {
+    pub id: String,
+    pub kind: NotificationKind,
+    /// Stored verbatim; never parsed.
+    pub payload: String,
+    pub now: Timestamp,
+}
+
+/// What became of a queued notification.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueState {
+    Pending,
+    /// Delivered as a turn of its own.
+    Delivered,
+    /// Merged into a real user turn.
+    Merged,
+    /// Its id had already been seen for the run; never delivered.
+    Duplicate,
+}
+
+impl QueueState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QueueState::Pending => "pending",
+            QueueState::Delivered => "delivered",
+            QueueState::Merged => "merged",
+            QueueState::Duplicate => "duplicate",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        [
+            Self::Pending,
+            Self::Delivered,
+            Self::Merged,
+            Self::Duplicate,
+        ]
+        .into_iter()
+        .find(|q| q.as_str() == s)
+    }
+}
+
+/// One queue entry, as `keel runs show` lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotificationRecord {
+    pub arrival: u64,
+    pub id: String,
+    pub kind: NotificationKind,
+    pub state: QueueState,
+    pub enqueued_at: Timestamp,
+    /// The Notification item it became.
+    pub item_seq: Option<u64>,
+    pub payload_chars: usize,
+}
+
+/// Settles one queued notification in a [`RunWrite`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueSettlement {
+    pub arrival: u64,
+    pub state: QueueState,
+    /// Index into the write's `append` of the item it became.
+    pub item_index: Option<usize>,
 }
 
 /// One line of `keel runs list`.
@@ -88,6 +158,10 @@ pub struct RunWrite {
     pub notes: Option<SystemNotes>,
     /// Close the turn: consume every `Turn` note in this same transaction (N8).
     pub close_turn: bool,
+    /// The conversation language after this write's user turn, if it changed.
+    pub language: Option<ConversationLanguage>,
+    /// Queue entries settled by this write (delivered, merged, duplicate).
+    pub queue: Vec<QueueSettlement>,
 }
 
 impl RunWrite {
@@ -99,12 +173,26 @@ impl RunWrite {
             append: items,
             notes: None,
             close_turn: false,
+            language: None,
+            queue: Vec::new(),
         }
     }
 
     /// Also write the run's notes as they are after the writer's note operations.
     pub fn with_notes(mut self, notes: SystemNotes) -> Self {
         self.notes = Some(notes);
+        self
+    }
+
+    /// Also persist the conversation language.
+    pub fn with_language(mut self, language: ConversationLanguage) -> Self {
+        self.language = Some(language);
+        self
+    }
+
+    /// Also settle queued notifications.
+    pub fn settling(mut self, settlements: Vec<QueueSettlement>) -> Self {
+        self.queue.extend(settlements);
         self
     }
 
@@ -165,6 +253,14 @@ pub enum StoreError {
         seq: u64,
         reason: String,
     },
+    #[error("notification {arrival} of run {run} is not pending any more; nothing was written")]
+    NotPending { run: String, arrival: u64 },
+    #[error("stored {what} of run {run} cannot be read: {reason}")]
+    Corrupt {
+        run: String,
+        what: String,
+        reason: String,
+    },
     #[error(transparent)]
     InvalidCallerMessages(#[from] keel_core::legacy::InvalidCallerMessages),
     #[error(
@@ -181,4 +277,22 @@ pub trait Store {
     /// All runs, most recently updated first.
     fn list_runs(&self) -> Result<Vec<RunSummary>, StoreError>;
     fn commit(&mut self, run: &str, write: RunWrite) -> Result<Committed, StoreError>;
+    /// Adds a notification to the run's queue. It does not touch the run's version, so a
+    /// producer in another process never makes the live writer's next write stale.
+    fn enqueue_notification(
+        &mut self,
+        run: &str,
+        notification: NewNotification,
+    ) -> Result<u64, StoreError>;
+    /// The run's pending notifications in arrival order.
+    fn pending_notifications(&self, run: &str) -> Result<Vec<QueuedNotification>, StoreError>;
+    /// Ids already delivered or merged for the run.
+    fn delivered_notification_ids(
+        &self,
+        run: &str,
+    ) -> Result<std::collections::HashSet<String>, StoreError>;
+    /// The texts of the run's last `limit` real user turns, oldest first.
+    fn recent_user_texts(&self, run: &str, limit: usize) -> Result<Vec<String>, StoreError>;
+    /// Every queue entry of the run, in arrival order.
+    fn notifications(&self, run: &str) -> Result<Vec<NotificationRecord>, StoreError>;
 }

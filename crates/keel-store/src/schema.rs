@@ -17,7 +17,8 @@ pub const MIGRATIONS: &[&str] = &[
         updated_at  INTEGER NOT NULL,
         preset      TEXT NOT NULL,
         version     INTEGER NOT NULL,
-        next_seq    INTEGER NOT NULL
+        next_seq    INTEGER NOT NULL,
+        language    TEXT
     );
     CREATE INDEX runs_by_update ON runs (updated_at DESC, id);
 
@@ -45,15 +46,18 @@ pub const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
 
     CREATE TABLE notification_queue (
+        arrival          INTEGER PRIMARY KEY AUTOINCREMENT,
         run_id           TEXT NOT NULL REFERENCES runs (id),
         notification_id  TEXT NOT NULL,
         kind             TEXT NOT NULL,
         payload          TEXT NOT NULL,
         enqueued_at      INTEGER NOT NULL,
-        state            TEXT NOT NULL,
-        delivered_seq    INTEGER,
-        PRIMARY KEY (run_id, notification_id)
+        state            TEXT NOT NULL DEFAULT 'pending'
+                         CHECK (state IN ('pending', 'delivered', 'merged', 'duplicate')),
+        item_seq         INTEGER,
+        settled_at       INTEGER
     );
+    CREATE INDEX notification_queue_by_run ON notification_queue (run_id, state, arrival);
 
     CREATE TABLE dispatch_ledger (
         run_id      TEXT NOT NULL REFERENCES runs (id),

@@ -3,14 +3,19 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use keel_core::{Item, NoteLifetime, NoteTag, SystemNote, SystemNotes, Timestamp};
+use std::collections::HashSet;
+
+use keel_core::language::ConversationLanguage;
+use keel_core::notify::{NotificationKind, QueuedNotification};
+use keel_core::{Item, NoteLifetime, NoteTag, SystemNote, SystemNotes, Timestamp, Untrusted};
 use rusqlite::{
     Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
 };
 
 use crate::schema::{APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION};
 use crate::{
-    Committed, NewItem, NewRun, RunHead, RunRecord, RunSummary, RunWrite, Store, StoreError,
+    Committed, NewItem, NewNotification, NewRun, NotificationRecord, QueueState, RunHead,
+    RunRecord, RunSummary, RunWrite, Store, StoreError,
 };
 
 /// How to open the database.
@@ -122,24 +127,44 @@ impl SqliteStore {
     }
 }
 
-fn head_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunHead> {
-    Ok(RunHead {
-        id: r.get(0)?,
-        created_at: Timestamp(r.get(1)?),
-        updated_at: Timestamp(r.get(2)?),
-        preset: r.get(3)?,
-        version: r.get::<_, i64>(4)? as u64,
-        next_seq: r.get::<_, i64>(5)? as u64,
-    })
+/// A head row as read, before its language JSON is parsed.
+type RawHead = (RunHead, Option<String>);
+
+fn head_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawHead> {
+    Ok((
+        RunHead {
+            id: r.get(0)?,
+            created_at: Timestamp(r.get(1)?),
+            updated_at: Timestamp(r.get(2)?),
+            preset: r.get(3)?,
+            version: r.get::<_, i64>(4)? as u64,
+            next_seq: r.get::<_, i64>(5)? as u64,
+            language: ConversationLanguage::default(),
+        },
+        r.get(6)?,
+    ))
 }
 
-const HEAD_COLUMNS: &str = "id, created_at, updated_at, preset, version, next_seq";
+fn parse_head((mut head, language): RawHead) -> Result<RunHead, StoreError> {
+    if let Some(json) = language {
+        head.language = serde_json::from_str(&json).map_err(|e| StoreError::Corrupt {
+            run: head.id.clone(),
+            what: "language".into(),
+            reason: e.to_string(),
+        })?;
+    }
+    Ok(head)
+}
+
+const HEAD_COLUMNS: &str = "id, created_at, updated_at, preset, version, next_seq, language";
 
 fn read_head(conn: &Connection, id: &str) -> Result<RunHead, StoreError> {
-    conn.prepare_cached(&format!("SELECT {HEAD_COLUMNS} FROM runs WHERE id = ?1"))?
+    let raw = conn
+        .prepare_cached(&format!("SELECT {HEAD_COLUMNS} FROM runs WHERE id = ?1"))?
         .query_row([id], head_from_row)
         .optional()?
-        .ok_or_else(|| StoreError::RunNotFound(id.to_string()))
+        .ok_or_else(|| StoreError::RunNotFound(id.to_string()))?;
+    parse_head(raw)
 }
 
 fn insert_items(
@@ -242,9 +267,11 @@ impl Store for SqliteStore {
             preset: run.preset,
             version: 1,
             next_seq: run.items.len() as u64,
+            language: ConversationLanguage::default(),
         };
         tx.execute(
-            &format!("INSERT INTO runs ({HEAD_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+            "INSERT INTO runs (id, created_at, updated_at, preset, version, next_seq) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             params![
                 head.id,
                 head.created_at.millis(),
@@ -309,16 +336,19 @@ impl Store for SqliteStore {
     fn list_runs(&self) -> Result<Vec<RunSummary>, StoreError> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT r.id, r.created_at, r.updated_at, r.preset, r.version, r.next_seq, \
-                    (SELECT count(*) FROM notes n WHERE n.run_id = r.id) \
+                    r.language, (SELECT count(*) FROM notes n WHERE n.run_id = r.id) \
              FROM runs r ORDER BY r.updated_at DESC, r.id",
         )?;
-        let rows = stmt.query_map([], |r| {
-            Ok(RunSummary {
-                head: head_from_row(r)?,
-                notes_count: r.get::<_, i64>(6)? as u64,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let rows = stmt.query_map([], |r| Ok((head_from_row(r)?, r.get::<_, i64>(7)? as u64)))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (raw, notes_count) = row?;
+            out.push(RunSummary {
+                head: parse_head(raw)?,
+                notes_count,
+            });
+        }
+        Ok(out)
     }
 
     fn commit(&mut self, run: &str, write: RunWrite) -> Result<Committed, StoreError> {
@@ -334,6 +364,36 @@ impl Store for SqliteStore {
         insert_items(&tx, run, head.next_seq, &write.append)?;
         if let Some(notes) = &write.notes {
             replace_notes(&tx, run, notes)?;
+        }
+        if let Some(language) = &write.language {
+            let json = serde_json::to_string(language).map_err(|e| StoreError::Corrupt {
+                run: run.to_string(),
+                what: "language".into(),
+                reason: e.to_string(),
+            })?;
+            tx.prepare_cached("UPDATE runs SET language = ?1 WHERE id = ?2")?
+                .execute(params![json, run])?;
+        }
+        for settle in &write.queue {
+            let item_seq = settle.item_index.map(|i| (head.next_seq + i as u64) as i64);
+            let changed = tx
+                .prepare_cached(
+                    "UPDATE notification_queue SET state = ?1, item_seq = ?2, settled_at = ?3 \
+                     WHERE arrival = ?4 AND run_id = ?5 AND state = 'pending'",
+                )?
+                .execute(params![
+                    settle.state.as_str(),
+                    item_seq,
+                    write.now.millis(),
+                    settle.arrival as i64,
+                    run
+                ])?;
+            if changed != 1 {
+                return Err(StoreError::NotPending {
+                    run: run.to_string(),
+                    arrival: settle.arrival,
+                });
+            }
         }
         if write.close_turn {
             tx.prepare_cached("DELETE FROM notes WHERE run_id = ?1 AND lifetime = 'turn'")?
@@ -355,4 +415,128 @@ impl Store for SqliteStore {
         tx.commit()?;
         Ok(committed)
     }
+
+    fn enqueue_notification(&mut self, run: &str, n: NewNotification) -> Result<u64, StoreError> {
+        let tx = self.write_tx()?;
+        read_head(&tx, run)?;
+        tx.prepare_cached(
+            "INSERT INTO notification_queue (run_id, notification_id, kind, payload, enqueued_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![
+            run,
+            n.id,
+            n.kind.as_str(),
+            n.payload,
+            n.now.millis()
+        ])?;
+        let arrival = tx.last_insert_rowid() as u64;
+        tx.commit()?;
+        Ok(arrival)
+    }
+
+    fn pending_notifications(&self, run: &str) -> Result<Vec<QueuedNotification>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT arrival, notification_id, kind, payload FROM notification_queue \
+             WHERE run_id = ?1 AND state = 'pending' ORDER BY arrival",
+        )?;
+        let rows = stmt.query_map([run], |r| {
+            Ok((
+                r.get::<_, i64>(0)? as u64,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (arrival, id, kind, payload) = row?;
+            out.push(QueuedNotification {
+                arrival,
+                id,
+                kind: parse_kind(run, &kind)?,
+                payload: Untrusted::new(payload),
+            });
+        }
+        Ok(out)
+    }
+
+    fn delivered_notification_ids(&self, run: &str) -> Result<HashSet<String>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT DISTINCT notification_id FROM notification_queue \
+             WHERE run_id = ?1 AND state IN ('delivered', 'merged')",
+        )?;
+        let rows = stmt.query_map([run], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn recent_user_texts(&self, run: &str, limit: usize) -> Result<Vec<String>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, body FROM items WHERE run_id = ?1 AND kind = 'user' \
+             ORDER BY seq DESC LIMIT ?2",
+        )?;
+        let rows = stmt.query_map(params![run, limit as i64], |r| {
+            Ok((r.get::<_, i64>(0)? as u64, r.get::<_, String>(1)?))
+        })?;
+        let mut texts = Vec::new();
+        for row in rows {
+            let (seq, body) = row?;
+            match serde_json::from_str(&body) {
+                Ok(keel_core::ItemBody::User { text }) => texts.push(text),
+                Ok(_) | Err(_) => {
+                    return Err(StoreError::CorruptItem {
+                        run: run.to_string(),
+                        seq,
+                        reason: "a user row that is not a user item".into(),
+                    });
+                }
+            }
+        }
+        texts.reverse();
+        Ok(texts)
+    }
+
+    fn notifications(&self, run: &str) -> Result<Vec<NotificationRecord>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT arrival, notification_id, kind, state, enqueued_at, item_seq, payload \
+             FROM notification_queue WHERE run_id = ?1 ORDER BY arrival",
+        )?;
+        let rows = stmt.query_map([run], |r| {
+            Ok((
+                r.get::<_, i64>(0)? as u64,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, i64>(4)?,
+                r.get::<_, Option<i64>>(5)?,
+                r.get::<_, String>(6)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (arrival, id, kind, state, enqueued_at, item_seq, payload) = row?;
+            out.push(NotificationRecord {
+                arrival,
+                id,
+                kind: parse_kind(run, &kind)?,
+                state: QueueState::parse(&state).ok_or_else(|| StoreError::Corrupt {
+                    run: run.to_string(),
+                    what: format!("notification {arrival}"),
+                    reason: format!("unknown state {state:?}"),
+                })?,
+                enqueued_at: Timestamp(enqueued_at),
+                item_seq: item_seq.map(|s| s as u64),
+                payload_chars: payload.chars().count(),
+            });
+        }
+        Ok(out)
+    }
+}
+
+fn parse_kind(run: &str, kind: &str) -> Result<NotificationKind, StoreError> {
+    NotificationKind::parse(kind).ok_or_else(|| StoreError::Corrupt {
+        run: run.to_string(),
+        what: "notification".into(),
+        reason: format!("unknown kind {kind:?}"),
+    })
 }

@@ -386,3 +386,59 @@ fn t3_turn_notes_live_for_exactly_one_turn() -> Result<(), ComposeError> {
     assert_eq!(s3, format!("H\n\n{resume}"));
     Ok(())
 }
+
+#[test]
+fn n12a_stable_head_carries_the_notification_policy_once() {
+    let head = stable_head(
+        "You are keel's agent.",
+        &["computer_use: operate a desktop app"],
+    );
+    assert!(head.starts_with("You are keel's agent.\n\n## Runtime result messages\n\n"));
+    assert_eq!(
+        head.matches(crate::notify::REALTIME_NOTIFICATION_INSTRUCTIONS)
+            .count(),
+        1
+    );
+    assert!(head.ends_with("\n\ncomputer_use: operate a desktop app"));
+    assert_eq!(
+        stable_head("", &[]),
+        crate::notify::REALTIME_NOTIFICATION_INSTRUCTIONS
+    );
+}
+
+#[test]
+fn n33_system_prompt_is_byte_identical_with_and_without_a_notification() -> Result<(), ComposeError>
+{
+    let head = stable_head("BASE", &[]);
+    let n = notes(&[("run note", NoteLifetime::Run, Some("x"))]);
+    let before = vec![user(0, "hi")];
+    let mut after = before.clone();
+    after.push(item(
+        1,
+        ItemBody::Notification {
+            notification_id: "n1".into(),
+            envelope: Envelope::notification(
+                NotificationKind::Permission,
+                &Untrusted::new("{\"instructions\":\"set output_language fr\"}".into()),
+                None,
+            ),
+            merged_with_user: true,
+        },
+    ));
+    let a = compose(&ComposeInput {
+        stable_head: &head,
+        volatile: &[],
+        notes: &n,
+        items: &before,
+    })?;
+    let b = compose(&ComposeInput {
+        stable_head: &head,
+        volatile: &[],
+        notes: &n,
+        items: &after,
+    })?;
+    assert_eq!(a.messages[0], b.messages[0]);
+    assert_eq!(b.messages.len(), 3);
+    assert_eq!(b.messages[2].role, Role::User);
+    Ok(())
+}
