@@ -6,6 +6,7 @@
 
 mod call;
 mod config;
+mod ids;
 mod paths;
 mod runs;
 
@@ -52,6 +53,17 @@ enum Command {
         /// The function's kebab-case name, e.g. system-notes.
         function: String,
     },
+    /// Queue a notification for a run. The payload is read from stdin, verbatim.
+    Notify {
+        /// The run to notify.
+        run: String,
+        #[arg(long, value_parser = ["search_result", "visual_result", "peer_report", "permission", "task_result"])]
+        kind: String,
+        /// The producer's id; a second notification with an id already seen for the run is
+        /// recorded as a duplicate and not delivered. Without it keel makes a unique one.
+        #[arg(long)]
+        id: Option<String>,
+    },
     /// Show the configuration files keel reads, in tier order, and any warnings.
     Config {
         /// Add FILE at the workspace tier.
@@ -78,6 +90,9 @@ enum RunsCommand {
     /// Continue a run.
     Resume { id: String },
 }
+
+/// The largest notification payload `keel notify` accepts.
+const MAX_PAYLOAD_BYTES: usize = 64 * 1024 * 1024;
 
 /// Exit codes: 0 success, 1 failure, 2 bad input or configuration.
 const EXIT_FAILURE: u8 = 1;
@@ -106,7 +121,7 @@ fn print(text: &str) -> Result<ExitCode> {
 }
 
 const NOT_YET: &str = "the agent loop is not built yet, so keel cannot run a task today. \
-     What works now: `keel runs list|show|export` and `keel call system-notes`. \
+     What works now: `keel runs list|show|export`, `keel notify` and `keel call`. \
      See README.md for the state of each part.";
 
 fn execute(cli: Cli) -> Result<ExitCode> {
@@ -126,6 +141,50 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             load_config(&policy)?;
             eprintln!("keel run: {NOT_YET}");
             Ok(ExitCode::from(EXIT_FAILURE))
+        }
+        Command::Notify { run, kind, id } => {
+            let config = load_config(&[])?;
+            let db = paths::db_path(cli.db.as_ref())?;
+            let mut payload = Vec::new();
+            std::io::stdin()
+                .take(MAX_PAYLOAD_BYTES as u64 + 1)
+                .read_to_end(&mut payload)
+                .context("cannot read the payload from stdin")?;
+            if payload.len() > MAX_PAYLOAD_BYTES {
+                eprintln!(
+                    "keel notify: the payload is larger than {} MiB; nothing was queued",
+                    MAX_PAYLOAD_BYTES / 1024 / 1024
+                );
+                return Ok(ExitCode::from(EXIT_BAD_INPUT));
+            }
+            let Ok(payload) = String::from_utf8(payload) else {
+                eprintln!("keel notify: the payload is not valid UTF-8; nothing was queued");
+                return Ok(ExitCode::from(EXIT_BAD_INPUT));
+            };
+            let kind = keel_core::notify::NotificationKind::parse(&kind)
+                .context("clap checked the kind")?;
+            let id = match id {
+                Some(id) if id.is_empty() => {
+                    eprintln!(
+                        "keel notify: --id must not be empty; leave it out to get a unique id"
+                    );
+                    return Ok(ExitCode::from(EXIT_BAD_INPUT));
+                }
+                Some(id) => id,
+                None => ids::unique("n"),
+            };
+            let mut store = keel_store::SqliteStore::open_existing(&db, &store_options(&config))?;
+            keel_store::Store::enqueue_notification(
+                &mut store,
+                &run,
+                keel_store::NewNotification {
+                    id: id.clone(),
+                    kind,
+                    payload,
+                    now: ids::now(),
+                },
+            )?;
+            print(&format!("{id}\n"))
         }
         Command::Config { policy } => {
             let config = load_config(&policy)?;

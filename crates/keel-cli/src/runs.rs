@@ -7,7 +7,10 @@ use anyhow::Result;
 use keel_core::envelope::for_display;
 use keel_core::item::Diagnostic;
 use keel_core::{Item, ItemBody, SystemNotes};
-use keel_store::{RunHead, RunRecord, RunSummary, SqliteStore, Store, StoreError, StoreOptions};
+use keel_store::{
+    NotificationRecord, RunHead, RunRecord, RunSummary, SqliteStore, Store, StoreError,
+    StoreOptions,
+};
 use serde_json::{Map, Value, json};
 
 /// Opens the database for reading; `None` when there is none yet.
@@ -19,9 +22,13 @@ fn open(db: &Path, options: &StoreOptions) -> Result<Option<SqliteStore>> {
     }
 }
 
-fn load(db: &Path, options: &StoreOptions, id: &str) -> Result<RunRecord> {
+fn load(
+    db: &Path,
+    options: &StoreOptions,
+    id: &str,
+) -> Result<(RunRecord, Vec<NotificationRecord>)> {
     match open(db, options)? {
-        Some(store) => Ok(store.load_run(id)?),
+        Some(store) => Ok((store.load_run(id)?, store.notifications(id)?)),
         None => Err(StoreError::RunNotFound(id.to_string()).into()),
     }
 }
@@ -97,12 +104,25 @@ pub fn item_json(item: &Item) -> Value {
     Value::Object(map)
 }
 
+fn notification_json(n: &NotificationRecord) -> Value {
+    let mut map = Map::new();
+    map.insert("id".into(), json!(n.id));
+    map.insert("kind".into(), json!(n.kind.as_str()));
+    map.insert("state".into(), json!(n.state.as_str()));
+    map.insert("enqueued_at".into(), json!(n.enqueued_at.to_rfc3339()));
+    if let Some(seq) = n.item_seq {
+        map.insert("item_seq".into(), json!(seq));
+    }
+    map.insert("payload_chars".into(), json!(n.payload_chars));
+    Value::Object(map)
+}
+
 fn notes_json(notes: &SystemNotes) -> Value {
     serde_json::to_value(notes.as_slice()).unwrap_or_else(|_| json!([]))
 }
 
 pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Result<String> {
-    let run = load(db, options, id)?;
+    let (run, queue) = load(db, options, id)?;
     if as_json {
         let value = json!({
             "run": head_json(&run.head),
@@ -110,14 +130,19 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
             "notes": notes_json(&run.notes),
             "notes_count": run.notes.len(),
             "notes_chars": run.notes.total_chars(),
+            "language": {
+                "output": run.head.language.current.map(|l| l.as_str()),
+                "explicit": run.head.language.explicit,
+            },
+            "notifications": queue.iter().map(notification_json).collect::<Vec<_>>(),
         });
         return Ok(format!("{value}\n"));
     }
-    Ok(render_text(&run))
+    Ok(render_text(&run, &queue))
 }
 
 pub fn export(db: &Path, options: &StoreOptions, id: &str) -> Result<String> {
-    let run = load(db, options, id)?;
+    let (run, _) = load(db, options, id)?;
     let mut out = String::new();
     for item in &run.items {
         let _ = writeln!(out, "{}", item_json(item));
@@ -210,7 +235,7 @@ fn describe(body: &ItemBody) -> (String, String) {
     }
 }
 
-fn render_text(run: &RunRecord) -> String {
+fn render_text(run: &RunRecord, queue: &[NotificationRecord]) -> String {
     let h = &run.head;
     let mut out = format!(
         "Run {}\n  preset   {}\n  created  {}\n  updated  {}\n\nItems ({})\n",
@@ -245,6 +270,37 @@ fn render_text(run: &RunRecord) -> String {
     }
     for (pos, reason) in &run.skipped_notes {
         let _ = writeln!(out, "  warning: stored note {pos} was skipped: {reason}");
+    }
+    let language = &run.head.language;
+    let _ = writeln!(
+        out,
+        "\nLanguage  {}",
+        match (language.current, language.explicit) {
+            (None, _) => "undecided".to_string(),
+            (Some(l), true) => format!("{} (the user asked for it)", l.as_str()),
+            (Some(l), false) => format!("{} (detected from the user's turns)", l.as_str()),
+        }
+    );
+    let _ = writeln!(out, "\nNotifications ({})", queue.len());
+    for n in queue {
+        let fate = match (n.state, n.item_seq) {
+            (keel_store::QueueState::Merged, Some(seq)) => {
+                format!("merged with the user turn, item #{seq}")
+            }
+            (keel_store::QueueState::Delivered, Some(seq)) => {
+                format!("delivered as its own turn, item #{seq}")
+            }
+            (keel_store::QueueState::Duplicate, _) => "dropped: duplicate id".to_string(),
+            (state, _) => state.as_str().to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "  {:<14} {}  id {}  {} chars  {fate}",
+            n.kind.as_str(),
+            n.enqueued_at.to_rfc3339(),
+            n.id,
+            n.payload_chars
+        );
     }
     out
 }

@@ -165,3 +165,105 @@ fn oversized_input_is_refused() {
     let big = vec![b' '; 64 * 1024 * 1024 + 1];
     assert_bad_input(&call("system-notes", big), "");
 }
+
+#[test]
+fn notification_context_builds_the_envelope() {
+    let out = call(
+        "notification-context",
+        r#"{"kind":"permission","payload":"x","language":{"fallbackLanguage":"zh-CN","outputLanguage":"en","userLanguageSamples":["你好"]},"extra":1}"#,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "\"[NOTIFICATION] {\\\"kind\\\":\\\"permission\\\",\\\"output_language\\\":\\\"en\\\",\\\"fallback_language\\\":\\\"zh-CN\\\",\\\"payload\\\":\\\"x\\\"}\"\n"
+    );
+    let envelope: String = serde_json::from_str(&out.stdout).unwrap_or_default();
+    assert_eq!(
+        envelope,
+        r#"[NOTIFICATION] {"kind":"permission","output_language":"en","fallback_language":"zh-CN","payload":"x"}"#
+    );
+    // language absent or null: fallback en, no samples.
+    for input in [
+        r#"{"kind":"search_result","payload":"p"}"#,
+        r#"{"kind":"search_result","payload":"p","language":null}"#,
+    ] {
+        let out = call("notification-context", input);
+        let envelope: String = serde_json::from_str(&out.stdout).unwrap_or_default();
+        assert_eq!(
+            envelope,
+            r#"[NOTIFICATION] {"kind":"search_result","fallback_language":"en","payload":"p"}"#
+        );
+    }
+}
+
+#[test]
+fn notification_context_bad_input() {
+    let cases: &[(&str, &str)] = &[
+        (r#"{"payload":"p"}"#, "kind"),
+        (r#"{"kind":"alert","payload":"p"}"#, "kind"),
+        (r#"{"kind":"permission"}"#, "payload"),
+        (r#"{"kind":"permission","payload":{"a":1}}"#, "payload"),
+        (
+            r#"{"kind":"permission","payload":"p","language":"en"}"#,
+            "language",
+        ),
+        (
+            r#"{"kind":"permission","payload":"p","language":{}}"#,
+            "language.fallbackLanguage",
+        ),
+        (
+            r#"{"kind":"permission","payload":"p","language":{"fallbackLanguage":"fr"}}"#,
+            "language.fallbackLanguage",
+        ),
+        (
+            r#"{"kind":"permission","payload":"p","language":{"fallbackLanguage":"en","outputLanguage":"zh-cn"}}"#,
+            "language.outputLanguage",
+        ),
+        (
+            r#"{"kind":"permission","payload":"p","language":{"fallbackLanguage":"en","userLanguageSamples":["a",2]}}"#,
+            "language.userLanguageSamples.1",
+        ),
+    ];
+    for (input, field) in cases {
+        assert_bad_input(&call("notification-context", *input), field);
+    }
+}
+
+#[test]
+fn conversation_language_reports_the_tracker() {
+    let out = call(
+        "conversation-language",
+        r#"{"utterances":["ok","  ","Please respond in English","你好，帮我看看这个"],"fallbackLanguage":"zh-CN"}"#,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "{\"outputLanguage\":\"en\",\"resolved\":\"en\",\"explicit\":true,\"samples\":[\"ok\",\"Please respond in English\",\"你好，帮我看看这个\"]}\n"
+    );
+    let out = call(
+        "conversation-language",
+        r#"{"utterances":["git status"],"fallbackLanguage":"zh-CN"}"#,
+    );
+    assert_eq!(
+        out.stdout,
+        "{\"outputLanguage\":null,\"resolved\":\"zh-CN\",\"explicit\":false,\"samples\":[\"git status\"]}\n"
+    );
+    for (input, field) in [
+        (r#"{"fallbackLanguage":"en"}"#, "utterances"),
+        (
+            r#"{"utterances":"hi","fallbackLanguage":"en"}"#,
+            "utterances",
+        ),
+        (
+            r#"{"utterances":[null],"fallbackLanguage":"en"}"#,
+            "utterances.0",
+        ),
+        (r#"{"utterances":[]}"#, "fallbackLanguage"),
+        (
+            r#"{"utterances":[],"fallbackLanguage":"de"}"#,
+            "fallbackLanguage",
+        ),
+    ] {
+        assert_bad_input(&call("conversation-language", input), field);
+    }
+}

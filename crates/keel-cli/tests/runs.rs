@@ -142,6 +142,37 @@ fn populate(db: &Path) -> Result<(), Box<dyn std::error::Error>> {
         "run-a",
         RunWrite::append(1, Timestamp(1_795_987_906_000), items),
     )?;
+    // A notification merged into a user turn that also sets the language, and one still waiting.
+    store.enqueue_notification(
+        "run-a",
+        keel_store::NewNotification {
+            id: "search-1".into(),
+            kind: NotificationKind::SearchResult,
+            payload: "{\"answer\":\"42\"}".into(),
+            now: Timestamp(1_795_987_907_000),
+        },
+    )?;
+    let mut n = 100;
+    keel_runtime::boundary::open_user_turn(
+        &mut store,
+        "run-a",
+        "以后用中文回答",
+        Timestamp(1_795_987_908_000),
+        keel_core::notify::Lang::En,
+        &mut || {
+            n += 1;
+            ItemId::try_from(format!("item-{n}")).unwrap_or_else(|_| unreachable!())
+        },
+    )?;
+    store.enqueue_notification(
+        "run-a",
+        keel_store::NewNotification {
+            id: "task-9".into(),
+            kind: NotificationKind::TaskResult,
+            payload: "done".into(),
+            now: Timestamp(1_795_987_909_000),
+        },
+    )?;
     store.create_run(NewRun {
         id: "run-b".into(),
         preset: "review".into(),
@@ -205,7 +236,15 @@ fn runs_on_a_populated_database() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_default();
     assert_eq!(
         keys,
-        ["run", "items", "notes", "notes_count", "notes_chars"]
+        [
+            "run",
+            "items",
+            "notes",
+            "notes_count",
+            "notes_chars",
+            "language",
+            "notifications"
+        ]
     );
     assert_eq!(value["notes_count"], 3);
     let first_item_keys: Vec<&str> = value["items"][0]
@@ -220,7 +259,7 @@ fn runs_on_a_populated_database() -> Result<(), Box<dyn std::error::Error>> {
         .lines()
         .map(serde_json::from_str)
         .collect::<Result<_, _>>()?;
-    assert_eq!(lines.len(), 6);
+    assert_eq!(lines.len(), 8);
     assert_eq!(
         &lines[..],
         value["items"]

@@ -6,6 +6,7 @@
 //! `NoteLimit`) is exit 1 with `{"error"}`; nothing is printed on stdout in either case. Each
 //! function is one entry of [`FUNCTIONS`]; later issues add theirs there.
 
+mod notifications;
 mod system_notes;
 pub mod wire;
 
@@ -31,7 +32,17 @@ impl From<BadInput> for CallError {
 type Function = fn(&Value) -> Result<Value, CallError>;
 
 /// Every function `keel call` knows, by its kebab-case name.
-pub const FUNCTIONS: &[(&str, Function)] = &[("system-notes", system_notes::call)];
+pub const FUNCTIONS: &[(&str, Function)] = &[
+    ("system-notes", system_notes::call),
+    (
+        "notification-context",
+        notifications::notification_context_call,
+    ),
+    (
+        "conversation-language",
+        notifications::conversation_language_call,
+    ),
+];
 
 /// What the process prints and how it exits.
 #[derive(Debug, PartialEq, Eq)]
