@@ -286,7 +286,8 @@ pub trait Store {
     ) -> Result<u64, StoreError>;
     /// The run's pending notifications in arrival order.
     fn pending_notifications(&self, run: &str) -> Result<Vec<QueuedNotification>, StoreError>;
-    /// Ids already delivered or merged for the run.
+    /// The ids of pending notifications that were already delivered or merged for the run:
+    /// all that de-duplication needs, without reading the run's whole queue history.
     fn delivered_notification_ids(
         &self,
         run: &str,

@@ -58,6 +58,7 @@ pub const MIGRATIONS: &[&str] = &[
         settled_at       INTEGER
     );
     CREATE INDEX notification_queue_by_run ON notification_queue (run_id, state, arrival);
+    CREATE INDEX notification_queue_by_id ON notification_queue (run_id, notification_id, state);
 
     CREATE TABLE dispatch_ledger (
         run_id      TEXT NOT NULL REFERENCES runs (id),

@@ -463,8 +463,10 @@ impl Store for SqliteStore {
 
     fn delivered_notification_ids(&self, run: &str) -> Result<HashSet<String>, StoreError> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT DISTINCT notification_id FROM notification_queue \
-             WHERE run_id = ?1 AND state IN ('delivered', 'merged')",
+            "SELECT DISTINCT d.notification_id FROM notification_queue d \
+             WHERE d.run_id = ?1 AND d.state IN ('delivered', 'merged') \
+               AND d.notification_id IN (SELECT p.notification_id FROM notification_queue p \
+                                         WHERE p.run_id = ?1 AND p.state = 'pending')",
         )?;
         let rows = stmt.query_map([run], |r| r.get::<_, String>(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
