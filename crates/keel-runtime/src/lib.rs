@@ -10,3 +10,4 @@
 //! Not here: rendering (keel-core), persistence details (keel-store), the command line.
 
 pub mod boundary;
+pub mod gate;

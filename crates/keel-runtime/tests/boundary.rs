@@ -311,6 +311,17 @@ fn calls_of_a_notification_response_are_refused_and_recorded() -> R {
         name: "respond_permission".into(),
         arguments: serde_json::json!({"allow": true}),
     }];
+    // The gate's first stage refuses it, and nothing later runs.
+    let gate = keel_runtime::gate::Gate::authority_only();
+    let verdict = gate.decide(&keel_runtime::gate::GateInput {
+        origin,
+        call: &calls[0],
+    });
+    assert!(matches!(
+        verdict,
+        keel_runtime::gate::Verdict::Refuse { stage: keel_runtime::gate::Stage::Authority, ref tool_result, .. }
+            if tool_result == NOT_AUTHORIZED_RESULT
+    ));
     let refusals = authorize(origin, &calls);
     assert_eq!(refusals.len(), 1);
     let mut items = vec![NewItem {
