@@ -43,10 +43,10 @@ pub fn list(db: &Path, options: &StoreOptions, as_json: bool) -> Result<String> 
         return Ok(format!("{}\n", Value::Array(list)));
     }
     if runs.is_empty() {
-        return Ok(format!(
+        return Ok(terminal_safe(&format!(
             "No runs yet in {}.\nStart one with: keel run \"TASK\"\n",
             db.display()
-        ));
+        )));
     }
     let width = runs
         .iter()
@@ -69,7 +69,7 @@ pub fn list(db: &Path, options: &StoreOptions, as_json: bool) -> Result<String> 
             r.notes_count
         );
     }
-    Ok(out)
+    Ok(terminal_safe(&out))
 }
 
 fn head_json(head: &RunHead) -> Value {
@@ -138,7 +138,7 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
         });
         return Ok(format!("{value}\n"));
     }
-    Ok(render_text(&run, &queue))
+    Ok(terminal_safe(&render_text(&run, &queue)))
 }
 
 pub fn export(db: &Path, options: &StoreOptions, id: &str) -> Result<String> {
@@ -151,7 +151,8 @@ pub fn export(db: &Path, options: &StoreOptions, id: &str) -> Result<String> {
 }
 
 /// Text for a terminal: control characters other than line breaks and tabs are shown
-/// escaped, so no stored text can move the cursor or clear the screen.
+/// escaped, so no stored text — a run id, a tool name, a call id, a note tag or a body — can
+/// move the cursor or clear the screen. Applied once to the whole text output.
 fn terminal_safe(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -168,7 +169,7 @@ fn indented(out: &mut String, text: &str) {
     if text.is_empty() {
         out.push_str("      (empty)\n");
     }
-    for line in terminal_safe(text).lines() {
+    for line in text.lines() {
         let _ = writeln!(out, "      {line}");
     }
 }

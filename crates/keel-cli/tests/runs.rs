@@ -346,3 +346,60 @@ fn run_says_clearly_that_the_loop_is_not_built_yet() {
         "{err}"
     );
 }
+
+#[test]
+fn stored_control_characters_never_reach_the_terminal() -> Result<(), Box<dyn std::error::Error>> {
+    let sb = Sandbox::new();
+    let mut store = SqliteStore::open(&sb.db(), &StoreOptions::default())?;
+    let mut notes = SystemNotes::new();
+    keel_core::notes::producers::add_tool_error(
+        &mut notes,
+        "c\u{1b}[2J\u{1b}[31mFAKE",
+        "t\u{1b}[1m",
+        &Untrusted::new("boom".into()),
+    );
+    store.create_run(NewRun {
+        id: "r\u{1b}[5m".into(),
+        preset: "p\u{7}".into(),
+        now: Timestamp(0),
+        notes,
+        items: vec![item(
+            0,
+            ItemBody::ToolResult {
+                call_id: "c\u{1b}[2J".into(),
+                tool: "t\u{1b}[1m".into(),
+                output: Untrusted::new("o\u{1b}]0;title\u{7}".into()),
+                is_error: false,
+            },
+        )],
+    })?;
+    let (code, list, _) = sb.keel(&["runs", "list"]);
+    assert_eq!(code, 0);
+    let (code, show, err) = sb.keel(&["runs", "show", "r\u{1b}[5m"]);
+    assert_eq!(code, 0, "{err}");
+    for out in [&list, &show] {
+        assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
+    }
+    assert!(show.contains("tool-error:c\\u{001b}[2J"), "{show}");
+    Ok(())
+}
+
+#[test]
+fn runs_on_an_existing_empty_database_and_an_empty_file() -> Result<(), Box<dyn std::error::Error>>
+{
+    let sb = Sandbox::new();
+    drop(SqliteStore::open(&sb.db(), &StoreOptions::default())?);
+    let (code, out, err) = sb.keel(&["runs", "list"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("No runs yet in "), "{out}");
+    let (code, out, _) = sb.keel(&["runs", "list", "--json"]);
+    assert_eq!((code, out.as_str()), (0, "[]\n"));
+    // A zero-byte file stays zero bytes: reading never writes.
+    let empty = sb.path("empty.db");
+    std::fs::write(&empty, b"")?;
+    let (code, out, _) = sb.keel(&["runs", "list", "--db", empty.to_str().unwrap_or_default()]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("No runs yet"), "{out}");
+    assert_eq!(std::fs::metadata(&empty)?.len(), 0);
+    Ok(())
+}

@@ -237,11 +237,10 @@ pub fn compose(input: &ComposeInput<'_>) -> Result<ModelRequest, ComposeError> {
     }
     guard_conversation(&conversation)?;
 
-    let system = system_prompt(input);
+    // Always exactly one system message at index 0 (interfaces.md §4), even when every block
+    // is blank, so `{i}` in N12's error always counts from index 1 of the request.
     let mut messages = Vec::with_capacity(conversation.len() + 1);
-    if !system.is_empty() {
-        messages.push(ChatMessage::text(Role::System, system));
-    }
+    messages.push(ChatMessage::text(Role::System, system_prompt(input)));
     messages.extend(conversation);
     Ok(ModelRequest { messages })
 }

@@ -49,10 +49,12 @@ impl SqliteStore {
             })?;
         }
         let conn = Connection::open(path)?;
-        Self::init(conn, path, options)
+        Self::init(conn, path, options, true)
     }
 
-    /// Opens an existing database without creating one; for commands that only read.
+    /// Opens an existing keel database without creating one; for commands that only read. A
+    /// file that holds no keel database yet (for example an empty file) is
+    /// [`StoreError::NoDatabase`] and is left untouched.
     pub fn open_existing(path: &Path, options: &StoreOptions) -> Result<Self, StoreError> {
         if !path.exists() {
             return Err(StoreError::NoDatabase {
@@ -63,10 +65,15 @@ impl SqliteStore {
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
-        Self::init(conn, path, options)
+        Self::init(conn, path, options, false)
     }
 
-    fn init(mut conn: Connection, path: &Path, options: &StoreOptions) -> Result<Self, StoreError> {
+    fn init(
+        mut conn: Connection,
+        path: &Path,
+        options: &StoreOptions,
+        create: bool,
+    ) -> Result<Self, StoreError> {
         conn.busy_timeout(options.busy_timeout)?;
         let shown = path.display().to_string();
         // Look before touching: nothing is written to a file we will refuse.
@@ -93,6 +100,9 @@ impl SqliteStore {
                     path: shown,
                     found: app_id,
                 });
+            }
+            if !create {
+                return Err(StoreError::NoDatabase { path: shown });
             }
         }
         conn.pragma_update(None, "journal_mode", "WAL")?;

@@ -442,3 +442,19 @@ fn n33_system_prompt_is_byte_identical_with_and_without_a_notification() -> Resu
     assert_eq!(b.messages[2].role, Role::User);
     Ok(())
 }
+
+#[test]
+fn the_system_message_is_always_at_index_zero() -> Result<(), ComposeError> {
+    let n = SystemNotes::new();
+    let items = vec![user(0, "hi")];
+    let request = compose(&ComposeInput {
+        stable_head: " ",
+        volatile: &[],
+        notes: &n,
+        items: &items,
+    })?;
+    assert_eq!(request.messages.len(), 2);
+    assert_eq!(request.messages[0], ChatMessage::text(Role::System, ""));
+    assert_eq!(request.messages[1].role, Role::User);
+    Ok(())
+}
