@@ -220,7 +220,22 @@ fn execute(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+/// Logs go to stderr; `KEEL_LOG=error|warn|info|debug|trace` sets the level (default warn).
+fn init_logging() {
+    let level = std::env::var("KEEL_LOG")
+        .ok()
+        .and_then(|l| l.parse::<tracing::Level>().ok())
+        .unwrap_or(tracing::Level::WARN);
+    tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .without_time()
+        .init();
+}
+
 fn main() -> ExitCode {
+    init_logging();
     let cli = Cli::parse();
     match execute(cli) {
         Ok(code) => code,

@@ -403,3 +403,42 @@ fn runs_on_an_existing_empty_database_and_an_empty_file() -> Result<(), Box<dyn 
     assert_eq!(std::fs::metadata(&empty)?.len(), 0);
     Ok(())
 }
+
+#[test]
+fn malformed_stored_notes_are_skipped_logged_and_reported() -> Result<(), Box<dyn std::error::Error>>
+{
+    let sb = Sandbox::new();
+    let mut store = SqliteStore::open(&sb.db(), &StoreOptions::default())?;
+    store.create_run(NewRun {
+        id: "r".into(),
+        preset: "default".into(),
+        now: Timestamp(0),
+        notes: SystemNotes::new(),
+        items: vec![],
+    })?;
+    drop(store);
+    let conn = rusqlite::Connection::open(sb.db())?;
+    conn.execute_batch(
+        "INSERT INTO notes VALUES ('r', 0, 'good', 'run', NULL);
+         INSERT INTO notes VALUES ('r', 1, 'bad', 'forever', NULL);",
+    )?;
+    drop(conn);
+    let (code, out, err) = sb.keel(&["runs", "show", "r", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("skipped a malformed system note"),
+        "logged: {err}"
+    );
+    let value: serde_json::Value = serde_json::from_str(&out)?;
+    assert_eq!(
+        value["notes"],
+        serde_json::json!([{"text": "good", "lifetime": "run"}])
+    );
+    assert_eq!(value["skipped_notes"][0]["position"], 1);
+    let (_, text, _) = sb.keel(&["runs", "show", "r"]);
+    assert!(
+        text.contains("warning: stored note 1 was skipped"),
+        "{text}"
+    );
+    Ok(())
+}

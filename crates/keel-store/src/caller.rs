@@ -5,13 +5,88 @@ use keel_core::legacy::{CallerField, check_caller_roles};
 use keel_core::notes::producers;
 use keel_core::{ItemBody, ItemId, SystemNotes, Timestamp};
 
-use crate::{NewItem, NewRun, RunHead, Store, StoreError};
+use crate::{Committed, NewItem, NewRun, RunHead, RunWrite, Store, StoreError};
 
 /// One caller message: `{"role":"user"|"assistant","content"}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CallerMessage {
     pub role: String,
     pub content: String,
+}
+
+impl CallerMessage {
+    /// Reads one `--history` line, `{"role","content"}`. Other keys are dropped: whatever
+    /// they are named (`system_notes`, `__systemNotes`, …), caller data never reaches the
+    /// run's notes (system-notes.md N22, T6).
+    pub fn from_json_line(line: &str, index: usize) -> Result<Self, StoreError> {
+        let bad = |reason: &str| StoreError::BadCallerMessage {
+            index,
+            reason: reason.to_string(),
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| bad(&format!("not JSON: {e}")))?;
+        let role = value
+            .get("role")
+            .and_then(|v| v.as_str())
+            .ok_or_else(|| bad("`role` must be a string"))?;
+        let content = value
+            .get("content")
+            .and_then(|v| v.as_str())
+            .ok_or_else(|| bad("`content` must be a string"))?;
+        Ok(Self {
+            role: role.to_string(),
+            content: content.to_string(),
+        })
+    }
+}
+
+fn caller_items(
+    messages: Vec<CallerMessage>,
+    now: Timestamp,
+    next_item_id: &mut dyn FnMut() -> ItemId,
+) -> Result<Vec<NewItem>, StoreError> {
+    let mut items = Vec::with_capacity(messages.len());
+    for (index, message) in messages.into_iter().enumerate() {
+        let body = match message.role.as_str() {
+            "user" => ItemBody::User {
+                text: message.content,
+            },
+            "assistant" => ItemBody::Assistant {
+                text: message.content,
+                tool_calls: Vec::new(),
+            },
+            _ => {
+                return Err(StoreError::UnsupportedCallerRole {
+                    index,
+                    role: message.role,
+                });
+            }
+        };
+        items.push(NewItem {
+            id: next_item_id(),
+            ts: now,
+            body,
+        });
+    }
+    Ok(items)
+}
+
+/// Appends a caller's history delta to a run, validated whole before anything is written: a
+/// role-`system` message is `InvalidCallerMessages { field: "historyDelta", index }`.
+pub fn append_caller_messages(
+    store: &mut dyn Store,
+    run: &str,
+    expected_version: u64,
+    messages: Vec<CallerMessage>,
+    now: Timestamp,
+    next_item_id: &mut dyn FnMut() -> ItemId,
+) -> Result<Committed, StoreError> {
+    check_caller_roles(
+        CallerField::HistoryDelta,
+        messages.iter().map(|m| m.role.as_str()),
+    )?;
+    let items = caller_items(messages, now, next_item_id)?;
+    store.commit(run, RunWrite::append(expected_version, now, items))
 }
 
 /// A run to start from caller input.
@@ -35,29 +110,7 @@ pub fn start_run_from_caller(
     mut next_item_id: impl FnMut() -> ItemId,
 ) -> Result<RunHead, StoreError> {
     check_caller_roles(start.field, start.messages.iter().map(|m| m.role.as_str()))?;
-    let mut items = Vec::with_capacity(start.messages.len());
-    for (index, message) in start.messages.into_iter().enumerate() {
-        let body = match message.role.as_str() {
-            "user" => ItemBody::User {
-                text: message.content,
-            },
-            "assistant" => ItemBody::Assistant {
-                text: message.content,
-                tool_calls: Vec::new(),
-            },
-            _ => {
-                return Err(StoreError::UnsupportedCallerRole {
-                    index,
-                    role: message.role,
-                });
-            }
-        };
-        items.push(NewItem {
-            id: next_item_id(),
-            ts: start.now,
-            body,
-        });
-    }
+    let items = caller_items(start.messages, start.now, &mut next_item_id)?;
     let mut notes = SystemNotes::new();
     if let Some(text) = start.instructions {
         producers::add_caller_instructions(&mut notes, text);

@@ -24,7 +24,7 @@ use keel_core::language::ConversationLanguage;
 use keel_core::notify::{NotificationKind, QueuedNotification};
 use keel_core::{Item, ItemBody, ItemId, SystemNotes, Timestamp};
 
-pub use caller::{CallerMessage, StartRun, start_run_from_caller};
+pub use caller::{CallerMessage, StartRun, append_caller_messages, start_run_from_caller};
 pub use schema::SCHEMA_VERSION;
 pub use sqlite::{SqliteStore, StoreOptions};
 
@@ -267,6 +267,8 @@ pub enum StoreError {
         "caller message at index {index} has role {role:?}; only \"user\" and \"assistant\" are accepted"
     )]
     UnsupportedCallerRole { index: usize, role: String },
+    #[error("caller message at index {index} cannot be read: {reason}")]
+    BadCallerMessage { index: usize, reason: String },
 }
 
 /// Durable runs. Every method that writes is one transaction.

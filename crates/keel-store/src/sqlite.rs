@@ -242,13 +242,17 @@ fn read_notes(
     for (pos, row) in rows.enumerate() {
         let (text, lifetime, tag) = row?;
         let Some(lifetime) = NoteLifetime::parse(&lifetime) else {
-            skipped.push((pos, format!("unknown lifetime {lifetime:?}")));
+            let reason = format!("unknown lifetime {lifetime:?}");
+            tracing::warn!(run, position = pos, %reason, "skipped a malformed system note");
+            skipped.push((pos, reason));
             continue;
         };
         let tag = match tag.map(NoteTag::new).transpose() {
             Ok(tag) => tag,
             Err(e) => {
-                skipped.push((pos, e.to_string()));
+                let reason = e.to_string();
+                tracing::warn!(run, position = pos, %reason, "skipped a malformed system note");
+                skipped.push((pos, reason));
                 continue;
             }
         };
