@@ -26,7 +26,7 @@ use keel_core::{Item, ItemBody, ItemId, SystemNotes, Timestamp};
 
 pub use caller::{CallerMessage, StartRun, append_caller_messages, start_run_from_caller};
 pub use schema::SCHEMA_VERSION;
-pub use sqlite::{SqliteStore, StoreOptions};
+pub use sqlite::{CRASH_POINT_ENV, SqliteStore, StoreOptions};
 
 /// A new run.
 #[derive(Clone, Debug)]

@@ -18,6 +18,21 @@ use crate::{
     RunRecord, RunSummary, RunWrite, Store, StoreError,
 };
 
+/// The environment variable that names a crash point (see [`crash_point`]).
+pub const CRASH_POINT_ENV: &str = "KEEL_STORE_CRASH_POINT";
+
+/// Durability test hook. When `KEEL_STORE_CRASH_POINT` names this point, the process aborts
+/// here — no destructors, no rollback, as if it were killed at this instant — so the crash
+/// tests can stop a writer at an exact step of a turn close instead of hoping a random
+/// SIGKILL lands there. The variable is read once; unset, this is a no-op.
+fn crash_point(name: &str) {
+    static POINT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let armed = POINT.get_or_init(|| std::env::var(CRASH_POINT_ENV).ok());
+    if armed.as_deref() == Some(name) {
+        std::process::abort();
+    }
+}
+
 /// How to open the database.
 #[derive(Clone, Debug)]
 pub struct StoreOptions {
@@ -376,6 +391,9 @@ impl Store for SqliteStore {
             });
         }
         insert_items(&tx, run, head.next_seq, &write.append)?;
+        if write.close_turn {
+            crash_point("close:after-items");
+        }
         if let Some(notes) = &write.notes {
             replace_notes(&tx, run, notes)?;
         }
@@ -426,7 +444,13 @@ impl Store for SqliteStore {
             write.now.millis().max(head.updated_at.millis()),
             run
         ])?;
+        if write.close_turn {
+            crash_point("close:before-commit");
+        }
         tx.commit()?;
+        if write.close_turn {
+            crash_point("close:after-commit");
+        }
         Ok(committed)
     }
 

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use common::{id, new_run};
 use keel_core::{ItemBody, NoteLifetime, NoteTag, Timestamp};
-use keel_store::{NewItem, RunWrite, SqliteStore, Store, StoreOptions};
+use keel_store::{CRASH_POINT_ENV, NewItem, RunWrite, SqliteStore, Store, StoreOptions};
 
 const CLOSE_ITEMS: u64 = 40;
 const TURN_ITEMS: u64 = CLOSE_ITEMS + 1;
@@ -76,7 +76,7 @@ fn sigkill_mid_turn_close_leaves_whole_turns_or_none() -> Result<(), Box<dyn std
     SqliteStore::open(&path, &StoreOptions::default())?.create_run(new_run("r1"))?;
     let me = std::env::current_exe()?;
     let mut saw_open_turn = false;
-    for round in 0..8u64 {
+    for round in 0..24u64 {
         let before = SqliteStore::open(&path, &StoreOptions::default())?
             .run_head("r1")?
             .next_seq;
@@ -92,7 +92,7 @@ fn sigkill_mid_turn_close_leaves_whole_turns_or_none() -> Result<(), Box<dyn std
         while store.run_head("r1")?.next_seq <= before + TURN_ITEMS && Instant::now() < wait_until {
             std::thread::sleep(Duration::from_millis(2));
         }
-        std::thread::sleep(Duration::from_micros(700 * round + 137));
+        std::thread::sleep(Duration::from_micros(300 * round + 137));
         child.kill()?; // SIGKILL on Unix
         child.wait()?;
 
@@ -134,5 +134,52 @@ fn sigkill_mid_turn_close_leaves_whole_turns_or_none() -> Result<(), Box<dyn std
     }
     // Not an assertion on timing: report which states the kills landed in.
     eprintln!("killed inside an open turn at least once: {saw_open_turn}");
+    Ok(())
+}
+
+/// The same invariant at exact steps of the closing transaction: the child aborts there, as if
+/// killed at that instant.
+#[test]
+fn a_crash_at_each_step_of_a_turn_close_leaves_all_or_nothing()
+-> Result<(), Box<dyn std::error::Error>> {
+    let me = std::env::current_exe()?;
+    for (point, closed) in [
+        ("close:after-items", false),
+        ("close:before-commit", false),
+        ("close:after-commit", true),
+    ] {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("keel.db");
+        SqliteStore::open(&path, &StoreOptions::default())?.create_run(new_run("r1"))?;
+        let status = Command::new(&me)
+            .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
+            .env(CHILD_ENV, &path)
+            .env(CRASH_POINT_ENV, point)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()?;
+        assert!(
+            !status.success(),
+            "{point}: the child should have died at the crash point"
+        );
+        let run = SqliteStore::open(&path, &StoreOptions::default())?.load_run("r1")?;
+        let turn_notes = run
+            .notes
+            .iter()
+            .filter(|n| n.lifetime == NoteLifetime::Turn)
+            .count();
+        let closed_turns = run.notes.read("closed-turns").map(String::from);
+        if closed {
+            assert_eq!(run.items.len() as u64, TURN_ITEMS, "{point}");
+            assert_eq!(
+                (turn_notes, closed_turns.as_deref()),
+                (0, Some("1")),
+                "{point}"
+            );
+        } else {
+            assert_eq!(run.items.len(), 1, "{point}: part of the close was kept");
+            assert_eq!((turn_notes, closed_turns), (1, None), "{point}");
+        }
+    }
     Ok(())
 }
