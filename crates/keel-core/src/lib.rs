@@ -16,6 +16,7 @@ pub mod language;
 pub mod legacy;
 pub mod notes;
 pub mod notify;
+pub mod policy;
 pub mod text;
 pub mod time;
 

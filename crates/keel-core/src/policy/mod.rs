@@ -1,0 +1,34 @@
+//! Policy: what decides a proposed tool call (safety.md, seed 002).
+//!
+//! The checker protocol's wire types ([`protocol`]), prioritized rules and how their decision
+//! combines with checkers' ([`rules`]), and the in-process checkers: allowed paths over a
+//! [`paths::PathResolver`] passed in ([`paths`]) and provenance ([`provenance`]), with the
+//! read-only/side-effecting tool classifier they share ([`classify`]). Pure: running external
+//! checkers and resolving real paths happen in keel-runtime.
+
+pub mod classify;
+pub mod paths;
+pub mod protocol;
+pub mod provenance;
+pub mod rules;
+
+use serde::{Deserialize, Serialize};
+
+/// A decision, most permissive first; `max` is the most restrictive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Allow,
+    AskUser,
+    Deny,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allow => "allow",
+            Decision::AskUser => "ask_user",
+            Decision::Deny => "deny",
+        }
+    }
+}

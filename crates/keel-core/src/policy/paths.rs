@@ -1,0 +1,233 @@
+//! The allowed-path checker's decision logic (safety.md N22–N25, N28–N32; T5).
+//!
+//! Every path-like string argument is resolved physically — component by component, each
+//! existing prefix canonicalized through the [`PathResolver`] passed in — and classified
+//! against the allowed roots. All paths are evaluated and the most restrictive result wins,
+//! with the reason of the first path that has it. The filesystem itself is behind the
+//! resolver: keel-runtime has the `std::fs` one, tests have a map.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::Value;
+
+use super::Decision;
+use super::protocol::SafetyCheckResult;
+
+/// Why a path could not be canonicalized.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResolveError {
+    /// Nothing exists there.
+    NotFound,
+    /// Anything else (permissions, a loop of links, …).
+    Other(String),
+}
+
+/// Canonicalizes existing paths (symlinks resolved).
+pub trait PathResolver {
+    fn canonicalize(&self, path: &Path) -> Result<PathBuf, ResolveError>;
+}
+
+/// A string argument to check, with its dot-path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathArg {
+    pub arg: String,
+    pub value: String,
+}
+
+/// Config `{included_args?, excluded_args?}` (N22).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PathConfig {
+    pub included: Vec<String>,
+    pub excluded: Vec<String>,
+}
+
+impl PathConfig {
+    pub fn from_value(config: Option<&Value>) -> Self {
+        let list = |key: &str| -> Vec<String> {
+            config
+                .and_then(|c| c.get(key))
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        Self {
+            included: list("included_args"),
+            excluded: list("excluded_args"),
+        }
+    }
+}
+
+fn path_like(key: &str) -> bool {
+    let key = key.to_lowercase();
+    key.contains("path")
+        || key.contains("directory")
+        || key.contains("file")
+        || key == "source"
+        || key == "destination"
+}
+
+/// Collects the string arguments to check, depth-first, keys in the order received (N23, N28,
+/// N29). An array element's effective key is the array's.
+pub fn collect_path_args(args: &Value, config: &PathConfig) -> Vec<PathArg> {
+    fn walk(
+        v: &Value,
+        dot: &str,
+        effective: Option<&str>,
+        config: &PathConfig,
+        out: &mut Vec<PathArg>,
+    ) {
+        if !dot.is_empty() && config.excluded.iter().any(|e| e == dot) {
+            return;
+        }
+        match v {
+            Value::Object(map) => {
+                for (k, child) in map {
+                    let path = if dot.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{dot}.{k}")
+                    };
+                    walk(child, &path, Some(k), config, out);
+                }
+            }
+            Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    walk(child, &format!("{dot}.{i}"), effective, config, out);
+                }
+            }
+            Value::String(s) => {
+                let included = config.included.iter().any(|i| i == dot);
+                if included || effective.is_some_and(path_like) {
+                    out.push(PathArg {
+                        arg: dot.to_string(),
+                        value: s.clone(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(args, "", None, config, &mut out);
+    out
+}
+
+/// Physical resolution (N32): `.` skipped; `..` goes to the parent of the canonical prefix;
+/// an existing component is canonicalized; from the first missing one on, the rest is
+/// appended, and a `..` there cannot be resolved.
+pub fn resolve(path: &str, cwd: &Path, fs: &dyn PathResolver) -> Result<PathBuf, String> {
+    let joined = cwd.join(path);
+    let mut prefix = PathBuf::from("/");
+    let mut missing = false;
+    for component in joined.components() {
+        match component {
+            Component::RootDir | Component::Prefix(_) => prefix = PathBuf::from("/"),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if missing {
+                    return Err("`..` after a component that does not exist".into());
+                }
+                prefix.pop();
+            }
+            Component::Normal(name) => {
+                let candidate = prefix.join(name);
+                if missing {
+                    prefix = candidate;
+                    continue;
+                }
+                match fs.canonicalize(&candidate) {
+                    Ok(canonical) => prefix = canonical,
+                    Err(ResolveError::NotFound) => {
+                        missing = true;
+                        prefix = candidate;
+                    }
+                    Err(ResolveError::Other(e)) => return Err(e),
+                }
+            }
+        }
+    }
+    Ok(prefix)
+}
+
+/// Inside iff the relative path is empty or its first component is not `..` (N31).
+fn relative_to(path: &Path, root: &Path) -> Option<PathBuf> {
+    path.strip_prefix(root).ok().map(Path::to_path_buf)
+}
+
+fn segment_key(segment: &str) -> String {
+    let cut = segment.split(':').next().unwrap_or("");
+    cut.trim_end_matches([' ', '.']).to_lowercase()
+}
+
+/// Classifies one resolved path against the roots (N25).
+fn classify_path(resolved: &Path, shown: &str, arg: &str, roots: &[PathBuf]) -> SafetyCheckResult {
+    let mut inside = false;
+    let mut result = SafetyCheckResult::allow();
+    for root in roots {
+        let Some(rel) = relative_to(resolved, root) else {
+            continue;
+        };
+        inside = true;
+        for segment in rel.components() {
+            let Component::Normal(s) = segment else {
+                continue;
+            };
+            match segment_key(&s.to_string_lossy()).as_str() {
+                ".git" | ".env" | "node_modules" => {
+                    return SafetyCheckResult::deny(format!(
+                        "Access to sensitive path \"{shown}\" in argument \"{arg}\" is blocked."
+                    ));
+                }
+                ".vscode" => {
+                    result = SafetyCheckResult::ask(
+                        "Modifying .vscode configuration files requires explicit user confirmation.",
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    if !inside {
+        return SafetyCheckResult::deny(format!(
+            "Path \"{shown}\" in argument \"{arg}\" is outside of the allowed workspace directories."
+        ));
+    }
+    result
+}
+
+/// The allowed-path checker (N22–N25, N30).
+pub fn check_paths(
+    args: &Value,
+    cwd: &Path,
+    workspaces: &[PathBuf],
+    config: &PathConfig,
+    fs: &dyn PathResolver,
+) -> SafetyCheckResult {
+    let roots: Vec<PathBuf> = std::iter::once(cwd)
+        .chain(workspaces.iter().map(PathBuf::as_path))
+        .filter_map(|r| fs.canonicalize(r).ok())
+        .collect();
+    let mut worst = SafetyCheckResult::allow();
+    for PathArg { arg, value } in collect_path_args(args, config) {
+        let result = match resolve(&value, cwd, fs) {
+            Ok(resolved) => classify_path(&resolved, &value, &arg, &roots),
+            Err(_) => SafetyCheckResult::deny(format!(
+                "Cannot resolve path \"{value}\" in argument \"{arg}\""
+            )),
+        };
+        if result.decision > worst.decision {
+            worst = result;
+            if worst.decision == Decision::Deny {
+                break;
+            }
+        }
+    }
+    worst
+}
+
+#[cfg(test)]
+mod tests;

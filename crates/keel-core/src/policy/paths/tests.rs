@@ -1,0 +1,190 @@
+use std::collections::HashMap;
+
+use serde_json::json;
+
+use super::*;
+
+/// `/w` and `/w2` are roots; `/w/link` → `/outside`; the listed paths exist.
+struct FakeFs(HashMap<PathBuf, PathBuf>);
+
+impl FakeFs {
+    fn new() -> Self {
+        let mut m = HashMap::new();
+        for p in [
+            "/",
+            "/w",
+            "/w2",
+            "/w/src",
+            "/w/src/a.rs",
+            "/w2/n.md",
+            "/etc",
+            "/etc/passwd",
+            "/outside",
+            "/w/.git",
+            "/w/.git/config",
+            "/w/.vscode",
+            "/w/a",
+        ] {
+            m.insert(PathBuf::from(p), PathBuf::from(p));
+        }
+        m.insert(PathBuf::from("/w/link"), PathBuf::from("/outside"));
+        Self(m)
+    }
+}
+
+impl PathResolver for FakeFs {
+    fn canonicalize(&self, path: &Path) -> Result<PathBuf, ResolveError> {
+        self.0.get(path).cloned().ok_or(ResolveError::NotFound)
+    }
+}
+
+fn check(args: serde_json::Value, config: PathConfig) -> SafetyCheckResult {
+    check_paths(
+        &args,
+        Path::new("/w"),
+        &[PathBuf::from("/w2")],
+        &config,
+        &FakeFs::new(),
+    )
+}
+
+fn plain(args: serde_json::Value) -> SafetyCheckResult {
+    check(args, PathConfig::default())
+}
+
+#[test]
+fn t5_allowed_paths() {
+    for args in [
+        json!({"file_path": "/w/src/a.rs"}),
+        json!({"file_path": "src/a.rs"}),
+        json!({"file_path": "/w2/n.md"}),
+    ] {
+        assert_eq!(plain(args.clone()), SafetyCheckResult::allow(), "{args}");
+    }
+    assert_eq!(
+        plain(json!({"file_path": "/etc/passwd"})),
+        SafetyCheckResult::deny(
+            "Path \"/etc/passwd\" in argument \"file_path\" is outside of the allowed workspace directories."
+        )
+    );
+    assert_eq!(
+        plain(json!({"file_path": "/w/.git/config"})),
+        SafetyCheckResult::deny(
+            "Access to sensitive path \"/w/.git/config\" in argument \"file_path\" is blocked."
+        )
+    );
+    for args in [
+        json!({"path": "/w/.GIT/HEAD"}),
+        json!({"path": "/w/.git. /x"}),
+        json!({"path": "/w/.env:s"}),
+        json!({"path": "/w/.env."}),
+        json!({"directory": "/w/a/node_modules"}),
+    ] {
+        let r = plain(args.clone());
+        assert_eq!(r.decision, Decision::Deny, "{args}");
+        assert!(r.reason.is_some_and(|s| s.contains("sensitive")), "{args}");
+    }
+    assert_eq!(
+        plain(json!({"file_path": "/w/.vscode/settings.json"})),
+        SafetyCheckResult::ask(
+            "Modifying .vscode configuration files requires explicit user confirmation."
+        )
+    );
+    let r = plain(json!({"file_path": "/w/.vscode/s.json", "destination": "/etc/x"}));
+    assert_eq!(r.decision, Decision::Deny);
+    assert!(r.reason.is_some_and(|s| s.contains("\"destination\"")));
+    assert_eq!(
+        plain(json!({"paths": ["/w/a", "/etc/x"]})),
+        SafetyCheckResult::deny(
+            "Path \"/etc/x\" in argument \"paths.1\" is outside of the allowed workspace directories."
+        )
+    );
+    assert_eq!(
+        plain(json!({"FilePath": "/etc/x"})).decision,
+        Decision::Deny
+    );
+    assert_eq!(
+        plain(json!({"options": {"target_directory": "/etc"}})),
+        SafetyCheckResult::deny(
+            "Path \"/etc\" in argument \"options.target_directory\" is outside of the allowed workspace directories."
+        )
+    );
+    assert_eq!(
+        plain(json!({"content": "/etc/passwd"})),
+        SafetyCheckResult::allow()
+    );
+    assert_eq!(plain(json!({"file_path": 42})), SafetyCheckResult::allow());
+    let included = PathConfig {
+        included: vec!["target".into()],
+        excluded: vec![],
+    };
+    assert_eq!(
+        check(json!({"target": "/etc"}), included).decision,
+        Decision::Deny
+    );
+    let excluded = PathConfig {
+        included: vec![],
+        excluded: vec!["file_path".into()],
+    };
+    assert_eq!(
+        check(json!({"file_path": "/etc/x"}), excluded),
+        SafetyCheckResult::allow()
+    );
+    assert_eq!(
+        plain(json!({"file_path": "/w/link/x"})).decision,
+        Decision::Deny
+    );
+    let r = plain(json!({"file_path": "/w/link/../x"}));
+    assert_eq!(r.decision, Decision::Deny);
+    assert!(
+        r.reason.is_some_and(|s| s.contains("outside")),
+        "resolves to /x"
+    );
+    assert_eq!(
+        plain(json!({"file_path": "/w/..foo"})),
+        SafetyCheckResult::allow()
+    );
+    assert_eq!(
+        plain(json!({"file_path": "/w/new/dir/f.txt"})),
+        SafetyCheckResult::allow()
+    );
+    assert_eq!(
+        plain(json!({"file_path": "/w/new/../x"})),
+        SafetyCheckResult::deny("Cannot resolve path \"/w/new/../x\" in argument \"file_path\"")
+    );
+}
+
+#[test]
+fn relative_escapes_and_nested_arrays() {
+    assert_eq!(
+        plain(json!({"path": "../etc/passwd"})).decision,
+        Decision::Deny
+    );
+    assert_eq!(
+        plain(json!({"path": "src/../../etc"})).decision,
+        Decision::Deny
+    );
+    assert_eq!(plain(json!({"files": [["/w/a"], ["/w/a", "/etc/x"]]})).reason, Some("Path \"/etc/x\" in argument \"files.1.1\" is outside of the allowed workspace directories.".into()));
+    assert_eq!(
+        plain(json!({"batch": [{"source": "/w/a", "destination": "/w/.git/x"}]})).decision,
+        Decision::Deny
+    );
+}
+
+#[test]
+fn n30_the_first_path_with_the_worst_result_gives_the_reason() {
+    let r = plain(json!({"a_path": "/w/.vscode/x", "b_path": "/etc/one", "c_path": "/etc/two"}));
+    assert_eq!(r.reason, Some("Path \"/etc/one\" in argument \"b_path\" is outside of the allowed workspace directories.".into()));
+}
+
+#[test]
+fn an_uncanonicalizable_root_is_skipped() {
+    let r = check_paths(
+        &json!({"path": "/w2/n.md"}),
+        Path::new("/w"),
+        &[PathBuf::from("/gone")],
+        &PathConfig::default(),
+        &FakeFs::new(),
+    );
+    assert_eq!(r.decision, Decision::Deny);
+}

@@ -1,0 +1,477 @@
+//! Prioritized rules and how a call's decision is composed (safety.md N11–N17, N36, N37, N41,
+//! N42; T3, T4).
+//!
+//! A [`Policy`] holds compiled rules and checker rules, sorted once by descending priority
+//! (ties: most restrictive first, then load order). The first matching rule gives the rule
+//! decision; without a match the decision depends on the approval mode and interactivity
+//! (N14). Checkers then run unless the rules denied (N16), and [`compose`] folds their verdicts
+//! in priority order exactly as sequential evaluation would (N37).
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::Decision;
+
+/// Approval modes (interfaces.md §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Default,
+    Plan,
+    Yolo,
+}
+
+impl Mode {
+    /// `autoEdit` is Gemini's name for keel's `default`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "default" | "autoEdit" => Some(Mode::Default),
+            "plan" => Some(Mode::Plan),
+            "yolo" => Some(Mode::Yolo),
+            _ => None,
+        }
+    }
+}
+
+/// Tiers (N11): the integer part of a priority.
+pub const TIER_DEFAULT: i64 = 1;
+pub const TIER_WORKSPACE: i64 = 3;
+pub const TIER_USER: i64 = 4;
+pub const TIER_ADMIN: i64 = 5;
+/// "Allow for this run" answers (N12, interfaces.md §3).
+pub const ALLOW_FOR_RUN_PRIORITY: i64 = 3950;
+
+/// `tier × 1000 + p` (N42).
+pub fn priority(tier: i64, p: i64) -> i64 {
+    tier * 1000 + p
+}
+
+/// What a rule or checker rule matches on (N13).
+#[derive(Clone, Debug, Default)]
+pub struct Matcher {
+    /// Tool-name globs (`*`); empty matches every tool.
+    pub tool_names: Vec<Regex>,
+    pub mcp_name: Option<String>,
+    /// Over the stable stringified args (N41).
+    pub args_pattern: Option<Regex>,
+    /// Shell commands: every sub-command must start with one of these (keel, beyond N14).
+    pub command_prefixes: Vec<String>,
+    /// Shell commands: every sub-command must match.
+    pub command_regex: Option<Regex>,
+    pub modes: Option<Vec<Mode>>,
+    pub interactive: Option<bool>,
+    /// Each listed annotation must equal the tool's.
+    pub annotations: Option<serde_json::Map<String, Value>>,
+}
+
+/// The facts about one call that rules look at.
+#[derive(Clone, Copy, Debug)]
+pub struct CallFacts<'a> {
+    pub tool: &'a str,
+    pub args: &'a Value,
+    pub mode: Mode,
+    pub interactive: bool,
+    pub annotations: Option<&'a serde_json::Map<String, Value>>,
+}
+
+/// A tool-name glob as a regex: `*` matches any run of chars; Gemini's `mcp_<server>_*` is read
+/// as keel's `mcp__<server>__*`.
+pub fn tool_glob(pattern: &str) -> Result<Regex, regex::Error> {
+    let pattern = match pattern.strip_prefix("mcp_") {
+        Some(rest) if !rest.starts_with('_') => match rest.split_once('_') {
+            Some((server, tail)) => format!("mcp__{server}__{tail}"),
+            None => pattern.to_string(),
+        },
+        _ => pattern.to_string(),
+    };
+    let body: Vec<String> = pattern.split('*').map(regex::escape).collect();
+    Regex::new(&format!("^{}$", body.join(".*")))
+}
+
+/// Stable stringify (N41): compact JSON, object keys sorted by code point at every level.
+pub fn stable_stringify(v: &Value) -> String {
+    fn sorted(v: &Value) -> Value {
+        match v {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                let mut out = serde_json::Map::new();
+                for k in keys {
+                    out.insert(k.clone(), sorted(&map[k]));
+                }
+                Value::Object(out)
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(v).to_string()
+}
+
+/// The shell command of a call, if it has one: its `command` argument.
+pub fn shell_command(args: &Value) -> Option<&str> {
+    args.get("command").and_then(Value::as_str)
+}
+
+/// Splits a compound shell command at `&&`, `||`, `;`, `|`, `&` and newlines, outside quotes.
+pub fn split_commands(command: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut quote: Option<char> = None;
+    let mut chars = command.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => {
+                quote = None;
+                current.push(c);
+            }
+            (Some(_), '\\') => {
+                current.push(c);
+                if let Some(n) = chars.next() {
+                    current.push(n);
+                }
+            }
+            (Some(_), c) => current.push(c),
+            (None, '\'' | '"' | '`') => {
+                quote = Some(c);
+                current.push(c);
+            }
+            (None, '\\') => {
+                current.push(c);
+                if let Some(n) = chars.next() {
+                    current.push(n);
+                }
+            }
+            (None, ';' | '\n' | '|' | '&') => {
+                if matches!(chars.peek(), Some('|' | '&')) {
+                    chars.next();
+                }
+                parts.push(std::mem::take(&mut current));
+            }
+            (None, '$') if chars.peek() == Some(&'(') => {
+                // A command substitution is a command of its own: never covered by a prefix.
+                parts.push(std::mem::take(&mut current));
+                parts.push("$(".to_string());
+                current.push(c);
+            }
+            (None, c) => current.push(c),
+        }
+    }
+    parts.push(current);
+    parts
+        .into_iter()
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+fn starts_with_word(command: &str, prefix: &str) -> bool {
+    command == prefix
+        || command
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.starts_with(char::is_whitespace))
+}
+
+impl Matcher {
+    /// Whether the call matches (N13). `with_interactive` is false for checker rules (N16).
+    pub fn matches(&self, call: &CallFacts<'_>, with_interactive: bool) -> bool {
+        if !self.tool_names.is_empty() && !self.tool_names.iter().any(|r| r.is_match(call.tool)) {
+            return false;
+        }
+        if let Some(server) = &self.mcp_name {
+            let prefix = format!("mcp__{server}__");
+            if !call.tool.starts_with(&prefix) {
+                return false;
+            }
+        }
+        if let Some(modes) = &self.modes {
+            if !modes.contains(&call.mode) {
+                return false;
+            }
+        }
+        if with_interactive && self.interactive.is_some_and(|i| i != call.interactive) {
+            return false;
+        }
+        if let Some(want) = &self.annotations {
+            let Some(have) = call.annotations else {
+                return false;
+            };
+            if want.iter().any(|(k, v)| have.get(k) != Some(v)) {
+                return false;
+            }
+        }
+        if let Some(pattern) = &self.args_pattern {
+            if !pattern.is_match(&stable_stringify(call.args)) {
+                return false;
+            }
+        }
+        if !self.command_prefixes.is_empty() || self.command_regex.is_some() {
+            let Some(command) = shell_command(call.args) else {
+                return false;
+            };
+            let parts = split_commands(command);
+            if parts.is_empty() {
+                return false;
+            }
+            for part in &parts {
+                if !self.command_prefixes.is_empty()
+                    && !self
+                        .command_prefixes
+                        .iter()
+                        .any(|p| starts_with_word(part, p))
+                {
+                    return false;
+                }
+                if let Some(re) = &self.command_regex {
+                    if !re.is_match(part) {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+}
+
+/// A compiled `[[rule]]`.
+#[derive(Clone, Debug)]
+pub struct Rule {
+    pub matcher: Matcher,
+    pub decision: Decision,
+    pub priority: i64,
+    pub deny_message: Option<String>,
+    /// `file:line`, for messages.
+    pub source: String,
+}
+
+/// Which checker a checker rule runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckerRef {
+    InProcess(String),
+    External(String),
+}
+
+impl CheckerRef {
+    pub fn name(&self) -> &str {
+        match self {
+            CheckerRef::InProcess(n) | CheckerRef::External(n) => n,
+        }
+    }
+}
+
+/// A compiled `[[safety_checker]]`.
+#[derive(Clone, Debug)]
+pub struct CheckerRule {
+    pub matcher: Matcher,
+    pub priority: i64,
+    pub checker: CheckerRef,
+    pub required_context: Option<Vec<String>>,
+    pub config: Option<Value>,
+    /// An in-process checker's budget; external checkers use their registry entry's.
+    pub timeout_ms: Option<u64>,
+    pub source: String,
+}
+
+/// The whole policy, sorted.
+#[derive(Clone, Debug, Default)]
+pub struct Policy {
+    rules: Vec<Rule>,
+    checkers: Vec<CheckerRule>,
+    /// N34: while a file fails to load, every call is denied with this reason.
+    load_error: Option<String>,
+}
+
+/// The rule phase's outcome.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleOutcome {
+    pub decision: Decision,
+    /// The tool result a rule denial gives the model (N27).
+    pub reason: Option<String>,
+    /// `file:line` of the matching rule; `None` when no rule matched.
+    pub rule: Option<String>,
+}
+
+impl Policy {
+    /// Sorts by descending priority; ties: most restrictive first, then load order (N42).
+    pub fn new(mut rules: Vec<Rule>, mut checkers: Vec<CheckerRule>) -> Self {
+        rules.sort_by(|a, b| {
+            b.priority
+                .cmp(&a.priority)
+                .then(b.decision.cmp(&a.decision))
+        });
+        checkers.sort_by(|a, b| b.priority.cmp(&a.priority));
+        Self {
+            rules,
+            checkers,
+            load_error: None,
+        }
+    }
+
+    /// A policy that denies everything because a file failed to load (N34).
+    pub fn failed(path: &str, error: &str) -> Self {
+        Self {
+            load_error: Some(format!("Policy file \"{path}\" failed to load: {error}")),
+            ..Self::default()
+        }
+    }
+
+    pub fn load_error(&self) -> Option<&str> {
+        self.load_error.as_deref()
+    }
+
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    pub fn checker_rules(&self) -> &[CheckerRule] {
+        &self.checkers
+    }
+
+    /// The rule phase (N13, N14).
+    pub fn rule_decision(&self, call: &CallFacts<'_>) -> RuleOutcome {
+        if let Some(error) = &self.load_error {
+            return RuleOutcome {
+                decision: Decision::Deny,
+                reason: Some(error.clone()),
+                rule: None,
+            };
+        }
+        if let Some(rule) = self.rules.iter().find(|r| r.matcher.matches(call, true)) {
+            let reason = (rule.decision == Decision::Deny).then(|| match &rule.deny_message {
+                Some(m) => format!("Tool execution denied by policy. {m}"),
+                None => "Tool execution denied by policy.".to_string(),
+            });
+            return RuleOutcome {
+                decision: rule.decision,
+                reason,
+                rule: Some(rule.source.clone()),
+            };
+        }
+        let decision = match (call.mode, call.interactive) {
+            (Mode::Yolo, _) => Decision::Allow,
+            (_, true) => Decision::AskUser,
+            (_, false) => Decision::Deny,
+        };
+        RuleOutcome {
+            decision,
+            reason: (decision == Decision::Deny)
+                .then(|| "Tool execution denied by policy: no rule allows it.".to_string()),
+            rule: None,
+        }
+    }
+
+    /// The checker rules that apply to a call, in descending priority (N16, N36).
+    pub fn matching_checkers<'p>(&'p self, call: &CallFacts<'_>) -> Vec<&'p CheckerRule> {
+        self.checkers
+            .iter()
+            .filter(|c| c.matcher.matches(call, false))
+            .collect()
+    }
+
+    /// Whether a tool is removed from what the model is offered: the first rule that applies
+    /// to the tool whatever its arguments is an unconditional `deny`, and no conditional
+    /// allow or ask_user rule comes before it.
+    pub fn hides_tool(&self, tool: &str, mode: Mode) -> bool {
+        for rule in &self.rules {
+            let m = &rule.matcher;
+            let applies = (m.tool_names.is_empty()
+                || m.tool_names.iter().any(|t| t.is_match(tool)))
+                && m.modes.as_ref().is_none_or(|modes| modes.contains(&mode))
+                && m.mcp_name
+                    .as_ref()
+                    .is_none_or(|s| tool.starts_with(&format!("mcp__{s}__")));
+            if !applies {
+                continue;
+            }
+            let unconditional = m.args_pattern.is_none()
+                && m.command_prefixes.is_empty()
+                && m.command_regex.is_none()
+                && m.annotations.is_none()
+                && m.interactive.is_none();
+            if unconditional {
+                return rule.decision == Decision::Deny;
+            }
+            if rule.decision != Decision::Deny {
+                // Some calls of this tool may be allowed by this rule.
+                return false;
+            }
+        }
+        false
+    }
+}
+
+/// One checker's verdict, or the runner's failure (which denies, N8, N43).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckerVerdict {
+    pub checker: String,
+    pub decision: Decision,
+    pub reason: Option<String>,
+    /// Set when the runner failed (`timeout`, `exit`, …): "checker failed", not "checker denied".
+    pub failure: Option<&'static str>,
+}
+
+/// The final decision and what the user and the model are told (N16, N27).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Final {
+    pub decision: Decision,
+    /// For deny: the tool result. For ask_user: each asking checker's name and reason, in
+    /// priority order (or the rule's prompt). For allow: empty.
+    pub reasons: Vec<String>,
+}
+
+/// Composes the rule outcome with the checkers' verdicts, given in descending priority
+/// (N16, N37): the first deny wins; every ask_user before it is collected; allow changes
+/// nothing. With a rule DENY no checker counts.
+pub fn compose(rule: &RuleOutcome, checkers: &[CheckerVerdict]) -> Final {
+    if rule.decision == Decision::Deny {
+        return Final {
+            decision: Decision::Deny,
+            reasons: rule.reason.iter().cloned().collect(),
+        };
+    }
+    let mut decision = rule.decision;
+    let mut asks = Vec::new();
+    for v in checkers {
+        let reason = v.reason.clone().unwrap_or_default();
+        match v.decision {
+            Decision::Deny => {
+                return Final {
+                    decision: Decision::Deny,
+                    reasons: vec![format!(
+                        "Tool execution denied by safety checker \"{}\": {reason}",
+                        v.checker
+                    )],
+                };
+            }
+            Decision::AskUser => {
+                decision = Decision::AskUser;
+                asks.push(format!("{}: {reason}", v.checker));
+            }
+            Decision::Allow => {}
+        }
+    }
+    Final {
+        decision,
+        reasons: asks,
+    }
+}
+
+/// Non-interactive: ask_user becomes deny with N35's reason.
+pub fn non_interactive(final_: Final) -> Final {
+    if final_.decision != Decision::AskUser {
+        return final_;
+    }
+    let reason = if final_.reasons.is_empty() {
+        "Tool call requires confirmation".to_string()
+    } else {
+        final_.reasons.join("; ")
+    };
+    Final {
+        decision: Decision::Deny,
+        reasons: vec![format!(
+            "{reason} (user confirmation is unavailable in non-interactive mode)"
+        )],
+    }
+}
+
+#[cfg(test)]
+mod tests;
