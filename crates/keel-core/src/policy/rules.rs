@@ -298,7 +298,7 @@ impl Policy {
                 .cmp(&a.priority)
                 .then(b.decision.cmp(&a.decision))
         });
-        checkers.sort_by(|a, b| b.priority.cmp(&a.priority));
+        checkers.sort_by_key(|c| std::cmp::Reverse(c.priority));
         Self {
             rules,
             checkers,
