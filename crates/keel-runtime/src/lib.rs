@@ -10,4 +10,5 @@
 //! Not here: rendering (keel-core), persistence details (keel-store), the command line.
 
 pub mod boundary;
+pub mod checker;
 pub mod gate;

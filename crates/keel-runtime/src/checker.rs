@@ -1,0 +1,506 @@
+//! Running external safety checkers (safety.md N5–N8, N38, N40, N43, N45).
+//!
+//! A checker is a program registered by name in `[checkers.NAME]`. In `spawn` mode each check
+//! starts it directly — no shell — in its own process group, writes the input, closes stdin,
+//! reads at most 1 MiB of stdout, and waits within the checker's budget; on expiry the group
+//! gets SIGTERM and, after a grace period, SIGKILL. Every fault denies, with a reason naming
+//! the checker and a failure kind of its own, and no process of the group outlives the check.
+//! In `persistent` mode one long-lived process answers one JSON line per request line under the
+//! same budget and fail-closed rules, and is restarted after it dies.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::Mutex;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use keel_core::policy::Decision;
+use keel_core::policy::protocol::{SafetyCheckInput, parse_result};
+use keel_core::policy::rules::CheckerVerdict;
+use keel_core::text::js_trim;
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+
+/// Most stdout a checker may print (N40).
+pub const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
+/// How much of stderr a reason carries (N40).
+pub const STDERR_TAIL_CHARS: usize = 1000;
+/// Default budget per check (N7, N37).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(30_000);
+/// Default time between SIGTERM and SIGKILL (N7).
+pub const DEFAULT_KILL_GRACE: Duration = Duration::from_secs(5);
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CheckerMode {
+    #[default]
+    Spawn,
+    Persistent,
+}
+
+/// A `[checkers.NAME]` registry entry (N38).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckerSpec {
+    pub name: String,
+    /// Program and arguments.
+    pub command: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    pub timeout: Duration,
+    pub kill_grace: Duration,
+    pub mode: CheckerMode,
+}
+
+impl CheckerSpec {
+    pub fn new(name: &str, command: Vec<String>) -> Self {
+        Self {
+            name: name.to_string(),
+            command,
+            env: BTreeMap::new(),
+            timeout: DEFAULT_TIMEOUT,
+            kill_grace: DEFAULT_KILL_GRACE,
+            mode: CheckerMode::Spawn,
+        }
+    }
+}
+
+fn failed(name: &str, kind: &'static str, reason: String) -> CheckerVerdict {
+    CheckerVerdict {
+        checker: name.to_string(),
+        decision: Decision::Deny,
+        reason: Some(reason),
+        failure: Some(kind),
+    }
+}
+
+fn stderr_tail(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let trimmed = js_trim(&text);
+    let count = trimmed.chars().count();
+    trimmed
+        .chars()
+        .skip(count.saturating_sub(STDERR_TAIL_CHARS))
+        .collect()
+}
+
+fn signal_name(sig: i32) -> String {
+    Signal::try_from(sig).map_or_else(|_| sig.to_string(), |s| s.as_str().to_string())
+}
+
+/// Why the process ended, as a verdict, when it did not end well.
+fn status_failure(name: &str, status: ExitStatus, stderr: &[u8]) -> Option<CheckerVerdict> {
+    use std::os::unix::process::ExitStatusExt;
+    if let Some(sig) = status.signal() {
+        return Some(failed(
+            name,
+            "signal",
+            format!(
+                "Safety checker \"{name}\" terminated by signal {}",
+                signal_name(sig)
+            ),
+        ));
+    }
+    match status.code() {
+        Some(0) => None,
+        code => {
+            let tail = stderr_tail(stderr);
+            let code = code.map_or_else(|| "unknown".to_string(), |c| c.to_string());
+            let mut reason = format!("Safety checker \"{name}\" exited with code {code}");
+            if !tail.is_empty() {
+                reason.push_str(": ");
+                reason.push_str(&tail);
+            }
+            Some(failed(name, "exit", reason))
+        }
+    }
+}
+
+fn spawn(spec: &CheckerSpec, cwd: &std::path::Path) -> Result<Child, CheckerVerdict> {
+    use std::os::unix::process::CommandExt;
+    let Some((program, args)) = spec.command.split_first() else {
+        return Err(failed(
+            &spec.name,
+            "resolution",
+            format!(
+                "Failed to run safety checker \"{}\": its command is empty",
+                spec.name
+            ),
+        ));
+    };
+    Command::new(program)
+        .args(args)
+        .envs(&spec.env)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| {
+            failed(
+                &spec.name,
+                "spawn",
+                format!("Failed to spawn safety checker \"{}\": {e}", spec.name),
+            )
+        })
+}
+
+fn signal_group(pgid: u32, signal: Signal) {
+    // ESRCH (nobody left in the group) is the expected outcome once everything has exited.
+    let _ = killpg(Pid::from_raw(pgid as i32), signal);
+}
+
+/// Reads at most `limit + 1` bytes, so the caller can tell "over the limit".
+fn read_limited(mut r: impl Read, limit: usize) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let _ = r.by_ref().take(limit as u64 + 1).read_to_end(&mut buf);
+    buf
+}
+
+/// Runs one check in `spawn` mode.
+pub fn run_spawn(
+    spec: &CheckerSpec,
+    input: &SafetyCheckInput,
+    cwd: &std::path::Path,
+) -> CheckerVerdict {
+    let name = spec.name.as_str();
+    let mut child = match spawn(spec, cwd) {
+        Ok(c) => c,
+        Err(v) => return v,
+    };
+    let pgid = child.id();
+    let (Some(mut stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        signal_group(pgid, Signal::SIGKILL);
+        let _ = child.wait();
+        return failed(
+            name,
+            "spawn",
+            format!("Failed to spawn safety checker \"{name}\": no pipes"),
+        );
+    };
+    let payload = input.to_wire();
+    let writer = std::thread::spawn(move || -> Result<(), String> {
+        stdin
+            .write_all(payload.as_bytes())
+            .map_err(|e| e.to_string())?;
+        drop(stdin);
+        Ok(())
+    });
+    let (out_tx, out_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = out_tx.send(read_limited(stdout, MAX_OUTPUT_BYTES));
+    });
+    let err_reader = std::thread::spawn(move || read_limited(stderr, 64 * 1024));
+
+    let deadline = Instant::now() + spec.timeout;
+    // Stdout reaching EOF (or the limit) comes first; then the exit status.
+    let output = out_rx.recv_timeout(spec.timeout);
+    let verdict = match output {
+        Err(_) => None,
+        Ok(out) if out.len() > MAX_OUTPUT_BYTES => Some(failed(
+            name,
+            "output_limit",
+            format!("Safety checker \"{name}\" produced more than 1 MiB of output"),
+        )),
+        Ok(out) => match wait_until(&mut child, deadline) {
+            None => None,
+            Some(status) => {
+                let stderr = err_reader.join().unwrap_or_default();
+                let write = writer
+                    .join()
+                    .unwrap_or_else(|_| Err("writer panicked".into()));
+                Some(finish(name, status, &stderr, write, &out))
+            }
+        },
+    };
+    let verdict = verdict.unwrap_or_else(|| {
+        failed(
+            name,
+            "timeout",
+            format!(
+                "Safety checker \"{name}\" timed out after {}ms",
+                spec.timeout.as_millis()
+            ),
+        )
+    });
+    // Whatever happened, nothing of the group outlives the check.
+    if verdict.failure == Some("timeout") {
+        signal_group(pgid, Signal::SIGTERM);
+        if wait_until(&mut child, Instant::now() + spec.kill_grace).is_none() {
+            signal_group(pgid, Signal::SIGKILL);
+        }
+    } else {
+        signal_group(pgid, Signal::SIGKILL);
+    }
+    let _ = child.wait();
+    verdict
+}
+
+fn finish(
+    name: &str,
+    status: ExitStatus,
+    stderr: &[u8],
+    write: Result<(), String>,
+    stdout: &[u8],
+) -> CheckerVerdict {
+    if let Err(e) = write {
+        return failed(
+            name,
+            "stdin",
+            format!("Failed to write to stdin of safety checker \"{name}\": {e}"),
+        );
+    }
+    if let Some(v) = status_failure(name, status, stderr) {
+        return v;
+    }
+    match parse_result(stdout) {
+        Ok(r) => CheckerVerdict {
+            checker: name.to_string(),
+            decision: r.decision,
+            reason: r.reason,
+            failure: None,
+        },
+        Err(e) => failed(
+            name,
+            "invalid_output",
+            format!("Failed to parse output from safety checker \"{name}\": {e}"),
+        ),
+    }
+}
+
+/// Waits for the child until `deadline`; `None` if it is still running then.
+fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
+    let mut pause = Duration::from_micros(50);
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return None;
+        }
+        std::thread::sleep(pause.min(deadline - now));
+        pause = (pause * 2).min(Duration::from_millis(5));
+    }
+}
+
+/// A long-lived checker process (`mode = "persistent"`).
+struct Running {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<Result<Vec<u8>, ()>>,
+    stderr: std::sync::Arc<Mutex<Vec<u8>>>,
+}
+
+/// One persistent checker: started on first use, restarted after it dies or times out.
+pub struct PersistentChecker {
+    spec: CheckerSpec,
+    cwd: PathBuf,
+    running: Mutex<Option<Running>>,
+}
+
+impl PersistentChecker {
+    pub fn new(spec: CheckerSpec, cwd: PathBuf) -> Self {
+        Self {
+            spec,
+            cwd,
+            running: Mutex::new(None),
+        }
+    }
+
+    fn start(&self) -> Result<Running, CheckerVerdict> {
+        let mut child = spawn(&self.spec, &self.cwd)?;
+        let name = self.spec.name.clone();
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            signal_group(child.id(), Signal::SIGKILL);
+            let _ = child.wait();
+            return Err(failed(
+                &name,
+                "spawn",
+                format!("Failed to spawn safety checker \"{name}\": no pipes"),
+            ));
+        };
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut line = Vec::new();
+                match reader
+                    .by_ref()
+                    .take(MAX_OUTPUT_BYTES as u64 + 1)
+                    .read_until(b'\n', &mut line)
+                {
+                    Ok(0) | Err(_) => {
+                        let _ = tx.send(Err(()));
+                        return;
+                    }
+                    Ok(_) => {
+                        if tx.send(Ok(line)).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        let tail = std::sync::Arc::new(Mutex::new(Vec::new()));
+        let sink = tail.clone();
+        std::thread::spawn(move || {
+            let mut stderr = stderr;
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stderr.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                if let Ok(mut t) = sink.lock() {
+                    t.extend_from_slice(&buf[..n]);
+                    let excess = t.len().saturating_sub(16 * 1024);
+                    t.drain(..excess);
+                }
+            }
+        });
+        Ok(Running {
+            child,
+            stdin,
+            lines: rx,
+            stderr: tail,
+        })
+    }
+
+    fn stop(&self, mut running: Running, graceful: bool) {
+        let pgid = running.child.id();
+        if graceful {
+            signal_group(pgid, Signal::SIGTERM);
+            if wait_until(&mut running.child, Instant::now() + self.spec.kill_grace).is_none() {
+                signal_group(pgid, Signal::SIGKILL);
+            }
+        } else {
+            signal_group(pgid, Signal::SIGKILL);
+        }
+        let _ = running.child.wait();
+    }
+
+    /// Runs one check; a fault stops the process, and the next check starts a new one.
+    pub fn check(&self, input: &SafetyCheckInput) -> CheckerVerdict {
+        let name = self.spec.name.as_str();
+        let Ok(mut slot) = self.running.lock() else {
+            return failed(
+                name,
+                "resolution",
+                format!("Failed to run safety checker \"{name}\": its lock is poisoned"),
+            );
+        };
+        // A process that died between checks is replaced before it is asked anything.
+        if let Some(r) = slot.as_mut() {
+            if matches!(r.child.try_wait(), Ok(Some(_))) {
+                if let Some(dead) = slot.take() {
+                    self.stop(dead, false);
+                }
+            }
+        }
+        let mut running = match slot.take() {
+            Some(r) => r,
+            None => match self.start() {
+                Ok(r) => r,
+                Err(v) => return v,
+            },
+        };
+        let mut line = input.to_wire();
+        line.push('\n');
+        if let Err(e) = running
+            .stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| running.stdin.flush())
+        {
+            let verdict = self.died(&mut running).unwrap_or_else(|| {
+                failed(
+                    name,
+                    "stdin",
+                    format!("Failed to write to stdin of safety checker \"{name}\": {e}"),
+                )
+            });
+            self.stop(running, false);
+            return verdict;
+        }
+        match running.lines.recv_timeout(self.spec.timeout) {
+            Ok(Ok(out)) if out.len() > MAX_OUTPUT_BYTES => {
+                self.stop(running, false);
+                failed(
+                    name,
+                    "output_limit",
+                    format!("Safety checker \"{name}\" produced more than 1 MiB of output"),
+                )
+            }
+            Ok(Ok(out)) => match parse_result(&out) {
+                Ok(r) => {
+                    *slot = Some(running);
+                    CheckerVerdict {
+                        checker: name.to_string(),
+                        decision: r.decision,
+                        reason: r.reason,
+                        failure: None,
+                    }
+                }
+                Err(e) => {
+                    // Out of step with the protocol: start afresh next time.
+                    self.stop(running, false);
+                    failed(
+                        name,
+                        "invalid_output",
+                        format!("Failed to parse output from safety checker \"{name}\": {e}"),
+                    )
+                }
+            },
+            Ok(Err(())) => {
+                let verdict = self.died(&mut running).unwrap_or_else(|| {
+                    failed(name, "invalid_output", format!("Failed to parse output from safety checker \"{name}\": it closed stdout without answering"))
+                });
+                self.stop(running, false);
+                verdict
+            }
+            Err(_) => {
+                self.stop(running, true);
+                failed(
+                    name,
+                    "timeout",
+                    format!(
+                        "Safety checker \"{name}\" timed out after {}ms",
+                        self.spec.timeout.as_millis()
+                    ),
+                )
+            }
+        }
+    }
+
+    /// If the process has exited, why.
+    fn died(&self, running: &mut Running) -> Option<CheckerVerdict> {
+        let status = wait_until(
+            &mut running.child,
+            Instant::now() + Duration::from_millis(200),
+        )?;
+        let stderr = running.stderr.lock().map(|s| s.clone()).unwrap_or_default();
+        status_failure(&self.spec.name, status, &stderr).or_else(|| {
+            Some(failed(
+                &self.spec.name,
+                "exit",
+                format!(
+                    "Safety checker \"{}\" exited with code 0 without answering",
+                    self.spec.name
+                ),
+            ))
+        })
+    }
+}
+
+impl Drop for PersistentChecker {
+    fn drop(&mut self) {
+        if let Ok(mut slot) = self.running.lock() {
+            if let Some(running) = slot.take() {
+                self.stop(running, false);
+            }
+        }
+    }
+}
