@@ -17,15 +17,22 @@ use serde::Deserialize;
 /// Where a file sits in the precedence order (interfaces.md §2, safety.md N11).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Tier {
-    // Tier 1 is keel's built-in default policy, which has no file.
+    /// keel's built-in default policy.
+    Default = 1,
     Workspace = 3,
     User = 4,
     Admin = 5,
 }
 
 impl Tier {
+    /// The integer tier of safety.md N11.
+    pub fn number(self) -> i64 {
+        self as i64
+    }
+
     pub fn name(self) -> &'static str {
         match self {
+            Tier::Default => "default",
             Tier::Workspace => "workspace",
             Tier::User => "user",
             Tier::Admin => "admin",
@@ -67,13 +74,31 @@ impl Sources {
     }
 }
 
-/// A policy table kept as written, with where it came from. The safety issue gives these
-/// their schema; until then keel carries them unchanged.
+/// A policy table as written, with where it came from (tier, file and line), for the policy
+/// compiler (`crate::policy`) to check and compile.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TieredTable {
     pub tier: Tier,
     pub file: PathBuf,
+    pub line: usize,
     pub table: toml::Table,
+}
+
+/// The built-in default policy: tier 1, read like any other file.
+pub const BUILTIN_POLICY: &str = include_str!("default_policy.toml");
+pub const BUILTIN_NAME: &str = "<built-in default policy>";
+
+/// Line numbers of the policy tables of one file.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct PolicySpans {
+    rule: Vec<toml::Spanned<toml::Table>>,
+    safety_checker: Vec<toml::Spanned<toml::Table>>,
+    checkers: BTreeMap<String, toml::Spanned<toml::Table>>,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -135,8 +160,19 @@ struct FileSettings {
     mcp_servers: BTreeMap<String, McpServer>,
     computer_use: Option<toml::Table>,
     checkers: BTreeMap<String, toml::Table>,
+    // Read with their lines through `PolicySpans`; named here so they are not reported as
+    // unknown keys.
+    #[allow(dead_code)]
     rule: Vec<toml::Table>,
+    #[allow(dead_code)]
     safety_checker: Vec<toml::Table>,
+}
+
+/// A file's policy tables with their lines.
+struct FilePolicy {
+    rules: Vec<(usize, toml::Table)>,
+    safety_checkers: Vec<(usize, toml::Table)>,
+    checkers: Vec<(String, usize, toml::Table)>,
 }
 
 /// The effective configuration.
@@ -151,7 +187,9 @@ pub struct Config {
     pub handoff: HandoffSettings,
     pub mcp_servers: BTreeMap<String, McpServer>,
     pub computer_use: Option<toml::Table>,
-    pub checkers: BTreeMap<String, toml::Table>,
+    /// `[checkers.NAME]` registry entries (user and admin tiers only); a later file's entry of
+    /// the same name replaces an earlier one.
+    pub checkers: BTreeMap<String, TieredTable>,
     /// `[[rule]]` tables of every file, ordered by tier.
     pub rules: Vec<TieredTable>,
     /// `[[safety_checker]]` tables of every file, ordered by tier.
@@ -192,6 +230,12 @@ fn err(path: &Path, message: impl Into<String>) -> ConfigError {
 /// Reads every file of `sources` in tier order.
 pub fn load(sources: &Sources) -> Result<Config, ConfigError> {
     let mut config = Config::default();
+    load_text(
+        &mut config,
+        Tier::Default,
+        Path::new(BUILTIN_NAME),
+        BUILTIN_POLICY,
+    )?;
     for path in &sources.workspace {
         // `--policy FILE` must exist; `./keel.toml` was only listed if it did.
         load_file(&mut config, Tier::Workspace, path, true)?;
@@ -258,7 +302,29 @@ fn load_file(
         Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(err(path, format!("cannot read: {e}"))),
     };
-    let table: toml::Table = toml::from_str(&text).map_err(|e| err(path, e.to_string()))?;
+    load_text(config, tier, path, &text)
+}
+
+fn load_text(config: &mut Config, tier: Tier, path: &Path, text: &str) -> Result<(), ConfigError> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| err(path, e.to_string()))?;
+    let spans: PolicySpans = toml::from_str(text).map_err(|e| err(path, e.to_string()))?;
+    let policy = FilePolicy {
+        rules: spans
+            .rule
+            .into_iter()
+            .map(|s| (line_of(text, s.span().start), s.into_inner()))
+            .collect(),
+        safety_checkers: spans
+            .safety_checker
+            .into_iter()
+            .map(|s| (line_of(text, s.span().start), s.into_inner()))
+            .collect(),
+        checkers: spans
+            .checkers
+            .into_iter()
+            .map(|(name, s)| (name, line_of(text, s.span().start), s.into_inner()))
+            .collect(),
+    };
     let mut unknown = Vec::new();
     let file: FileSettings = serde_ignored::deserialize(table, |key| unknown.push(key.to_string()))
         .map_err(|e| err(path, e.to_string()))?;
@@ -270,8 +336,10 @@ fn load_file(
             .warnings
             .push(format!("{}: unknown key `{key}` (ignored)", path.display()));
     }
-    merge(config, tier, path, file);
-    config.files.push((tier, path.to_path_buf()));
+    merge(config, tier, path, file, policy);
+    if tier != Tier::Default {
+        config.files.push((tier, path.to_path_buf()));
+    }
     Ok(())
 }
 
@@ -318,7 +386,7 @@ fn later<T>(slot: &mut Option<T>, value: Option<T>) {
     }
 }
 
-fn merge(config: &mut Config, tier: Tier, path: &Path, file: FileSettings) {
+fn merge(config: &mut Config, tier: Tier, path: &Path, file: FileSettings, policy: FilePolicy) {
     later(&mut config.mode, file.mode);
     later(&mut config.approval, file.approval);
     later(&mut config.model.name, file.model.name);
@@ -339,16 +407,19 @@ fn merge(config: &mut Config, tier: Tier, path: &Path, file: FileSettings) {
         later(&mut slot.mode, preset.mode);
     }
     config.mcp_servers.extend(file.mcp_servers);
-    config.checkers.extend(file.checkers);
-    let tiered = |table| TieredTable {
+    let tiered = |(line, table)| TieredTable {
         tier,
         file: path.to_path_buf(),
+        line,
         table,
     };
-    config.rules.extend(file.rule.into_iter().map(tiered));
+    config.rules.extend(policy.rules.into_iter().map(tiered));
     config
         .safety_checkers
-        .extend(file.safety_checker.into_iter().map(tiered));
+        .extend(policy.safety_checkers.into_iter().map(tiered));
+    for (name, line, table) in policy.checkers {
+        config.checkers.insert(name, tiered((line, table)));
+    }
 }
 
 #[cfg(test)]

@@ -57,6 +57,11 @@ pub struct Matcher {
     pub command_prefixes: Vec<String>,
     /// Shell commands: every sub-command must match.
     pub command_regex: Option<Regex>,
+    /// For `allow` rules: every sub-command must match the command conditions, and a command
+    /// with substitution or output redirection never does. For `deny` and `ask_user` rules
+    /// (and checker rules) one matching sub-command is enough, so a forbidden command cannot
+    /// hide behind an innocent one.
+    pub every_command: bool,
     pub modes: Option<Vec<Mode>>,
     pub interactive: Option<bool>,
     /// Each listed annotation must equal the tool's.
@@ -148,10 +153,9 @@ pub fn split_commands(command: &str) -> Vec<String> {
                 parts.push(std::mem::take(&mut current));
             }
             (None, '$') if chars.peek() == Some(&'(') => {
-                // A command substitution is a command of its own: never covered by a prefix.
+                // A command substitution is a command of its own.
+                chars.next();
                 parts.push(std::mem::take(&mut current));
-                parts.push("$(".to_string());
-                current.push(c);
             }
             (None, c) => current.push(c),
         }
@@ -162,6 +166,30 @@ pub fn split_commands(command: &str) -> Vec<String> {
         .map(|p| p.trim().to_string())
         .filter(|p| !p.is_empty())
         .collect()
+}
+
+/// Command substitution, process substitution or an unquoted output redirection: a command
+/// that an allow-list of prefixes cannot vouch for.
+pub fn opaque_shell(command: &str) -> bool {
+    if ["`", "$(", "<(", ">("].iter().any(|t| command.contains(t)) {
+        return true;
+    }
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in command.chars() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match (quote, c) {
+            (_, '\\') if quote != Some('\'') => escaped = true,
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '>') => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 fn starts_with_word(command: &str, prefix: &str) -> bool {
@@ -209,23 +237,27 @@ impl Matcher {
                 return false;
             };
             let parts = split_commands(command);
-            if parts.is_empty() {
+            if parts.is_empty() || (self.every_command && opaque_shell(command)) {
                 return false;
             }
-            for part in &parts {
-                if !self.command_prefixes.is_empty()
-                    && !self
+            let part_matches = |part: &String| {
+                (self.command_prefixes.is_empty()
+                    || self
                         .command_prefixes
                         .iter()
-                        .any(|p| starts_with_word(part, p))
-                {
-                    return false;
-                }
-                if let Some(re) = &self.command_regex {
-                    if !re.is_match(part) {
-                        return false;
-                    }
-                }
+                        .any(|p| starts_with_word(part, p)))
+                    && self
+                        .command_regex
+                        .as_ref()
+                        .is_none_or(|re| re.is_match(part))
+            };
+            let matched = if self.every_command {
+                parts.iter().all(part_matches)
+            } else {
+                parts.iter().any(part_matches)
+            };
+            if !matched {
+                return false;
             }
         }
         true

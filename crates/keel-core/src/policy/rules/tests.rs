@@ -144,6 +144,7 @@ fn args_pattern_matches_the_stable_string() -> Result<(), regex::Error> {
 fn every_sub_command_must_match_the_prefix() {
     let m = Matcher {
         command_prefixes: vec!["git status".into(), "ls".into()],
+        every_command: true,
         ..Matcher::default()
     };
     let check = |cmd: &str| {
@@ -161,6 +162,13 @@ fn every_sub_command_must_match_the_prefix() {
     assert!(!check("ls $(rm -rf /)"));
     assert!(!check("ls `rm -rf /`") || split_commands("ls `rm -rf /`").len() == 1);
     assert!(check("ls 'a;b'"), "a quoted separator is not a separator");
+    assert!(!check("ls > /etc/passwd"), "output redirection");
+    assert!(check("ls '>' x"), "a quoted > is no redirection");
+    assert!(
+        !check("ls \"$(rm -rf /)\""),
+        "substitution inside double quotes still runs"
+    );
+    assert!(!check("ls <(rm x)"));
     assert!(!check(""));
     let no_command = json!({});
     assert!(!m.matches(
@@ -283,4 +291,22 @@ fn unconditional_deny_hides_the_tool() {
         !p.hides_tool("shell", Mode::Default),
         "`ls` may still be allowed"
     );
+}
+
+#[test]
+fn a_deny_rule_needs_only_one_sub_command() {
+    let m = Matcher {
+        command_prefixes: vec!["rm".into()],
+        every_command: false,
+        ..Matcher::default()
+    };
+    for cmd in ["ls && rm -rf /", "ls $(rm -rf /)", "rm x"] {
+        let args = json!({"command": cmd});
+        assert!(
+            m.matches(&facts("shell", &args, Mode::Default, true), true),
+            "{cmd}"
+        );
+    }
+    let args = json!({"command": "ls -la"});
+    assert!(!m.matches(&facts("shell", &args, Mode::Default, true), true));
 }
