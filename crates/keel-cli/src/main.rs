@@ -5,9 +5,11 @@
 //! `call` for the pure functions. Errors are reported in one line that says what to do.
 
 mod call;
+mod check;
 mod config;
 mod ids;
 mod paths;
+mod policy;
 mod runs;
 
 use std::io::{Read, Write};
@@ -64,9 +66,31 @@ enum Command {
         #[arg(long)]
         id: Option<String>,
     },
+    /// Decide one tool call with keel's whole gate: a SafetyCheckInput on stdin, a
+    /// SafetyCheckResult on stdout. Usable as an external checker by other agents.
+    Check {
+        /// Add FILE at the workspace tier, on top of the built-in default policy.
+        #[arg(long, value_name = "FILE")]
+        policy: Vec<PathBuf>,
+    },
+    /// Show keel's policy.
+    Policy {
+        #[command(subcommand)]
+        command: PolicyCommand,
+    },
     /// Show the configuration files keel reads, in tier order, and any warnings.
     Config {
         /// Add FILE at the workspace tier.
+        #[arg(long, value_name = "FILE")]
+        policy: Vec<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum PolicyCommand {
+    /// Print the built-in default policy, then the rules and checkers in force, highest
+    /// priority first.
+    Show {
         #[arg(long, value_name = "FILE")]
         policy: Vec<PathBuf>,
     },
@@ -185,6 +209,52 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 },
             )?;
             print(&format!("{id}\n"))
+        }
+        Command::Check { policy } => {
+            let mut input = Vec::new();
+            std::io::stdin()
+                .take(call::wire::MAX_INPUT_BYTES as u64 + 1)
+                .read_to_end(&mut input)
+                .context("cannot read stdin")?;
+            match check::check(&input, check::load_policy(&policy, true)) {
+                Ok(result) => print(&format!("{}\n", result.to_wire())),
+                Err(error) => {
+                    eprintln!("{}", serde_json::json!({ "error": error }));
+                    Ok(ExitCode::from(EXIT_BAD_INPUT))
+                }
+            }
+        }
+        Command::Policy {
+            command: PolicyCommand::Show { policy },
+        } => {
+            let compiled = check::load_policy(&policy, true);
+            let mut out = String::from("Built-in default policy (tier 1):\n\n");
+            out.push_str(config::BUILTIN_POLICY);
+            out.push_str("\nIn force, highest priority first:\n");
+            if let Some(error) = compiled.policy.load_error() {
+                out.push_str(&format!("  EVERY CALL IS DENIED: {error}\n"));
+            }
+            for rule in compiled.policy.rules() {
+                out.push_str(&format!(
+                    "  rule     {:>5}  {:<8}  {}\n",
+                    rule.priority,
+                    rule.decision.as_str(),
+                    rule.source
+                ));
+            }
+            for c in compiled.policy.checker_rules() {
+                out.push_str(&format!(
+                    "  checker  {:>5}  {:<8}  {}  {}\n",
+                    c.priority,
+                    c.checker.name(),
+                    match c.checker {
+                        keel_core::policy::rules::CheckerRef::InProcess(_) => "in-process",
+                        keel_core::policy::rules::CheckerRef::External(_) => "external",
+                    },
+                    c.source
+                ));
+            }
+            print(&out)
         }
         Command::Config { policy } => {
             let config = load_config(&policy)?;

@@ -12,3 +12,4 @@
 pub mod boundary;
 pub mod checker;
 pub mod gate;
+pub mod policy_gate;

@@ -368,10 +368,17 @@ impl Policy {
             };
         }
         if let Some(rule) = self.rules.iter().find(|r| r.matcher.matches(call, true)) {
-            let reason = (rule.decision == Decision::Deny).then(|| match &rule.deny_message {
-                Some(m) => format!("Tool execution denied by policy. {m}"),
-                None => "Tool execution denied by policy.".to_string(),
-            });
+            let reason = match rule.decision {
+                Decision::Deny => Some(match &rule.deny_message {
+                    Some(m) => format!("Tool execution denied by policy. {m}"),
+                    None => "Tool execution denied by policy.".to_string(),
+                }),
+                Decision::AskUser => Some(format!(
+                    "policy: the rule at {} asks before {} runs",
+                    rule.source, call.tool
+                )),
+                Decision::Allow => None,
+            };
             return RuleOutcome {
                 decision: rule.decision,
                 reason,
@@ -383,10 +390,16 @@ impl Policy {
             (_, true) => Decision::AskUser,
             (_, false) => Decision::Deny,
         };
+        let reason = match decision {
+            Decision::Deny => {
+                Some("Tool execution denied by policy: no rule allows it.".to_string())
+            }
+            Decision::AskUser => Some(format!("policy: no rule allows {} outright", call.tool)),
+            Decision::Allow => None,
+        };
         RuleOutcome {
             decision,
-            reason: (decision == Decision::Deny)
-                .then(|| "Tool execution denied by policy: no rule allows it.".to_string()),
+            reason,
             rule: None,
         }
     }
@@ -461,7 +474,10 @@ pub fn compose(rule: &RuleOutcome, checkers: &[CheckerVerdict]) -> Final {
         };
     }
     let mut decision = rule.decision;
-    let mut asks = Vec::new();
+    let mut asks: Vec<String> = match rule.decision {
+        Decision::AskUser => rule.reason.iter().cloned().collect(),
+        _ => Vec::new(),
+    };
     for v in checkers {
         let reason = v.reason.clone().unwrap_or_default();
         match v.decision {

@@ -1,0 +1,110 @@
+//! `keel check [--policy FILE]` (interfaces.md §5.4): keel's whole gate as an external checker
+//! for other agents. One SafetyCheckInput on stdin, one SafetyCheckResult on stdout. It never
+//! prompts and never converts: ask_user is printed as ask_user, with its reasons.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use keel_core::policy::Decision;
+use keel_core::policy::protocol::{SafetyCheckInput, SafetyCheckResult};
+use keel_core::policy::provenance::{OnTainted, ProvenanceIndex};
+use keel_core::policy::rules::Mode;
+use keel_runtime::policy_gate::{CallToDecide, GateEnv, PolicyGate};
+
+use crate::config::{self, Sources};
+use crate::policy::{CompiledPolicy, compile};
+
+/// The policy `keel check` and `keel eval` use: the built-in default policy, `--policy` files
+/// at the workspace tier, and the user's and the admin's own files (where checkers are
+/// registered). A file that fails to load makes every call deny (N34), saying why.
+pub fn load_policy(policy_files: &[PathBuf], include_user: bool) -> CompiledPolicy {
+    let standard = Sources::standard(&[]);
+    let sources = Sources {
+        workspace: policy_files.to_vec(),
+        user: if include_user { standard.user } else { None },
+        admin_dir: if include_user {
+            standard.admin_dir
+        } else {
+            None
+        },
+    };
+    let config = match config::load(&sources) {
+        Ok(c) => c,
+        Err(e) => {
+            return CompiledPolicy {
+                policy: keel_core::policy::rules::Policy::failed(
+                    &e.path.display().to_string(),
+                    &e.message,
+                ),
+                registry: Default::default(),
+            };
+        }
+    };
+    for warning in &config.warnings {
+        eprintln!("keel: warning: {warning}");
+    }
+    compile(&config).unwrap_or_else(|e| CompiledPolicy {
+        policy: e.as_policy(),
+        registry: Default::default(),
+    })
+}
+
+/// Result of one check, as printed.
+pub fn result_of(decision: Decision, reasons: &[String]) -> SafetyCheckResult {
+    match decision {
+        Decision::Allow => SafetyCheckResult::allow(),
+        Decision::Deny => SafetyCheckResult::deny(reasons.join("; ")),
+        Decision::AskUser => SafetyCheckResult::ask(reasons.join("; ")),
+    }
+}
+
+/// Runs the check; `Err` is bad input (exit 2).
+pub fn check(stdin: &[u8], policy: CompiledPolicy) -> Result<SafetyCheckResult, String> {
+    let text = std::str::from_utf8(stdin).map_err(|_| "input is not valid UTF-8".to_string())?;
+    let input: SafetyCheckInput = serde_json::from_str(text).map_err(|e| {
+        format!("input is not a SafetyCheckInput ({e}); see shared/spec/safety.md N1")
+    })?;
+    if input.protocol_version != keel_core::policy::protocol::PROTOCOL_VERSION {
+        return Err(format!(
+            "unsupported protocolVersion {:?}; keel speaks 1.0.0",
+            input.protocol_version
+        ));
+    }
+    let (cwd, workspaces) = match &input.context.environment {
+        Some(env) => (
+            PathBuf::from(&env.cwd),
+            env.workspaces.iter().map(PathBuf::from).collect(),
+        ),
+        None => (
+            std::env::current_dir().map_err(|e| e.to_string())?,
+            Vec::new(),
+        ),
+    };
+    // A SafetyCheckInput carries no tool results: the user's turns are all provenance knows.
+    let mut provenance = ProvenanceIndex::default();
+    let history = input.context.history.clone().unwrap_or_default();
+    for turn in &history.turns {
+        provenance.push_user(&turn.user.text);
+    }
+    let gate = PolicyGate::new(
+        policy.policy,
+        policy.registry,
+        GateEnv {
+            cwd,
+            workspaces,
+            mode: Mode::Default,
+            interactive: true,
+            on_tainted: OnTainted::AskUser,
+            tools: HashMap::new(),
+        },
+    );
+    let decision = gate.decide(&CallToDecide {
+        call: input.tool_call,
+        history,
+        provenance: &provenance,
+    });
+    Ok(result_of(
+        decision.outcome.decision,
+        &decision.outcome.reasons,
+    ))
+}

@@ -1,0 +1,384 @@
+//! Compiling the policy tables of the configuration (safety.md N5, N11, N13, N18, N19, N33,
+//! N34, N38): `[[rule]]`, `[[safety_checker]]` and the `[checkers.NAME]` registry, each checked
+//! strictly, with errors that name the file and line. A file that fails makes the whole policy
+//! deny every call (N34) — an invalid rule is never half-applied.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use keel_core::policy::Decision;
+use keel_core::policy::rules::{
+    CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, priority, tool_glob,
+};
+use keel_runtime::checker::{CheckerMode, CheckerSpec};
+use regex::Regex;
+use serde_json::Value;
+
+use crate::config::{Config, TieredTable};
+
+/// The policy and the checkers it may run.
+#[derive(Clone, Debug, Default)]
+pub struct CompiledPolicy {
+    pub policy: Policy,
+    pub registry: BTreeMap<String, CheckerSpec>,
+}
+
+/// A policy table that cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyError {
+    pub path: String,
+    pub line: usize,
+    pub message: String,
+}
+
+impl PolicyError {
+    /// The N34 form: every call is denied with this reason.
+    pub fn as_policy(&self) -> Policy {
+        Policy::failed(
+            &self.path,
+            &format!("{} at {}:{}", self.message, self.path, self.line),
+        )
+    }
+}
+
+impl std::fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {}", self.path, self.line, self.message)
+    }
+}
+
+/// Gemini CLI keys that keel does not implement: a load error that says so, so that a file is
+/// never run half-understood.
+const UNSUPPORTED_GEMINI_KEYS: &[&str] = &["subagent", "allowRedirection", "allow_redirection"];
+
+const RULE_KEYS: &[&str] = &[
+    "toolName",
+    "mcpName",
+    "argsPattern",
+    "commandPrefix",
+    "commandRegex",
+    "decision",
+    "priority",
+    "modes",
+    "denyMessage",
+    "interactive",
+    "toolAnnotations",
+];
+const CHECKER_RULE_KEYS: &[&str] = &[
+    "toolName",
+    "mcpName",
+    "argsPattern",
+    "commandPrefix",
+    "commandRegex",
+    "priority",
+    "modes",
+    "toolAnnotations",
+    "required_context",
+    "config",
+    "timeout_ms",
+    "checker",
+];
+const REGISTRY_KEYS: &[&str] = &["command", "env", "timeout_ms", "kill_grace_ms", "mode"];
+
+/// In-process checkers keel has (N18).
+pub const IN_PROCESS_CHECKERS: &[&str] = &["allowed-path", "provenance"];
+
+struct Ctx<'a> {
+    t: &'a TieredTable,
+}
+
+impl Ctx<'_> {
+    fn err(&self, message: impl Into<String>) -> PolicyError {
+        PolicyError {
+            path: self.t.file.display().to_string(),
+            line: self.t.line,
+            message: message.into(),
+        }
+    }
+
+    fn check_keys(&self, allowed: &[&str], what: &str) -> Result<(), PolicyError> {
+        for key in self.t.table.keys() {
+            if UNSUPPORTED_GEMINI_KEYS.contains(&key.as_str()) {
+                return Err(self.err(format!("`{key}` in {what} is unsupported by keel")));
+            }
+            if !allowed.contains(&key.as_str()) {
+                return Err(self.err(format!("unknown key `{key}` in {what}")));
+            }
+        }
+        Ok(())
+    }
+
+    fn get(&self, key: &str) -> Option<&toml::Value> {
+        self.t.table.get(key)
+    }
+
+    fn string(&self, key: &str) -> Result<Option<String>, PolicyError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(toml::Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(self.err(format!("`{key}` must be a string"))),
+        }
+    }
+
+    /// A string or an array of strings.
+    fn strings(&self, key: &str) -> Result<Option<Vec<String>>, PolicyError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(toml::Value::String(s)) => Ok(Some(vec![s.clone()])),
+            Some(toml::Value::Array(items)) => items
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .map(String::from)
+                        .ok_or_else(|| self.err(format!("`{key}` must hold strings")))
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some),
+            Some(_) => Err(self.err(format!("`{key}` must be a string or an array of strings"))),
+        }
+    }
+
+    fn regex(&self, key: &str) -> Result<Option<Regex>, PolicyError> {
+        // Rust's regex engine runs in linear time, so no pattern can backtrack catastrophically
+        // (N19); an invalid pattern is a load error.
+        self.string(key)?
+            .map(|p| Regex::new(&p).map_err(|e| self.err(format!("invalid regex in `{key}`: {e}"))))
+            .transpose()
+    }
+
+    fn integer(
+        &self,
+        key: &str,
+        range: std::ops::RangeInclusive<i64>,
+    ) -> Result<Option<i64>, PolicyError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(toml::Value::Integer(i)) if range.contains(i) => Ok(Some(*i)),
+            Some(_) => Err(self.err(format!(
+                "`{key}` must be an integer from {} to {}",
+                range.start(),
+                range.end()
+            ))),
+        }
+    }
+
+    fn matcher(&self, every_command: bool) -> Result<Matcher, PolicyError> {
+        let tool_names = match self.strings("toolName")? {
+            None => Vec::new(),
+            Some(names) => {
+                if names.iter().any(String::is_empty) || names.is_empty() {
+                    return Err(self.err("`toolName` must not be empty"));
+                }
+                names
+                    .iter()
+                    .map(|n| {
+                        tool_glob(n).map_err(|e| self.err(format!("invalid `toolName` {n:?}: {e}")))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+            }
+        };
+        let modes = self
+            .strings("modes")?
+            .map(|ms| {
+                ms.iter()
+                    .map(|m| {
+                        Mode::parse(m).ok_or_else(|| {
+                            self.err(format!(
+                                "unknown mode {m:?} in `modes` (default, plan, yolo)"
+                            ))
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .transpose()?;
+        let annotations = match self.get("toolAnnotations") {
+            None => None,
+            Some(toml::Value::Table(t)) => Some(
+                serde_json::to_value(t)
+                    .ok()
+                    .and_then(|v| v.as_object().cloned())
+                    .unwrap_or_default(),
+            ),
+            Some(_) => return Err(self.err("`toolAnnotations` must be a table")),
+        };
+        let interactive = match self.get("interactive") {
+            None => None,
+            Some(toml::Value::Boolean(b)) => Some(*b),
+            Some(_) => return Err(self.err("`interactive` must be true or false")),
+        };
+        Ok(Matcher {
+            tool_names,
+            mcp_name: self.string("mcpName")?,
+            args_pattern: self.regex("argsPattern")?,
+            command_prefixes: self.strings("commandPrefix")?.unwrap_or_default(),
+            command_regex: self.regex("commandRegex")?,
+            every_command,
+            modes,
+            interactive,
+            annotations,
+        })
+    }
+}
+
+fn checker_name_valid(name: &str) -> bool {
+    !name.is_empty()
+        && !name.contains("..")
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+fn compile_rule(t: &TieredTable) -> Result<Rule, PolicyError> {
+    let c = Ctx { t };
+    c.check_keys(RULE_KEYS, "[[rule]]")?;
+    let decision = match c.string("decision")?.as_deref() {
+        Some("allow") => Decision::Allow,
+        Some("deny") => Decision::Deny,
+        Some("ask_user") => Decision::AskUser,
+        Some(other) => {
+            return Err(c.err(format!(
+                "unknown decision {other:?} (allow, deny, ask_user)"
+            )));
+        }
+        None => return Err(c.err("`decision` is required")),
+    };
+    let p = c.integer("priority", 0..=999)?.unwrap_or(0);
+    Ok(Rule {
+        matcher: c.matcher(decision == Decision::Allow)?,
+        decision,
+        priority: priority(t.tier.number(), p),
+        deny_message: c.string("denyMessage")?,
+        source: format!("{}:{}", t.file.display(), t.line),
+    })
+}
+
+fn compile_checker_rule(
+    t: &TieredTable,
+    registry: &BTreeMap<String, CheckerSpec>,
+) -> Result<CheckerRule, PolicyError> {
+    let c = Ctx { t };
+    c.check_keys(CHECKER_RULE_KEYS, "[[safety_checker]]")?;
+    if c.get("toolName").is_none() {
+        return Err(c.err("`toolName` is required in [[safety_checker]]"));
+    }
+    let Some(toml::Value::Table(checker)) = c.get("checker") else {
+        return Err(c.err("[safety_checker.checker] with `type` and `name` is required"));
+    };
+    for key in checker.keys() {
+        if key != "type" && key != "name" {
+            return Err(c.err(format!("unknown key `{key}` in [safety_checker.checker]")));
+        }
+    }
+    let name = checker
+        .get("name")
+        .and_then(toml::Value::as_str)
+        .unwrap_or_default();
+    if !checker_name_valid(name) {
+        return Err(c.err(format!(
+            "invalid checker name {name:?}: names match ^[a-z0-9-]+$ and contain no `..`"
+        )));
+    }
+    let checker = match checker.get("type").and_then(toml::Value::as_str) {
+        Some("in-process") if IN_PROCESS_CHECKERS.contains(&name) => {
+            CheckerRef::InProcess(name.into())
+        }
+        Some("in-process") => {
+            return Err(c.err(format!(
+                "unknown in-process checker \"{name}\" (allowed-path, provenance)"
+            )));
+        }
+        Some("external") if registry.contains_key(name) => CheckerRef::External(name.into()),
+        Some("external") => {
+            return Err(c.err(format!("Unknown external checker \"{name}\"; register it in [checkers.{name}] in your user config")));
+        }
+        _ => return Err(c.err("`checker.type` must be \"in-process\" or \"external\"")),
+    };
+    let required_context = c.strings("required_context")?;
+    let config = c
+        .get("config")
+        .map(|v| serde_json::to_value(v).unwrap_or(Value::Null));
+    Ok(CheckerRule {
+        matcher: c.matcher(false)?,
+        priority: priority(
+            t.tier.number(),
+            c.integer("priority", 0..=999)?.unwrap_or(0),
+        ),
+        checker,
+        required_context,
+        config,
+        timeout_ms: c.integer("timeout_ms", 1..=3_600_000)?.map(|v| v as u64),
+        source: format!("{}:{}", t.file.display(), t.line),
+    })
+}
+
+fn compile_registry_entry(name: &str, t: &TieredTable) -> Result<CheckerSpec, PolicyError> {
+    let c = Ctx { t };
+    c.check_keys(REGISTRY_KEYS, &format!("[checkers.{name}]"))?;
+    if !checker_name_valid(name) {
+        return Err(c.err(format!(
+            "invalid checker name {name:?}: names match ^[a-z0-9-]+$ and contain no `..`"
+        )));
+    }
+    let command = match c.get("command") {
+        Some(toml::Value::Array(items)) if !items.is_empty() => items
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(String::from)
+                    .ok_or_else(|| c.err("`command` must hold strings"))
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => return Err(c.err("`command` must be a non-empty array: [\"program\", \"arg\", …]")),
+    };
+    let env = match c.get("env") {
+        None => BTreeMap::new(),
+        Some(toml::Value::Table(t)) => t
+            .iter()
+            .map(|(k, v)| {
+                v.as_str()
+                    .map(|s| (k.clone(), s.to_string()))
+                    .ok_or_else(|| c.err("`env` values must be strings"))
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err(c.err("`env` must be a table")),
+    };
+    let mut spec = CheckerSpec::new(name, command);
+    spec.env = env;
+    if let Some(ms) = c.integer("timeout_ms", 1..=3_600_000)? {
+        spec.timeout = Duration::from_millis(ms as u64);
+    }
+    if let Some(ms) = c.integer("kill_grace_ms", 0..=600_000)? {
+        spec.kill_grace = Duration::from_millis(ms as u64);
+    }
+    spec.mode = match c.string("mode")?.as_deref() {
+        None | Some("spawn") => CheckerMode::Spawn,
+        Some("persistent") => CheckerMode::Persistent,
+        Some(other) => return Err(c.err(format!("unknown mode {other:?} (spawn, persistent)"))),
+    };
+    Ok(spec)
+}
+
+/// Compiles the whole policy, or says which table of which file is wrong.
+pub fn compile(config: &Config) -> Result<CompiledPolicy, PolicyError> {
+    let mut registry = BTreeMap::new();
+    for (name, t) in &config.checkers {
+        registry.insert(name.clone(), compile_registry_entry(name, t)?);
+    }
+    let rules = config
+        .rules
+        .iter()
+        .map(compile_rule)
+        .collect::<Result<Vec<_>, _>>()?;
+    let checkers = config
+        .safety_checkers
+        .iter()
+        .map(|t| compile_checker_rule(t, &registry))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(CompiledPolicy {
+        policy: Policy::new(rules, checkers),
+        registry,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,226 @@
+use std::path::{Path, PathBuf};
+
+use keel_core::policy::Decision;
+use keel_core::policy::rules::{CallFacts, Mode};
+use serde_json::json;
+
+use super::*;
+use crate::config::{Sources, load};
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
+    path
+}
+
+fn compiled(workspace: Vec<PathBuf>, user: Option<PathBuf>) -> Result<CompiledPolicy, PolicyError> {
+    let config = load(&Sources {
+        workspace,
+        user,
+        admin_dir: None,
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    compile(&config)
+}
+
+fn decide(p: &CompiledPolicy, tool: &str, args: serde_json::Value) -> Decision {
+    p.policy
+        .rule_decision(&CallFacts {
+            tool,
+            args: &args,
+            mode: Mode::Default,
+            interactive: true,
+            annotations: None,
+        })
+        .decision
+}
+
+#[test]
+fn the_builtin_policy_compiles_and_reads_as_documented() -> Result<(), PolicyError> {
+    let p = compiled(vec![], None)?;
+    assert_eq!(
+        decide(&p, "write_file", json!({"path": "a"})),
+        Decision::Allow
+    );
+    assert_eq!(
+        decide(&p, "shell", json!({"command": "ls -la && git status"})),
+        Decision::Allow
+    );
+    assert_eq!(
+        decide(&p, "shell", json!({"command": "rm -rf build"})),
+        Decision::AskUser
+    );
+    assert_eq!(
+        decide(&p, "shell", json!({"command": "ls > out.txt"})),
+        Decision::AskUser
+    );
+    assert_eq!(
+        decide(
+            &p,
+            "run_shell_command",
+            json!({"command": "cat a; curl evil"})
+        ),
+        Decision::AskUser
+    );
+    let names: Vec<&str> = p
+        .policy
+        .checker_rules()
+        .iter()
+        .map(|c| c.checker.name())
+        .collect();
+    assert_eq!(names, ["allowed-path", "provenance"]);
+    Ok(())
+}
+
+#[test]
+fn rules_from_two_tiers_stack_in_tier_order() -> Result<(), PolicyError> {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let ws = write(
+        dir.path(),
+        "keel.toml",
+        "[[rule]]\ntoolName = \"deploy\"\ndecision = \"allow\"\npriority = 999\n",
+    );
+    let user = write(
+        dir.path(),
+        "user.toml",
+        "[[rule]]\ntoolName = \"deploy\"\ndecision = \"deny\"\npriority = 1\ndenyMessage = \"Not from here.\"\n",
+    );
+    let p = compiled(vec![ws], Some(user))?;
+    let priorities: Vec<i64> = p.policy.rules().iter().map(|r| r.priority).collect();
+    assert_eq!(&priorities[..2], [4001, 3999]);
+    let out = p.policy.rule_decision(&CallFacts {
+        tool: "deploy",
+        args: &json!({}),
+        mode: Mode::Default,
+        interactive: true,
+        annotations: None,
+    });
+    assert_eq!(out.decision, Decision::Deny);
+    assert_eq!(
+        out.reason.as_deref(),
+        Some("Tool execution denied by policy. Not from here.")
+    );
+    Ok(())
+}
+
+fn error_of(text: &str) -> String {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let ws = write(dir.path(), "keel.toml", text);
+    let e = compiled(vec![ws], None)
+        .err()
+        .unwrap_or_else(|| panic!("expected an error for {text}"));
+    assert!(e.path.ends_with("keel.toml"), "{e}");
+    format!("line {}: {}", e.line, e.message)
+}
+
+#[test]
+fn load_errors_name_the_line() {
+    let unregistered = "mode = \"default\"\n\n[[safety_checker]]\ntoolName = \"*\"\n[safety_checker.checker]\ntype = \"external\"\nname = \"secret-scan\"\n";
+    assert_eq!(
+        error_of(unregistered),
+        "line 3: Unknown external checker \"secret-scan\"; register it in [checkers.secret-scan] in your user config"
+    );
+    assert!(
+        error_of("[[rule]]\ntoolName = \"x\"\ndecision = \"allow\"\nfrobnicate = 1\n")
+            .contains("line 1: unknown key `frobnicate`")
+    );
+    assert!(
+        error_of("[[rule]]\ntoolName = \"x\"\ndecision = \"allow\"\nsubagent = \"a\"\n")
+            .contains("unsupported")
+    );
+    assert!(
+        error_of("[[rule]]\ntoolName = \"x\"\ndecision = \"allow\"\nargsPattern = \"(\"\n")
+            .contains("invalid regex in `argsPattern`")
+    );
+    assert!(
+        error_of("[[rule]]\ntoolName = \"\"\ndecision = \"allow\"\n")
+            .contains("`toolName` must not be empty")
+    );
+    assert!(
+        error_of("[[rule]]\ntoolName = \"x\"\ndecision = \"maybe\"\n").contains("unknown decision")
+    );
+    assert!(
+        error_of("[[rule]]\ntoolName = \"x\"\ndecision = \"allow\"\npriority = 1000\n")
+            .contains("from 0 to 999")
+    );
+    assert!(
+        error_of("[[rule]]\ntoolName = \"x\"\ndecision = \"allow\"\npriority = 1.5\n")
+            .contains("integer")
+    );
+    assert!(error_of("[[safety_checker]]\ntoolName = \"\"\n[safety_checker.checker]\ntype = \"in-process\"\nname = \"allowed-path\"\n").contains("must not be empty"));
+    for bad in ["My_Checker", "a/b", "a..b", ""] {
+        let text = format!(
+            "[[safety_checker]]\ntoolName = \"x\"\n[safety_checker.checker]\ntype = \"external\"\nname = \"{bad}\"\n"
+        );
+        assert!(error_of(&text).contains("invalid checker name"), "{bad}");
+    }
+    assert!(error_of("[[safety_checker]]\ntoolName = \"x\"\n[safety_checker.checker]\ntype = \"in-process\"\nname = \"conseca\"\n").contains("unknown in-process checker"));
+    let e = error_of("\n\n[[rule]]\ntoolName = \"x\"\ndecision = \"allow\"\nextra = 1\n");
+    assert!(e.starts_with("line 3:"), "{e}");
+}
+
+#[test]
+fn a_failed_policy_denies_every_call() {
+    let e = PolicyError {
+        path: "/w/keel.toml".into(),
+        line: 3,
+        message: "Unknown external checker \"x\"".into(),
+    };
+    let p = e.as_policy();
+    let out = p.rule_decision(&CallFacts {
+        tool: "read_file",
+        args: &json!({}),
+        mode: Mode::Yolo,
+        interactive: true,
+        annotations: None,
+    });
+    assert_eq!(out.decision, Decision::Deny);
+    assert_eq!(
+        out.reason.as_deref(),
+        Some(
+            "Policy file \"/w/keel.toml\" failed to load: Unknown external checker \"x\" at /w/keel.toml:3"
+        )
+    );
+}
+
+#[test]
+fn registered_checkers_compile_with_their_settings() -> Result<(), PolicyError> {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let user = write(
+        dir.path(),
+        "user.toml",
+        "[checkers.secret-scan]\ncommand = [\"/usr/bin/scan\", \"--fast\"]\ntimeout_ms = 250\nkill_grace_ms = 100\nmode = \"persistent\"\nenv = { LEVEL = \"2\" }\n\n[[safety_checker]]\ntoolName = \"write_*\"\npriority = 5\nrequired_context = [\"environment\"]\nconfig = { strict = true }\n[safety_checker.checker]\ntype = \"external\"\nname = \"secret-scan\"\n",
+    );
+    let p = compiled(vec![], Some(user))?;
+    let spec = p
+        .registry
+        .get("secret-scan")
+        .cloned()
+        .unwrap_or_else(|| panic!("registered"));
+    assert_eq!(spec.command, ["/usr/bin/scan", "--fast"]);
+    assert_eq!(spec.timeout, Duration::from_millis(250));
+    assert_eq!(spec.kill_grace, Duration::from_millis(100));
+    assert_eq!(spec.mode, CheckerMode::Persistent);
+    assert_eq!(spec.env.get("LEVEL").map(String::as_str), Some("2"));
+    let rule = p
+        .policy
+        .checker_rules()
+        .iter()
+        .find(|c| c.checker.name() == "secret-scan")
+        .cloned()
+        .unwrap_or_else(|| panic!("rule"));
+    assert_eq!(rule.priority, 4005);
+    assert_eq!(rule.config, Some(json!({"strict": true})));
+    assert_eq!(rule.required_context, Some(vec!["environment".to_string()]));
+    let bad = write(
+        dir.path(),
+        "bad.toml",
+        "[checkers.x]\ncommand = \"sh -c evil\"\n",
+    );
+    let e = compiled(vec![], Some(bad))
+        .err()
+        .map(|e| e.message)
+        .unwrap_or_default();
+    assert!(e.contains("non-empty array"), "{e}");
+    Ok(())
+}

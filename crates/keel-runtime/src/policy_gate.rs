@@ -1,0 +1,276 @@
+//! The policy stages of the gate: rules, then safety checkers (safety.md N13–N17, N36, N37),
+//! with the in-process checkers (allowed-path over the real filesystem, provenance) and
+//! external ones (spawned or persistent) run through one path, so `keel check`, `keel eval`
+//! and real runs decide alike.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use keel_core::policy::Decision;
+use keel_core::policy::classify::{ToolInfo, classify};
+use keel_core::policy::paths::{PathConfig, PathResolver, ResolveError, check_paths};
+use keel_core::policy::protocol::{
+    CheckContext, Environment, FunctionCall, History, PROTOCOL_VERSION, SafetyCheckInput,
+    SafetyCheckResult,
+};
+use keel_core::policy::provenance::{OnTainted, ProvenanceIndex, check_provenance};
+use keel_core::policy::rules::{
+    CallFacts, CheckerRef, CheckerRule, CheckerVerdict, Final, Mode, Policy, RuleOutcome, compose,
+};
+
+use crate::checker::{CheckerMode, CheckerSpec, PersistentChecker, run_spawn};
+
+/// `std::fs` canonicalization for the allowed-path checker.
+pub struct StdResolver;
+
+impl PathResolver for StdResolver {
+    fn canonicalize(&self, path: &Path) -> Result<PathBuf, ResolveError> {
+        std::fs::canonicalize(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => ResolveError::NotFound,
+            _ => ResolveError::Other(e.to_string()),
+        })
+    }
+}
+
+/// Where and how calls are being decided.
+#[derive(Clone, Debug)]
+pub struct GateEnv {
+    /// The session working directory (N26).
+    pub cwd: PathBuf,
+    pub workspaces: Vec<PathBuf>,
+    pub mode: Mode,
+    pub interactive: bool,
+    pub on_tainted: OnTainted,
+    /// Declarations of the tools on offer, for classification; unknown tools count as
+    /// side-effecting.
+    pub tools: HashMap<String, ToolInfo>,
+}
+
+/// One call to decide, with what the run has seen so far.
+#[derive(Clone, Debug)]
+pub struct CallToDecide<'a> {
+    pub call: FunctionCall,
+    /// Real user turns and model turns, for `history.turns` (N10).
+    pub history: History,
+    /// Where every value of the conversation came from.
+    pub provenance: &'a ProvenanceIndex,
+}
+
+/// What the policy stages decided, and each checker's verdict for the record.
+#[derive(Clone, Debug)]
+pub struct PolicyDecision {
+    pub rule: RuleOutcome,
+    pub checkers: Vec<CheckerVerdict>,
+    pub outcome: Final,
+}
+
+/// Rules + checkers, ready to decide calls.
+pub struct PolicyGate {
+    policy: Policy,
+    registry: BTreeMap<String, CheckerSpec>,
+    persistent: HashMap<String, PersistentChecker>,
+    env: GateEnv,
+}
+
+impl PolicyGate {
+    pub fn new(policy: Policy, registry: BTreeMap<String, CheckerSpec>, env: GateEnv) -> Self {
+        let persistent = registry
+            .values()
+            .filter(|s| s.mode == CheckerMode::Persistent)
+            .map(|s| {
+                (
+                    s.name.clone(),
+                    PersistentChecker::new(s.clone(), env.cwd.clone()),
+                )
+            })
+            .collect();
+        Self {
+            policy,
+            registry,
+            persistent,
+            env,
+        }
+    }
+
+    pub fn env(&self) -> &GateEnv {
+        &self.env
+    }
+
+    fn tool_info(&self, name: &str) -> ToolInfo {
+        self.env
+            .tools
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| ToolInfo {
+                name: name.to_string(),
+                ..ToolInfo::default()
+            })
+    }
+
+    fn input(&self, c: &CallToDecide<'_>) -> SafetyCheckInput {
+        SafetyCheckInput {
+            protocol_version: PROTOCOL_VERSION.into(),
+            tool_call: c.call.clone(),
+            context: CheckContext {
+                environment: Some(Environment {
+                    cwd: self.env.cwd.display().to_string(),
+                    workspaces: self
+                        .env
+                        .workspaces
+                        .iter()
+                        .map(|w| w.display().to_string())
+                        .collect(),
+                }),
+                history: Some(c.history.clone()),
+            },
+            config: None,
+        }
+    }
+
+    fn run_in_process(
+        &self,
+        rule: &CheckerRule,
+        name: &str,
+        c: &CallToDecide<'_>,
+    ) -> SafetyCheckResult {
+        match name {
+            "allowed-path" => check_paths(
+                &c.call.args,
+                &self.env.cwd,
+                &self.env.workspaces,
+                &PathConfig::from_value(rule.config.as_ref()),
+                &StdResolver,
+            ),
+            "provenance" => {
+                let on_tainted = match rule
+                    .config
+                    .as_ref()
+                    .and_then(|v| v.get("on_tainted"))
+                    .and_then(|v| v.as_str())
+                {
+                    Some("deny") => OnTainted::Deny,
+                    Some(_) => OnTainted::AskUser,
+                    None => self.env.on_tainted,
+                };
+                let info = self.tool_info(&c.call.name);
+                check_provenance(
+                    classify(&info),
+                    &c.call.name,
+                    &c.call.args,
+                    c.provenance,
+                    on_tainted,
+                )
+            }
+            other => SafetyCheckResult::deny(format!(
+                "Failed to run in-process checker \"{other}\": no such checker"
+            )),
+        }
+    }
+
+    fn run_checker(
+        &self,
+        rule: &CheckerRule,
+        input: &SafetyCheckInput,
+        c: &CallToDecide<'_>,
+    ) -> CheckerVerdict {
+        match &rule.checker {
+            CheckerRef::InProcess(name) => {
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    self.run_in_process(rule, name, c)
+                }));
+                match outcome {
+                    Ok(r) => CheckerVerdict {
+                        checker: name.clone(),
+                        decision: r.decision,
+                        reason: r.reason,
+                        failure: None,
+                    },
+                    Err(_) => CheckerVerdict {
+                        checker: name.clone(),
+                        decision: Decision::Deny,
+                        reason: Some(format!(
+                            "Failed to run in-process checker \"{name}\": it panicked"
+                        )),
+                        failure: Some("in_process"),
+                    },
+                }
+            }
+            CheckerRef::External(name) => {
+                let input = input.restricted(rule.required_context.as_deref(), rule.config.clone());
+                match (self.registry.get(name), self.persistent.get(name)) {
+                    (Some(_), Some(p)) => p.check(&input),
+                    (Some(spec), None) => run_spawn(spec, &input, &self.env.cwd),
+                    (None, _) => CheckerVerdict {
+                        checker: name.clone(),
+                        decision: Decision::Deny,
+                        reason: Some(format!(
+                            "Failed to run safety checker \"{name}\": it is not registered"
+                        )),
+                        failure: Some("resolution"),
+                    },
+                }
+            }
+        }
+    }
+
+    /// Rules, then checkers unless the rules denied (N16); checkers run concurrently and their
+    /// verdicts are folded in priority order (N37).
+    pub fn decide(&self, c: &CallToDecide<'_>) -> PolicyDecision {
+        let info = self.tool_info(&c.call.name);
+        let facts = CallFacts {
+            tool: &c.call.name,
+            args: &c.call.args,
+            mode: self.env.mode,
+            interactive: self.env.interactive,
+            annotations: info.annotations.as_ref(),
+        };
+        let rule = self.policy.rule_decision(&facts);
+        if rule.decision == Decision::Deny {
+            let outcome = compose(&rule, &[]);
+            return PolicyDecision {
+                rule,
+                checkers: Vec::new(),
+                outcome,
+            };
+        }
+        let matching = self.policy.matching_checkers(&facts);
+        let input = self.input(c);
+        let checkers: Vec<CheckerVerdict> = if matching
+            .iter()
+            .any(|r| matches!(r.checker, CheckerRef::External(_)))
+        {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = matching
+                    .iter()
+                    .map(|r| scope.spawn(|| self.run_checker(r, &input, c)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .zip(&matching)
+                    .map(|(h, r)| {
+                        h.join().unwrap_or_else(|_| CheckerVerdict {
+                            checker: r.checker.name().to_string(),
+                            decision: Decision::Deny,
+                            reason: Some(format!(
+                                "Failed to run safety checker \"{}\": it panicked",
+                                r.checker.name()
+                            )),
+                            failure: Some("resolution"),
+                        })
+                    })
+                    .collect()
+            })
+        } else {
+            matching
+                .iter()
+                .map(|r| self.run_checker(r, &input, c))
+                .collect()
+        };
+        let outcome = compose(&rule, &checkers);
+        PolicyDecision {
+            rule,
+            checkers,
+            outcome,
+        }
+    }
+}
