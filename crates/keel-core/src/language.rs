@@ -31,7 +31,7 @@ static CHINESE_REQUEST: LazyLock<Regex> = LazyLock::new(|| {
     build(
         "^(?:请|麻烦)?(?:以后|接下来|今后)?请?(?:一直|都)?\
          (?:用|使用|改用|切换|切换成|切换为|切换到|改成|改为)\
-         (中文|简体中文|汉语|英文|英语)\
+         (?:(?P<zh>中文|简体中文|汉语)|(?P<en>英文|英语))\
          (?:和我(?:交流|说话|聊天)|来?(?:回答|回复|交流|说话|聊天))?\
          (?:就好|好吗|可以吗)?[。！？.!?]*$",
     )
@@ -43,7 +43,7 @@ static ENGLISH_REQUEST: LazyLock<Regex> = LazyLock::new(|| {
          (?:(?:respond|reply|answer|speak|talk)(?:[{WS}]+to[{WS}]+me)?[{WS}]+(?:in|using)\
          |(?:switch|change)(?:[{WS}]+back)?[{WS}]+to\
          |use)[{WS}]+\
-         (simplified[{WS}]+chinese|chinese|mandarin|english)\
+         (?:(?P<zh>simplified[{WS}]+chinese|chinese|mandarin)|(?P<en>english))\
          (?:[{WS}]+from[{WS}]+now[{WS}]+on\
          |[{WS}]+for[{WS}]+(?:your[{WS}]+)?(?:replies|responses|answers))?[.!?]*$",
     )
@@ -76,23 +76,18 @@ static LATIN_WORD: LazyLock<Regex> =
 /// The language an explicit, standalone request asks for (N19), if the whole trimmed
 /// utterance is one.
 pub fn explicit_request(trimmed: &str) -> Option<Lang> {
-    if let Some(c) = CHINESE_REQUEST.captures(trimmed) {
-        return Some(match c.get(1).map(|m| m.as_str()) {
-            Some("英文" | "英语") => Lang::En,
-            _ => Lang::ZhCn,
-        });
-    }
-    ENGLISH_REQUEST.captures(trimmed).map(|c| {
-        let lang = c
-            .get(1)
-            .map(|m| m.as_str().to_lowercase())
-            .unwrap_or_default();
-        if lang == "english" {
-            Lang::En
-        } else {
-            Lang::ZhCn
-        }
-    })
+    // Which alternative matched decides, not the matched text: under case folding `engliſh`
+    // (long s) is `english`.
+    [&*CHINESE_REQUEST, &*ENGLISH_REQUEST]
+        .into_iter()
+        .find_map(|re| re.captures(trimmed))
+        .map(|c| {
+            if c.name("en").is_some() {
+                Lang::En
+            } else {
+                Lang::ZhCn
+            }
+        })
 }
 
 /// The prose of an utterance (N21): code, URLs and paths each become one space, then trim.

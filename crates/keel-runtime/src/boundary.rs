@@ -14,9 +14,10 @@ use keel_core::notify::{
 use keel_core::{ItemBody, ItemId, Timestamp, Untrusted};
 use keel_store::{Committed, NewItem, QueueSettlement, QueueState, RunWrite, Store, StoreError};
 
-/// How many recent user utterances are offered as language samples (the envelope keeps the
-/// last three, N5).
-const SAMPLE_TURNS: usize = 3;
+/// How many recent user turns are searched for language samples. Samples are the non-blank
+/// ones (N18, as `keel call conversation-language` reports them); the envelope keeps the last
+/// three of those (N5).
+const SAMPLE_WINDOW: usize = 64;
 
 /// What opening a turn did.
 #[derive(Debug)]
@@ -45,7 +46,7 @@ fn language_for(
     fallback: Lang,
 ) -> Result<NotificationLanguage, StoreError> {
     let samples: Vec<String> = store
-        .recent_user_texts(run, SAMPLE_TURNS)?
+        .recent_user_texts(run, SAMPLE_WINDOW)?
         .into_iter()
         .filter(|t| is_sample(t))
         .collect();

@@ -386,6 +386,20 @@ fn the_system_prompt_does_not_change_when_a_notification_is_pending() -> R {
             notes: &run.notes,
             items: &run.items,
         })?;
+        // N12a: the policy is in the one system message, never in the message array.
+        let policy = keel_core::notify::REALTIME_NOTIFICATION_INSTRUCTIONS;
+        assert!(
+            req.messages[0]
+                .content
+                .as_deref()
+                .is_some_and(|c| c.contains(policy))
+        );
+        assert!(req.messages[1..].iter().all(|m| {
+            !m.content
+                .as_deref()
+                .unwrap_or("")
+                .contains("Runtime result messages")
+        }));
         Ok(serde_json::to_string(&req.messages[0])?)
     };
     let before = render(&store)?;
@@ -393,5 +407,68 @@ fn the_system_prompt_does_not_change_when_a_notification_is_pending() -> R {
     assert_eq!(render(&store)?, before);
     deliver_after_close(&mut store, "r", Timestamp(2), Lang::En, &mut || ids.next())?;
     assert_eq!(render(&store)?, before);
+    Ok(())
+}
+
+#[test]
+fn blank_user_turns_are_not_samples() -> R {
+    let dir = tempfile::tempdir()?;
+    let mut store = setup(dir.path())?;
+    let mut ids = Ids(0);
+    for text in ["Bonjour", " ", " ", " "] {
+        open_user_turn(&mut store, "r", text, Timestamp(1), Lang::En, &mut || {
+            ids.next()
+        })?;
+    }
+    enqueue(&mut store, "t", NotificationKind::TaskResult, "done")?;
+    let d = deliver_after_close(&mut store, "r", Timestamp(2), Lang::En, &mut || ids.next())?;
+    let env = d.delivery.items[0].envelope.as_str();
+    assert!(env.contains("\"language_samples\":[\"Bonjour\"]"), "{env}");
+    Ok(())
+}
+
+#[test]
+fn a_permission_arriving_between_others_keeps_its_place() -> R {
+    let dir = tempfile::tempdir()?;
+    let mut store = setup(dir.path())?;
+    let mut ids = Ids(0);
+    enqueue(&mut store, "s1", NotificationKind::SearchResult, "a")?;
+    enqueue(&mut store, "p1", NotificationKind::Permission, "b")?;
+    enqueue(&mut store, "s2", NotificationKind::SearchResult, "c")?;
+    let mut order = Vec::new();
+    while let Some(item) =
+        deliver_after_close(&mut store, "r", Timestamp(2), Lang::En, &mut || ids.next())?
+            .delivery
+            .items
+            .first()
+            .cloned()
+    {
+        order.push(item.id);
+    }
+    assert_eq!(order, ["s1", "p1", "s2"]);
+    // Merged into a user turn, the order is the same.
+    for id in ["s3", "p2", "t3"] {
+        let kind = if id.starts_with('p') {
+            NotificationKind::Permission
+        } else {
+            NotificationKind::SearchResult
+        };
+        enqueue(&mut store, id, kind, "x")?;
+    }
+    let opened = open_user_turn(
+        &mut store,
+        "r",
+        "what's new",
+        Timestamp(3),
+        Lang::En,
+        &mut || ids.next(),
+    )?;
+    let merged: Vec<&str> = opened
+        .delivery
+        .items
+        .iter()
+        .map(|i| i.id.as_str())
+        .collect();
+    assert_eq!(merged, ["s3", "p2", "t3"]);
     Ok(())
 }

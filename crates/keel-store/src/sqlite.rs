@@ -447,6 +447,9 @@ impl Store for SqliteStore {
         if write.close_turn {
             crash_point("close:before-commit");
         }
+        if !write.queue.is_empty() {
+            crash_point("deliver:before-commit");
+        }
         tx.commit()?;
         if write.close_turn {
             crash_point("close:after-commit");

@@ -102,6 +102,8 @@ fn english_requests_cover_the_grammar() {
         ("change to Mandarin for responses", Lang::ZhCn),
         ("use English", Lang::En),
         ("Please\u{3000}speak in English?!", Lang::En),
+        ("use engli\u{17F}h", Lang::En),
+        ("USE CHINE\u{17F}E", Lang::ZhCn),
     ] {
         assert_eq!(explicit_request(u), Some(lang), "{u}");
     }

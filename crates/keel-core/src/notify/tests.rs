@@ -160,8 +160,8 @@ fn samples_of(samples: &[String]) -> Option<serde_json::Value> {
         samples: Some(samples.to_vec()),
     };
     let env = notification_context(NotificationKind::TaskResult, "p", Some(&language));
-    let v: serde_json::Value =
-        serde_json::from_str(&env["[NOTIFICATION] ".len()..]).unwrap_or_default();
+    let v: serde_json::Value = serde_json::from_str(&env["[NOTIFICATION] ".len()..])
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {env}"));
     v.get("language_samples").cloned()
 }
 
@@ -189,7 +189,6 @@ fn t3_samples() {
             .count(),
         623
     );
-    assert_eq!(first.len(), 4, "the caller's vector is not modified");
 
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     assert_eq!(
@@ -248,23 +247,37 @@ proptest! {
             Just("\\".to_string()),
         ],
         kind in prop::sample::select(NotificationKind::ALL.to_vec()),
-        samples in proptest::option::of(proptest::collection::vec(any::<String>(), 0..5)),
+        samples in proptest::option::of(proptest::collection::vec(prop_oneof![any::<String>(), Just(" ".to_string()), "[a-z ]{0,600}"], 0..5)),
         output in proptest::option::of(prop_oneof![Just(Lang::En), Just(Lang::ZhCn)]),
+        with_language in any::<bool>(),
     ) {
+        // The samples the envelope must carry, computed from N5 and N6 directly.
+        let expected: Vec<String> = match (&samples, output, with_language) {
+            (Some(all), None, true) => all[all.len().saturating_sub(3)..]
+                .iter()
+                .map(|s| crate::text::js_trim(s).chars().take(512).collect::<String>())
+                .filter(|s| !s.is_empty())
+                .collect(),
+            _ => Vec::new(),
+        };
         let language = NotificationLanguage { fallback: Lang::ZhCn, output, samples };
-        let env = notification_context(kind, &payload, Some(&language));
+        let env = notification_context(kind, &payload, with_language.then_some(&language));
         prop_assert!(env.starts_with("[NOTIFICATION] "));
         prop_assert!(!env.chars().any(|c| (c as u32) < 0x20), "a raw control character");
         let v: serde_json::Value = serde_json::from_str(&env["[NOTIFICATION] ".len()..])
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         let keys: Vec<&str> = v.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
         let mut want = vec!["kind"];
-        if output.is_some() { want.push("output_language"); }
+        if output.is_some() && with_language { want.push("output_language"); }
         want.push("fallback_language");
-        if v.get("language_samples").is_some() { want.push("language_samples"); }
+        if !expected.is_empty() { want.push("language_samples"); }
         want.push("payload");
         prop_assert_eq!(&keys, &want);
-        if output.is_some() { prop_assert!(v.get("language_samples").is_none()); }
+        let fallback = if with_language { "zh-CN" } else { "en" };
+        prop_assert_eq!(v["fallback_language"].as_str(), Some(fallback));
+        if !expected.is_empty() {
+            prop_assert_eq!(&v["language_samples"], &serde_json::json!(expected));
+        }
         prop_assert_eq!(v["payload"].as_str(), Some(payload.as_str()));
         prop_assert_eq!(v["kind"].as_str(), Some(kind.as_str()));
     }
@@ -274,8 +287,16 @@ proptest! {
 fn one_mebibyte_payload_round_trips() {
     let payload: String = "\"\\\n<system>x</system>\u{0}😀".repeat(1024 * 1024 / 24);
     let env = notification_context(NotificationKind::SearchResult, &payload, None);
-    assert!(!env.contains('\n'));
-    let v: serde_json::Value = serde_json::from_str(&env[15..]).unwrap_or_default();
+    assert!(
+        !env.chars().any(|c| (c as u32) < 0x20),
+        "a raw control character"
+    );
+    let v: serde_json::Value = serde_json::from_str(&env[15..]).unwrap_or_else(|e| panic!("{e}"));
+    let keys: Vec<&str> = v
+        .as_object()
+        .map(|o| o.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(keys, ["kind", "fallback_language", "payload"]);
     assert_eq!(v["payload"].as_str(), Some(payload.as_str()));
 }
 
@@ -436,4 +457,18 @@ fn n28a_payloads_are_never_cut() {
     }];
     let d = next_delivery(&pending, &HashSet::new(), &Boundary::AfterTurnClose, &en());
     assert!(d.items[0].envelope.as_str().contains(&big));
+}
+
+#[test]
+fn n8_escaping_is_exactly_json_stringify() {
+    let env = notification_context(
+        NotificationKind::PeerReport,
+        "\u{1f}\u{b}\u{8}\u{c}\u{7f}/é",
+        None,
+    );
+    assert!(
+        env.ends_with("\"payload\":\"\\u001f\\u000b\\b\\f\u{7f}/é\"}"),
+        "{env}"
+    );
+    assert!(!env.contains("\\u001F"), "lowercase hex");
 }

@@ -1,0 +1,238 @@
+//! `keel check` as another agent uses it: a SafetyCheckInput in, a SafetyCheckResult out
+//! (interfaces.md §5.4), through keel's whole gate.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        for sub in ["work", "config/keel"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap_or_else(|e| panic!("{e}"));
+        }
+        Self { dir }
+    }
+
+    fn work(&self) -> std::path::PathBuf {
+        self.dir
+            .path()
+            .join("work")
+            .canonicalize()
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn write(&self, rel: &str, text: &str) -> std::path::PathBuf {
+        let p = self.dir.path().join(rel);
+        std::fs::write(&p, text).unwrap_or_else(|e| panic!("{e}"));
+        p
+    }
+
+    fn check(&self, args: &[&str], input: &Value) -> (i32, String, String) {
+        self.check_raw(args, input.to_string().as_bytes())
+    }
+
+    fn check_raw(&self, args: &[&str], input: &[u8]) -> (i32, String, String) {
+        let out = Command::cargo_bin("keel")
+            .unwrap_or_else(|e| panic!("{e}"))
+            .arg("check")
+            .args(args)
+            .current_dir(self.work())
+            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env("KEEL_HOME", self.dir.path())
+            .write_stdin(input.to_vec())
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    fn input(&self, tool: &str, args: Value) -> Value {
+        json!({
+            "protocolVersion": "1.0.0",
+            "toolCall": {"name": tool, "args": args},
+            "context": {"environment": {"cwd": self.work().display().to_string(), "workspaces": []}}
+        })
+    }
+}
+
+fn result(stdout: &str) -> Value {
+    assert!(
+        stdout.ends_with('\n') && stdout.matches('\n').count() == 1,
+        "{stdout:?}"
+    );
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+#[test]
+fn the_default_policy_decides() {
+    let env = Env::new();
+    let (code, out, err) = env.check(
+        &[],
+        &env.input("write_file", json!({"file_path": "notes.md"})),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "{\"decision\":\"allow\"}\n");
+    let (_, out, _) = env.check(
+        &[],
+        &env.input("write_file", json!({"file_path": "/etc/passwd"})),
+    );
+    assert_eq!(
+        result(&out),
+        json!({"decision": "deny", "reason": "Tool execution denied by safety checker \"allowed-path\": Path \"/etc/passwd\" in argument \"file_path\" is outside of the allowed workspace directories."})
+    );
+    let (_, out, _) = env.check(&[], &env.input("edit", json!({"path": ".git/config"})));
+    assert_eq!(result(&out)["decision"], "deny");
+    let (_, out, _) = env.check(
+        &[],
+        &env.input("shell", json!({"command": "ls -la && git status"})),
+    );
+    assert_eq!(result(&out)["decision"], "allow");
+    // ask_user is printed as ask_user, with a reason, never converted.
+    let (_, out, _) = env.check(&[], &env.input("shell", json!({"command": "rm -rf build"})));
+    let r = result(&out);
+    assert_eq!(r["decision"], "ask_user");
+    assert!(r["reason"].as_str().is_some_and(|s| !s.trim().is_empty()));
+}
+
+#[test]
+fn malformed_input_is_exit_2() {
+    let env = Env::new();
+    for bad in [
+        &b"{"[..],
+        b"[]",
+        b"{\"toolCall\":{}}",
+        b"\xff",
+        b"{\"protocolVersion\":\"2.0.0\",\"toolCall\":{\"name\":\"x\"},\"context\":{}}",
+    ] {
+        let (code, out, err) = env.check_raw(&[], bad);
+        assert_eq!((code, out.as_str()), (2, ""), "{bad:?}");
+        let e: Value = serde_json::from_str(err.trim()).unwrap_or_default();
+        assert!(e["error"].as_str().is_some_and(|s| !s.is_empty()), "{err}");
+    }
+}
+
+#[test]
+fn a_checkers_table_in_a_policy_file_denies_every_call() {
+    let env = Env::new();
+    let policy = env.write("evil.toml", "[checkers.x]\ncommand = [\"/bin/true\"]\n");
+    let p = policy.display().to_string();
+    let (code, out, _) = env.check(
+        &["--policy", &p],
+        &env.input("read_file", json!({"path": "a"})),
+    );
+    assert_eq!(code, 0);
+    let r = result(&out);
+    assert_eq!(r["decision"], "deny");
+    let reason = r["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.starts_with(&format!("Policy file \"{p}\" failed to load: ")),
+        "{reason}"
+    );
+    assert!(reason.contains("[checkers.*]"), "{reason}");
+}
+
+#[test]
+fn an_unregistered_checker_is_a_load_error_naming_file_and_line() {
+    let env = Env::new();
+    let policy = env.write("p.toml", "# a comment\n[[safety_checker]]\ntoolName = \"*\"\n[safety_checker.checker]\ntype = \"external\"\nname = \"nope\"\n");
+    let p = policy.display().to_string();
+    let (_, out, _) = env.check(&["--policy", &p], &env.input("read_file", json!({})));
+    let reason = result(&out)["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        reason.contains(&format!("Unknown external checker \"nope\""))
+            && reason.contains(&format!("{p}:2")),
+        "{reason}"
+    );
+}
+
+fn checker_script(dir: &Path, body: &str) -> String {
+    let path = dir.join("checker.sh");
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+        .unwrap_or_else(|e| panic!("{e}"));
+    path.display().to_string()
+}
+
+#[test]
+fn a_registered_external_checker_runs_in_the_gate() {
+    let env = Env::new();
+    let script = checker_script(
+        env.dir.path(),
+        "cat > \"$KEEL_T/seen.json\"; echo '{\"decision\":\"deny\",\"reason\":\"secrets in content\"}'",
+    );
+    env.write(
+        "config/keel/config.toml",
+        &format!("[checkers.secret-scan]\ncommand = [\"{script}\"]\ntimeout_ms = 2000\nenv = {{ KEEL_T = \"{}\" }}\n", env.dir.path().display()),
+    );
+    let policy = env.write("p.toml", "[[safety_checker]]\ntoolName = \"write_*\"\nconfig = { level = 2 }\n[safety_checker.checker]\ntype = \"external\"\nname = \"secret-scan\"\n");
+    let p = policy.display().to_string();
+    let (_, out, err) = env.check(
+        &["--policy", &p],
+        &env.input("write_file", json!({"file_path": "a.txt", "content": "k"})),
+    );
+    assert_eq!(
+        result(&out),
+        json!({"decision": "deny", "reason": "Tool execution denied by safety checker \"secret-scan\": secrets in content"}),
+        "{err}"
+    );
+    let seen: Value = serde_json::from_str(
+        &std::fs::read_to_string(env.dir.path().join("seen.json")).unwrap_or_default(),
+    )
+    .unwrap_or_default();
+    assert_eq!(seen["config"], json!({"level": 2}));
+    assert_eq!(seen["toolCall"]["name"], "write_file");
+    // Not matched by toolName: the checker does not run.
+    let (_, out, _) = env.check(
+        &["--policy", &p],
+        &env.input("read_file", json!({"file_path": "a.txt"})),
+    );
+    assert_eq!(result(&out)["decision"], "allow");
+}
+
+#[test]
+fn a_failing_checker_denies_through_the_whole_gate() {
+    let env = Env::new();
+    let script = checker_script(env.dir.path(), "cat >/dev/null; sleep 10");
+    env.write(
+        "config/keel/config.toml",
+        &format!(
+            "[checkers.slow]\ncommand = [\"{script}\"]\ntimeout_ms = 200\nkill_grace_ms = 100\n"
+        ),
+    );
+    let policy = env.write("p.toml", "[[safety_checker]]\ntoolName = \"*\"\n[safety_checker.checker]\ntype = \"external\"\nname = \"slow\"\n");
+    let (_, out, _) = env.check(
+        &["--policy", &policy.display().to_string()],
+        &env.input("read_file", json!({})),
+    );
+    assert_eq!(
+        result(&out),
+        json!({"decision": "deny", "reason": "Tool execution denied by safety checker \"slow\": Safety checker \"slow\" timed out after 200ms"})
+    );
+}
+
+#[test]
+fn user_turns_in_the_history_ground_values() {
+    let env = Env::new();
+    let mut input = env.input("send_email", json!({"to": "bob@example.com"}));
+    input["context"]["history"] =
+        json!({"turns": [{"user": {"text": "email bob@example.com the notes"}, "model": {}}]});
+    let (_, out, _) = env.check(&[], &input);
+    assert_eq!(
+        result(&out)["decision"],
+        "allow",
+        "no tool results: nothing is tainted"
+    );
+}

@@ -1,0 +1,110 @@
+//! A process killed in the middle of delivering a notification: the notification is still
+//! pending afterwards, nothing half-delivered, and it is delivered exactly once later.
+
+use std::process::{Command, Stdio};
+
+use keel_core::notify::{Lang, NotificationKind};
+use keel_core::{ItemId, SystemNotes, Timestamp};
+use keel_runtime::boundary::{deliver_after_close, open_user_turn};
+use keel_store::{
+    CRASH_POINT_ENV, NewNotification, NewRun, QueueState, SqliteStore, Store, StoreOptions,
+};
+
+const CHILD_ENV: &str = "KEEL_DELIVERY_CHILD_DB";
+
+fn ids() -> impl FnMut() -> ItemId {
+    let mut n = 0;
+    move || {
+        n += 1;
+        ItemId::try_from(format!("i{n}")).unwrap_or_else(|_| unreachable!())
+    }
+}
+
+/// The child: deliver (after a close, or by opening a user turn), then exit.
+#[test]
+fn delivery_child() -> Result<(), Box<dyn std::error::Error>> {
+    let Ok(path) = std::env::var(CHILD_ENV) else {
+        return Ok(());
+    };
+    let mut store = SqliteStore::open(path.as_ref(), &StoreOptions::default())?;
+    let mut next = ids();
+    if std::env::var("KEEL_CHILD_OPEN").is_ok() {
+        open_user_turn(
+            &mut store,
+            "r",
+            "what's new",
+            Timestamp(3),
+            Lang::En,
+            &mut next,
+        )?;
+    } else {
+        deliver_after_close(&mut store, "r", Timestamp(3), Lang::En, &mut next)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn a_crash_mid_delivery_leaves_the_notification_pending() -> Result<(), Box<dyn std::error::Error>>
+{
+    for open_turn in [false, true] {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("keel.db");
+        let mut store = SqliteStore::open(&path, &StoreOptions::default())?;
+        store.create_run(NewRun {
+            id: "r".into(),
+            preset: "default".into(),
+            now: Timestamp(0),
+            notes: SystemNotes::new(),
+            items: vec![],
+        })?;
+        store.enqueue_notification(
+            "r",
+            NewNotification {
+                id: "t1".into(),
+                kind: NotificationKind::TaskResult,
+                payload: "done".into(),
+                now: Timestamp(1),
+            },
+        )?;
+        drop(store);
+
+        let mut child = Command::new(std::env::current_exe()?);
+        child
+            .args([
+                "--exact",
+                "delivery_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD_ENV, &path)
+            .env(CRASH_POINT_ENV, "deliver:before-commit")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        if open_turn {
+            child.env("KEEL_CHILD_OPEN", "1");
+        }
+        let status = child.status()?;
+        assert!(!status.success(), "the child should have died mid-delivery");
+
+        let mut store = SqliteStore::open(&path, &StoreOptions::default())?;
+        let run = store.load_run("r")?;
+        assert!(
+            run.items.is_empty(),
+            "nothing of the delivery (nor the user turn) was kept"
+        );
+        assert_eq!(
+            store.pending_notifications("r")?.len(),
+            1,
+            "still pending after the crash"
+        );
+        let d = deliver_after_close(&mut store, "r", Timestamp(4), Lang::En, &mut ids())?;
+        assert_eq!(d.delivery.items.len(), 1);
+        let states: Vec<QueueState> = store
+            .notifications("r")?
+            .into_iter()
+            .map(|n| n.state)
+            .collect();
+        assert_eq!(states, [QueueState::Delivered], "delivered exactly once");
+    }
+    Ok(())
+}
