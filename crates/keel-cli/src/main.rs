@@ -7,6 +7,7 @@
 mod call;
 mod check;
 mod config;
+mod eval;
 mod ids;
 mod paths;
 mod policy;
@@ -73,6 +74,11 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         policy: Vec<PathBuf>,
     },
+    /// Replay benchmark suites through the gate.
+    Eval {
+        #[command(subcommand)]
+        command: EvalCommand,
+    },
     /// Show keel's policy.
     Policy {
         #[command(subcommand)]
@@ -83,6 +89,18 @@ enum Command {
         /// Add FILE at the workspace tier.
         #[arg(long, value_name = "FILE")]
         policy: Vec<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum EvalCommand {
+    /// AgentDojo suites (shared/bench/agentdojo): utility and security of the default policy.
+    Agentdojo {
+        /// Suite files, e.g. ../shared/bench/agentdojo/banking.json.
+        #[arg(required = true)]
+        suites: Vec<PathBuf>,
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -223,6 +241,13 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                     Ok(ExitCode::from(EXIT_BAD_INPUT))
                 }
             }
+        }
+        Command::Eval {
+            command: EvalCommand::Agentdojo { suites, json },
+        } => {
+            // The default policy and nothing else: no per-suite configuration.
+            let policy = check::load_policy(&[], false);
+            print(&eval::run(&suites, &policy, json)?)
         }
         Command::Policy {
             command: PolicyCommand::Show { policy },

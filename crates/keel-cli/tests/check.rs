@@ -152,8 +152,7 @@ fn an_unregistered_checker_is_a_load_error_naming_file_and_line() {
         .unwrap_or_default()
         .to_string();
     assert!(
-        reason.contains("Unknown external checker \"nope\"")
-            && reason.contains(&format!("{p}:2")),
+        reason.contains("Unknown external checker \"nope\"") && reason.contains(&format!("{p}:2")),
         "{reason}"
     );
 }
