@@ -292,6 +292,8 @@ struct Running {
     stdin: ChildStdin,
     lines: mpsc::Receiver<Result<Vec<u8>, ()>>,
     stderr: std::sync::Arc<Mutex<Vec<u8>>>,
+    /// Closed when stderr reaches end of file.
+    stderr_done: mpsc::Receiver<()>,
 }
 
 /// One persistent checker: started on first use, restarted after it dies or times out.
@@ -348,7 +350,9 @@ impl PersistentChecker {
         });
         let tail = std::sync::Arc::new(Mutex::new(Vec::new()));
         let sink = tail.clone();
+        let (done_tx, stderr_done) = mpsc::channel::<()>();
         std::thread::spawn(move || {
+            let _done = done_tx;
             let mut stderr = stderr;
             let mut buf = [0u8; 4096];
             while let Ok(n) = stderr.read(&mut buf) {
@@ -367,6 +371,7 @@ impl PersistentChecker {
             stdin,
             lines: rx,
             stderr: tail,
+            stderr_done,
         })
     }
 
@@ -481,6 +486,8 @@ impl PersistentChecker {
             &mut running.child,
             Instant::now() + Duration::from_millis(200),
         )?;
+        // Let the stderr reader catch up with what the process wrote before it died.
+        let _ = running.stderr_done.recv_timeout(Duration::from_millis(200));
         let stderr = running.stderr.lock().map(|s| s.clone()).unwrap_or_default();
         status_failure(&self.spec.name, status, &stderr).or_else(|| {
             Some(failed(

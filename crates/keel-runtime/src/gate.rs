@@ -4,12 +4,22 @@
 //! later stages never see a refused call.
 //!
 //! The authority stage is built in and always first (notifications.md N15a): a response
-//! created for a notification may not call tools. The other stages are added by the issues
-//! that build them, through [`GateStage`]; [`Gate::new`] takes them in pipeline order and
-//! refuses to be built out of order.
+//! created for a notification may not call tools. Stages between it and the policy (the
+//! desktop lease) plug in through [`GateStage`], in pipeline order. The policy stages — rules,
+//! then checkers — come from a [`PolicyGate`], and an ask_user decision goes to a real person
+//! through an [`Approver`]; without one (non-interactive) it is a deny with safety.md N35's
+//! reason.
 
 use keel_core::ToolCall;
+use keel_core::item::Item;
 use keel_core::notify::{ResponseOrigin, authorize};
+use keel_core::policy::Decision;
+use keel_core::policy::protocol::{FunctionCall, History, history_turns};
+use keel_core::policy::provenance::ProvenanceIndex;
+use keel_core::policy::rules::{Final, non_interactive};
+
+use crate::approval::{Answer, Approver};
+use crate::policy_gate::{CallToDecide, PolicyGate};
 
 /// The pipeline's stages, in their order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -26,6 +36,11 @@ pub enum Stage {
 pub enum Verdict {
     /// Dispatch the call.
     Allow,
+    /// Dispatch the call: a person allowed it when asked.
+    Approved {
+        answer: Answer,
+        reasons: Vec<String>,
+    },
     /// Do not dispatch. `tool_result` answers the call for the model; `reason` is shown to
     /// the user. Both say why.
     Refuse {
@@ -49,6 +64,8 @@ pub enum StageOutcome {
 pub struct GateInput<'a> {
     pub origin: ResponseOrigin,
     pub call: &'a ToolCall,
+    /// The run's conversation so far: history for checkers, provenance for the gate.
+    pub items: &'a [Item],
 }
 
 /// A stage after authority.
@@ -60,7 +77,11 @@ pub trait GateStage {
 /// The pipeline.
 pub struct Gate {
     stages: Vec<Box<dyn GateStage>>,
+    policy: Option<PolicyGate>,
 }
+
+/// The tool result of a call the user refused.
+pub const USER_DENIED_RESULT: &str = "The user denied this tool call.";
 
 #[derive(Debug, thiserror::Error)]
 #[error("gate stages must follow the pipeline order; {got:?} cannot come after {after:?}")]
@@ -83,16 +104,34 @@ impl Gate {
             }
             last = s.stage();
         }
-        Ok(Self { stages })
+        Ok(Self {
+            stages,
+            policy: None,
+        })
     }
 
     /// Only the authority stage.
     pub fn authority_only() -> Self {
-        Self { stages: Vec::new() }
+        Self {
+            stages: Vec::new(),
+            policy: None,
+        }
     }
 
-    /// Decides one call.
-    pub fn decide(&self, input: &GateInput<'_>) -> Verdict {
+    /// Adds the policy stages (rules, checkers, ask_user) after the others.
+    pub fn with_policy(mut self, policy: PolicyGate) -> Result<Self, StageOrder> {
+        if let Some(s) = self.stages.iter().find(|s| s.stage() >= Stage::Rules) {
+            return Err(StageOrder {
+                after: s.stage(),
+                got: Stage::Rules,
+            });
+        }
+        self.policy = Some(policy);
+        Ok(self)
+    }
+
+    /// Decides one call. `approver` answers ask_user; `None` means nobody can (non-interactive).
+    pub fn decide(&self, input: &GateInput<'_>, approver: Option<&mut dyn Approver>) -> Verdict {
         if let Some(refusal) = authorize(input.origin, std::slice::from_ref(input.call)).pop() {
             return Verdict::Refuse {
                 stage: Stage::Authority,
@@ -116,7 +155,73 @@ impl Gate {
                 };
             }
         }
-        Verdict::Allow
+        match &self.policy {
+            Some(policy) => Self::decide_policy(policy, input, approver),
+            None => Verdict::Allow,
+        }
+    }
+
+    fn decide_policy(
+        policy: &PolicyGate,
+        input: &GateInput<'_>,
+        approver: Option<&mut dyn Approver>,
+    ) -> Verdict {
+        let provenance = ProvenanceIndex::from_items(input.items);
+        let decision = policy.decide(&CallToDecide {
+            call: FunctionCall {
+                name: input.call.name.clone(),
+                args: input.call.arguments.clone(),
+                id: Some(input.call.id.clone()),
+            },
+            history: History {
+                turns: history_turns(input.items, None),
+            },
+            provenance: &provenance,
+        });
+        let refuse = |stage: Stage, outcome: &Final| {
+            let text = outcome.reasons.join("; ");
+            Verdict::Refuse {
+                stage,
+                reason: text.clone(),
+                tool_result: text,
+            }
+        };
+        match decision.outcome.decision {
+            Decision::Allow => Verdict::Allow,
+            Decision::Deny => {
+                let stage = if decision.rule.decision == Decision::Deny {
+                    Stage::Rules
+                } else {
+                    Stage::Checkers
+                };
+                refuse(stage, &decision.outcome)
+            }
+            Decision::AskUser => match approver {
+                Some(approver) if policy.env().interactive => {
+                    match approver.ask(input.call, &decision.outcome.reasons) {
+                        Answer::Deny => Verdict::Refuse {
+                            stage: Stage::AskUser,
+                            reason: format!(
+                                "You denied {} ({}).",
+                                input.call.name,
+                                decision.outcome.reasons.join("; ")
+                            ),
+                            tool_result: USER_DENIED_RESULT.to_string(),
+                        },
+                        answer => {
+                            if answer == Answer::AllowForRun {
+                                policy.allow_for_run(&input.call.name);
+                            }
+                            Verdict::Approved {
+                                answer,
+                                reasons: decision.outcome.reasons,
+                            }
+                        }
+                    }
+                }
+                _ => refuse(Stage::AskUser, &non_interactive(decision.outcome)),
+            },
+        }
     }
 }
 
@@ -177,10 +282,14 @@ mod tests {
         let (rules, rules_calls) = counting(Stage::Rules, false);
         let gate = Gate::new(vec![rules])?;
         let c = call();
-        let verdict = gate.decide(&GateInput {
-            origin: ResponseOrigin::Notification(NotificationKind::Permission),
-            call: &c,
-        });
+        let verdict = gate.decide(
+            &GateInput {
+                origin: ResponseOrigin::Notification(NotificationKind::Permission),
+                call: &c,
+                items: &[],
+            },
+            None,
+        );
         match verdict {
             Verdict::Refuse {
                 stage,
@@ -191,14 +300,18 @@ mod tests {
                 assert_eq!(tool_result, NOT_AUTHORIZED_RESULT);
                 assert!(reason.contains("notification"), "{reason}");
             }
-            Verdict::Allow => panic!("a notification response called a tool"),
+            other => panic!("a notification response called a tool: {other:?}"),
         }
         assert_eq!(rules_calls.get(), 0, "a later stage saw a refused call");
         // A real user turn passes authority and reaches the later stage.
-        let verdict = gate.decide(&GateInput {
-            origin: ResponseOrigin::UserTurn,
-            call: &c,
-        });
+        let verdict = gate.decide(
+            &GateInput {
+                origin: ResponseOrigin::UserTurn,
+                call: &c,
+                items: &[],
+            },
+            None,
+        );
         assert_eq!(verdict, Verdict::Allow);
         assert_eq!(rules_calls.get(), 1);
         Ok(())
@@ -210,10 +323,14 @@ mod tests {
         let (rules, rules_calls) = counting(Stage::Rules, false);
         let gate = Gate::new(vec![lease, rules])?;
         let c = call();
-        let verdict = gate.decide(&GateInput {
-            origin: ResponseOrigin::UserTurn,
-            call: &c,
-        });
+        let verdict = gate.decide(
+            &GateInput {
+                origin: ResponseOrigin::UserTurn,
+                call: &c,
+                items: &[],
+            },
+            None,
+        );
         assert!(matches!(
             verdict,
             Verdict::Refuse {

@@ -66,7 +66,7 @@ pub struct PolicyDecision {
 
 /// Rules + checkers, ready to decide calls.
 pub struct PolicyGate {
-    policy: Policy,
+    policy: std::sync::RwLock<Policy>,
     registry: BTreeMap<String, CheckerSpec>,
     persistent: HashMap<String, PersistentChecker>,
     env: GateEnv,
@@ -85,10 +85,20 @@ impl PolicyGate {
             })
             .collect();
         Self {
-            policy,
+            policy: std::sync::RwLock::new(policy),
             registry,
             persistent,
             env,
+        }
+    }
+
+    /// "Allow for this run": a rule allowing `tool` at priority 3950 from now on (N12). The
+    /// checkers still run after it.
+    pub fn allow_for_run(&self, tool: &str) {
+        if let (Ok(mut policy), Some(rule)) =
+            (self.policy.write(), Policy::allow_for_run_rule(tool))
+        {
+            *policy = policy.with_rules(vec![rule]);
         }
     }
 
@@ -224,7 +234,25 @@ impl PolicyGate {
             interactive: self.env.interactive,
             annotations: info.annotations.as_ref(),
         };
-        let rule = self.policy.rule_decision(&facts);
+        // The policy is read once per call: rules and checker rules from the same snapshot.
+        let (rule, matching) = match self.policy.read() {
+            Ok(policy) => (
+                policy.rule_decision(&facts),
+                policy
+                    .matching_checkers(&facts)
+                    .into_iter()
+                    .cloned()
+                    .collect::<Vec<CheckerRule>>(),
+            ),
+            Err(_) => (
+                RuleOutcome {
+                    decision: Decision::Deny,
+                    reason: Some("Tool execution denied: the policy is unavailable.".into()),
+                    rule: None,
+                },
+                Vec::new(),
+            ),
+        };
         if rule.decision == Decision::Deny {
             let outcome = compose(&rule, &[]);
             return PolicyDecision {
@@ -233,7 +261,7 @@ impl PolicyGate {
                 outcome,
             };
         }
-        let matching = self.policy.matching_checkers(&facts);
+        let matching: Vec<&CheckerRule> = matching.iter().collect();
         let input = self.input(c);
         let checkers: Vec<CheckerVerdict> = if matching
             .iter()

@@ -313,10 +313,14 @@ fn calls_of_a_notification_response_are_refused_and_recorded() -> R {
     }];
     // The gate's first stage refuses it, and nothing later runs.
     let gate = keel_runtime::gate::Gate::authority_only();
-    let verdict = gate.decide(&keel_runtime::gate::GateInput {
-        origin,
-        call: &calls[0],
-    });
+    let verdict = gate.decide(
+        &keel_runtime::gate::GateInput {
+            origin,
+            call: &calls[0],
+            items: &[],
+        },
+        None,
+    );
     assert!(matches!(
         verdict,
         keel_runtime::gate::Verdict::Refuse { stage: keel_runtime::gate::Stage::Authority, ref tool_result, .. }

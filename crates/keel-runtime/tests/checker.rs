@@ -20,10 +20,27 @@ fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     path
 }
 
+/// A generous budget for checkers that are expected to answer (a loaded CI machine can be
+/// slow to start `/bin/sh`), and a short one where the test is about timing out.
+///
+/// Scripts run as `/bin/sh SCRIPT`: executing a file that was just written races with other
+/// tests' forks holding its write handle (ETXTBSY). The runner still spawns `/bin/sh`
+/// directly, with no shell in between; `direct` tests exec a file itself.
 fn spec(name: &str, program: &Path) -> CheckerSpec {
-    let mut s = CheckerSpec::new(name, vec![program.display().to_string()]);
-    s.timeout = Duration::from_millis(400);
+    let mut s = CheckerSpec::new(name, vec!["/bin/sh".into(), program.display().to_string()]);
+    s.timeout = Duration::from_secs(10);
     s.kill_grace = Duration::from_millis(200);
+    s
+}
+
+fn direct(name: &str, program: &Path) -> CheckerSpec {
+    let mut s = spec(name, program);
+    s.command = vec![program.display().to_string()];
+    s
+}
+
+fn short(mut s: CheckerSpec) -> CheckerSpec {
+    s.timeout = Duration::from_millis(400);
     s
 }
 
@@ -196,7 +213,7 @@ fn every_fault_denies_with_its_own_reason() {
         "output_limit",
         "Safety checker \"flood\" produced more than 1 MiB of output",
     );
-    let missing = run_spawn(&spec("missing", &d.join("does-not-exist")), &input(1), d);
+    let missing = run_spawn(&direct("missing", &d.join("does-not-exist")), &input(1), d);
     assert_deny(
         &missing,
         "spawn",
@@ -206,7 +223,7 @@ fn every_fault_denies_with_its_own_reason() {
     std::fs::write(&not_exec, "#!/bin/sh\necho '{\"decision\":\"allow\"}'\n")
         .unwrap_or_else(|e| panic!("{e}"));
     assert_deny(
-        &run_spawn(&spec("not-exec", &not_exec), &input(1), d),
+        &run_spawn(&direct("not-exec", &not_exec), &input(1), d),
         "spawn",
         "Failed to spawn safety checker \"not-exec\": ",
     );
@@ -249,7 +266,7 @@ fn a_checker_that_hangs_times_out_and_its_whole_group_is_killed() {
     let body = "trap '' TERM; sleep 1000 & echo $! > grandchild.pid; cat >/dev/null; sleep 1000";
     let program = script(dir.path(), "hang", body);
     let start = Instant::now();
-    let v = run_spawn(&spec("hang", &program), &input(1), dir.path());
+    let v = run_spawn(&short(spec("hang", &program)), &input(1), dir.path());
     assert_deny(
         &v,
         "timeout",
@@ -269,11 +286,12 @@ fn a_checker_that_hangs_times_out_and_its_whole_group_is_killed() {
 #[test]
 fn output_after_the_timeout_is_ignored() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let v = run(
+    let program = script(
         dir.path(),
         "late",
         "cat >/dev/null; sleep 1; echo '{\"decision\":\"allow\"}'",
     );
+    let v = run_spawn(&short(spec("late", &program)), &input(10), dir.path());
     assert_deny(&v, "timeout", "Safety checker \"late\" timed out");
 }
 
@@ -287,7 +305,12 @@ fn defaults() {
 
 fn persistent(dir: &Path, name: &str, body: &str) -> PersistentChecker {
     let program = script(dir, name, body);
-    let mut s = spec(name, &program);
+    // "slow" is the one that must time out.
+    let mut s = if name == "slow" {
+        short(spec(name, &program))
+    } else {
+        spec(name, &program)
+    };
     s.mode = CheckerMode::Persistent;
     PersistentChecker::new(s, dir.to_path_buf())
 }
@@ -368,7 +391,7 @@ fn a_persistent_checker_fails_closed_and_recovers() {
         "Safety checker \"dies\" exited with code 4: oops",
     );
     let missing = PersistentChecker::new(
-        spec("gone", &dir.path().join("gone")),
+        direct("gone", &dir.path().join("gone")),
         dir.path().to_path_buf(),
     );
     assert_deny(

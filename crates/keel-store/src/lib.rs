@@ -129,6 +129,42 @@ pub struct NotificationRecord {
     pub payload_chars: usize,
 }
 
+/// A person's answer to an ask_user decision (interfaces.md §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answer {
+    AllowOnce,
+    /// Adds a rule allowing the tool for the rest of the run, at priority 3950 (safety.md N12).
+    AllowForRun,
+    Deny,
+}
+
+impl Answer {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Answer::AllowOnce => "allow_once",
+            Answer::AllowForRun => "allow_for_run",
+            Answer::Deny => "deny",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::AllowOnce, Self::AllowForRun, Self::Deny]
+            .into_iter()
+            .find(|a| a.as_str() == s)
+    }
+}
+
+/// One recorded answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApprovalRecord {
+    pub call_id: String,
+    pub tool: String,
+    pub answer: Answer,
+    /// What the person was told: the reasons the call needed confirmation.
+    pub reason: String,
+    pub answered_at: Timestamp,
+}
+
 /// Settles one queued notification in a [`RunWrite`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QueueSettlement {
@@ -296,6 +332,11 @@ pub trait Store {
     ) -> Result<std::collections::HashSet<String>, StoreError>;
     /// The texts of the run's last `limit` real user turns, oldest first.
     fn recent_user_texts(&self, run: &str, limit: usize) -> Result<Vec<String>, StoreError>;
+    /// Records a person's answer with the run, in its own transaction: an answer is a fact
+    /// whatever happens to the turn it was given in.
+    fn record_approval(&mut self, run: &str, approval: &ApprovalRecord) -> Result<(), StoreError>;
+    /// The run's answers, in the order given.
+    fn approvals(&self, run: &str) -> Result<Vec<ApprovalRecord>, StoreError>;
     /// Every queue entry of the run, in arrival order.
     fn notifications(&self, run: &str) -> Result<Vec<NotificationRecord>, StoreError>;
 }

@@ -75,7 +75,8 @@ pub const MIGRATIONS: &[&str] = &[
         run_id      TEXT NOT NULL REFERENCES runs (id),
         call_id     TEXT NOT NULL,
         tool        TEXT NOT NULL,
-        decision    TEXT NOT NULL,
+        decision    TEXT NOT NULL
+                    CHECK (decision IN ('allow_once', 'allow_for_run', 'deny')),
         reason      TEXT,
         answered_at INTEGER NOT NULL,
         PRIMARY KEY (run_id, call_id)

@@ -14,8 +14,8 @@ use rusqlite::{
 
 use crate::schema::{APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION};
 use crate::{
-    Committed, NewItem, NewNotification, NewRun, NotificationRecord, QueueState, RunHead,
-    RunRecord, RunSummary, RunWrite, Store, StoreError,
+    Answer, ApprovalRecord, Committed, NewItem, NewNotification, NewRun, NotificationRecord,
+    QueueState, RunHead, RunRecord, RunSummary, RunWrite, Store, StoreError,
 };
 
 /// The environment variable that names a crash point (see [`crash_point`]).
@@ -511,6 +511,57 @@ impl Store for SqliteStore {
         )?;
         let rows = stmt.query_map([run], |r| r.get::<_, String>(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn record_approval(&mut self, run: &str, a: &ApprovalRecord) -> Result<(), StoreError> {
+        let tx = self.write_tx()?;
+        read_head(&tx, run)?;
+        tx.prepare_cached(
+            "INSERT INTO approvals (run_id, call_id, tool, decision, reason, answered_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?
+        .execute(params![
+            run,
+            a.call_id,
+            a.tool,
+            a.answer.as_str(),
+            a.reason,
+            a.answered_at.millis()
+        ])?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn approvals(&self, run: &str) -> Result<Vec<ApprovalRecord>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT call_id, tool, decision, reason, answered_at FROM approvals \
+             WHERE run_id = ?1 ORDER BY answered_at, rowid",
+        )?;
+        let rows = stmt.query_map([run], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, Option<String>>(3)?,
+                r.get::<_, i64>(4)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (call_id, tool, decision, reason, at) = row?;
+            out.push(ApprovalRecord {
+                call_id,
+                tool,
+                answer: Answer::parse(&decision).ok_or_else(|| StoreError::Corrupt {
+                    run: run.to_string(),
+                    what: "approval".into(),
+                    reason: format!("unknown answer {decision:?}"),
+                })?,
+                reason: reason.unwrap_or_default(),
+                answered_at: Timestamp(at),
+            });
+        }
+        Ok(out)
     }
 
     fn recent_user_texts(&self, run: &str, limit: usize) -> Result<Vec<String>, StoreError> {

@@ -460,3 +460,58 @@ fn two_concurrent_loads_never_write() -> R {
     assert_eq!(store.run_head("r1")?, before);
     Ok(())
 }
+
+#[test]
+fn approvals_are_persisted_with_the_run() -> R {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("keel.db");
+    {
+        let mut store = open(&path)?;
+        store.create_run(new_run("r1"))?;
+        for (call, answer) in [
+            ("c1", keel_store::Answer::AllowOnce),
+            ("c2", keel_store::Answer::AllowForRun),
+            ("c3", keel_store::Answer::Deny),
+        ] {
+            store.record_approval(
+                "r1",
+                &keel_store::ApprovalRecord {
+                    call_id: call.into(),
+                    tool: "deploy".into(),
+                    answer,
+                    reason: "policy: asks".into(),
+                    answered_at: Timestamp(5),
+                },
+            )?;
+        }
+        assert!(
+            store
+                .record_approval(
+                    "nope",
+                    &keel_store::ApprovalRecord {
+                        call_id: "c".into(),
+                        tool: "t".into(),
+                        answer: keel_store::Answer::Deny,
+                        reason: String::new(),
+                        answered_at: Timestamp(1),
+                    }
+                )
+                .is_err()
+        );
+    }
+    let store = open(&path)?;
+    let answers: Vec<_> = store
+        .approvals("r1")?
+        .into_iter()
+        .map(|a| (a.call_id, a.answer))
+        .collect();
+    assert_eq!(
+        answers,
+        vec![
+            ("c1".into(), keel_store::Answer::AllowOnce),
+            ("c2".into(), keel_store::Answer::AllowForRun),
+            ("c3".into(), keel_store::Answer::Deny)
+        ]
+    );
+    Ok(())
+}

@@ -30,10 +30,16 @@ fn later_tiers_win_for_scalars_and_rules_accumulate() -> Result<(), Box<dyn std:
     let config = load(&sources(vec![ws.clone()], Some(user.clone())))?;
     assert_eq!(config.mode.as_deref(), Some("default"));
     assert_eq!(config.max_untagged_notes(), 4);
-    assert_eq!(config.rules.len(), 2);
+    // The built-in default policy's rules come first (tier 1), then the files' in tier order.
+    let builtin = config
+        .rules
+        .iter()
+        .take_while(|r| r.tier == Tier::Default)
+        .count();
+    assert_eq!(builtin, 3);
+    assert_eq!(config.rules.len(), builtin + 2);
     assert_eq!(
-        config
-            .rules
+        config.rules[builtin..]
             .iter()
             .map(|r| (r.tier, r.file.clone()))
             .collect::<Vec<_>>(),

@@ -338,6 +338,29 @@ impl Policy {
         }
     }
 
+    /// The same policy with more rules, re-sorted (for "allow for this run", N12).
+    pub fn with_rules(&self, extra: Vec<Rule>) -> Self {
+        let mut rules = self.rules.clone();
+        rules.extend(extra);
+        let mut next = Self::new(rules, self.checkers.clone());
+        next.load_error = self.load_error.clone();
+        next
+    }
+
+    /// The rule an "allow for this run" answer adds: that tool, at priority 3950 (N12).
+    pub fn allow_for_run_rule(tool: &str) -> Option<Rule> {
+        Some(Rule {
+            matcher: Matcher {
+                tool_names: vec![Regex::new(&format!("^{}$", regex::escape(tool))).ok()?],
+                ..Matcher::default()
+            },
+            decision: Decision::Allow,
+            priority: ALLOW_FOR_RUN_PRIORITY,
+            deny_message: None,
+            source: format!("allowed for this run: {tool}"),
+        })
+    }
+
     /// A policy that denies everything because a file failed to load (N34).
     pub fn failed(path: &str, error: &str) -> Self {
         Self {

@@ -1,0 +1,103 @@
+//! ask_user: only a real person answers (interfaces.md §3, safety.md N17, N35).
+//!
+//! The gate asks through an [`Approver`]. The terminal one prints the call and every reason and
+//! reads one of three answers — allow once, allow for this run, deny. No flag or environment
+//! variable answers for the user; tests answer through this interface.
+
+use std::io::{BufRead, Write};
+
+use keel_core::ToolCall;
+pub use keel_store::Answer;
+
+/// Someone who can answer ask_user.
+pub trait Approver {
+    /// Asks about one call; `reasons` are each asking stage's name and reason, in priority
+    /// order. An approver that cannot reach a person must answer [`Answer::Deny`].
+    fn ask(&mut self, call: &ToolCall, reasons: &[String]) -> Answer;
+}
+
+/// Asks on a terminal: the question on `output`, the answer from `input`. End of input, or
+/// anything it cannot read, is a deny.
+pub struct TerminalApprover<R, W> {
+    input: R,
+    output: W,
+}
+
+impl<R: BufRead, W: Write> TerminalApprover<R, W> {
+    pub fn new(input: R, output: W) -> Self {
+        Self { input, output }
+    }
+}
+
+impl<R: BufRead, W: Write> Approver for TerminalApprover<R, W> {
+    fn ask(&mut self, call: &ToolCall, reasons: &[String]) -> Answer {
+        let mut question = format!(
+            "\nkeel wants to run {} {}\nIt needs your confirmation because:\n",
+            call.name, call.arguments
+        );
+        for r in reasons {
+            question.push_str(&format!("  - {r}\n"));
+        }
+        loop {
+            let prompt = format!("{question}Allow? [o]nce, for this [r]un, [d]eny: ");
+            if self
+                .output
+                .write_all(prompt.as_bytes())
+                .and_then(|()| self.output.flush())
+                .is_err()
+            {
+                return Answer::Deny;
+            }
+            let mut line = String::new();
+            match self.input.read_line(&mut line) {
+                Ok(0) | Err(_) => return Answer::Deny,
+                Ok(_) => {}
+            }
+            match line.trim().to_lowercase().as_str() {
+                "o" | "once" | "y" | "yes" => return Answer::AllowOnce,
+                "r" | "run" => return Answer::AllowForRun,
+                "d" | "deny" | "n" | "no" => return Answer::Deny,
+                _ => question = "Please answer o, r or d.\n".to_string(),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call() -> ToolCall {
+        ToolCall {
+            id: "c1".into(),
+            name: "shell".into(),
+            arguments: serde_json::json!({"command": "rm -rf build"}),
+        }
+    }
+
+    fn answer(input: &str) -> (Answer, String) {
+        let mut out = Vec::new();
+        let a = TerminalApprover::new(input.as_bytes(), &mut out)
+            .ask(&call(), &["policy: asks".into()]);
+        (a, String::from_utf8_lossy(&out).into_owned())
+    }
+
+    #[test]
+    fn the_three_answers() {
+        assert_eq!(answer("o\n").0, Answer::AllowOnce);
+        assert_eq!(answer("r\n").0, Answer::AllowForRun);
+        assert_eq!(answer("d\n").0, Answer::Deny);
+        let (a, shown) = answer("maybe\nr\n");
+        assert_eq!(a, Answer::AllowForRun);
+        assert!(shown.contains("Please answer o, r or d."));
+        assert!(
+            shown.contains("rm -rf build") && shown.contains("policy: asks"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn no_answer_is_a_deny() {
+        assert_eq!(answer("").0, Answer::Deny);
+    }
+}
