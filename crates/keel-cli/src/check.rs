@@ -100,7 +100,7 @@ pub fn check(stdin: &[u8], policy: CompiledPolicy) -> Result<SafetyCheckResult, 
     );
     let decision = gate.decide(&CallToDecide {
         call: input.tool_call,
-        history,
+        history: keel_runtime::policy_gate::HistorySource::Given(history),
         provenance: &provenance,
     });
     Ok(result_of(

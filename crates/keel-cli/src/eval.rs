@@ -11,11 +11,11 @@ use anyhow::{Context, Result, bail};
 use keel_core::item::{Item, ItemBody, ItemId, ToolCall, Untrusted};
 use keel_core::policy::Decision;
 use keel_core::policy::classify::ToolInfo;
-use keel_core::policy::protocol::{FunctionCall, History, history_turns};
+use keel_core::policy::protocol::FunctionCall;
 use keel_core::policy::provenance::{OnTainted, ProvenanceIndex};
 use keel_core::policy::rules::Mode;
 use keel_core::time::Timestamp;
-use keel_runtime::policy_gate::{CallToDecide, GateEnv, PolicyGate};
+use keel_runtime::policy_gate::{CallToDecide, GateEnv, HistorySource, PolicyGate};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -163,9 +163,7 @@ impl<'g> Replay<'g> {
                 args: args.clone(),
                 id: Some(call_id.clone()),
             },
-            history: History {
-                turns: history_turns(&self.items, None),
-            },
+            history: HistorySource::Items(&self.items),
             provenance: &provenance,
         });
         self.push(ItemBody::Assistant {

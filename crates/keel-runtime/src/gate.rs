@@ -14,12 +14,12 @@ use keel_core::ToolCall;
 use keel_core::item::Item;
 use keel_core::notify::{ResponseOrigin, authorize};
 use keel_core::policy::Decision;
-use keel_core::policy::protocol::{FunctionCall, History, history_turns};
+use keel_core::policy::protocol::FunctionCall;
 use keel_core::policy::provenance::ProvenanceIndex;
 use keel_core::policy::rules::{Final, non_interactive};
 
 use crate::approval::{Answer, Approver};
-use crate::policy_gate::{CallToDecide, PolicyGate};
+use crate::policy_gate::{CallToDecide, HistorySource, PolicyGate};
 
 /// The pipeline's stages, in their order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -173,9 +173,7 @@ impl Gate {
                 args: input.call.arguments.clone(),
                 id: Some(input.call.id.clone()),
             },
-            history: History {
-                turns: history_turns(input.items, None),
-            },
+            history: HistorySource::Items(input.items),
             provenance: &provenance,
         });
         let refuse = |stage: Stage, outcome: &Final| {

@@ -6,12 +6,15 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use keel_core::item::Item;
 use keel_core::policy::Decision;
 use keel_core::policy::classify::{ToolInfo, classify};
-use keel_core::policy::paths::{PathConfig, PathResolver, ResolveError, check_paths};
+use keel_core::policy::paths::{
+    PathConfig, PathResolver, ResolveError, allowed_roots, check_paths_in,
+};
 use keel_core::policy::protocol::{
     CheckContext, Environment, FunctionCall, History, PROTOCOL_VERSION, SafetyCheckInput,
-    SafetyCheckResult,
+    SafetyCheckResult, history_turns,
 };
 use keel_core::policy::provenance::{OnTainted, ProvenanceIndex, check_provenance};
 use keel_core::policy::rules::{
@@ -51,9 +54,27 @@ pub struct GateEnv {
 pub struct CallToDecide<'a> {
     pub call: FunctionCall,
     /// Real user turns and model turns, for `history.turns` (N10).
-    pub history: History,
+    pub history: HistorySource<'a>,
     /// Where every value of the conversation came from.
-    pub provenance: &'a ProvenanceIndex,
+    pub provenance: &'a ProvenanceIndex<'a>,
+}
+
+/// Where `history.turns` comes from; it is built only when an external checker needs it.
+#[derive(Clone, Debug)]
+pub enum HistorySource<'a> {
+    Items(&'a [Item]),
+    Given(History),
+}
+
+impl HistorySource<'_> {
+    fn history(&self) -> History {
+        match self {
+            HistorySource::Items(items) => History {
+                turns: history_turns(items, None),
+            },
+            HistorySource::Given(h) => h.clone(),
+        }
+    }
 }
 
 /// What the policy stages decided, and each checker's verdict for the record.
@@ -70,6 +91,8 @@ pub struct PolicyGate {
     registry: BTreeMap<String, CheckerSpec>,
     persistent: HashMap<String, PersistentChecker>,
     env: GateEnv,
+    /// `cwd` and the workspaces, canonicalized once (N22).
+    roots: Vec<PathBuf>,
 }
 
 impl PolicyGate {
@@ -84,11 +107,13 @@ impl PolicyGate {
                 )
             })
             .collect();
+        let roots = allowed_roots(&env.cwd, &env.workspaces, &StdResolver);
         Self {
             policy: std::sync::RwLock::new(policy),
             registry,
             persistent,
             env,
+            roots,
         }
     }
 
@@ -131,7 +156,7 @@ impl PolicyGate {
                         .map(|w| w.display().to_string())
                         .collect(),
                 }),
-                history: Some(c.history.clone()),
+                history: Some(c.history.history()),
             },
             config: None,
         }
@@ -144,10 +169,10 @@ impl PolicyGate {
         c: &CallToDecide<'_>,
     ) -> SafetyCheckResult {
         match name {
-            "allowed-path" => check_paths(
+            "allowed-path" => check_paths_in(
                 &c.call.args,
                 &self.env.cwd,
-                &self.env.workspaces,
+                &self.roots,
                 &PathConfig::from_value(rule.config.as_ref()),
                 &StdResolver,
             ),
@@ -180,7 +205,7 @@ impl PolicyGate {
     fn run_checker(
         &self,
         rule: &CheckerRule,
-        input: &SafetyCheckInput,
+        input: Option<&SafetyCheckInput>,
         c: &CallToDecide<'_>,
     ) -> CheckerVerdict {
         match &rule.checker {
@@ -206,6 +231,14 @@ impl PolicyGate {
                 }
             }
             CheckerRef::External(name) => {
+                let built;
+                let input = match input {
+                    Some(i) => i,
+                    None => {
+                        built = self.input(c);
+                        &built
+                    }
+                };
                 let input = input.restricted(rule.required_context.as_deref(), rule.config.clone());
                 match (self.registry.get(name), self.persistent.get(name)) {
                     (Some(_), Some(p)) => p.check(&input),
@@ -262,15 +295,18 @@ impl PolicyGate {
             };
         }
         let matching: Vec<&CheckerRule> = matching.iter().collect();
-        let input = self.input(c);
-        let checkers: Vec<CheckerVerdict> = if matching
+        // The wire input (with history) is built only for external checkers, once; several
+        // external checkers run concurrently, one runs inline.
+        let externals = matching
             .iter()
-            .any(|r| matches!(r.checker, CheckerRef::External(_)))
-        {
+            .filter(|r| matches!(r.checker, CheckerRef::External(_)))
+            .count();
+        let input = (externals > 0).then(|| self.input(c));
+        let checkers: Vec<CheckerVerdict> = if externals > 1 {
             std::thread::scope(|scope| {
                 let handles: Vec<_> = matching
                     .iter()
-                    .map(|r| scope.spawn(|| self.run_checker(r, &input, c)))
+                    .map(|r| scope.spawn(|| self.run_checker(r, input.as_ref(), c)))
                     .collect();
                 handles
                     .into_iter()
@@ -291,7 +327,7 @@ impl PolicyGate {
         } else {
             matching
                 .iter()
-                .map(|r| self.run_checker(r, &input, c))
+                .map(|r| self.run_checker(r, input.as_ref(), c))
                 .collect()
         };
         let outcome = compose(&rule, &checkers);

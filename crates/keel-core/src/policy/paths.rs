@@ -121,6 +121,20 @@ pub fn collect_path_args(args: &Value, config: &PathConfig) -> Vec<PathArg> {
 /// appended, and a `..` there cannot be resolved.
 pub fn resolve(path: &str, cwd: &Path, fs: &dyn PathResolver) -> Result<PathBuf, String> {
     let joined = cwd.join(path);
+    // Fast paths with the same meaning: the OS resolves an existing path physically, and a
+    // missing last component under an existing parent is simply appended.
+    match fs.canonicalize(&joined) {
+        Ok(canonical) => return Ok(canonical),
+        Err(ResolveError::Other(e)) => return Err(e),
+        Err(ResolveError::NotFound) => {}
+    }
+    if let (Some(parent), Some(Component::Normal(name))) =
+        (joined.parent(), joined.components().next_back())
+    {
+        if let Ok(canonical) = fs.canonicalize(parent) {
+            return Ok(canonical.join(name));
+        }
+    }
     let mut prefix = PathBuf::from("/");
     let mut missing = false;
     for component in joined.components() {
@@ -199,6 +213,15 @@ fn classify_path(resolved: &Path, shown: &str, arg: &str, roots: &[PathBuf]) -> 
     result
 }
 
+/// The allowed roots: `cwd` and each workspace, canonicalized; a root that cannot be is
+/// skipped (N22).
+pub fn allowed_roots(cwd: &Path, workspaces: &[PathBuf], fs: &dyn PathResolver) -> Vec<PathBuf> {
+    std::iter::once(cwd)
+        .chain(workspaces.iter().map(PathBuf::as_path))
+        .filter_map(|r| fs.canonicalize(r).ok())
+        .collect()
+}
+
 /// The allowed-path checker (N22–N25, N30).
 pub fn check_paths(
     args: &Value,
@@ -207,14 +230,22 @@ pub fn check_paths(
     config: &PathConfig,
     fs: &dyn PathResolver,
 ) -> SafetyCheckResult {
-    let roots: Vec<PathBuf> = std::iter::once(cwd)
-        .chain(workspaces.iter().map(PathBuf::as_path))
-        .filter_map(|r| fs.canonicalize(r).ok())
-        .collect();
+    let roots = allowed_roots(cwd, workspaces, fs);
+    check_paths_in(args, cwd, &roots, config, fs)
+}
+
+/// [`check_paths`] with the roots already canonicalized (a gate computes them once).
+pub fn check_paths_in(
+    args: &Value,
+    cwd: &Path,
+    roots: &[PathBuf],
+    config: &PathConfig,
+    fs: &dyn PathResolver,
+) -> SafetyCheckResult {
     let mut worst = SafetyCheckResult::allow();
     for PathArg { arg, value } in collect_path_args(args, config) {
         let result = match resolve(&value, cwd, fs) {
-            Ok(resolved) => classify_path(&resolved, &value, &arg, &roots),
+            Ok(resolved) => classify_path(&resolved, &value, &arg, roots),
             Err(_) => SafetyCheckResult::deny(format!(
                 "Cannot resolve path \"{value}\" in argument \"{arg}\""
             )),

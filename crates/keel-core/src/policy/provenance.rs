@@ -7,6 +7,8 @@
 //! ask_user (or deny, by configuration) with a reason that names the argument and where its
 //! value came from. Read-only calls are not checked.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::classify::Effect;
@@ -17,37 +19,60 @@ use crate::item::{Item, ItemBody};
 /// Shortest value that can count as tainted.
 pub const MIN_TAINT_CHARS: usize = 3;
 
-/// Where the text of a run came from, gathered once per call.
-#[derive(Clone, Debug, Default)]
-pub struct ProvenanceIndex {
-    /// Real user turns, in order.
-    user: Vec<String>,
-    /// Untrusted data: (source description, text).
-    untrusted: Vec<(String, String)>,
+/// Where a piece of untrusted text came from.
+#[derive(Clone, Debug)]
+enum Source<'a> {
+    ToolResult { tool: &'a str, call_id: &'a str },
+    Notification { id: &'a str },
+    Described(String),
 }
 
-impl ProvenanceIndex {
-    pub fn from_items(items: &[Item]) -> Self {
+impl Source<'_> {
+    fn describe(&self) -> String {
+        match self {
+            Source::ToolResult { tool, call_id } => {
+                format!("the result of tool {tool} (call {call_id})")
+            }
+            Source::Notification { id } => format!("notification {id}"),
+            Source::Described(s) => s.clone(),
+        }
+    }
+}
+
+/// Where the text of a run came from. It borrows the run's items, so building it per call
+/// costs no copies.
+#[derive(Clone, Debug, Default)]
+pub struct ProvenanceIndex<'a> {
+    /// Real user turns, in order.
+    user: Vec<Cow<'a, str>>,
+    /// Untrusted data, with its source.
+    untrusted: Vec<(Source<'a>, Cow<'a, str>)>,
+}
+
+impl<'a> ProvenanceIndex<'a> {
+    pub fn from_items(items: &'a [Item]) -> Self {
         let mut index = Self::default();
         for item in items {
             match &item.body {
-                ItemBody::User { text } => index.user.push(text.clone()),
+                ItemBody::User { text } => index.user.push(Cow::Borrowed(text)),
                 ItemBody::ToolResult {
                     tool,
                     output,
                     call_id,
                     ..
                 } => index.untrusted.push((
-                    format!("the result of tool {tool} (call {call_id})"),
-                    tool_message_content(output).to_string(),
+                    Source::ToolResult { tool, call_id },
+                    Cow::Borrowed(tool_message_content(output)),
                 )),
                 ItemBody::Notification {
                     notification_id,
                     envelope,
                     ..
                 } => index.untrusted.push((
-                    format!("notification {notification_id}"),
-                    envelope.as_str().to_string(),
+                    Source::Notification {
+                        id: notification_id,
+                    },
+                    Cow::Borrowed(envelope.as_str()),
                 )),
                 _ => {}
             }
@@ -57,12 +82,15 @@ impl ProvenanceIndex {
 
     /// Adds a user turn (for callers that build the index incrementally).
     pub fn push_user(&mut self, text: &str) {
-        self.user.push(text.to_string());
+        self.user.push(Cow::Owned(text.to_string()));
     }
 
     /// Adds untrusted text with a description of its source.
     pub fn push_untrusted(&mut self, source: &str, text: &str) {
-        self.untrusted.push((source.to_string(), text.to_string()));
+        self.untrusted.push((
+            Source::Described(source.to_string()),
+            Cow::Owned(text.to_string()),
+        ));
     }
 }
 
@@ -83,7 +111,7 @@ fn needle(v: &Value) -> Option<String> {
 }
 
 /// Where a value came from.
-pub fn attribute(index: &ProvenanceIndex, value: &str) -> Attribution {
+pub fn attribute(index: &ProvenanceIndex<'_>, value: &str) -> Attribution {
     if value.trim().is_empty() {
         return Attribution::Unattributed;
     }
@@ -99,7 +127,7 @@ pub fn attribute(index: &ProvenanceIndex, value: &str) -> Attribution {
         .find(|(_, text)| text.contains(value))
     {
         Some((source, _)) => Attribution::Tainted {
-            source: source.clone(),
+            source: source.describe(),
         },
         None => Attribution::Unattributed,
     }
@@ -145,7 +173,7 @@ pub fn check_provenance(
     effect: Effect,
     tool: &str,
     args: &Value,
-    index: &ProvenanceIndex,
+    index: &ProvenanceIndex<'_>,
     on_tainted: OnTainted,
 ) -> SafetyCheckResult {
     if effect == Effect::ReadOnly {
@@ -181,7 +209,7 @@ mod tests {
     use crate::policy::Decision;
     use serde_json::json;
 
-    fn index() -> ProvenanceIndex {
+    fn index() -> ProvenanceIndex<'static> {
         let mut i = ProvenanceIndex::default();
         i.push_user("Pay my rent to the landlord, IBAN GB29NWBK60161331926819, amount 1200");
         i.push_untrusted(
