@@ -101,3 +101,49 @@ mod tests {
         assert_eq!(answer("").0, Answer::Deny);
     }
 }
+
+/// Records every answer with the run (interfaces.md §3: answers are persisted with the run),
+/// then passes it on. An answer that cannot be recorded is a deny: keel does not act on an
+/// approval it could not keep.
+pub struct RecordingApprover<'s, A> {
+    inner: A,
+    store: &'s mut dyn keel_store::Store,
+    run: String,
+    now: fn() -> keel_core::Timestamp,
+}
+
+impl<'s, A: Approver> RecordingApprover<'s, A> {
+    pub fn new(
+        inner: A,
+        store: &'s mut dyn keel_store::Store,
+        run: &str,
+        now: fn() -> keel_core::Timestamp,
+    ) -> Self {
+        Self {
+            inner,
+            store,
+            run: run.to_string(),
+            now,
+        }
+    }
+}
+
+impl<A: Approver> Approver for RecordingApprover<'_, A> {
+    fn ask(&mut self, call: &ToolCall, reasons: &[String]) -> Answer {
+        let answer = self.inner.ask(call, reasons);
+        let record = keel_store::ApprovalRecord {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            answer,
+            reason: reasons.join("; "),
+            answered_at: (self.now)(),
+        };
+        match self.store.record_approval(&self.run, &record) {
+            Ok(()) => answer,
+            Err(e) => {
+                tracing::warn!(run = %self.run, error = %e, "could not record an approval; denying");
+                Answer::Deny
+            }
+        }
+    }
+}

@@ -117,6 +117,15 @@ impl PolicyGate {
         }
     }
 
+    /// Restores a resumed run's "allow for this run" answers.
+    pub fn restore_answers(&self, approvals: &[keel_store::ApprovalRecord]) {
+        for a in approvals {
+            if a.answer == keel_store::Answer::AllowForRun {
+                self.allow_for_run(&a.tool);
+            }
+        }
+    }
+
     /// "Allow for this run": a rule allowing `tool` at priority 3950 from now on (N12). The
     /// checkers still run after it.
     pub fn allow_for_run(&self, tool: &str) {

@@ -490,3 +490,74 @@ fn a_rule_deny_runs_no_checker() {
     }
     assert!(!marker.exists());
 }
+
+#[test]
+fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::error::Error>> {
+    use keel_runtime::approval::RecordingApprover;
+    use keel_store::{NewRun, SqliteStore, Store, StoreOptions};
+    let (dir, root) = workspace();
+    let path = dir.path().join("keel.db");
+    let mut store = SqliteStore::open(&path, &StoreOptions::default())?;
+    store.create_run(NewRun {
+        id: "r".into(),
+        preset: "default".into(),
+        now: Timestamp(0),
+        notes: keel_core::SystemNotes::new(),
+        items: vec![],
+    })?;
+    let policy = || default_like(vec![rule(&["deploy"], Decision::AskUser, 3000)], vec![]);
+    let g = gate(policy(), BTreeMap::new(), env(&root, Mode::Default, true));
+    {
+        let mut approver = RecordingApprover::new(
+            Scripted(vec![Answer::Deny, Answer::AllowForRun], vec![]),
+            &mut store,
+            "r",
+            || Timestamp(7),
+        );
+        let c = call("deploy", json!({}));
+        assert!(matches!(
+            decide(&g, &c, &[], Some(&mut approver)),
+            Verdict::Refuse {
+                stage: Stage::AskUser,
+                ..
+            }
+        ));
+        assert!(matches!(
+            decide(&g, &c, &[], Some(&mut approver)),
+            Verdict::Approved {
+                answer: Answer::AllowForRun,
+                ..
+            }
+        ));
+    }
+    let answers: Vec<Answer> = store
+        .approvals("r")?
+        .into_iter()
+        .map(|a| a.answer)
+        .collect();
+    assert_eq!(answers, [Answer::Deny, Answer::AllowForRun]);
+    // A new process resumes the run: its allowance comes back from the store.
+    let resumed = PolicyGate::new(policy(), BTreeMap::new(), env(&root, Mode::Default, true));
+    resumed.restore_answers(&store.approvals("r")?);
+    let g = Gate::authority_only().with_policy(resumed)?;
+    assert_eq!(
+        decide(&g, &call("deploy", json!({})), &[], None),
+        Verdict::Allow
+    );
+    // Recording into a run that does not exist fails, and so the answer is a deny.
+    let mut lost = RecordingApprover::new(
+        Scripted(vec![Answer::AllowOnce], vec![]),
+        &mut store,
+        "nope",
+        || Timestamp(8),
+    );
+    let fresh = gate(policy(), BTreeMap::new(), env(&root, Mode::Default, true));
+    assert!(matches!(
+        decide(&fresh, &call("deploy", json!({})), &[], Some(&mut lost)),
+        Verdict::Refuse {
+            stage: Stage::AskUser,
+            ..
+        }
+    ));
+    Ok(())
+}

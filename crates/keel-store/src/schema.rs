@@ -78,9 +78,10 @@ pub const MIGRATIONS: &[&str] = &[
         decision    TEXT NOT NULL
                     CHECK (decision IN ('allow_once', 'allow_for_run', 'deny')),
         reason      TEXT,
-        answered_at INTEGER NOT NULL,
-        PRIMARY KEY (run_id, call_id)
+        answered_at INTEGER NOT NULL
     );
+    -- Not keyed by call id: models reuse call ids across turns, and every answer is kept.
+    CREATE INDEX approvals_by_run ON approvals (run_id);
     "#,
 ];
 

@@ -224,3 +224,51 @@ fn registered_checkers_compile_with_their_settings() -> Result<(), PolicyError> 
     assert!(e.contains("non-empty array"), "{e}");
     Ok(())
 }
+
+#[test]
+fn a_gemini_cli_policy_file_loads_unchanged() -> Result<(), PolicyError> {
+    // Shaped like Gemini CLI's own examples: arrays of tool names, command prefixes, MCP
+    // names, modes, priorities.
+    let gemini = r#"
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = ["git status", "git log"]
+decision = "allow"
+priority = 100
+
+[[rule]]
+toolName = ["read_file", "glob", "search_file_content"]
+decision = "allow"
+priority = 95
+
+[[rule]]
+mcpName = "github"
+toolName = "mcp_github_*"
+decision = "ask_user"
+priority = 90
+modes = ["default", "autoEdit"]
+
+[[rule]]
+toolName = "run_shell_command"
+commandRegex = "rm -rf .*"
+decision = "deny"
+priority = 200
+"#;
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = write(dir.path(), "gemini.toml", gemini);
+    let p = compiled(vec![file], None)?;
+    assert_eq!(
+        decide(&p, "run_shell_command", json!({"command": "git log -3"})),
+        Decision::Allow
+    );
+    assert_eq!(
+        decide(&p, "run_shell_command", json!({"command": "rm -rf /"})),
+        Decision::Deny
+    );
+    assert_eq!(
+        decide(&p, "mcp__github__create_issue", json!({})),
+        Decision::AskUser
+    );
+    assert_eq!(decide(&p, "glob", json!({"pattern": "*"})), Decision::Allow);
+    Ok(())
+}
