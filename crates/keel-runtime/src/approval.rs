@@ -63,45 +63,6 @@ impl<R: BufRead, W: Write> Approver for TerminalApprover<R, W> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn call() -> ToolCall {
-        ToolCall {
-            id: "c1".into(),
-            name: "shell".into(),
-            arguments: serde_json::json!({"command": "rm -rf build"}),
-        }
-    }
-
-    fn answer(input: &str) -> (Answer, String) {
-        let mut out = Vec::new();
-        let a = TerminalApprover::new(input.as_bytes(), &mut out)
-            .ask(&call(), &["policy: asks".into()]);
-        (a, String::from_utf8_lossy(&out).into_owned())
-    }
-
-    #[test]
-    fn the_three_answers() {
-        assert_eq!(answer("o\n").0, Answer::AllowOnce);
-        assert_eq!(answer("r\n").0, Answer::AllowForRun);
-        assert_eq!(answer("d\n").0, Answer::Deny);
-        let (a, shown) = answer("maybe\nr\n");
-        assert_eq!(a, Answer::AllowForRun);
-        assert!(shown.contains("Please answer o, r or d."));
-        assert!(
-            shown.contains("rm -rf build") && shown.contains("policy: asks"),
-            "{shown}"
-        );
-    }
-
-    #[test]
-    fn no_answer_is_a_deny() {
-        assert_eq!(answer("").0, Answer::Deny);
-    }
-}
-
 /// Records every answer with the run (interfaces.md §3: answers are persisted with the run),
 /// then passes it on. An answer that cannot be recorded is a deny: keel does not act on an
 /// approval it could not keep.
@@ -145,5 +106,44 @@ impl<A: Approver> Approver for RecordingApprover<'_, A> {
                 Answer::Deny
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call() -> ToolCall {
+        ToolCall {
+            id: "c1".into(),
+            name: "shell".into(),
+            arguments: serde_json::json!({"command": "rm -rf build"}),
+        }
+    }
+
+    fn answer(input: &str) -> (Answer, String) {
+        let mut out = Vec::new();
+        let a = TerminalApprover::new(input.as_bytes(), &mut out)
+            .ask(&call(), &["policy: asks".into()]);
+        (a, String::from_utf8_lossy(&out).into_owned())
+    }
+
+    #[test]
+    fn the_three_answers() {
+        assert_eq!(answer("o\n").0, Answer::AllowOnce);
+        assert_eq!(answer("r\n").0, Answer::AllowForRun);
+        assert_eq!(answer("d\n").0, Answer::Deny);
+        let (a, shown) = answer("maybe\nr\n");
+        assert_eq!(a, Answer::AllowForRun);
+        assert!(shown.contains("Please answer o, r or d."));
+        assert!(
+            shown.contains("rm -rf build") && shown.contains("policy: asks"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn no_answer_is_a_deny() {
+        assert_eq!(answer("").0, Answer::Deny);
     }
 }
