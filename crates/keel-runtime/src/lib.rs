@@ -14,3 +14,4 @@ pub mod boundary;
 pub mod checker;
 pub mod gate;
 pub mod policy_gate;
+pub mod tools;

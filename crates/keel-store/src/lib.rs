@@ -59,6 +59,8 @@ pub struct RunHead {
     pub next_seq: u64,
     /// The conversation language, persisted so a restart does not reset it.
     pub language: ConversationLanguage,
+    /// A turn was opened and has not closed (a crash or a cancel left it open).
+    pub turn_open: bool,
 }
 
 /// A whole run as loaded.
@@ -198,6 +200,73 @@ pub struct RunWrite {
     pub language: Option<ConversationLanguage>,
     /// Queue entries settled by this write (delivered, merged, duplicate).
     pub queue: Vec<QueueSettlement>,
+    /// Dispatch-ledger changes made in this write.
+    pub ledger: Vec<LedgerWrite>,
+    /// This write opens a turn.
+    pub open_turn: bool,
+}
+
+/// Where a tool call's side effect stands (ARCHITECTURE.md, step 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DispatchState {
+    /// Recorded before anything was done.
+    Intended,
+    /// The side effect was started.
+    Dispatched,
+    /// It finished; the result is recorded.
+    Completed,
+    /// A crash left it intended or dispatched: it may or may not have happened. Never re-run.
+    Unknown,
+}
+
+impl DispatchState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DispatchState::Intended => "intended",
+            DispatchState::Dispatched => "dispatched",
+            DispatchState::Completed => "completed",
+            DispatchState::Unknown => "unknown",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        [
+            Self::Intended,
+            Self::Dispatched,
+            Self::Completed,
+            Self::Unknown,
+        ]
+        .into_iter()
+        .find(|d| d.as_str() == s)
+    }
+}
+
+/// One ledger change.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LedgerWrite {
+    /// A new entry, `intended`.
+    Intend {
+        call_id: String,
+        tool: String,
+        arguments: serde_json::Value,
+    },
+    /// Moves the call's open entry on (to dispatched, completed with a result, or unknown).
+    Mark {
+        call_id: String,
+        state: DispatchState,
+        result: Option<String>,
+    },
+}
+
+/// One ledger entry, as `keel runs show` lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LedgerEntry {
+    pub call_id: String,
+    pub tool: String,
+    pub arguments: serde_json::Value,
+    pub state: DispatchState,
+    pub result: Option<String>,
+    pub updated_at: Timestamp,
 }
 
 impl RunWrite {
@@ -211,7 +280,21 @@ impl RunWrite {
             close_turn: false,
             language: None,
             queue: Vec::new(),
+            ledger: Vec::new(),
+            open_turn: false,
         }
+    }
+
+    /// Also record ledger changes.
+    pub fn with_ledger(mut self, changes: Vec<LedgerWrite>) -> Self {
+        self.ledger.extend(changes);
+        self
+    }
+
+    /// Also mark a turn as open.
+    pub fn opening_turn(mut self) -> Self {
+        self.open_turn = true;
+        self
     }
 
     /// Also write the run's notes as they are after the writer's note operations.
@@ -289,6 +372,8 @@ pub enum StoreError {
         seq: u64,
         reason: String,
     },
+    #[error("tool call {call_id} of run {run} has no open ledger entry; nothing was written")]
+    NoLedgerEntry { run: String, call_id: String },
     #[error("notification {arrival} of run {run} is not pending any more; nothing was written")]
     NotPending { run: String, arrival: u64 },
     #[error("stored {what} of run {run} cannot be read: {reason}")]
@@ -330,6 +415,8 @@ pub trait Store {
         &self,
         run: &str,
     ) -> Result<std::collections::HashSet<String>, StoreError>;
+    /// The run's dispatch ledger, oldest first.
+    fn ledger(&self, run: &str) -> Result<Vec<LedgerEntry>, StoreError>;
     /// The texts of the run's last `limit` real user turns, oldest first.
     fn recent_user_texts(&self, run: &str, limit: usize) -> Result<Vec<String>, StoreError>;
     /// Records a person's answer with the run, in its own transaction: an answer is a fact

@@ -18,7 +18,9 @@ pub const MIGRATIONS: &[&str] = &[
         preset      TEXT NOT NULL,
         version     INTEGER NOT NULL,
         next_seq    INTEGER NOT NULL,
-        language    TEXT
+        language    TEXT,
+        -- 1 from a turn's opening write to its closing one.
+        turn_open   INTEGER NOT NULL DEFAULT 0
     );
     CREATE INDEX runs_by_update ON runs (updated_at DESC, id);
 
@@ -61,15 +63,17 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX notification_queue_by_id ON notification_queue (run_id, notification_id, state);
 
     CREATE TABLE dispatch_ledger (
+        entry       INTEGER PRIMARY KEY AUTOINCREMENT,
         run_id      TEXT NOT NULL REFERENCES runs (id),
         call_id     TEXT NOT NULL,
         tool        TEXT NOT NULL,
         arguments   TEXT NOT NULL,
-        state       TEXT NOT NULL,
+        state       TEXT NOT NULL
+                    CHECK (state IN ('intended', 'dispatched', 'completed', 'unknown')),
         result      TEXT,
-        updated_at  INTEGER NOT NULL,
-        PRIMARY KEY (run_id, call_id)
+        updated_at  INTEGER NOT NULL
     );
+    CREATE INDEX dispatch_ledger_by_run ON dispatch_ledger (run_id, state);
 
     CREATE TABLE approvals (
         run_id      TEXT NOT NULL REFERENCES runs (id),

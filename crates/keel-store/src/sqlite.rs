@@ -165,6 +165,7 @@ fn head_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawHead> {
             version: r.get::<_, i64>(4)? as u64,
             next_seq: r.get::<_, i64>(5)? as u64,
             language: ConversationLanguage::default(),
+            turn_open: r.get::<_, i64>(7)? != 0,
         },
         r.get(6)?,
     ))
@@ -181,7 +182,8 @@ fn parse_head((mut head, language): RawHead) -> Result<RunHead, StoreError> {
     Ok(head)
 }
 
-const HEAD_COLUMNS: &str = "id, created_at, updated_at, preset, version, next_seq, language";
+const HEAD_COLUMNS: &str =
+    "id, created_at, updated_at, preset, version, next_seq, language, turn_open";
 
 fn read_head(conn: &Connection, id: &str) -> Result<RunHead, StoreError> {
     let raw = conn
@@ -297,6 +299,7 @@ impl Store for SqliteStore {
             version: 1,
             next_seq: run.items.len() as u64,
             language: ConversationLanguage::default(),
+            turn_open: false,
         };
         tx.execute(
             "INSERT INTO runs (id, created_at, updated_at, preset, version, next_seq) \
@@ -365,10 +368,11 @@ impl Store for SqliteStore {
     fn list_runs(&self) -> Result<Vec<RunSummary>, StoreError> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT r.id, r.created_at, r.updated_at, r.preset, r.version, r.next_seq, \
-                    r.language, (SELECT count(*) FROM notes n WHERE n.run_id = r.id) \
+                    r.language, r.turn_open, \
+                    (SELECT count(*) FROM notes n WHERE n.run_id = r.id) \
              FROM runs r ORDER BY r.updated_at DESC, r.id",
         )?;
-        let rows = stmt.query_map([], |r| Ok((head_from_row(r)?, r.get::<_, i64>(7)? as u64)))?;
+        let rows = stmt.query_map([], |r| Ok((head_from_row(r)?, r.get::<_, i64>(8)? as u64)))?;
         let mut out = Vec::new();
         for row in rows {
             let (raw, notes_count) = row?;
@@ -393,6 +397,16 @@ impl Store for SqliteStore {
         insert_items(&tx, run, head.next_seq, &write.append)?;
         if write.close_turn {
             crash_point("close:after-items");
+        }
+        for change in &write.ledger {
+            write_ledger(&tx, run, change, write.now)?;
+        }
+        if write.open_turn || write.close_turn {
+            tx.prepare_cached("UPDATE runs SET turn_open = ?1 WHERE id = ?2")?
+                .execute(params![
+                    i64::from(write.open_turn && !write.close_turn),
+                    run
+                ])?;
         }
         if let Some(notes) = &write.notes {
             replace_notes(&tx, run, notes)?;
@@ -564,6 +578,42 @@ impl Store for SqliteStore {
         Ok(out)
     }
 
+    fn ledger(&self, run: &str) -> Result<Vec<crate::LedgerEntry>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT call_id, tool, arguments, state, result, updated_at FROM dispatch_ledger \
+             WHERE run_id = ?1 ORDER BY entry",
+        )?;
+        let rows = stmt.query_map([run], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, Option<String>>(4)?,
+                r.get::<_, i64>(5)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (call_id, tool, arguments, state, result, at) = row?;
+            let corrupt = |reason: String| StoreError::Corrupt {
+                run: run.to_string(),
+                what: format!("ledger entry for {call_id}"),
+                reason,
+            };
+            out.push(crate::LedgerEntry {
+                arguments: serde_json::from_str(&arguments).map_err(|e| corrupt(e.to_string()))?,
+                state: crate::DispatchState::parse(&state)
+                    .ok_or_else(|| corrupt(format!("unknown state {state:?}")))?,
+                call_id,
+                tool,
+                result,
+                updated_at: Timestamp(at),
+            });
+        }
+        Ok(out)
+    }
+
     fn recent_user_texts(&self, run: &str, limit: usize) -> Result<Vec<String>, StoreError> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT seq, body FROM items WHERE run_id = ?1 AND kind = 'user' \
@@ -625,6 +675,54 @@ impl Store for SqliteStore {
         }
         Ok(out)
     }
+}
+
+fn write_ledger(
+    tx: &Transaction<'_>,
+    run: &str,
+    change: &crate::LedgerWrite,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    match change {
+        crate::LedgerWrite::Intend {
+            call_id,
+            tool,
+            arguments,
+        } => {
+            tx.prepare_cached(
+                "INSERT INTO dispatch_ledger (run_id, call_id, tool, arguments, state, updated_at) \
+                 VALUES (?1, ?2, ?3, ?4, 'intended', ?5)",
+            )?
+            .execute(params![
+                run,
+                call_id,
+                tool,
+                arguments.to_string(),
+                now.millis()
+            ])?;
+        }
+        crate::LedgerWrite::Mark {
+            call_id,
+            state,
+            result,
+        } => {
+            let changed = tx
+                .prepare_cached(
+                    "UPDATE dispatch_ledger SET state = ?1, result = ?2, updated_at = ?3 \
+                     WHERE entry = (SELECT max(entry) FROM dispatch_ledger \
+                                    WHERE run_id = ?4 AND call_id = ?5 \
+                                      AND state IN ('intended', 'dispatched'))",
+                )?
+                .execute(params![state.as_str(), result, now.millis(), run, call_id])?;
+            if changed != 1 {
+                return Err(StoreError::NoLedgerEntry {
+                    run: run.to_string(),
+                    call_id: call_id.clone(),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 fn parse_kind(run: &str, kind: &str) -> Result<NotificationKind, StoreError> {

@@ -1,0 +1,61 @@
+//! keel-model: what keel asks a language model, and the providers that answer.
+//!
+//! A [`Model`] takes a composed [`ModelRequest`] (one system message, then the conversation)
+//! and the tools on offer, and returns the reply: text and proposed tool calls. Tool calls are
+//! collected, never run here. Providers: [`scripted::ScriptedModel`] replays a file of replies
+//! for tests and reproducible demos. The OpenAI-compatible HTTP provider and the local GGUF
+//! model (a client of the `keel-llm-worker` process) are the agent-loop issue's next steps.
+//!
+//! Not here: composing requests (keel-core), deciding calls (the gate), running tools.
+
+pub mod scripted;
+
+use keel_core::ToolCall;
+use keel_core::compose::ModelRequest;
+use serde::Serialize;
+use serde_json::Value;
+
+/// A tool as the model is offered it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the arguments.
+    pub parameters: Value,
+}
+
+/// One model reply.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModelReply {
+    pub text: String,
+    pub tool_calls: Vec<ToolCall>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// The provider could not be set up (bad file, unknown model name): fix and retry.
+    #[error("{0}")]
+    Setup(String),
+    /// The provider has nothing more to say (a script ran out).
+    #[error("{0}")]
+    Exhausted(String),
+    /// The request was too long for the model's context (system-notes.md N18).
+    #[error("the request is longer than the model's context window: {0}")]
+    ContextOverflow(String),
+    #[error("the model call failed: {0}")]
+    Failed(String),
+}
+
+/// A language model, as keel uses it.
+pub trait Model {
+    /// A short name for logs and `keel runs show` (`script:demo.jsonl`, `openai:gpt-4o`).
+    fn name(&self) -> &str;
+
+    /// One call. `on_text` receives reply text as it streams.
+    fn complete(
+        &mut self,
+        request: &ModelRequest,
+        tools: &[ToolSpec],
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<ModelReply, ModelError>;
+}

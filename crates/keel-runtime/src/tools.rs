@@ -1,0 +1,399 @@
+//! Built-in tools: `read_file`, `list_dir`, `write_file`, `edit_file` (exact search/replace) and
+//! `shell` (timeout, output cap, confined working directory). Each has a JSON schema and
+//! side-effect annotations the gate reads. Paths are relative to the session directory; the
+//! gate's allowed-path checker keeps them inside it.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use keel_core::policy::classify::ToolInfo;
+use keel_model::ToolSpec;
+use serde_json::{Map, Value, json};
+
+/// What a tool returned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolOutput {
+    pub text: String,
+    /// The call failed in a way the model can correct by calling again.
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    fn ok(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            is_error: false,
+        }
+    }
+
+    fn error(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            is_error: true,
+        }
+    }
+}
+
+/// Where tools run and their limits; every one is configurable.
+#[derive(Clone, Debug)]
+pub struct ToolContext {
+    pub cwd: PathBuf,
+    pub shell_timeout: Duration,
+    /// Most bytes of output a tool returns; the rest is cut, and the cut is said.
+    pub output_cap: usize,
+}
+
+impl ToolContext {
+    pub fn new(cwd: PathBuf) -> Self {
+        Self {
+            cwd,
+            shell_timeout: Duration::from_secs(60),
+            output_cap: 64 * 1024,
+        }
+    }
+
+    fn path(&self, args: &Value, key: &str) -> Result<PathBuf, ToolOutput> {
+        let p = args
+            .get(key)
+            .and_then(Value::as_str)
+            .ok_or_else(|| ToolOutput::error(format!("`{key}` must be a string")))?;
+        Ok(self.cwd.join(p))
+    }
+
+    fn cap(&self, text: String) -> String {
+        if text.len() <= self.output_cap {
+            return text;
+        }
+        let mut end = self.output_cap;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}\n[output cut after {end} bytes]", &text[..end])
+    }
+}
+
+/// A tool keel can run.
+pub trait Tool: Send + Sync {
+    fn spec(&self) -> ToolSpec;
+    fn annotations(&self) -> Map<String, Value>;
+    fn call(&self, args: &Value, ctx: &ToolContext) -> ToolOutput;
+}
+
+fn string_arg<'a>(args: &'a Value, key: &str) -> Result<&'a str, ToolOutput> {
+    args.get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| ToolOutput::error(format!("`{key}` must be a string")))
+}
+
+fn annotations(read_only: bool, destructive: bool) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("readOnlyHint".into(), Value::Bool(read_only));
+    m.insert("destructiveHint".into(), Value::Bool(destructive));
+    m.insert("openWorldHint".into(), Value::Bool(false));
+    m
+}
+
+fn spec(name: &str, description: &str, parameters: Value) -> ToolSpec {
+    ToolSpec {
+        name: name.into(),
+        description: description.into(),
+        parameters,
+    }
+}
+
+struct ReadFile;
+impl Tool for ReadFile {
+    fn spec(&self) -> ToolSpec {
+        spec(
+            "read_file",
+            "Read a text file.",
+            json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}),
+        )
+    }
+    fn annotations(&self) -> Map<String, Value> {
+        annotations(true, false)
+    }
+    fn call(&self, args: &Value, ctx: &ToolContext) -> ToolOutput {
+        let path = match ctx.path(args, "path") {
+            Ok(p) => p,
+            Err(e) => return e,
+        };
+        match std::fs::read(&path) {
+            Ok(bytes) => ToolOutput::ok(ctx.cap(String::from_utf8_lossy(&bytes).into_owned())),
+            Err(e) => ToolOutput::error(format!("cannot read {}: {e}", path.display())),
+        }
+    }
+}
+
+struct ListDir;
+impl Tool for ListDir {
+    fn spec(&self) -> ToolSpec {
+        spec(
+            "list_dir",
+            "List a directory (default: the working directory). Directories end with /.",
+            json!({"type": "object", "properties": {"path": {"type": "string"}}, "additionalProperties": false}),
+        )
+    }
+    fn annotations(&self) -> Map<String, Value> {
+        annotations(true, false)
+    }
+    fn call(&self, args: &Value, ctx: &ToolContext) -> ToolOutput {
+        let path = match args.get("path") {
+            None | Some(Value::Null) => ctx.cwd.clone(),
+            Some(_) => match ctx.path(args, "path") {
+                Ok(p) => p,
+                Err(e) => return e,
+            },
+        };
+        let entries = match std::fs::read_dir(&path) {
+            Ok(e) => e,
+            Err(e) => return ToolOutput::error(format!("cannot list {}: {e}", path.display())),
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(Result::ok)
+            .map(|e| {
+                let mut n = e.file_name().to_string_lossy().into_owned();
+                if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    n.push('/');
+                }
+                n
+            })
+            .collect();
+        names.sort();
+        ToolOutput::ok(ctx.cap(names.join("\n")))
+    }
+}
+
+struct WriteFile;
+impl Tool for WriteFile {
+    fn spec(&self) -> ToolSpec {
+        spec(
+            "write_file",
+            "Create or overwrite a text file.",
+            json!({"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}, "required": ["path", "content"], "additionalProperties": false}),
+        )
+    }
+    fn annotations(&self) -> Map<String, Value> {
+        annotations(false, true)
+    }
+    fn call(&self, args: &Value, ctx: &ToolContext) -> ToolOutput {
+        let path = match ctx.path(args, "path") {
+            Ok(p) => p,
+            Err(e) => return e,
+        };
+        let content = match string_arg(args, "content") {
+            Ok(c) => c,
+            Err(e) => return e,
+        };
+        if let Some(parent) = path.parent() {
+            if let Err(e) = std::fs::create_dir_all(parent) {
+                return ToolOutput::error(format!("cannot create {}: {e}", parent.display()));
+            }
+        }
+        match std::fs::write(&path, content) {
+            Ok(()) => ToolOutput::ok(format!(
+                "wrote {} bytes to {}",
+                content.len(),
+                display(&path, ctx)
+            )),
+            Err(e) => ToolOutput::error(format!("cannot write {}: {e}", path.display())),
+        }
+    }
+}
+
+struct EditFile;
+impl Tool for EditFile {
+    fn spec(&self) -> ToolSpec {
+        spec(
+            "edit_file",
+            "Replace one exact occurrence of `old` with `new` in a file.",
+            json!({"type": "object", "properties": {"path": {"type": "string"}, "old": {"type": "string"}, "new": {"type": "string"}}, "required": ["path", "old", "new"], "additionalProperties": false}),
+        )
+    }
+    fn annotations(&self) -> Map<String, Value> {
+        annotations(false, true)
+    }
+    fn call(&self, args: &Value, ctx: &ToolContext) -> ToolOutput {
+        let path = match ctx.path(args, "path") {
+            Ok(p) => p,
+            Err(e) => return e,
+        };
+        let (old, new) = match (string_arg(args, "old"), string_arg(args, "new")) {
+            (Ok(o), Ok(n)) => (o, n),
+            (Err(e), _) | (_, Err(e)) => return e,
+        };
+        if old.is_empty() {
+            return ToolOutput::error("`old` must not be empty");
+        }
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => return ToolOutput::error(format!("cannot read {}: {e}", path.display())),
+        };
+        match text.matches(old).count() {
+            1 => match std::fs::write(&path, text.replacen(old, new, 1)) {
+                Ok(()) => ToolOutput::ok(format!("edited {}", display(&path, ctx))),
+                Err(e) => ToolOutput::error(format!("cannot write {}: {e}", path.display())),
+            },
+            0 => ToolOutput::error(format!(
+                "`old` was not found in {}; read the file and try again",
+                display(&path, ctx)
+            )),
+            n => ToolOutput::error(format!(
+                "`old` occurs {n} times in {}; include more context so it occurs once",
+                display(&path, ctx)
+            )),
+        }
+    }
+}
+
+struct Shell;
+impl Tool for Shell {
+    fn spec(&self) -> ToolSpec {
+        spec(
+            "shell",
+            "Run a shell command in the working directory. Output is capped and the command times out.",
+            json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"], "additionalProperties": false}),
+        )
+    }
+    fn annotations(&self) -> Map<String, Value> {
+        annotations(false, true)
+    }
+    fn call(&self, args: &Value, ctx: &ToolContext) -> ToolOutput {
+        use std::os::unix::process::CommandExt;
+        let command = match string_arg(args, "command") {
+            Ok(c) => c,
+            Err(e) => return e,
+        };
+        let child = Command::new("/bin/sh")
+            .arg("-c")
+            .arg(command)
+            .current_dir(&ctx.cwd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn();
+        let mut child = match child {
+            Ok(c) => c,
+            Err(e) => return ToolOutput::error(format!("cannot start the shell: {e}")),
+        };
+        let cap = ctx.output_cap;
+        let read = |r: Option<Box<dyn Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                if let Some(r) = r {
+                    let _ = r.take(cap as u64 + 1).read_to_end(&mut buf);
+                }
+                buf
+            })
+        };
+        let out = read(
+            child
+                .stdout
+                .take()
+                .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        );
+        let err = read(
+            child
+                .stderr
+                .take()
+                .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        );
+        let deadline = Instant::now() + ctx.shell_timeout;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(s)) => break Some(s),
+                Ok(None) if Instant::now() >= deadline => break None,
+                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+                Err(_) => break None,
+            }
+        };
+        let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
+        let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+        let _ = child.wait();
+        let stdout = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
+        let stderr = String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned();
+        let mut text = stdout;
+        if !stderr.is_empty() {
+            text.push_str(&format!("\n[stderr]\n{stderr}"));
+        }
+        match status {
+            None => ToolOutput::error(format!(
+                "{}\n[timed out after {} ms; the command was killed]",
+                ctx.cap(text),
+                ctx.shell_timeout.as_millis()
+            )),
+            Some(s) if s.success() => ToolOutput::ok(ctx.cap(text)),
+            Some(s) => ToolOutput::error(format!(
+                "{}\n[exit status: {}]",
+                ctx.cap(text),
+                s.code()
+                    .map_or_else(|| "killed by a signal".into(), |c| c.to_string())
+            )),
+        }
+    }
+}
+
+fn display(path: &Path, ctx: &ToolContext) -> String {
+    path.strip_prefix(&ctx.cwd)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// The tools on offer, by name.
+pub struct Toolbox {
+    tools: BTreeMap<String, Box<dyn Tool>>,
+}
+
+impl Toolbox {
+    pub fn builtin() -> Self {
+        let list: Vec<Box<dyn Tool>> = vec![
+            Box::new(ReadFile),
+            Box::new(ListDir),
+            Box::new(WriteFile),
+            Box::new(EditFile),
+            Box::new(Shell),
+        ];
+        Self {
+            tools: list.into_iter().map(|t| (t.spec().name, t)).collect(),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&dyn Tool> {
+        self.tools.get(name).map(|t| t.as_ref())
+    }
+
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.values().map(|t| t.spec()).collect()
+    }
+
+    /// What the gate knows of each tool: name, description, annotations.
+    pub fn infos(&self) -> std::collections::HashMap<String, ToolInfo> {
+        self.tools
+            .values()
+            .map(|t| {
+                let s = t.spec();
+                (
+                    s.name.clone(),
+                    ToolInfo {
+                        name: s.name,
+                        description: s.description,
+                        annotations: Some(t.annotations()),
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// Keeps only the named tools (a preset's `tools`).
+    pub fn retain(&mut self, names: &[String]) {
+        self.tools.retain(|n, _| names.iter().any(|k| k == n));
+    }
+}
+
+#[cfg(test)]
+mod tests;
