@@ -11,6 +11,7 @@ mod eval;
 mod ids;
 mod paths;
 mod policy;
+mod run;
 mod runs;
 
 use std::io::{Read, Write};
@@ -42,9 +43,14 @@ enum Command {
     Run {
         /// What the agent should do.
         task: String,
-        /// Add FILE at the workspace tier of the configuration.
-        #[arg(long, value_name = "FILE")]
-        policy: Vec<PathBuf>,
+        #[command(flatten)]
+        flags: run::RunFlags,
+        /// System text for the run; it becomes the `caller-instructions` note, never a message.
+        #[arg(long, value_name = "TEXT")]
+        instructions: Option<String>,
+        /// Earlier messages, one {"role":"user"|"assistant","content"} per line.
+        #[arg(long, value_name = "FILE.jsonl")]
+        history: Option<PathBuf>,
     },
     /// Inspect stored runs.
     Runs {
@@ -129,8 +135,13 @@ enum RunsCommand {
     },
     /// Print a run's items, one JSON object per line.
     Export { id: String },
-    /// Continue a run.
-    Resume { id: String },
+    /// Continue a run: calls a crash left unfinished become `unknown` (never re-run), an open
+    /// turn goes on, and waiting notifications are delivered.
+    Resume {
+        id: String,
+        #[command(flatten)]
+        flags: run::RunFlags,
+    },
 }
 
 /// The largest notification payload `keel notify` accepts.
@@ -162,10 +173,6 @@ fn print(text: &str) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-const NOT_YET: &str = "the agent loop is not built yet, so keel cannot run a task today. \
-     What works now: `keel runs list|show|export`, `keel notify` and `keel call`. \
-     See README.md for the state of each part.";
-
 fn execute(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Call { function } => {
@@ -179,10 +186,23 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             print(&outcome.stdout)?;
             Ok(ExitCode::from(outcome.code as u8))
         }
-        Command::Run { task: _, policy } => {
-            load_config(&policy)?;
-            eprintln!("keel run: {NOT_YET}");
-            Ok(ExitCode::from(EXIT_FAILURE))
+        Command::Run {
+            task,
+            flags,
+            instructions,
+            history,
+        } => {
+            let config = load_config(&flags.policy)?;
+            let db = paths::db_path(cli.db.as_ref())?;
+            run::run(
+                &config,
+                &flags,
+                &task,
+                instructions,
+                history,
+                &db,
+                &store_options(&config),
+            )
         }
         Command::Notify { run, kind, id } => {
             let config = load_config(&[])?;
@@ -306,9 +326,9 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 RunsCommand::List { json } => print(&runs::list(&db, &options, json)?),
                 RunsCommand::Show { id, json } => print(&runs::show(&db, &options, &id, json)?),
                 RunsCommand::Export { id } => print(&runs::export(&db, &options, &id)?),
-                RunsCommand::Resume { id: _ } => {
-                    eprintln!("keel runs resume: {NOT_YET}");
-                    Ok(ExitCode::from(EXIT_FAILURE))
+                RunsCommand::Resume { id, flags } => {
+                    let config = load_config(&flags.policy)?;
+                    run::resume(&config, &flags, &id, &db, &options)
                 }
             }
         }

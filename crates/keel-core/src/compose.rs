@@ -7,8 +7,6 @@
 //! after index 0 may have the `system` or `developer` role, and every tool call is answered by
 //! exactly one `tool` message.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 
 use crate::envelope::tool_message_content;
@@ -167,41 +165,23 @@ pub const DISPATCH_UNKNOWN_TEXT: &str = "keel does not know whether this call ra
 /// Builds the request for one model call.
 pub fn compose(input: &ComposeInput<'_>) -> Result<ModelRequest, ComposeError> {
     // A call's tool message is its diagnostic if one exists (it replaces a result the API
-    // rejected), else its result.
-    let mut answers: HashMap<&str, String> = HashMap::new();
-    for item in input.items {
-        match &item.body {
-            ItemBody::ToolResult {
-                call_id, output, ..
-            } => {
-                answers
-                    .entry(call_id.as_str())
-                    .or_insert_with(|| tool_message_content(output).to_string());
-            }
-            ItemBody::Diagnostic(Diagnostic::ToolCallStatus { call_id, envelope }) => {
-                answers.insert(call_id, envelope.as_str().to_string());
-            }
-            ItemBody::Diagnostic(Diagnostic::DispatchUnknown { call_id, .. }) => {
-                answers.insert(call_id, DISPATCH_UNKNOWN_TEXT.to_string());
-            }
-            _ => {}
-        }
-    }
-
-    let mut conversation = Vec::with_capacity(input.items.len());
-    let mut made_calls: HashMap<&str, ()> = HashMap::new();
-    for item in input.items {
+    // rejected), else its result. Models reuse call ids across steps, so a call is answered by
+    // the items after it and before the next call with the same id.
+    let items = input.items;
+    let mut consumed = vec![false; items.len()];
+    let mut conversation = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
         match &item.body {
             ItemBody::User { text } => conversation.push(ChatMessage::text(Role::User, text)),
             ItemBody::Assistant { text, tool_calls } => {
                 conversation.push(assistant_message(text, tool_calls));
                 for call in tool_calls {
-                    made_calls.insert(&call.id, ());
-                    let answer = answers.remove(call.id.as_str()).ok_or_else(|| {
-                        ComposeError::UnansweredToolCall {
-                            call_id: call.id.clone(),
-                        }
-                    })?;
+                    let answer =
+                        answer_for(items, i, &call.id, &mut consumed).ok_or_else(|| {
+                            ComposeError::UnansweredToolCall {
+                                call_id: call.id.clone(),
+                            }
+                        })?;
                     conversation.push(ChatMessage::tool(&call.id, answer));
                 }
             }
@@ -211,7 +191,7 @@ pub fn compose(input: &ComposeInput<'_>) -> Result<ModelRequest, ComposeError> {
                 Diagnostic::ToolCallStatus { call_id, .. }
                 | Diagnostic::DispatchUnknown { call_id, .. },
             ) => {
-                if !made_calls.contains_key(call_id.as_str()) {
+                if !consumed[i] {
                     return Err(ComposeError::OrphanToolMessage {
                         seq: item.seq,
                         call_id: call_id.clone(),
@@ -243,6 +223,42 @@ pub fn compose(input: &ComposeInput<'_>) -> Result<ModelRequest, ComposeError> {
     messages.push(ChatMessage::text(Role::System, system_prompt(input)));
     messages.extend(conversation);
     Ok(ModelRequest { messages })
+}
+
+/// The answer to call `id` made by item `at`: the last diagnostic for it, else its first
+/// result, among the items before the next call that reuses the id. Marks what it used.
+fn answer_for(items: &[Item], at: usize, id: &str, consumed: &mut [bool]) -> Option<String> {
+    let mut result = None;
+    let mut diagnostic = None;
+    for (j, item) in items.iter().enumerate().skip(at + 1) {
+        match &item.body {
+            ItemBody::Assistant { tool_calls, .. } if tool_calls.iter().any(|c| c.id == id) => {
+                break;
+            }
+            ItemBody::ToolResult {
+                call_id, output, ..
+            } if call_id == id && !consumed[j] => {
+                if result.is_none() {
+                    result = Some(tool_message_content(output).to_string());
+                    consumed[j] = true;
+                }
+            }
+            ItemBody::Diagnostic(Diagnostic::ToolCallStatus { call_id, envelope })
+                if call_id == id && !consumed[j] =>
+            {
+                diagnostic = Some(envelope.as_str().to_string());
+                consumed[j] = true;
+            }
+            ItemBody::Diagnostic(Diagnostic::DispatchUnknown { call_id, .. })
+                if call_id == id && !consumed[j] =>
+            {
+                diagnostic = Some(DISPATCH_UNKNOWN_TEXT.to_string());
+                consumed[j] = true;
+            }
+            _ => {}
+        }
+    }
+    diagnostic.or(result)
 }
 
 fn assistant_message(text: &str, calls: &[ToolCall]) -> ChatMessage {

@@ -135,7 +135,8 @@ pub fn open_user_turn(
     items.extend(notification_items(&delivery, now, next_id));
     let write = RunWrite::append(head.version, now, items)
         .with_language(language)
-        .settling(settlements(&delivery, QueueState::Merged, 1));
+        .settling(settlements(&delivery, QueueState::Merged, 1))
+        .opening_turn();
     let committed = store.commit(run, write)?;
     Ok(OpenedTurn {
         user_item,
@@ -173,12 +174,16 @@ pub fn deliver_after_close(
         .items
         .first()
         .map(|d| ResponseOrigin::Notification(d.kind));
-    let write = RunWrite::append(
+    let mut write = RunWrite::append(
         head.version,
         now,
         notification_items(&delivery, now, next_id),
     )
     .settling(settlements(&delivery, QueueState::Delivered, 0));
+    if origin.is_some() {
+        // The delivered notification is a turn of its own, open until its response closes it.
+        write = write.opening_turn();
+    }
     let committed = store.commit(run, write)?;
     Ok(DeliveredTurn {
         origin,

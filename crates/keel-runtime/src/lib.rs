@@ -9,6 +9,7 @@
 //!
 //! Not here: rendering (keel-core), persistence details (keel-store), the command line.
 
+pub mod agent;
 pub mod approval;
 pub mod boundary;
 pub mod checker;

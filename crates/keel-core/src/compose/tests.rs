@@ -458,3 +458,49 @@ fn the_system_message_is_always_at_index_zero() -> Result<(), ComposeError> {
     assert_eq!(request.messages[1].role, Role::User);
     Ok(())
 }
+
+#[test]
+fn reused_call_ids_are_answered_step_by_step() -> Result<(), ComposeError> {
+    let step = |seq: u64, out: &str| {
+        vec![
+            item(
+                seq,
+                ItemBody::Assistant {
+                    text: String::new(),
+                    tool_calls: vec![ToolCall {
+                        id: "call_0".into(),
+                        name: "t".into(),
+                        arguments: serde_json::json!({}),
+                    }],
+                },
+            ),
+            item(
+                seq + 1,
+                ItemBody::ToolResult {
+                    call_id: "call_0".into(),
+                    tool: "t".into(),
+                    output: Untrusted::new(out.into()),
+                    is_error: false,
+                },
+            ),
+        ]
+    };
+    let mut items = vec![user(0, "go")];
+    items.extend(step(1, "first"));
+    items.extend(step(3, "second"));
+    let n = SystemNotes::new();
+    let r = compose(&ComposeInput {
+        stable_head: "H",
+        volatile: &[],
+        notes: &n,
+        items: &items,
+    })?;
+    let answers: Vec<&str> = r
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .filter_map(|m| m.content.as_deref())
+        .collect();
+    assert_eq!(answers, ["first", "second"]);
+    Ok(())
+}

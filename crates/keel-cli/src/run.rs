@@ -1,0 +1,316 @@
+//! `keel run "TASK"` and `keel runs resume ID` (interfaces.md §5.1): one agent turn on a run,
+//! with the whole gate, durable at every step.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use keel_core::ItemId;
+use keel_core::legacy::CallerField;
+use keel_core::policy::provenance::OnTainted;
+use keel_core::policy::rules::Mode;
+use keel_model::Model;
+use keel_model::scripted::ScriptedModel;
+use keel_runtime::agent::{Agent, DEFAULT_INSTRUCTIONS, Event, LoopSettings};
+use keel_runtime::approval::{Approver, RecordingApprover, TerminalApprover};
+use keel_runtime::gate::Gate;
+use keel_runtime::policy_gate::{GateEnv, PolicyGate};
+use keel_runtime::tools::{ToolContext, Toolbox};
+use keel_store::{
+    CallerMessage, SqliteStore, StartRun, Store, StoreOptions, start_run_from_caller,
+};
+
+use crate::config::Config;
+use crate::{ids, policy};
+
+/// The flags `keel run` and `keel runs resume` share.
+#[derive(clap::Args, Clone, Debug)]
+pub struct RunFlags {
+    /// local | local:PATH.gguf | openai:MODEL | script:FILE.
+    #[arg(long, default_value = "local")]
+    pub model: String,
+    /// OpenAI-compatible base URL, including /v1.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The session working directory (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// ask: a person answers ask_user; deny: ask_user is a deny. Default: ask on a terminal.
+    #[arg(long, value_parser = ["ask", "deny"])]
+    pub approval: Option<String>,
+    /// default | plan | yolo (autoEdit is default).
+    #[arg(long, value_parser = ["default", "plan", "yolo", "autoEdit"])]
+    pub mode: Option<String>,
+    /// Add FILE at the workspace tier of the configuration.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Vec<PathBuf>,
+    /// The preset: system prompt, tools, mode.
+    #[arg(long, default_value = "default")]
+    pub preset: String,
+    /// Model calls per turn.
+    #[arg(long, default_value_t = keel_runtime::agent::DEFAULT_STEP_LIMIT)]
+    pub step_limit: usize,
+}
+
+fn model_for(flags: &RunFlags) -> Result<Box<dyn Model>> {
+    if let Some(path) = flags.model.strip_prefix("script:") {
+        return Ok(Box::new(ScriptedModel::from_file(&PathBuf::from(path))?));
+    }
+    bail!(
+        "the model {:?} is not available in this build yet: the embedded local model and the \
+         OpenAI-compatible provider are still being built. Use --model script:FILE (one JSON reply \
+         per line, see docs/running.md)",
+        flags.model
+    )
+}
+
+/// Whether a person can answer ask_user (interfaces.md §3): `--approval`, else a terminal.
+pub fn interactive(flag: Option<&str>, stdin_is_terminal: bool) -> bool {
+    match flag {
+        Some("ask") => true,
+        Some(_) => false,
+        None => stdin_is_terminal,
+    }
+}
+
+struct Session {
+    store: SqliteStore,
+    model: Box<dyn Model>,
+    gate: Gate,
+    tools: Toolbox,
+    cwd: PathBuf,
+    interactive: bool,
+    settings: LoopSettings,
+}
+
+fn session(
+    config: &Config,
+    flags: &RunFlags,
+    db: &std::path::Path,
+    options: &StoreOptions,
+) -> Result<Session> {
+    let cwd = match &flags.cwd {
+        Some(d) => d
+            .canonicalize()
+            .with_context(|| format!("--cwd {}", d.display()))?,
+        None => std::env::current_dir()?,
+    };
+    let preset = config.presets.get(&flags.preset);
+    if flags.preset != "default" && preset.is_none() {
+        bail!(
+            "no preset named {:?}; define [presets.{}] in keel.toml or your config",
+            flags.preset,
+            flags.preset
+        );
+    }
+    let mode_name = flags
+        .mode
+        .clone()
+        .or_else(|| preset.and_then(|p| p.mode.clone()))
+        .or_else(|| config.mode.clone())
+        .unwrap_or_else(|| "default".into());
+    let mode = Mode::parse(&mode_name).with_context(|| format!("unknown mode {mode_name:?}"))?;
+    let interactive = interactive(
+        flags.approval.as_deref().or(config.approval.as_deref()),
+        std::io::stdin().is_terminal(),
+    );
+    let compiled = policy::compile(config).unwrap_or_else(|e| policy::CompiledPolicy {
+        policy: e.as_policy(),
+        registry: Default::default(),
+    });
+    let mut tools = Toolbox::builtin();
+    if let Some(names) = preset.and_then(|p| p.tools.clone()) {
+        tools.retain(&names);
+    }
+    let env = GateEnv {
+        cwd: cwd.clone(),
+        workspaces: vec![],
+        mode,
+        interactive,
+        on_tainted: OnTainted::AskUser,
+        tools: tools.infos(),
+    };
+    let gate = Gate::authority_only().with_policy(PolicyGate::new(
+        compiled.policy,
+        compiled.registry,
+        env,
+    ))?;
+    let mut base = DEFAULT_INSTRUCTIONS.to_string();
+    if let Some(prompt) = preset.and_then(|p| p.system_prompt.clone()) {
+        base = format!("{base}\n\n{prompt}");
+    }
+    Ok(Session {
+        store: SqliteStore::open(db, options)?,
+        model: model_for(flags)?,
+        gate,
+        tools,
+        cwd,
+        interactive,
+        settings: LoopSettings {
+            base_instructions: base,
+            step_limit: flags.step_limit,
+            max_untagged_notes: config.max_untagged_notes(),
+            ..LoopSettings::default()
+        },
+    })
+}
+
+fn print_event(e: Event) {
+    match e {
+        Event::Text(t) => {
+            print!("{t}");
+            let _ = std::io::stdout().flush();
+        }
+        Event::ToolCall {
+            call,
+            decision,
+            reason,
+        } => {
+            eprintln!(
+                "\n→ {} {}: {decision}{}",
+                call.name,
+                call.arguments,
+                reason.map(|r| format!(" — {r}")).unwrap_or_default()
+            );
+        }
+        Event::ToolResult {
+            call_id,
+            is_error,
+            chars,
+        } => {
+            eprintln!(
+                "  {call_id}: {} ({chars} chars)",
+                if is_error { "error" } else { "done" }
+            );
+        }
+        Event::Notice(n) => eprintln!("keel: {n}"),
+    }
+}
+
+fn item_ids() -> impl FnMut() -> ItemId {
+    move || ItemId::try_from(ids::unique("item")).unwrap_or_else(|_| unreachable!())
+}
+
+enum Work<'a> {
+    NewTurn(&'a str),
+    Resume,
+}
+
+fn drive(mut s: Session, run: &str, work: Work<'_>) -> Result<ExitCode> {
+    let mut next_id = item_ids();
+    let mut events = print_event;
+    let stdin = std::io::stdin();
+    let terminal = TerminalApprover::new(stdin.lock(), std::io::stderr());
+    // The store is used by the agent; answers are recorded through a second connection.
+    let db = s.store.path().to_path_buf();
+    let mut answers_store = SqliteStore::open(&db, &StoreOptions::default())?;
+    let mut recording = RecordingApprover::new(terminal, &mut answers_store, run, ids::now);
+    let approver: Option<&mut dyn Approver> = if s.interactive {
+        Some(&mut recording)
+    } else {
+        None
+    };
+    let mut agent = Agent {
+        store: &mut s.store,
+        model: s.model.as_mut(),
+        gate: &s.gate,
+        tools: &s.tools,
+        tool_context: ToolContext::new(s.cwd.clone()),
+        approver,
+        settings: s.settings.clone(),
+        clock: ids::now,
+        next_id: &mut next_id,
+        events: &mut events,
+    };
+    let end = match work {
+        Work::NewTurn(task) => Some(agent.user_turn(run, task)?),
+        Work::Resume => {
+            agent.recover(run)?;
+            if agent.store.run_head(run)?.turn_open {
+                Some(agent.continue_turn(run)?)
+            } else {
+                None
+            }
+        }
+    };
+    if matches!(work, Work::Resume) {
+        agent.deliver_notifications(run)?;
+    }
+    println!();
+    if let Some(end) = end {
+        if end.hit_step_limit {
+            eprintln!(
+                "keel: stopped at the step limit ({}); `keel runs resume {run}` continues",
+                s.settings.step_limit
+            );
+        }
+    }
+    eprintln!("keel: run {run} (keel runs show {run})");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `keel run "TASK"`.
+pub fn run(
+    config: &Config,
+    flags: &RunFlags,
+    task: &str,
+    instructions: Option<String>,
+    history: Option<PathBuf>,
+    db: &std::path::Path,
+    options: &StoreOptions,
+) -> Result<ExitCode> {
+    // Caller messages are read and validated before anything is written (system-notes.md N13).
+    let messages = match &history {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read --history {}", path.display()))?;
+            text.lines()
+                .enumerate()
+                .filter(|(_, l)| !l.trim().is_empty())
+                .map(|(i, l)| CallerMessage::from_json_line(l, i))
+                .collect::<Result<Vec<_>, _>>()?
+        }
+        None => Vec::new(),
+    };
+    let mut s = session(config, flags, db, options)?;
+    let run_id = ids::unique("run");
+    let mut next_id = item_ids();
+    start_run_from_caller(
+        &mut s.store,
+        StartRun {
+            id: run_id.clone(),
+            preset: flags.preset.clone(),
+            now: ids::now(),
+            field: CallerField::SeedMessages,
+            messages,
+            instructions,
+        },
+        &mut next_id,
+    )?;
+    drive(s, &run_id, Work::NewTurn(task))
+}
+
+/// `keel runs resume ID`.
+pub fn resume(
+    config: &Config,
+    flags: &RunFlags,
+    run_id: &str,
+    db: &std::path::Path,
+    options: &StoreOptions,
+) -> Result<ExitCode> {
+    let s = session(config, flags, db, options)?;
+    s.store.run_head(run_id)?;
+    drive(s, run_id, Work::Resume)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn approval_defaults_to_asking_only_on_a_terminal() {
+        assert!(super::interactive(None, true));
+        assert!(!super::interactive(None, false));
+        assert!(super::interactive(Some("ask"), false));
+        assert!(!super::interactive(Some("deny"), true));
+    }
+}

@@ -1,0 +1,508 @@
+//! The turn loop with the scripted provider, on a real database and real files.
+
+use std::collections::BTreeMap;
+
+use keel_core::compose::{DISPATCH_UNKNOWN_TEXT, Role};
+use keel_core::item::{ItemBody, ItemId, ToolCall};
+use keel_core::notify::{Lang, NOT_AUTHORIZED_RESULT, NotificationKind};
+use keel_core::policy::Decision;
+use keel_core::policy::provenance::OnTainted;
+use keel_core::policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
+use keel_core::time::Timestamp;
+use keel_core::{NoteLifetime, NoteTag, SystemNotes};
+use keel_model::ModelReply;
+use keel_model::scripted::ScriptedModel;
+use keel_runtime::agent::{Agent, Event, LoopSettings};
+use keel_runtime::approval::{Answer, Approver};
+use keel_runtime::gate::Gate;
+use keel_runtime::policy_gate::{GateEnv, PolicyGate};
+use keel_runtime::tools::{ToolContext, Toolbox};
+use keel_store::{
+    DispatchState, LedgerWrite, NewNotification, NewRun, RunWrite, SqliteStore, Store, StoreOptions,
+};
+use serde_json::json;
+
+fn any() -> Matcher {
+    Matcher {
+        tool_names: vec![tool_glob("*").unwrap_or_else(|e| panic!("{e}"))],
+        ..Matcher::default()
+    }
+}
+
+fn policy(ask_tools: &[&str]) -> Policy {
+    let mut rules = vec![Rule {
+        matcher: any(),
+        decision: Decision::Allow,
+        priority: 1000,
+        deny_message: None,
+        source: "t".into(),
+    }];
+    for t in ask_tools {
+        rules.push(Rule {
+            matcher: Matcher {
+                tool_names: vec![tool_glob(t).unwrap_or_else(|e| panic!("{e}"))],
+                ..Matcher::default()
+            },
+            decision: Decision::AskUser,
+            priority: 2000,
+            deny_message: None,
+            source: "ask".into(),
+        });
+    }
+    let checker = |name: &str| CheckerRule {
+        matcher: any(),
+        priority: 1000,
+        checker: CheckerRef::InProcess(name.into()),
+        required_context: None,
+        config: None,
+        timeout_ms: None,
+        source: "t".into(),
+    };
+    Policy::new(rules, vec![checker("allowed-path"), checker("provenance")])
+}
+
+struct World {
+    _dir: tempfile::TempDir,
+    cwd: std::path::PathBuf,
+    store: SqliteStore,
+    gate: Gate,
+    tools: Toolbox,
+    events: Vec<Event>,
+}
+
+fn world(ask_tools: &[&str], interactive: bool) -> World {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cwd = dir.path().join("work");
+    std::fs::create_dir_all(&cwd).unwrap_or_else(|e| panic!("{e}"));
+    let cwd = cwd.canonicalize().unwrap_or_else(|e| panic!("{e}"));
+    let mut store = SqliteStore::open(&dir.path().join("keel.db"), &StoreOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    store
+        .create_run(NewRun {
+            id: "r".into(),
+            preset: "default".into(),
+            now: Timestamp(0),
+            notes: SystemNotes::new(),
+            items: vec![],
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let tools = Toolbox::builtin();
+    let env = GateEnv {
+        cwd: cwd.clone(),
+        workspaces: vec![],
+        mode: Mode::Default,
+        interactive,
+        on_tainted: OnTainted::AskUser,
+        tools: tools.infos(),
+    };
+    let gate = Gate::authority_only()
+        .with_policy(PolicyGate::new(policy(ask_tools), BTreeMap::new(), env))
+        .unwrap_or_else(|e| panic!("{e}"));
+    World {
+        _dir: dir,
+        cwd,
+        store,
+        gate,
+        tools,
+        events: Vec::new(),
+    }
+}
+
+fn reply(text: &str, calls: &[(&str, serde_json::Value)]) -> ModelReply {
+    ModelReply {
+        text: text.into(),
+        tool_calls: calls
+            .iter()
+            .enumerate()
+            .map(|(i, (n, a))| ToolCall {
+                id: format!("c{}-{i}", text.len()),
+                name: (*n).into(),
+                arguments: a.clone(),
+            })
+            .collect(),
+    }
+}
+
+struct Yes(Vec<Answer>);
+impl Approver for Yes {
+    fn ask(&mut self, _: &ToolCall, _: &[String]) -> Answer {
+        self.0.remove(0)
+    }
+}
+
+fn with_agent<T>(
+    w: &mut World,
+    model: &mut ScriptedModel,
+    approver: Option<&mut dyn Approver>,
+    settings: LoopSettings,
+    f: impl FnOnce(&mut Agent<'_>) -> T,
+) -> T {
+    let mut n = 0;
+    let mut next_id = || {
+        n += 1;
+        ItemId::try_from(format!("i{n}-{}", rand_suffix())).unwrap_or_else(|_| unreachable!())
+    };
+    let events = &mut w.events;
+    let mut sink = |e: Event| events.push(e);
+    let mut agent = Agent {
+        store: &mut w.store,
+        model,
+        gate: &w.gate,
+        tools: &w.tools,
+        tool_context: ToolContext::new(w.cwd.clone()),
+        // Shorten the approver's trait-object lifetime to this agent's.
+        approver: approver.map(|a| -> &mut dyn Approver { a }),
+        settings,
+        clock: || Timestamp(1),
+        next_id: &mut next_id,
+        events: &mut sink,
+    };
+    f(&mut agent)
+}
+
+fn rand_suffix() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Every request: one system message at index 0; every tool call answered by exactly one
+/// tool message.
+fn assert_well_formed(model: &ScriptedModel) {
+    for (request, _) in &model.requests {
+        assert_eq!(request.messages[0].role, Role::System);
+        assert!(request.messages[1..].iter().all(|m| m.role != Role::System));
+        let calls: Vec<&str> = request
+            .messages
+            .iter()
+            .flat_map(|m| m.tool_calls.iter().map(|c| c.id.as_str()))
+            .collect();
+        let answers: Vec<&str> = request
+            .messages
+            .iter()
+            .filter_map(|m| m.tool_call_id.as_deref())
+            .collect();
+        assert_eq!(calls, answers);
+    }
+}
+
+#[test]
+fn allowed_and_denied_calls_and_the_reason_reaches_the_model() {
+    let mut w = world(&[], false);
+    let mut model = ScriptedModel::from_replies(
+        "s",
+        vec![
+            reply(
+                "a",
+                &[
+                    ("write_file", json!({"path": "out.txt", "content": "hi"})),
+                    ("write_file", json!({"path": "/etc/evil", "content": "x"})),
+                ],
+            ),
+            reply("done", &[]),
+        ],
+    );
+    let end = with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.user_turn("r", "write out.txt")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (end.final_text.as_str(), end.steps, end.hit_step_limit),
+        ("done", 2, false)
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.cwd.join("out.txt")).unwrap_or_default(),
+        "hi"
+    );
+    assert!(!std::path::Path::new("/etc/evil").exists());
+    // The second request carries the denial as that call's tool message.
+    let (second, _) = &model.requests[1];
+    let denial = second
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .nth(1)
+        .and_then(|m| m.content.clone())
+        .unwrap_or_default();
+    assert!(
+        denial.starts_with("Tool execution denied by safety checker \"allowed-path\""),
+        "{denial}"
+    );
+    assert_well_formed(&model);
+    let ledger = w.store.ledger("r").unwrap_or_default();
+    assert_eq!(ledger.len(), 1, "only the allowed call was dispatched");
+    assert_eq!(ledger[0].state, DispatchState::Completed);
+    assert!(
+        !w.store.run_head("r").map(|h| h.turn_open).unwrap_or(true),
+        "the turn closed"
+    );
+}
+
+#[test]
+fn ask_user_yes_and_no() {
+    let mut w = world(&["write_file"], true);
+    let mut model = ScriptedModel::from_replies(
+        "s",
+        vec![
+            reply(
+                "a",
+                &[("write_file", json!({"path": "yes.txt", "content": "1"}))],
+            ),
+            reply(
+                "bb",
+                &[("write_file", json!({"path": "no.txt", "content": "2"}))],
+            ),
+            reply("done", &[]),
+        ],
+    );
+    let mut approver = Yes(vec![Answer::AllowOnce, Answer::Deny]);
+    with_agent(
+        &mut w,
+        &mut model,
+        Some(&mut approver),
+        LoopSettings::default(),
+        |a| a.user_turn("r", "go"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(w.cwd.join("yes.txt").exists());
+    assert!(!w.cwd.join("no.txt").exists());
+    let last = &model.requests[2].0;
+    assert_eq!(
+        last.messages
+            .last()
+            .and_then(|m| m.content.clone())
+            .as_deref(),
+        Some("The user denied this tool call.")
+    );
+}
+
+#[test]
+fn turn_notes_are_consumed_when_the_turn_closes_and_the_step_limit_holds() {
+    let mut w = world(&[], false);
+    let mut notes = SystemNotes::new();
+    notes.add_tagged(
+        "[Scheduled wake: daily]",
+        NoteLifetime::Turn,
+        NoteTag::new("wake").unwrap_or_else(|e| panic!("{e}")),
+    );
+    w.store
+        .commit(
+            "r",
+            RunWrite::append(1, Timestamp(0), vec![]).with_notes(notes),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let looping: Vec<ModelReply> = (0..5)
+        .map(|_| reply("x", &[("list_dir", json!({}))]))
+        .collect();
+    let mut model = ScriptedModel::from_replies("s", looping);
+    let settings = LoopSettings {
+        step_limit: 3,
+        ..LoopSettings::default()
+    };
+    let end = with_agent(&mut w, &mut model, None, settings, |a| {
+        a.user_turn("r", "loop")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(end.hit_step_limit);
+    assert_eq!(model.requests.len(), 3);
+    for (request, _) in &model.requests {
+        assert!(
+            request.messages[0]
+                .content
+                .as_deref()
+                .unwrap_or("")
+                .contains("[Scheduled wake: daily]")
+        );
+    }
+    assert!(
+        w.store
+            .load_run("r")
+            .map(|r| r.notes.is_empty())
+            .unwrap_or(false),
+        "consumed at close"
+    );
+    assert!(
+        w.events
+            .iter()
+            .any(|e| matches!(e, Event::Notice(n) if n.contains("step limit")))
+    );
+    assert_well_formed(&model);
+}
+
+#[test]
+fn a_tool_error_leaves_a_turn_note_for_the_next_step() {
+    let mut w = world(&[], false);
+    let mut model = ScriptedModel::from_replies(
+        "s",
+        vec![
+            reply("a", &[("read_file", json!({"path": "missing.txt"}))]),
+            reply("ok", &[]),
+        ],
+    );
+    with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.user_turn("r", "read it")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let system = model.requests[1].0.messages[0]
+        .content
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        system.contains("<<<TOOL_ERROR") && system.contains("cannot read"),
+        "{system}"
+    );
+    assert!(
+        w.store
+            .load_run("r")
+            .map(|r| r.notes.is_empty())
+            .unwrap_or(false)
+    );
+}
+
+#[test]
+fn a_notification_turn_cannot_call_tools_and_gets_no_follow_up() {
+    let mut w = world(&[], false);
+    w.store
+        .enqueue_notification(
+            "r",
+            NewNotification {
+                id: "p1".into(),
+                kind: NotificationKind::Permission,
+                payload: "{\"tool\":\"write_file\"}".into(),
+                now: Timestamp(1),
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut model = ScriptedModel::from_replies(
+        "s",
+        vec![reply(
+            "approving",
+            &[("write_file", json!({"path": "x.txt", "content": "1"}))],
+        )],
+    );
+    let delivered = with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.deliver_notifications("r")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(delivered, 1);
+    assert_eq!(model.requests.len(), 1, "no follow-up model call");
+    assert!(!w.cwd.join("x.txt").exists());
+    assert!(
+        w.store.ledger("r").unwrap_or_default().is_empty(),
+        "nothing dispatched"
+    );
+    let run = w.store.load_run("r").unwrap_or_else(|e| panic!("{e}"));
+    let refusal = run.items.iter().find_map(|i| match &i.body {
+        ItemBody::ToolResult { output, .. } => {
+            Some(keel_core::envelope::tool_message_content(output).to_string())
+        }
+        _ => None,
+    });
+    assert_eq!(refusal.as_deref(), Some(NOT_AUTHORIZED_RESULT));
+    assert!(!run.head.turn_open);
+}
+
+#[test]
+fn a_notification_waiting_when_the_user_speaks_is_merged() {
+    let mut w = world(&[], false);
+    w.store
+        .enqueue_notification(
+            "r",
+            NewNotification {
+                id: "t1".into(),
+                kind: NotificationKind::TaskResult,
+                payload: "done".into(),
+                now: Timestamp(1),
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut model = ScriptedModel::from_replies("s", vec![reply("noted", &[])]);
+    with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.user_turn("r", "anything new?")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let msgs = &model.requests[0].0.messages;
+    assert_eq!(msgs[1].content.as_deref(), Some("anything new?"));
+    assert!(
+        msgs[2]
+            .content
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("[MERGE_WITH_USER] [NOTIFICATION] {\"kind\":\"task_result\"")
+    );
+    assert_eq!(msgs.len(), 3);
+}
+
+#[test]
+fn recovery_marks_unfinished_calls_unknown_and_never_reruns_them() {
+    let mut w = world(&[], false);
+    // A crash left a call dispatched: the assistant item and the ledger entry exist, no result.
+    let call = ToolCall {
+        id: "c7".into(),
+        name: "write_file".into(),
+        arguments: json!({"path": "once.txt", "content": "1"}),
+    };
+    let items = vec![
+        keel_store::NewItem {
+            id: ItemId::try_from("u").unwrap_or_else(|_| unreachable!()),
+            ts: Timestamp(0),
+            body: ItemBody::User {
+                text: "write once".into(),
+            },
+        },
+        keel_store::NewItem {
+            id: ItemId::try_from("a").unwrap_or_else(|_| unreachable!()),
+            ts: Timestamp(0),
+            body: ItemBody::Assistant {
+                text: String::new(),
+                tool_calls: vec![call.clone()],
+            },
+        },
+    ];
+    let ledger = vec![
+        LedgerWrite::Intend {
+            call_id: "c7".into(),
+            tool: "write_file".into(),
+            arguments: call.arguments.clone(),
+        },
+        LedgerWrite::Mark {
+            call_id: "c7".into(),
+            state: DispatchState::Dispatched,
+            result: None,
+        },
+    ];
+    w.store
+        .commit(
+            "r",
+            RunWrite::append(1, Timestamp(0), items)
+                .with_ledger(ledger)
+                .opening_turn(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut model = ScriptedModel::from_replies("s", vec![reply("checked", &[])]);
+    let recovered = with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        let r = a.recover("r")?;
+        a.continue_turn("r")?;
+        Ok::<_, keel_runtime::agent::LoopError>(r)
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(recovered.len(), 1);
+    assert!(!w.cwd.join("once.txt").exists(), "never re-run");
+    assert_eq!(
+        w.store.ledger("r").unwrap_or_default()[0].state,
+        DispatchState::Unknown
+    );
+    let tool_msg = model.requests[0]
+        .0
+        .messages
+        .iter()
+        .find(|m| m.role == Role::Tool)
+        .and_then(|m| m.content.clone());
+    assert_eq!(tool_msg.as_deref(), Some(DISPATCH_UNKNOWN_TEXT));
+    assert!(
+        w.events
+            .iter()
+            .any(|e| matches!(e, Event::Notice(n) if n.contains("was not run again")))
+    );
+    let _ = Lang::En;
+}
