@@ -237,11 +237,9 @@ fn answer_for(items: &[Item], at: usize, id: &str, consumed: &mut [bool]) -> Opt
             }
             ItemBody::ToolResult {
                 call_id, output, ..
-            } if call_id == id && !consumed[j] => {
-                if result.is_none() {
-                    result = Some(tool_message_content(output).to_string());
-                    consumed[j] = true;
-                }
+            } if call_id == id && !consumed[j] && result.is_none() => {
+                result = Some(tool_message_content(output).to_string());
+                consumed[j] = true;
             }
             ItemBody::Diagnostic(Diagnostic::ToolCallStatus { call_id, envelope })
                 if call_id == id && !consumed[j] =>
