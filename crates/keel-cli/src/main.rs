@@ -356,7 +356,15 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("keel: error: {e:#}");
-            if e.downcast_ref::<config::ConfigError>().is_some() {
+            let bad_caller_input = matches!(
+                e.downcast_ref::<keel_store::StoreError>(),
+                Some(
+                    keel_store::StoreError::InvalidCallerMessages(_)
+                        | keel_store::StoreError::BadCallerMessage { .. }
+                        | keel_store::StoreError::UnsupportedCallerRole { .. }
+                )
+            );
+            if e.downcast_ref::<config::ConfigError>().is_some() || bad_caller_input {
                 ExitCode::from(EXIT_BAD_INPUT)
             } else {
                 ExitCode::from(EXIT_FAILURE)

@@ -273,6 +273,11 @@ pub fn run(
         }
         None => Vec::new(),
     };
+    keel_core::legacy::check_caller_roles(
+        CallerField::SeedMessages,
+        messages.iter().map(|m| m.role.as_str()),
+    )
+    .map_err(keel_store::StoreError::from)?;
     let mut s = session(config, flags, db, options)?;
     let run_id = ids::unique("run");
     let mut next_id = item_ids();
