@@ -29,21 +29,32 @@ pub struct PolicyError {
     pub path: String,
     pub line: usize,
     pub message: String,
+    /// What to do about it.
+    pub hint: Option<String>,
 }
 
 impl PolicyError {
     /// The N34 form: every call is denied with this reason.
     pub fn as_policy(&self) -> Policy {
+        let hint = self
+            .hint
+            .as_ref()
+            .map(|h| format!(" ({h})"))
+            .unwrap_or_default();
         Policy::failed(
             &self.path,
-            &format!("{} at {}:{}", self.message, self.path, self.line),
+            &format!("{} at {}:{}{hint}", self.message, self.path, self.line),
         )
     }
 }
 
 impl std::fmt::Display for PolicyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}: {}", self.path, self.line, self.message)
+        write!(f, "{}:{}: {}", self.path, self.line, self.message)?;
+        match &self.hint {
+            Some(h) => write!(f, " ({h})"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -61,6 +72,7 @@ const RULE_KEYS: &[&str] = &[
     "priority",
     "modes",
     "denyMessage",
+    "deny_message",
     "interactive",
     "toolAnnotations",
 ];
@@ -93,6 +105,7 @@ impl Ctx<'_> {
             path: self.t.file.display().to_string(),
             line: self.t.line,
             message: message.into(),
+            hint: None,
         }
     }
 
@@ -206,12 +219,23 @@ impl Ctx<'_> {
             Some(toml::Value::Boolean(b)) => Some(*b),
             Some(_) => return Err(self.err("`interactive` must be true or false")),
         };
+        let mcp_name = self.string("mcpName")?;
+        if mcp_name.as_deref() == Some("") {
+            return Err(self.err("`mcpName` must not be empty"));
+        }
         Ok(Matcher {
             tool_names,
-            mcp_name: self.string("mcpName")?,
+            mcp_name,
             args_pattern: self.regex("argsPattern")?,
             command_prefixes: self.strings("commandPrefix")?.unwrap_or_default(),
-            command_regex: self.regex("commandRegex")?,
+            // Gemini CLI anchors commandRegex at the start of the command; so does keel.
+            command_regex: self
+                .string("commandRegex")?
+                .map(|p| {
+                    Regex::new(&format!("^(?:{p})"))
+                        .map_err(|e| self.err(format!("invalid regex in `commandRegex`: {e}")))
+                })
+                .transpose()?,
             every_command,
             modes,
             interactive,
@@ -247,7 +271,11 @@ fn compile_rule(t: &TieredTable) -> Result<Rule, PolicyError> {
         matcher: c.matcher(decision == Decision::Allow)?,
         decision,
         priority: priority(t.tier.number(), p),
-        deny_message: c.string("denyMessage")?,
+        // Gemini CLI spells it `deny_message`; keel's docs, `denyMessage`.
+        deny_message: match c.string("denyMessage")? {
+            Some(m) => Some(m),
+            None => c.string("deny_message")?,
+        },
         source: format!("{}:{}", t.file.display(), t.line),
     })
 }
@@ -265,10 +293,11 @@ fn compile_checker_rule(
         return Err(c.err("[safety_checker.checker] with `type` and `name` is required"));
     };
     for key in checker.keys() {
-        if key != "type" && key != "name" {
+        if !["type", "name", "config", "required_context"].contains(&key.as_str()) {
             return Err(c.err(format!("unknown key `{key}` in [safety_checker.checker]")));
         }
     }
+    let checker_table = checker.clone();
     let name = checker
         .get("name")
         .and_then(toml::Value::as_str)
@@ -289,13 +318,31 @@ fn compile_checker_rule(
         }
         Some("external") if registry.contains_key(name) => CheckerRef::External(name.into()),
         Some("external") => {
-            return Err(c.err(format!("Unknown external checker \"{name}\"; register it in [checkers.{name}] in your user config")));
+            let mut e = c.err(format!("Unknown external checker \"{name}\""));
+            e.hint = Some(format!(
+                "register it in [checkers.{name}] in your user config"
+            ));
+            return Err(e);
         }
         _ => return Err(c.err("`checker.type` must be \"in-process\" or \"external\"")),
     };
-    let required_context = c.strings("required_context")?;
+    // Gemini CLI puts `config` and `required_context` inside the checker table; keel accepts
+    // them there or beside it.
+    let required_context = match c.strings("required_context")? {
+        Some(r) => Some(r),
+        None => match checker_table.get("required_context") {
+            Some(toml::Value::Array(a)) => Some(
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect(),
+            ),
+            Some(_) => return Err(c.err("`required_context` must be an array of strings")),
+            None => None,
+        },
+    };
     let config = c
         .get("config")
+        .or_else(|| checker_table.get("config"))
         .map(|v| serde_json::to_value(v).unwrap_or(Value::Null));
     Ok(CheckerRule {
         matcher: c.matcher(false)?,

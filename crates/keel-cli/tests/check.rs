@@ -94,7 +94,7 @@ fn the_default_policy_decides() {
     assert_eq!(result(&out)["decision"], "deny");
     let (_, out, _) = env.check(
         &[],
-        &env.input("shell", json!({"command": "ls -la && git status"})),
+        &env.input("shell", json!({"command": "ls -la && cat README.md"})),
     );
     assert_eq!(result(&out)["decision"], "allow");
     // ask_user is printed as ask_user, with a reason, never converted.

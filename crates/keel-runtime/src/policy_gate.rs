@@ -33,6 +33,10 @@ impl PathResolver for StdResolver {
             _ => ResolveError::Other(e.to_string()),
         })
     }
+
+    fn read_link(&self, path: &Path) -> Option<PathBuf> {
+        std::fs::read_link(path).ok()
+    }
 }
 
 /// Where and how calls are being decided.

@@ -561,3 +561,49 @@ fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::
     ));
     Ok(())
 }
+
+#[test]
+fn dangling_symlinks_are_followed() {
+    let (dir, root) = workspace();
+    let outside = dir.path().join("outdir");
+    std::fs::create_dir_all(&outside).unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink(outside.join("authorized_keys"), root.join("notes.txt"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir_all(root.join(".git/hooks")).unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink(root.join(".git/hooks/pre-commit"), root.join("hook.sh"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink("missing-dir/x", root.join("rel")).unwrap_or_else(|e| panic!("{e}"));
+    let g = gate(
+        default_like(vec![], vec![]),
+        BTreeMap::new(),
+        env(&root, Mode::Default, false),
+    );
+    for path in ["notes.txt", "hook.sh"] {
+        let v = decide(
+            &g,
+            &call("write_file", json!({"file_path": path})),
+            &[],
+            None,
+        );
+        assert!(
+            matches!(
+                v,
+                Verdict::Refuse {
+                    stage: Stage::Checkers,
+                    ..
+                }
+            ),
+            "{path}: {v:?}"
+        );
+    }
+    assert_eq!(
+        decide(
+            &g,
+            &call("write_file", json!({"file_path": "rel"})),
+            &[],
+            None
+        ),
+        Verdict::Allow,
+        "a dangling link inside stays inside"
+    );
+}

@@ -43,7 +43,7 @@ fn the_builtin_policy_compiles_and_reads_as_documented() -> Result<(), PolicyErr
         Decision::Allow
     );
     assert_eq!(
-        decide(&p, "shell", json!({"command": "ls -la && git status"})),
+        decide(&p, "shell", json!({"command": "ls -la && cat README.md"})),
         Decision::Allow
     );
     assert_eq!(
@@ -62,6 +62,26 @@ fn the_builtin_policy_compiles_and_reads_as_documented() -> Result<(), PolicyErr
         ),
         Decision::AskUser
     );
+    for risky in [
+        "tree -o /tmp/x",
+        "date -s 2020-01-01",
+        "git status",
+        "cat 'a\\' ; rm -rf ~ ; cat '\\'",
+        "ls #'\ntouch x\n#'",
+    ] {
+        assert_eq!(
+            decide(&p, "shell", json!({"command": risky})),
+            Decision::AskUser,
+            "{risky}"
+        );
+    }
+    for shell in ["bash", "Bash", "exec_command"] {
+        assert_eq!(
+            decide(&p, shell, json!({"command": "rm -rf ~"})),
+            Decision::AskUser,
+            "{shell}"
+        );
+    }
     let names: Vec<&str> = p
         .policy
         .checker_rules()
@@ -118,7 +138,7 @@ fn load_errors_name_the_line() {
     let unregistered = "mode = \"default\"\n\n[[safety_checker]]\ntoolName = \"*\"\n[safety_checker.checker]\ntype = \"external\"\nname = \"secret-scan\"\n";
     assert_eq!(
         error_of(unregistered),
-        "line 3: Unknown external checker \"secret-scan\"; register it in [checkers.secret-scan] in your user config"
+        "line 3: Unknown external checker \"secret-scan\""
     );
     assert!(
         error_of("[[rule]]\ntoolName = \"x\"\ndecision = \"allow\"\nfrobnicate = 1\n")
@@ -165,6 +185,7 @@ fn a_failed_policy_denies_every_call() {
         path: "/w/keel.toml".into(),
         line: 3,
         message: "Unknown external checker \"x\"".into(),
+        hint: None,
     };
     let p = e.as_policy();
     let out = p.rule_decision(&CallFacts {
@@ -252,7 +273,28 @@ modes = ["default", "autoEdit"]
 toolName = "run_shell_command"
 commandRegex = "rm -rf .*"
 decision = "deny"
+deny_message = "No."
 priority = 200
+
+[[rule]]
+mcpName = "github"
+toolName = "delete_repo"
+decision = "deny"
+priority = 300
+
+[[rule]]
+toolName = "run_shell_command"
+commandRegex = "git (status|log)"
+decision = "allow"
+priority = 150
+
+[[safety_checker]]
+toolName = "write_file"
+[safety_checker.checker]
+type = "in-process"
+name = "allowed-path"
+required_context = ["environment"]
+config = { included_args = ["target"] }
 "#;
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let file = write(dir.path(), "gemini.toml", gemini);
@@ -270,5 +312,31 @@ priority = 200
         Decision::AskUser
     );
     assert_eq!(decide(&p, "glob", json!({"pattern": "*"})), Decision::Allow);
+    assert_eq!(
+        decide(&p, "mcp__github__delete_repo", json!({})),
+        Decision::Deny,
+        "bare toolName with mcpName"
+    );
+    // commandRegex is anchored at the start, as in Gemini CLI.
+    assert_ne!(
+        decide(
+            &p,
+            "run_shell_command",
+            json!({"command": "rm -rf ~ #git status"})
+        ),
+        Decision::Allow
+    );
+    let checker = p
+        .policy
+        .checker_rules()
+        .iter()
+        .find(|c| c.source.contains("gemini.toml"))
+        .cloned()
+        .unwrap_or_else(|| panic!("checker"));
+    assert_eq!(checker.config, Some(json!({"included_args": ["target"]})));
+    assert_eq!(
+        checker.required_context,
+        Some(vec!["environment".to_string()])
+    );
     Ok(())
 }

@@ -25,7 +25,15 @@ pub enum ResolveError {
 /// Canonicalizes existing paths (symlinks resolved).
 pub trait PathResolver {
     fn canonicalize(&self, path: &Path) -> Result<PathBuf, ResolveError>;
+
+    /// The target of `path` if it is a symbolic link (dangling or not), else `None`.
+    fn read_link(&self, _path: &Path) -> Option<PathBuf> {
+        None
+    }
 }
+
+/// How many symbolic links one resolution may follow (as the OS's own limit).
+const MAX_LINKS: usize = 40;
 
 /// A string argument to check, with its dot-path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -120,9 +128,16 @@ pub fn collect_path_args(args: &Value, config: &PathConfig) -> Vec<PathArg> {
 /// an existing component is canonicalized; from the first missing one on, the rest is
 /// appended, and a `..` there cannot be resolved.
 pub fn resolve(path: &str, cwd: &Path, fs: &dyn PathResolver) -> Result<PathBuf, String> {
-    let joined = cwd.join(path);
+    resolve_from(cwd.join(path), fs, 0)
+}
+
+fn resolve_from(joined: PathBuf, fs: &dyn PathResolver, links: usize) -> Result<PathBuf, String> {
+    if links > MAX_LINKS {
+        return Err("too many levels of symbolic links".into());
+    }
     // Fast paths with the same meaning: the OS resolves an existing path physically, and a
-    // missing last component under an existing parent is simply appended.
+    // missing last component under an existing parent is appended — unless it is a dangling
+    // symbolic link, which a write would follow.
     match fs.canonicalize(&joined) {
         Ok(canonical) => return Ok(canonical),
         Err(ResolveError::Other(e)) => return Err(e),
@@ -131,13 +146,16 @@ pub fn resolve(path: &str, cwd: &Path, fs: &dyn PathResolver) -> Result<PathBuf,
     if let (Some(parent), Some(Component::Normal(name))) =
         (joined.parent(), joined.components().next_back())
     {
-        if let Ok(canonical) = fs.canonicalize(parent) {
-            return Ok(canonical.join(name));
+        if fs.read_link(&joined).is_none() {
+            if let Ok(canonical) = fs.canonicalize(parent) {
+                return Ok(canonical.join(name));
+            }
         }
     }
+    let components: Vec<Component<'_>> = joined.components().collect();
     let mut prefix = PathBuf::from("/");
     let mut missing = false;
-    for component in joined.components() {
+    for (i, component) in components.iter().enumerate() {
         match component {
             Component::RootDir | Component::Prefix(_) => prefix = PathBuf::from("/"),
             Component::CurDir => {}
@@ -156,6 +174,14 @@ pub fn resolve(path: &str, cwd: &Path, fs: &dyn PathResolver) -> Result<PathBuf,
                 match fs.canonicalize(&candidate) {
                     Ok(canonical) => prefix = canonical,
                     Err(ResolveError::NotFound) => {
+                        if let Some(target) = fs.read_link(&candidate) {
+                            // A dangling link: follow it, then the rest of the path.
+                            let mut next = prefix.join(target);
+                            for rest in &components[i + 1..] {
+                                next.push(rest.as_os_str());
+                            }
+                            return resolve_from(next, fs, links + 1);
+                        }
                         missing = true;
                         prefix = candidate;
                     }

@@ -129,13 +129,20 @@ pub fn split_commands(command: &str) -> Vec<String> {
                 quote = None;
                 current.push(c);
             }
-            (Some(_), '\\') => {
+            // Inside single quotes a backslash is just a backslash.
+            (Some(q), '\\') if q != '\'' => {
                 current.push(c);
                 if let Some(n) = chars.next() {
                     current.push(n);
                 }
             }
             (Some(_), c) => current.push(c),
+            // A comment runs to the end of the line; what follows the line break is a command.
+            (None, '#') if current.is_empty() || current.ends_with(char::is_whitespace) => {
+                while chars.peek().is_some_and(|&n| n != '\n') {
+                    chars.next();
+                }
+            }
             (None, '\'' | '"' | '`') => {
                 quote = Some(c);
                 current.push(c);
@@ -171,7 +178,10 @@ pub fn split_commands(command: &str) -> Vec<String> {
 /// Command substitution, process substitution or an unquoted output redirection: a command
 /// that an allow-list of prefixes cannot vouch for.
 pub fn opaque_shell(command: &str) -> bool {
-    if ["`", "$(", "<(", ">("].iter().any(|t| command.contains(t)) {
+    if ["`", "$(", "<(", ">(", "#"]
+        .iter()
+        .any(|t| command.contains(t))
+    {
         return true;
     }
     let mut quote: Option<char> = None;
@@ -182,7 +192,7 @@ pub fn opaque_shell(command: &str) -> bool {
             continue;
         }
         match (quote, c) {
-            (_, '\\') if quote != Some('\'') => escaped = true,
+            (q, '\\') if q != Some('\'') => escaped = true,
             (None, '\'' | '"') => quote = Some(c),
             (Some(q), c) if c == q => quote = None,
             (None, '>') => return true,
@@ -202,14 +212,22 @@ fn starts_with_word(command: &str, prefix: &str) -> bool {
 impl Matcher {
     /// Whether the call matches (N13). `with_interactive` is false for checker rules (N16).
     pub fn matches(&self, call: &CallFacts<'_>, with_interactive: bool) -> bool {
-        if !self.tool_names.is_empty() && !self.tool_names.iter().any(|r| r.is_match(call.tool)) {
+        // With `mcpName`, a tool name may be given bare (Gemini CLI joins the two): it then
+        // matches the part after `mcp__<server>__`.
+        let bare = match &self.mcp_name {
+            Some(server) => match call.tool.strip_prefix(&format!("mcp__{server}__")) {
+                Some(rest) => Some(rest),
+                None => return false,
+            },
+            None => None,
+        };
+        if !self.tool_names.is_empty()
+            && !self
+                .tool_names
+                .iter()
+                .any(|r| r.is_match(call.tool) || bare.is_some_and(|b| r.is_match(b)))
+        {
             return false;
-        }
-        if let Some(server) = &self.mcp_name {
-            let prefix = format!("mcp__{server}__");
-            if !call.tool.starts_with(&prefix) {
-                return false;
-            }
         }
         if let Some(modes) = &self.modes {
             if !modes.contains(&call.mode) {

@@ -310,3 +310,31 @@ fn a_deny_rule_needs_only_one_sub_command() {
     let args = json!({"command": "ls -la"});
     assert!(!m.matches(&facts("shell", &args, Mode::Default, true), true));
 }
+
+#[test]
+fn quoting_and_comment_tricks_do_not_hide_commands() {
+    let allow = Matcher {
+        command_prefixes: vec!["cat".into(), "ls".into()],
+        every_command: true,
+        ..Matcher::default()
+    };
+    let deny = Matcher {
+        command_prefixes: vec!["rm".into(), "touch".into()],
+        every_command: false,
+        ..Matcher::default()
+    };
+    for cmd in [
+        "cat 'a\\' ; rm -rf ~/important ; cat '\\'",
+        "ls #'\ntouch /tmp/PWNED\n#'",
+        "ls # just a comment",
+    ] {
+        let args = json!({"command": cmd});
+        let f = facts("shell", &args, Mode::Default, true);
+        assert!(!allow.matches(&f, true), "allowed: {cmd:?}");
+        if cmd.contains("rm") || cmd.contains("touch") {
+            assert!(deny.matches(&f, true), "a deny rule missed: {cmd:?}");
+        }
+    }
+    assert_eq!(split_commands("cat 'a\\' ; rm x"), ["cat 'a\\'", "rm x"]);
+    assert_eq!(split_commands("ls #c\ntouch y"), ["ls", "touch y"]);
+}
