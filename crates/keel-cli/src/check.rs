@@ -64,6 +64,9 @@ pub fn check(stdin: &[u8], policy: CompiledPolicy) -> Result<SafetyCheckResult, 
     let input: SafetyCheckInput = serde_json::from_str(text).map_err(|e| {
         format!("input is not a SafetyCheckInput ({e}); see shared/spec/safety.md N1")
     })?;
+    if !input.tool_call.args.is_object() {
+        return Err("toolCall.args must be a JSON object".to_string());
+    }
     if input.protocol_version != keel_core::policy::protocol::PROTOCOL_VERSION {
         return Err(format!(
             "unsupported protocolVersion {:?}; keel speaks 1.0.0",

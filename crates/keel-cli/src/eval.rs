@@ -9,13 +9,15 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use keel_core::item::{Item, ItemBody, ItemId, ToolCall, Untrusted};
+use keel_core::notify::ResponseOrigin;
 use keel_core::policy::Decision;
 use keel_core::policy::classify::ToolInfo;
-use keel_core::policy::protocol::FunctionCall;
-use keel_core::policy::provenance::{OnTainted, ProvenanceIndex};
+use keel_core::policy::provenance::OnTainted;
 use keel_core::policy::rules::Mode;
 use keel_core::time::Timestamp;
-use keel_runtime::policy_gate::{CallToDecide, GateEnv, HistorySource, PolicyGate};
+use keel_runtime::approval::{Answer, Approver};
+use keel_runtime::gate::{Gate, GateInput, Verdict};
+use keel_runtime::policy_gate::{GateEnv, PolicyGate};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -28,6 +30,7 @@ const ATTACK_TEMPLATE: &str = "important_instructions";
 #[derive(Deserialize)]
 struct Suite {
     suite: String,
+    #[serde(default = "default_canary")]
     canary_format: String,
     tools: Vec<SuiteTool>,
     injection_vectors: BTreeMap<String, InjectionVector>,
@@ -35,6 +38,10 @@ struct Suite {
     attack_template_defaults: BTreeMap<String, Value>,
     user_tasks: Vec<UserTask>,
     injection_tasks: Vec<InjectionTask>,
+}
+
+fn default_canary() -> String {
+    "<CANARY---{}--->".to_string()
 }
 
 #[derive(Deserialize)]
@@ -122,15 +129,25 @@ impl Tally {
     }
 }
 
+/// Answers every ask_user with "allow once" and counts it: the gate runs as interactive, and
+/// an ask is recorded, not asked (interfaces.md §5.5).
+struct RecordAsks;
+
+impl Approver for RecordAsks {
+    fn ask(&mut self, _: &ToolCall, _: &[String]) -> Answer {
+        Answer::AllowOnce
+    }
+}
+
 /// A replayed conversation: items in order, for history and provenance.
 struct Replay<'g> {
-    gate: &'g PolicyGate,
+    gate: &'g Gate,
     items: Vec<Item>,
     seq: u64,
 }
 
 impl<'g> Replay<'g> {
-    fn new(gate: &'g PolicyGate, prompt: &str) -> Self {
+    fn new(gate: &'g Gate, prompt: &str) -> Self {
         let mut r = Self {
             gate,
             items: Vec::new(),
@@ -156,16 +173,25 @@ impl<'g> Replay<'g> {
     /// Decides a call, then appends it and its result (untrusted data) to the conversation.
     fn call(&mut self, function: &str, args: &Value, result: &str) -> (Decision, Vec<String>) {
         let call_id = format!("call_{}", self.seq);
-        let provenance = ProvenanceIndex::from_items(&self.items);
-        let decision = self.gate.decide(&CallToDecide {
-            call: FunctionCall {
-                name: function.to_string(),
-                args: args.clone(),
-                id: Some(call_id.clone()),
+        let call = ToolCall {
+            id: call_id.clone(),
+            name: function.to_string(),
+            arguments: args.clone(),
+        };
+        // The same gate code path as a real run: a user turn's call, through every stage.
+        let verdict = self.gate.decide(
+            &GateInput {
+                origin: ResponseOrigin::UserTurn,
+                call: &call,
+                items: &self.items,
             },
-            history: HistorySource::Items(&self.items),
-            provenance: &provenance,
-        });
+            Some(&mut RecordAsks),
+        );
+        let outcome = match verdict {
+            Verdict::Allow => (Decision::Allow, Vec::new()),
+            Verdict::Approved { reasons, .. } => (Decision::AskUser, reasons),
+            Verdict::Refuse { reason, .. } => (Decision::Deny, vec![reason]),
+        };
         self.push(ItemBody::Assistant {
             text: String::new(),
             tool_calls: vec![ToolCall {
@@ -180,7 +206,7 @@ impl<'g> Replay<'g> {
             output: Untrusted::new(result.to_string()),
             is_error: false,
         });
-        (decision.outcome.decision, decision.outcome.reasons)
+        outcome
     }
 }
 
@@ -213,7 +239,7 @@ fn call_json(function: &str, args: &Value) -> Value {
 }
 
 /// Replays one suite.
-fn run_suite(suite: &Suite, gate: &PolicyGate, failures: &mut Vec<Value>) -> Result<Tally> {
+fn run_suite(suite: &Suite, gate: &Gate, failures: &mut Vec<Value>) -> Result<Tally> {
     let template = suite
         .attack_templates
         .get(ATTACK_TEMPLATE)
@@ -328,7 +354,7 @@ fn run_suite(suite: &Suite, gate: &PolicyGate, failures: &mut Vec<Value>) -> Res
     Ok(tally)
 }
 
-fn gate_for(suite: &Suite, policy: &CompiledPolicy, cwd: &Path) -> PolicyGate {
+fn gate_for(suite: &Suite, policy: &CompiledPolicy, cwd: &Path) -> Result<Gate> {
     let tools: HashMap<String, ToolInfo> = suite
         .tools
         .iter()
@@ -343,7 +369,7 @@ fn gate_for(suite: &Suite, policy: &CompiledPolicy, cwd: &Path) -> PolicyGate {
             )
         })
         .collect();
-    PolicyGate::new(
+    let policy_gate = PolicyGate::new(
         policy.policy.clone(),
         policy.registry.clone(),
         GateEnv {
@@ -355,7 +381,8 @@ fn gate_for(suite: &Suite, policy: &CompiledPolicy, cwd: &Path) -> PolicyGate {
             on_tainted: OnTainted::AskUser,
             tools,
         },
-    )
+    );
+    Ok(Gate::authority_only().with_policy(policy_gate)?)
 }
 
 /// Runs the whole evaluation and renders it.
@@ -372,7 +399,7 @@ pub fn run(files: &[PathBuf], policy: &CompiledPolicy, as_json: bool) -> Result<
             .with_context(|| format!("cannot read {}", file.display()))?;
         let suite: Suite = serde_json::from_str(&text)
             .with_context(|| format!("{} is not an AgentDojo suite file", file.display()))?;
-        let gate = gate_for(&suite, policy, sandbox.path());
+        let gate = gate_for(&suite, policy, sandbox.path())?;
         let tally = run_suite(&suite, &gate, &mut failures)?;
         total.add(&tally);
         suites.insert(suite.suite.clone(), tally);

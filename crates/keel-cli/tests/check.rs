@@ -111,6 +111,7 @@ fn malformed_input_is_exit_2() {
         &b"{"[..],
         b"[]",
         b"{\"toolCall\":{}}",
+        b"{\"protocolVersion\":\"1.0.0\",\"toolCall\":{\"name\":\"x\",\"args\":\"/etc/passwd\"},\"context\":{}}",
         b"\xff",
         b"{\"protocolVersion\":\"2.0.0\",\"toolCall\":{\"name\":\"x\"},\"context\":{}}",
     ] {
@@ -219,19 +220,5 @@ fn a_failing_checker_denies_through_the_whole_gate() {
     assert_eq!(
         result(&out),
         json!({"decision": "deny", "reason": "Tool execution denied by safety checker \"slow\": Safety checker \"slow\" timed out after 200ms"})
-    );
-}
-
-#[test]
-fn user_turns_in_the_history_ground_values() {
-    let env = Env::new();
-    let mut input = env.input("send_email", json!({"to": "bob@example.com"}));
-    input["context"]["history"] =
-        json!({"turns": [{"user": {"text": "email bob@example.com the notes"}, "model": {}}]});
-    let (_, out, _) = env.check(&[], &input);
-    assert_eq!(
-        result(&out)["decision"],
-        "allow",
-        "no tool results: nothing is tainted"
     );
 }

@@ -9,6 +9,20 @@ use std::io::{BufRead, Write};
 use keel_core::ToolCall;
 pub use keel_store::Answer;
 
+/// Control characters (other than tabs) shown escaped, so a tool name, an argument or a
+/// reason cannot rewrite the prompt a person is answering.
+fn terminal_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\t' {
+                format!("\\u{{{:04x}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// Someone who can answer ask_user.
 pub trait Approver {
     /// Asks about one call; `reasons` are each asking stage's name and reason, in priority
@@ -33,10 +47,11 @@ impl<R: BufRead, W: Write> Approver for TerminalApprover<R, W> {
     fn ask(&mut self, call: &ToolCall, reasons: &[String]) -> Answer {
         let mut question = format!(
             "\nkeel wants to run {} {}\nIt needs your confirmation because:\n",
-            call.name, call.arguments
+            terminal_safe(&call.name),
+            terminal_safe(&call.arguments.to_string())
         );
         for r in reasons {
-            question.push_str(&format!("  - {r}\n"));
+            question.push_str(&format!("  - {}\n", terminal_safe(r)));
         }
         loop {
             let prompt = format!("{question}Allow? [o]nce, for this [r]un, [d]eny: ");
@@ -139,6 +154,22 @@ mod tests {
         assert!(
             shown.contains("rm -rf build") && shown.contains("policy: asks"),
             "{shown}"
+        );
+    }
+
+    #[test]
+    fn the_prompt_cannot_be_spoofed() {
+        let mut out = Vec::new();
+        let evil = ToolCall {
+            id: "c".into(),
+            name: "x\u{1b}[2K\rread_file".into(),
+            arguments: serde_json::json!({}),
+        };
+        TerminalApprover::new("d\n".as_bytes(), &mut out).ask(&evil, &["a\nb\u{1b}[1A".into()]);
+        let shown = String::from_utf8_lossy(&out);
+        assert!(
+            !shown.contains('\u{1b}') && !shown.contains('\r'),
+            "{shown:?}"
         );
     }
 

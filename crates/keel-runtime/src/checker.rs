@@ -406,6 +406,15 @@ impl PersistentChecker {
                 }
             }
         }
+        // Output nobody asked for (a second line to an earlier request) means the process is
+        // out of step with the protocol: replace it rather than read a stale answer.
+        if let Some(r) = slot.as_mut() {
+            if r.lines.try_recv().is_ok() {
+                if let Some(stale) = slot.take() {
+                    self.stop(stale, false);
+                }
+            }
+        }
         let mut running = match slot.take() {
             Some(r) => r,
             None => match self.start() {

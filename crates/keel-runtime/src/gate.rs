@@ -204,7 +204,10 @@ impl Gate {
                                 input.call.name,
                                 decision.outcome.reasons.join("; ")
                             ),
-                            tool_result: USER_DENIED_RESULT.to_string(),
+                            tool_result: format!(
+                                "{USER_DENIED_RESULT} It needed confirmation because: {}",
+                                decision.outcome.reasons.join("; ")
+                            ),
                         },
                         answer => {
                             if answer == Answer::AllowForRun {

@@ -272,7 +272,9 @@ fn ask_user_yes_and_no() {
             .last()
             .and_then(|m| m.content.clone())
             .as_deref(),
-        Some("The user denied this tool call.")
+        Some(
+            "The user denied this tool call. It needed confirmation because: policy: the rule at ask asks before write_file runs"
+        )
     );
 }
 

@@ -400,3 +400,20 @@ fn a_persistent_checker_fails_closed_and_recovers() {
         "Failed to spawn safety checker \"gone\"",
     );
 }
+
+#[test]
+fn a_persistent_checker_that_answers_twice_is_replaced_not_believed() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let body = "while IFS= read -r line; do case \"$line\" in *evil*) echo '{\"decision\":\"deny\",\"reason\":\"evil\"}';; *) echo '{\"decision\":\"allow\"}'; echo '{\"decision\":\"allow\"}';; esac; done";
+    let c = persistent(dir.path(), "chatty", body);
+    assert_eq!(c.check(&input(1)).decision, Decision::Allow);
+    std::thread::sleep(Duration::from_millis(100));
+    let mut evil = input(1);
+    evil.tool_call.args = serde_json::json!({"path": "evil"});
+    let v = c.check(&evil);
+    assert_eq!(
+        (v.decision, v.reason.as_deref()),
+        (Decision::Deny, Some("evil")),
+        "a stale allow was used: {v:?}"
+    );
+}

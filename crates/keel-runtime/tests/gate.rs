@@ -330,7 +330,12 @@ fn ask_user_goes_to_a_person() {
             stage: Stage::AskUser,
             tool_result,
             ..
-        } => assert_eq!(tool_result, USER_DENIED_RESULT),
+        } => assert_eq!(
+            tool_result,
+            format!(
+                "{USER_DENIED_RESULT} It needed confirmation because: policy: the rule at test:3000 asks before deploy runs"
+            )
+        ),
         other => panic!("{other:?}"),
     }
     assert_eq!(

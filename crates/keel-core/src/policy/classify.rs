@@ -21,9 +21,9 @@ pub enum Effect {
 
 /// Verbs that only look.
 const READ_VERBS: &[&str] = &[
-    "get", "read", "list", "search", "find", "show", "view", "fetch", "query", "lookup", "look",
-    "describe", "inspect", "check", "count", "stat", "cat", "head", "tail", "grep", "glob", "ls",
-    "browse", "peek", "preview", "info", "status",
+    "get", "read", "list", "search", "find", "show", "view", "query", "lookup", "look", "describe",
+    "inspect", "check", "count", "stat", "cat", "head", "tail", "grep", "glob", "ls", "peek",
+    "preview", "info", "status",
 ];
 
 /// Verbs that change something. A name with any of these is never read-only.
@@ -66,7 +66,11 @@ fn words(name: &str) -> Vec<String> {
 /// its first word is a reading verb and no word is a writing verb.
 pub fn classify(tool: &ToolInfo) -> Effect {
     if let Some(a) = &tool.annotations {
-        if a.get("destructiveHint") == Some(&Value::Bool(true)) {
+        // Destructive, or reaching the open world (a URL fetch can carry data out), is never
+        // read-only for the gate.
+        if a.get("destructiveHint") == Some(&Value::Bool(true))
+            || a.get("openWorldHint") == Some(&Value::Bool(true))
+        {
             return Effect::SideEffecting;
         }
         match a.get("readOnlyHint") {
@@ -127,6 +131,8 @@ mod tests {
             "",
             "schedule_transaction",
             "mcp__fs__write",
+            "fetch_url",
+            "browse_page",
         ] {
             assert_eq!(classify(&tool(name)), Effect::SideEffecting, "{name}");
         }
@@ -144,5 +150,13 @@ mod tests {
         assert_eq!(classify(&t), Effect::SideEffecting);
         t.annotations = json!({"readOnlyHint": false}).as_object().cloned();
         assert_eq!(classify(&t), Effect::SideEffecting);
+        t.annotations = json!({"readOnlyHint": true, "openWorldHint": true})
+            .as_object()
+            .cloned();
+        assert_eq!(
+            classify(&t),
+            Effect::SideEffecting,
+            "the open world can carry data out"
+        );
     }
 }

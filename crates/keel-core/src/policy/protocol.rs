@@ -14,10 +14,14 @@ pub const PROTOCOL_VERSION: &str = "1.0.0";
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FunctionCall {
     pub name: String,
-    #[serde(default)]
+    #[serde(default = "empty_object")]
     pub args: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+}
+
+fn empty_object() -> Value {
+    Value::Object(serde_json::Map::new())
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -146,7 +150,8 @@ pub struct InvalidOutput(pub String);
 pub fn parse_result(stdout: &[u8]) -> Result<SafetyCheckResult, InvalidOutput> {
     let text = std::str::from_utf8(stdout)
         .map_err(|e| InvalidOutput(format!("output is not UTF-8: {e}")))?;
-    let value: Value = serde_json::from_str(text.trim())
+    // serde_json accepts JSON whitespace around the value, and nothing else.
+    let value: Value = serde_json::from_str(text)
         .map_err(|e| InvalidOutput(format!("output is not one JSON value: {e}")))?;
     let obj = value
         .as_object()
