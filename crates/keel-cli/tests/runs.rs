@@ -338,11 +338,11 @@ fn policy_files_are_read_at_the_workspace_tier() {
 }
 
 #[test]
-fn run_says_clearly_that_the_loop_is_not_built_yet() {
+fn run_on_the_default_model_says_what_works_today() {
     let (code, out, err) = Sandbox::new().keel(&["run", "summarise README.md"]);
     assert_eq!((code, out.as_str()), (1, ""));
     assert!(
-        err.contains("not built yet") && err.contains("keel runs list"),
+        err.contains("\"local\" is not available") && err.contains("--model script:FILE"),
         "{err}"
     );
 }

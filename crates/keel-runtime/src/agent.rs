@@ -24,6 +24,10 @@ use crate::boundary::{deliver_after_close, open_user_turn};
 use crate::gate::{Gate, GateInput, Verdict};
 use crate::tools::{ToolContext, Toolbox};
 
+/// What the model reads for a call keel never started (it stopped before recording the intent).
+pub const NOT_STARTED: &str = "keel stopped before this call was started, so it did not run. \
+     Call it again if it is still needed.";
+
 /// Default model calls per turn (interfaces.md §5.1).
 pub const DEFAULT_STEP_LIMIT: usize = 32;
 
@@ -146,6 +150,7 @@ impl Agent<'_> {
     /// Marks every call left intended or dispatched as `unknown`, answers each with a
     /// diagnostic the model reads, and returns them for the user. Nothing is re-run.
     pub fn recover(&mut self, run: &str) -> Result<Vec<LedgerEntry>, LoopError> {
+        self.answer_undispatched(run)?;
         let open: Vec<LedgerEntry> = self
             .store
             .ledger(run)?
@@ -181,6 +186,56 @@ impl Agent<'_> {
             )));
         }
         Ok(open)
+    }
+
+    /// Calls the model proposed that have no ledger entry and no result: keel stopped before
+    /// recording the intent, so the side effect never started. Each is answered as not run.
+    fn answer_undispatched(&mut self, run: &str) -> Result<(), LoopError> {
+        let in_ledger: std::collections::HashSet<String> = self
+            .store
+            .ledger(run)?
+            .into_iter()
+            .map(|e| e.call_id)
+            .collect();
+        loop {
+            let record = self.store.load_run(run)?;
+            let unanswered = match compose(&ComposeInput {
+                stable_head: "",
+                volatile: &[],
+                notes: &record.notes,
+                items: &record.items,
+            }) {
+                Err(keel_core::compose::ComposeError::UnansweredToolCall { call_id }) => call_id,
+                _ => return Ok(()),
+            };
+            if in_ledger.contains(&unanswered) {
+                // Its ledger entry is open: `recover` marks it unknown.
+                return Ok(());
+            }
+            let tool = record
+                .items
+                .iter()
+                .rev()
+                .find_map(|i| match &i.body {
+                    ItemBody::Assistant { tool_calls, .. } => tool_calls
+                        .iter()
+                        .find(|c| c.id == unanswered)
+                        .map(|c| c.name.clone()),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            let result = self.item(ItemBody::ToolResult {
+                call_id: unanswered.clone(),
+                tool: tool.clone(),
+                output: Untrusted::new(NOT_STARTED.to_string()),
+                is_error: true,
+            });
+            let now = self.now();
+            self.commit(run, |v| RunWrite::append(v, now, vec![result]))?;
+            (self.events)(Event::Notice(format!(
+                "call {unanswered} ({tool}) was not started before keel stopped; it did not run"
+            )));
+        }
     }
 
     /// After a close: delivers waiting notifications, one turn each. Returns how many.

@@ -508,3 +508,46 @@ fn recovery_marks_unfinished_calls_unknown_and_never_reruns_them() {
     );
     let _ = Lang::En;
 }
+
+#[test]
+fn a_call_whose_intent_was_never_recorded_is_answered_as_not_run() {
+    let mut w = world(&[], false);
+    // A crash right after the model's reply was stored: no ledger entry, no result.
+    let call = ToolCall {
+        id: "c1".into(),
+        name: "write_file".into(),
+        arguments: json!({"path": "x.txt", "content": "1"}),
+    };
+    let items = vec![
+        keel_store::NewItem {
+            id: ItemId::try_from("u").unwrap_or_else(|_| unreachable!()),
+            ts: Timestamp(0),
+            body: ItemBody::User { text: "go".into() },
+        },
+        keel_store::NewItem {
+            id: ItemId::try_from("a").unwrap_or_else(|_| unreachable!()),
+            ts: Timestamp(0),
+            body: ItemBody::Assistant {
+                text: String::new(),
+                tool_calls: vec![call],
+            },
+        },
+    ];
+    w.store
+        .commit("r", RunWrite::append(1, Timestamp(0), items).opening_turn())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut model = ScriptedModel::from_replies("s", vec![reply("ok", &[])]);
+    with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.recover("r")?;
+        a.continue_turn("r")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!w.cwd.join("x.txt").exists());
+    let tool_msg = model.requests[0]
+        .0
+        .messages
+        .iter()
+        .find(|m| m.role == Role::Tool)
+        .and_then(|m| m.content.clone());
+    assert_eq!(tool_msg.as_deref(), Some(keel_runtime::agent::NOT_STARTED));
+}

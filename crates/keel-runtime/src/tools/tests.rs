@@ -3,7 +3,7 @@ use super::*;
 fn ctx() -> (tempfile::TempDir, ToolContext) {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let mut c = ToolContext::new(dir.path().to_path_buf());
-    c.shell_timeout = Duration::from_millis(500);
+    c.shell_timeout = Duration::from_secs(10);
     c.output_cap = 1000;
     (dir, c)
 }
@@ -75,8 +75,10 @@ fn shell_runs_in_the_session_directory_with_limits() {
     assert!(out.text.contains("[stderr]\noops"));
     let failed = call("shell", json!({"command": "exit 3"}), &c);
     assert!(failed.is_error && failed.text.contains("[exit status: 3]"));
-    let slow = call("shell", json!({"command": "sleep 5"}), &c);
-    assert!(slow.is_error && slow.text.contains("timed out after 500 ms"));
+    let mut quick = c.clone();
+    quick.shell_timeout = Duration::from_millis(300);
+    let slow = call("shell", json!({"command": "sleep 5"}), &quick);
+    assert!(slow.is_error && slow.text.contains("timed out after 300 ms"));
     let big = call(
         "shell",
         json!({"command": "head -c 5000 /dev/zero | tr '\\000' x"}),
