@@ -226,6 +226,10 @@ fn drive(mut s: Session, run: &str, work: Work<'_>) -> Result<ExitCode> {
     let end = match work {
         Work::NewTurn(task) => Some(agent.user_turn(run, task)?),
         Work::Resume => {
+            // "Allow for this run" answers given before still hold.
+            if let Some(policy) = s.gate.policy() {
+                policy.restore_answers(&agent.store.approvals(run)?);
+            }
             agent.recover(run)?;
             if agent.store.run_head(run)?.turn_open {
                 Some(agent.continue_turn(run)?)

@@ -261,7 +261,13 @@ impl Agent<'_> {
 
     fn steps(&mut self, run: &str, origin: ResponseOrigin) -> Result<TurnEnd, LoopError> {
         let head = self.stable_head();
-        let specs: Vec<ToolSpec> = self.tools.specs();
+        // A tool the policy denies outright is not offered at all.
+        let specs: Vec<ToolSpec> = self
+            .tools
+            .specs()
+            .into_iter()
+            .filter(|s| !self.gate.policy().is_some_and(|p| p.hides_tool(&s.name)))
+            .collect();
         let mut steps = 0;
         let mut final_text = String::new();
         loop {

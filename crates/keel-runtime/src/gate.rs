@@ -130,6 +130,11 @@ impl Gate {
         Ok(self)
     }
 
+    /// The policy stages, if the gate has them.
+    pub fn policy(&self) -> Option<&PolicyGate> {
+        self.policy.as_ref()
+    }
+
     /// Decides one call. `approver` answers ask_user; `None` means nobody can (non-interactive).
     pub fn decide(&self, input: &GateInput<'_>, approver: Option<&mut dyn Approver>) -> Verdict {
         if let Some(refusal) = authorize(input.origin, std::slice::from_ref(input.call)).pop() {

@@ -23,6 +23,9 @@ use keel_core::policy::rules::{
 
 use crate::checker::{CheckerMode, CheckerSpec, PersistentChecker, run_spawn};
 
+/// The budget of an in-process checker without its own `timeout_ms` (safety.md N9, N37).
+pub const IN_PROCESS_BUDGET: std::time::Duration = std::time::Duration::from_millis(30_000);
+
 /// `std::fs` canonicalization for the allowed-path checker.
 pub struct StdResolver;
 
@@ -130,6 +133,14 @@ impl PolicyGate {
         }
     }
 
+    /// Whether the policy removes `tool` from what the model is offered (an unconditional deny).
+    pub fn hides_tool(&self, tool: &str) -> bool {
+        self.policy
+            .read()
+            .map(|p| p.hides_tool(tool, self.env.mode))
+            .unwrap_or(true)
+    }
+
     /// "Allow for this run": a rule allowing `tool` at priority 3950 from now on (N12). The
     /// checkers still run after it.
     pub fn allow_for_run(&self, tool: &str) {
@@ -182,13 +193,29 @@ impl PolicyGate {
         c: &CallToDecide<'_>,
     ) -> SafetyCheckResult {
         match name {
-            "allowed-path" => check_paths_in(
-                &c.call.args,
-                &self.env.cwd,
-                &self.roots,
-                &PathConfig::from_value(rule.config.as_ref()),
-                &StdResolver,
-            ),
+            "allowed-path" => {
+                // It touches the filesystem, which can hang (a dead network mount): it runs on
+                // its own thread under the checker's budget, and a timeout denies (N9).
+                let (args, cwd, roots) = (
+                    c.call.args.clone(),
+                    self.env.cwd.clone(),
+                    self.roots.clone(),
+                );
+                let config = PathConfig::from_value(rule.config.as_ref());
+                let budget = rule
+                    .timeout_ms
+                    .map_or(IN_PROCESS_BUDGET, std::time::Duration::from_millis);
+                let (tx, rx) = std::sync::mpsc::channel();
+                std::thread::spawn(move || {
+                    let _ = tx.send(check_paths_in(&args, &cwd, &roots, &config, &StdResolver));
+                });
+                rx.recv_timeout(budget).unwrap_or_else(|_| {
+                    SafetyCheckResult::deny(format!(
+                        "Failed to run in-process checker \"allowed-path\": timed out after {}ms",
+                        budget.as_millis()
+                    ))
+                })
+            }
             "provenance" => {
                 let on_tainted = match rule
                     .config

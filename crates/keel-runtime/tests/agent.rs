@@ -551,3 +551,54 @@ fn a_call_whose_intent_was_never_recorded_is_answered_as_not_run() {
         .and_then(|m| m.content.clone());
     assert_eq!(tool_msg.as_deref(), Some(keel_runtime::agent::NOT_STARTED));
 }
+
+#[test]
+fn a_tool_denied_outright_is_not_offered() {
+    let mut w = world(&[], false);
+    let mut deny = Rule {
+        matcher: Matcher {
+            tool_names: vec![tool_glob("shell").unwrap_or_else(|e| panic!("{e}"))],
+            ..Matcher::default()
+        },
+        decision: Decision::Deny,
+        priority: 5000,
+        deny_message: None,
+        source: "admin".into(),
+    };
+    deny.priority = 5000;
+    let env = GateEnv {
+        cwd: w.cwd.clone(),
+        workspaces: vec![],
+        mode: Mode::Default,
+        interactive: false,
+        on_tainted: OnTainted::AskUser,
+        tools: w.tools.infos(),
+    };
+    w.gate = Gate::authority_only()
+        .with_policy(PolicyGate::new(
+            policy(&[]).with_rules(vec![deny]),
+            BTreeMap::new(),
+            env,
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut model = ScriptedModel::from_replies("s", vec![reply("ok", &[])]);
+    with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.user_turn("r", "hi")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let offered: Vec<String> = model.requests[0].1.iter().map(|t| t.name.clone()).collect();
+    assert!(!offered.contains(&"shell".to_string()), "{offered:?}");
+    assert!(offered.contains(&"read_file".to_string()));
+}
+
+#[test]
+fn timeout_defaults() {
+    assert_eq!(
+        keel_runtime::policy_gate::IN_PROCESS_BUDGET,
+        std::time::Duration::from_secs(30)
+    );
+    assert_eq!(keel_runtime::agent::DEFAULT_STEP_LIMIT, 32);
+    let ctx = ToolContext::new(std::path::PathBuf::from("/"));
+    assert_eq!(ctx.shell_timeout, std::time::Duration::from_secs(60));
+    assert_eq!(ctx.output_cap, 64 * 1024);
+}

@@ -144,6 +144,11 @@ fn leaves(v: &Value, dot: &str, out: &mut Vec<(String, String)>) {
                 } else {
                     format!("{dot}.{k}")
                 };
+                // A nested key can carry a value too (`{"grants": {"<attacker id>": "admin"}}`);
+                // top-level keys are the tool's own parameter names.
+                if !dot.is_empty() {
+                    out.push((format!("{path} (key)"), k.clone()));
+                }
                 leaves(child, &path, out);
             }
         }
@@ -283,6 +288,22 @@ mod tests {
             OnTainted::Deny,
         );
         assert_eq!(r, SafetyCheckResult::allow());
+    }
+
+    #[test]
+    fn object_keys_are_checked_too() {
+        let r = check_provenance(
+            Effect::SideEffecting,
+            "grant",
+            &json!({"grants": {"US133000000121212121212": "admin"}}),
+            &index(),
+            OnTainted::AskUser,
+        );
+        assert!(
+            r.reason
+                .unwrap_or_default()
+                .contains("grants.US133000000121212121212 (key)")
+        );
     }
 
     #[test]
