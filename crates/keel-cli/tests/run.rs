@@ -312,3 +312,43 @@ fn killed_at_any_point_each_effect_happens_at_most_once() {
         );
     }
 }
+
+/// On a terminal keel asks by default (interfaces.md §3): run under a pseudo-terminal
+/// (`script` from util-linux) and answer at the prompt.
+#[test]
+fn on_a_terminal_ask_user_is_asked_by_default() {
+    let env = Env::new();
+    let model = env.script(
+        "s.jsonl",
+        &[
+            call("shell", json!({"command": "touch asked-and-allowed"})),
+            json!({"text": "ok"}),
+        ],
+    );
+    let keel = assert_cmd::cargo::cargo_bin("keel");
+    let inner = format!("{} run go --model {}", keel.display(), model);
+    let out = assert_cmd::Command::new("script")
+        .args(["-q", "-e", "-c", &inner, "/dev/null"])
+        .current_dir(env.work())
+        .env("KEEL_HOME", env.dir.path().join("home"))
+        .env("XDG_CONFIG_HOME", env.dir.path().join("config"))
+        .write_stdin("o\n")
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{shown}");
+    assert!(
+        shown.contains("Allow? [o]nce, for this [r]un, [d]eny"),
+        "{shown}"
+    );
+    assert!(env.work().join("asked-and-allowed").exists(), "{shown}");
+    // The answer is recorded with the run.
+    let run = env.only_run();
+    let db = env.dir.path().join("home/keel.db");
+    let store = keel_store::SqliteStore::open(&db, &keel_store::StoreOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let answers = keel_store::Store::approvals(&store, &run).unwrap_or_default();
+    assert_eq!(answers.len(), 1);
+    assert_eq!(answers[0].answer, keel_store::Answer::AllowOnce);
+}

@@ -37,6 +37,19 @@ const WRITE_VERBS: &[&str] = &[
     "type", "press", "drag",
 ];
 
+/// A writing verb, in any of its plain English forms (share, shares, shared, sharing).
+fn is_write_verb(word: &str) -> bool {
+    let forms = [
+        Some(word),
+        word.strip_suffix('s'),
+        word.strip_suffix("es"),
+        word.strip_suffix("ed"),
+        word.strip_suffix('d'),
+        word.strip_suffix("ing"),
+    ];
+    forms.iter().flatten().any(|f| WRITE_VERBS.contains(f))
+}
+
 fn words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
@@ -92,6 +105,10 @@ pub fn classify(tool: &ToolInfo) -> Effect {
     if w.iter().any(|x| WRITE_VERBS.contains(&x.as_str())) {
         return Effect::SideEffecting;
     }
+    // The description can admit what the name does not ("Gets a link and shares it").
+    if words(&tool.description).iter().any(|x| is_write_verb(x)) {
+        return Effect::SideEffecting;
+    }
     if READ_VERBS.contains(&first.as_str()) {
         return Effect::ReadOnly;
     }
@@ -136,6 +153,15 @@ mod tests {
         ] {
             assert_eq!(classify(&tool(name)), Effect::SideEffecting, "{name}");
         }
+    }
+
+    #[test]
+    fn a_description_that_admits_a_write_makes_it_side_effecting() {
+        let mut t = tool("get_link");
+        t.description = "Gets a public link to the file and shares it with the given email.".into();
+        assert_eq!(classify(&t), Effect::SideEffecting);
+        t.description = "Gets the balance of the account.".into();
+        assert_eq!(classify(&t), Effect::ReadOnly);
     }
 
     #[test]
