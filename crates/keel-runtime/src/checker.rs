@@ -9,7 +9,7 @@
 //! same budget and fail-closed rules, and is restarted after it dies.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::Mutex;
@@ -290,10 +290,70 @@ fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
 struct Running {
     child: Child,
     stdin: ChildStdin,
-    lines: mpsc::Receiver<Result<Vec<u8>, ()>>,
+    lines: LineReader,
     stderr: std::sync::Arc<Mutex<Vec<u8>>>,
     /// Closed when stderr reaches end of file.
     stderr_done: mpsc::Receiver<()>,
+}
+
+/// What reading one answer line gave.
+enum Line {
+    Line(Vec<u8>),
+    TooLong,
+    Eof,
+    Timeout,
+}
+
+/// Reads a persistent checker's answers on the calling thread, waiting with poll(2): no
+/// reader thread, so no extra thread hand-off on the hot path.
+struct LineReader {
+    out: std::process::ChildStdout,
+    buf: Vec<u8>,
+}
+
+impl LineReader {
+    fn readable(&self, timeout: Duration) -> Result<bool, ()> {
+        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+        use std::os::fd::AsFd;
+        let ms = u16::try_from(timeout.as_millis()).unwrap_or(u16::MAX);
+        let mut fds = [PollFd::new(self.out.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, PollTimeout::from(ms)) {
+            Ok(0) => Ok(false),
+            Ok(_) => Ok(true),
+            Err(nix::errno::Errno::EINTR) => Ok(false),
+            Err(_) => Err(()),
+        }
+    }
+
+    fn next_line(&mut self, deadline: Instant) -> Line {
+        loop {
+            if let Some(pos) = self.buf.iter().position(|&b| b == b'\n') {
+                return Line::Line(self.buf.drain(..=pos).collect());
+            }
+            if self.buf.len() > MAX_OUTPUT_BYTES {
+                return Line::TooLong;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Line::Timeout;
+            }
+            match self.readable(deadline - now) {
+                Ok(false) => continue,
+                Ok(true) => {}
+                Err(()) => return Line::Eof,
+            }
+            let mut chunk = [0u8; 8192];
+            match self.out.read(&mut chunk) {
+                Ok(0) | Err(_) => return Line::Eof,
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+            }
+        }
+    }
+
+    /// Output nobody asked for is waiting.
+    fn has_pending(&mut self) -> bool {
+        !self.buf.is_empty() || self.readable(Duration::ZERO) == Ok(true)
+    }
 }
 
 /// One persistent checker: started on first use, restarted after it dies or times out.
@@ -326,28 +386,6 @@ impl PersistentChecker {
                 format!("Failed to spawn safety checker \"{name}\": no pipes"),
             ));
         };
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut line = Vec::new();
-                match reader
-                    .by_ref()
-                    .take(MAX_OUTPUT_BYTES as u64 + 1)
-                    .read_until(b'\n', &mut line)
-                {
-                    Ok(0) | Err(_) => {
-                        let _ = tx.send(Err(()));
-                        return;
-                    }
-                    Ok(_) => {
-                        if tx.send(Ok(line)).is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-        });
         let tail = std::sync::Arc::new(Mutex::new(Vec::new()));
         let sink = tail.clone();
         let (done_tx, stderr_done) = mpsc::channel::<()>();
@@ -369,7 +407,10 @@ impl PersistentChecker {
         Ok(Running {
             child,
             stdin,
-            lines: rx,
+            lines: LineReader {
+                out: stdout,
+                buf: Vec::new(),
+            },
             stderr: tail,
             stderr_done,
         })
@@ -409,7 +450,7 @@ impl PersistentChecker {
         // Output nobody asked for (a second line to an earlier request) means the process is
         // out of step with the protocol: replace it rather than read a stale answer.
         if let Some(r) = slot.as_mut() {
-            if r.lines.try_recv().is_ok() {
+            if r.lines.has_pending() {
                 if let Some(stale) = slot.take() {
                     self.stop(stale, false);
                 }
@@ -439,8 +480,8 @@ impl PersistentChecker {
             self.stop(running, false);
             return verdict;
         }
-        match running.lines.recv_timeout(self.spec.timeout) {
-            Ok(Ok(out)) if out.len() > MAX_OUTPUT_BYTES => {
+        match running.lines.next_line(Instant::now() + self.spec.timeout) {
+            Line::TooLong => {
                 self.stop(running, false);
                 failed(
                     name,
@@ -448,7 +489,7 @@ impl PersistentChecker {
                     format!("Safety checker \"{name}\" produced more than 1 MiB of output"),
                 )
             }
-            Ok(Ok(out)) => match parse_result(&out) {
+            Line::Line(out) => match parse_result(&out) {
                 Ok(r) => {
                     *slot = Some(running);
                     CheckerVerdict {
@@ -468,14 +509,14 @@ impl PersistentChecker {
                     )
                 }
             },
-            Ok(Err(())) => {
+            Line::Eof => {
                 let verdict = self.died(&mut running).unwrap_or_else(|| {
                     failed(name, "invalid_output", format!("Failed to parse output from safety checker \"{name}\": it closed stdout without answering"))
                 });
                 self.stop(running, false);
                 verdict
             }
-            Err(_) => {
+            Line::Timeout => {
                 self.stop(running, true);
                 failed(
                     name,
