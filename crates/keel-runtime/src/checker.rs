@@ -297,8 +297,8 @@ struct Running {
 }
 
 /// What reading one answer line gave.
-enum Line {
-    Line(Vec<u8>),
+enum Answer {
+    Complete(Vec<u8>),
     TooLong,
     Eof,
     Timeout,
@@ -325,26 +325,26 @@ impl LineReader {
         }
     }
 
-    fn next_line(&mut self, deadline: Instant) -> Line {
+    fn next_line(&mut self, deadline: Instant) -> Answer {
         loop {
             if let Some(pos) = self.buf.iter().position(|&b| b == b'\n') {
-                return Line::Line(self.buf.drain(..=pos).collect());
+                return Answer::Complete(self.buf.drain(..=pos).collect());
             }
             if self.buf.len() > MAX_OUTPUT_BYTES {
-                return Line::TooLong;
+                return Answer::TooLong;
             }
             let now = Instant::now();
             if now >= deadline {
-                return Line::Timeout;
+                return Answer::Timeout;
             }
             match self.readable(deadline - now) {
                 Ok(false) => continue,
                 Ok(true) => {}
-                Err(()) => return Line::Eof,
+                Err(()) => return Answer::Eof,
             }
             let mut chunk = [0u8; 8192];
             match self.out.read(&mut chunk) {
-                Ok(0) | Err(_) => return Line::Eof,
+                Ok(0) | Err(_) => return Answer::Eof,
                 Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
             }
         }
@@ -481,7 +481,7 @@ impl PersistentChecker {
             return verdict;
         }
         match running.lines.next_line(Instant::now() + self.spec.timeout) {
-            Line::TooLong => {
+            Answer::TooLong => {
                 self.stop(running, false);
                 failed(
                     name,
@@ -489,7 +489,7 @@ impl PersistentChecker {
                     format!("Safety checker \"{name}\" produced more than 1 MiB of output"),
                 )
             }
-            Line::Line(out) => match parse_result(&out) {
+            Answer::Complete(out) => match parse_result(&out) {
                 Ok(r) => {
                     *slot = Some(running);
                     CheckerVerdict {
@@ -509,14 +509,14 @@ impl PersistentChecker {
                     )
                 }
             },
-            Line::Eof => {
+            Answer::Eof => {
                 let verdict = self.died(&mut running).unwrap_or_else(|| {
                     failed(name, "invalid_output", format!("Failed to parse output from safety checker \"{name}\": it closed stdout without answering"))
                 });
                 self.stop(running, false);
                 verdict
             }
-            Line::Timeout => {
+            Answer::Timeout => {
                 self.stop(running, true);
                 failed(
                     name,
