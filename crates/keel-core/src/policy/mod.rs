@@ -14,6 +14,16 @@ pub mod rules;
 
 use serde::{Deserialize, Serialize};
 
+/// `parent.key`, or `key` at the top: the dot-paths arguments are named by (`paths.0`,
+/// `options.target_directory`).
+pub fn dot_join(parent: &str, key: &str) -> String {
+    if parent.is_empty() {
+        key.to_string()
+    } else {
+        format!("{parent}.{key}")
+    }
+}
+
 /// A decision, most permissive first; `max` is the most restrictive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

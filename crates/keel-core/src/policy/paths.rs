@@ -94,11 +94,7 @@ pub fn collect_path_args(args: &Value, config: &PathConfig) -> Vec<PathArg> {
         match v {
             Value::Object(map) => {
                 for (k, child) in map {
-                    let path = if dot.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{dot}.{k}")
-                    };
+                    let path = super::dot_join(dot, k);
                     walk(child, &path, Some(k), config, out);
                 }
             }

@@ -139,11 +139,7 @@ fn leaves(v: &Value, dot: &str, out: &mut Vec<(String, String)>) {
     match v {
         Value::Object(map) => {
             for (k, child) in map {
-                let path = if dot.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{dot}.{k}")
-                };
+                let path = super::dot_join(dot, k);
                 // A nested key can carry a value too (`{"grants": {"<attacker id>": "admin"}}`);
                 // top-level keys are the tool's own parameter names.
                 if !dot.is_empty() {
