@@ -52,6 +52,17 @@ enum Command {
         #[arg(long, value_name = "FILE.jsonl")]
         history: Option<PathBuf>,
     },
+    /// Talk with an agent, turn after turn, on one run.
+    Chat {
+        #[command(flatten)]
+        flags: run::RunFlags,
+        /// Continue this run instead of starting a new one.
+        #[arg(long, value_name = "ID")]
+        run: Option<String>,
+        /// System text for a new run; it becomes the `caller-instructions` note.
+        #[arg(long, value_name = "TEXT")]
+        instructions: Option<String>,
+    },
     /// Inspect stored runs.
     Runs {
         #[command(subcommand)]
@@ -200,6 +211,22 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 &task,
                 instructions,
                 history,
+                &db,
+                &store_options(&config),
+            )
+        }
+        Command::Chat {
+            flags,
+            run,
+            instructions,
+        } => {
+            let config = load_config(&flags.policy)?;
+            let db = paths::db_path(cli.db.as_ref())?;
+            run::chat(
+                &config,
+                &flags,
+                run,
+                instructions,
                 &db,
                 &store_options(&config),
             )

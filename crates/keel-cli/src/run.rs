@@ -192,17 +192,18 @@ fn item_ids() -> impl FnMut() -> ItemId {
     move || ItemId::try_from(ids::unique("item")).unwrap_or_else(|_| unreachable!())
 }
 
-enum Work<'a> {
-    NewTurn(&'a str),
-    Resume,
-}
-
-fn drive(mut s: Session, run: &str, work: Work<'_>) -> Result<ExitCode> {
+/// Runs `f` with an agent on the session. ask_user reads answers from `input`, which the
+/// caller keeps between calls (`keel chat` reads the user's lines from it too).
+fn with_agent<T>(
+    s: &mut Session,
+    input: &mut dyn std::io::BufRead,
+    run: &str,
+    f: impl FnOnce(&mut Agent<'_>) -> Result<T, keel_runtime::agent::LoopError>,
+) -> Result<T> {
     let mut next_id = item_ids();
     let mut events = print_event;
-    let stdin = std::io::stdin();
-    let terminal = TerminalApprover::new(stdin.lock(), std::io::stderr());
-    // The store is used by the agent; answers are recorded through a second connection.
+    let terminal = TerminalApprover::new(input, std::io::stderr());
+    // The agent writes the run; answers are recorded through a second connection.
     let db = s.store.path().to_path_buf();
     let mut answers_store = SqliteStore::open(&db, &StoreOptions::default())?;
     let mut recording = RecordingApprover::new(terminal, &mut answers_store, run, ids::now);
@@ -223,35 +224,21 @@ fn drive(mut s: Session, run: &str, work: Work<'_>) -> Result<ExitCode> {
         next_id: &mut next_id,
         events: &mut events,
     };
-    let end = match work {
-        Work::NewTurn(task) => Some(agent.user_turn(run, task)?),
-        Work::Resume => {
-            // "Allow for this run" answers given before still hold.
-            if let Some(policy) = s.gate.policy() {
-                policy.restore_answers(&agent.store.approvals(run)?);
-            }
-            agent.recover(run)?;
-            if agent.store.run_head(run)?.turn_open {
-                Some(agent.continue_turn(run)?)
-            } else {
-                None
-            }
-        }
-    };
-    if matches!(work, Work::Resume) {
-        agent.deliver_notifications(run)?;
-    }
+    Ok(f(&mut agent)?)
+}
+
+fn report_end(s: &Session, run: &str, end: Option<keel_runtime::agent::TurnEnd>) {
     println!();
-    if let Some(end) = end {
-        if end.hit_step_limit {
-            eprintln!(
-                "keel: stopped at the step limit ({}); `keel runs resume {run}` continues",
-                s.settings.step_limit
-            );
-        }
+    if end.is_some_and(|e| e.hit_step_limit) {
+        eprintln!(
+            "keel: stopped at the step limit ({}); `keel runs resume {run}` continues",
+            s.settings.step_limit
+        );
     }
-    eprintln!("keel: run {run} (keel runs show {run})");
-    Ok(ExitCode::SUCCESS)
+}
+
+fn stdin_reader() -> std::io::BufReader<std::io::Stdin> {
+    std::io::BufReader::new(std::io::stdin())
 }
 
 /// `keel run "TASK"`.
@@ -297,7 +284,11 @@ pub fn run(
         },
         &mut next_id,
     )?;
-    drive(s, &run_id, Work::NewTurn(task))
+    let mut input = stdin_reader();
+    let end = with_agent(&mut s, &mut input, &run_id, |a| a.user_turn(&run_id, task))?;
+    report_end(&s, &run_id, Some(end));
+    eprintln!("keel: run {run_id} (keel runs show {run_id})");
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `keel runs resume ID`.
@@ -308,9 +299,90 @@ pub fn resume(
     db: &std::path::Path,
     options: &StoreOptions,
 ) -> Result<ExitCode> {
-    let s = session(config, flags, db, options)?;
+    let mut s = session(config, flags, db, options)?;
     s.store.run_head(run_id)?;
-    drive(s, run_id, Work::Resume)
+    // "Allow for this run" answers given before still hold.
+    if let Some(policy) = s.gate.policy() {
+        policy.restore_answers(&s.store.approvals(run_id)?);
+    }
+    let mut input = stdin_reader();
+    let end = with_agent(&mut s, &mut input, run_id, |a| {
+        a.recover(run_id)?;
+        let end = if a.store.run_head(run_id)?.turn_open {
+            Some(a.continue_turn(run_id)?)
+        } else {
+            None
+        };
+        a.deliver_notifications(run_id)?;
+        Ok(end)
+    })?;
+    report_end(&s, run_id, end);
+    eprintln!("keel: run {run_id} (keel runs show {run_id})");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `keel chat`: a conversation on one run, turn after turn. Notifications that arrive between
+/// turns are delivered before the next prompt; `/quit` or end of input leaves.
+pub fn chat(
+    config: &Config,
+    flags: &RunFlags,
+    existing: Option<String>,
+    instructions: Option<String>,
+    db: &std::path::Path,
+    options: &StoreOptions,
+) -> Result<ExitCode> {
+    let mut s = session(config, flags, db, options)?;
+    let run_id = match existing {
+        Some(id) => {
+            s.store.run_head(&id)?;
+            if let Some(policy) = s.gate.policy() {
+                policy.restore_answers(&s.store.approvals(&id)?);
+            }
+            id
+        }
+        None => {
+            let id = ids::unique("run");
+            let mut next_id = item_ids();
+            start_run_from_caller(
+                &mut s.store,
+                StartRun {
+                    id: id.clone(),
+                    preset: flags.preset.clone(),
+                    now: ids::now(),
+                    field: CallerField::SeedMessages,
+                    messages: Vec::new(),
+                    instructions,
+                },
+                &mut next_id,
+            )?;
+            id
+        }
+    };
+    eprintln!("keel: chatting on run {run_id}; /quit to leave");
+    let mut input = stdin_reader();
+    loop {
+        with_agent(&mut s, &mut input, &run_id, |a| {
+            a.recover(&run_id)?;
+            a.deliver_notifications(&run_id)
+        })?;
+        eprint!("you> ");
+        let _ = std::io::stderr().flush();
+        let mut line = String::new();
+        if std::io::BufRead::read_line(&mut input, &mut line)? == 0 {
+            break;
+        }
+        let line = line.trim_end_matches(['\n', '\r']);
+        if line.trim() == "/quit" {
+            break;
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let end = with_agent(&mut s, &mut input, &run_id, |a| a.user_turn(&run_id, line))?;
+        report_end(&s, &run_id, Some(end));
+    }
+    eprintln!("keel: run {run_id} (keel runs show {run_id})");
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

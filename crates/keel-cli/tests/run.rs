@@ -352,3 +352,54 @@ fn on_a_terminal_ask_user_is_asked_by_default() {
     assert_eq!(answers.len(), 1);
     assert_eq!(answers[0].answer, keel_store::Answer::AllowOnce);
 }
+
+#[test]
+fn chat_runs_turn_after_turn_and_delivers_notifications_between_them() {
+    let env = Env::new();
+    let first = env.script("first.jsonl", &[json!({"text": "started"})]);
+    let (code, _, err) = env.keel(&["run", "start", "--model", &first], "");
+    assert_eq!(code, 0, "{err}");
+    let run = env.only_run();
+    // A background result arrives after `keel run` has exited: it waits in the queue.
+    let (code, _, _) = env.keel(
+        &["notify", &run, "--kind", "task_result", "--id", "t1"],
+        "{\"status\":\"completed\"}",
+    );
+    assert_eq!(code, 0);
+    let replies = env.script(
+        "chat.jsonl",
+        &[
+            json!({"text": "The task completed."}),
+            json!({"text": "Hello!"}),
+            json!({"text": "Bye."}),
+        ],
+    );
+    let (code, out, err) = env.keel(
+        &["chat", "--run", &run, "--model", &replies],
+        "hello\n\nsecond\n/quit\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("The task completed.") && out.contains("Hello!") && out.contains("Bye."),
+        "{out}"
+    );
+    let shown = env.show(&run);
+    let kinds: Vec<&str> = shown["items"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|i| i["kind"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        kinds,
+        [
+            "user",
+            "assistant",
+            "notification",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant"
+        ]
+    );
+    assert_eq!(shown["notifications"][0]["state"], "delivered");
+}
