@@ -1,21 +1,23 @@
 //! The SQLite implementation of [`Store`]: one file, WAL, `synchronous=NORMAL`.
 
+mod ledger;
+mod queue;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use std::collections::HashSet;
 
 use keel_core::language::ConversationLanguage;
-use keel_core::notify::{NotificationKind, QueuedNotification};
-use keel_core::{Item, NoteLifetime, NoteTag, SystemNote, SystemNotes, Timestamp, Untrusted};
+use keel_core::notify::QueuedNotification;
+use keel_core::{Item, NoteLifetime, NoteTag, SystemNote, SystemNotes, Timestamp};
 use rusqlite::{
     Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
 };
 
 use crate::schema::{APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION};
 use crate::{
-    Answer, ApprovalRecord, Committed, NewItem, NewNotification, NewRun, NotificationRecord,
-    QueueState, RunHead, RunRecord, RunSummary, RunWrite, Store, StoreError,
+    ApprovalRecord, Committed, NewItem, NewNotification, NewRun, NotificationRecord, RunHead,
+    RunRecord, RunSummary, RunWrite, Store, StoreError,
 };
 
 /// The environment variable that names a crash point (see [`crash_point`]).
@@ -399,7 +401,7 @@ impl Store for SqliteStore {
             crash_point("close:after-items");
         }
         for change in &write.ledger {
-            write_ledger(&tx, run, change, write.now)?;
+            ledger::write_ledger(&tx, run, change, write.now)?;
         }
         if write.open_turn || write.close_turn {
             tx.prepare_cached("UPDATE runs SET turn_open = ?1 WHERE id = ?2")?
@@ -471,149 +473,6 @@ impl Store for SqliteStore {
         Ok(committed)
     }
 
-    fn enqueue_notification(&mut self, run: &str, n: NewNotification) -> Result<u64, StoreError> {
-        let tx = self.write_tx()?;
-        read_head(&tx, run)?;
-        tx.prepare_cached(
-            "INSERT INTO notification_queue (run_id, notification_id, kind, payload, enqueued_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?
-        .execute(params![
-            run,
-            n.id,
-            n.kind.as_str(),
-            n.payload,
-            n.now.millis()
-        ])?;
-        let arrival = tx.last_insert_rowid() as u64;
-        tx.commit()?;
-        Ok(arrival)
-    }
-
-    fn pending_notifications(&self, run: &str) -> Result<Vec<QueuedNotification>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT arrival, notification_id, kind, payload FROM notification_queue \
-             WHERE run_id = ?1 AND state = 'pending' ORDER BY arrival",
-        )?;
-        let rows = stmt.query_map([run], |r| {
-            Ok((
-                r.get::<_, i64>(0)? as u64,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, String>(3)?,
-            ))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (arrival, id, kind, payload) = row?;
-            out.push(QueuedNotification {
-                arrival,
-                id,
-                kind: parse_kind(run, &kind)?,
-                payload: Untrusted::new(payload),
-            });
-        }
-        Ok(out)
-    }
-
-    fn delivered_notification_ids(&self, run: &str) -> Result<HashSet<String>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT DISTINCT d.notification_id FROM notification_queue d \
-             WHERE d.run_id = ?1 AND d.state IN ('delivered', 'merged') \
-               AND d.notification_id IN (SELECT p.notification_id FROM notification_queue p \
-                                         WHERE p.run_id = ?1 AND p.state = 'pending')",
-        )?;
-        let rows = stmt.query_map([run], |r| r.get::<_, String>(0))?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    fn record_approval(&mut self, run: &str, a: &ApprovalRecord) -> Result<(), StoreError> {
-        let tx = self.write_tx()?;
-        read_head(&tx, run)?;
-        tx.prepare_cached(
-            "INSERT INTO approvals (run_id, call_id, tool, decision, reason, answered_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        )?
-        .execute(params![
-            run,
-            a.call_id,
-            a.tool,
-            a.answer.as_str(),
-            a.reason,
-            a.answered_at.millis()
-        ])?;
-        tx.commit()?;
-        Ok(())
-    }
-
-    fn approvals(&self, run: &str) -> Result<Vec<ApprovalRecord>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT call_id, tool, decision, reason, answered_at FROM approvals \
-             WHERE run_id = ?1 ORDER BY answered_at, rowid",
-        )?;
-        let rows = stmt.query_map([run], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, Option<String>>(3)?,
-                r.get::<_, i64>(4)?,
-            ))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (call_id, tool, decision, reason, at) = row?;
-            out.push(ApprovalRecord {
-                call_id,
-                tool,
-                answer: Answer::parse(&decision).ok_or_else(|| StoreError::Corrupt {
-                    run: run.to_string(),
-                    what: "approval".into(),
-                    reason: format!("unknown answer {decision:?}"),
-                })?,
-                reason: reason.unwrap_or_default(),
-                answered_at: Timestamp(at),
-            });
-        }
-        Ok(out)
-    }
-
-    fn ledger(&self, run: &str) -> Result<Vec<crate::LedgerEntry>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT call_id, tool, arguments, state, result, updated_at FROM dispatch_ledger \
-             WHERE run_id = ?1 ORDER BY entry",
-        )?;
-        let rows = stmt.query_map([run], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, String>(3)?,
-                r.get::<_, Option<String>>(4)?,
-                r.get::<_, i64>(5)?,
-            ))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (call_id, tool, arguments, state, result, at) = row?;
-            let corrupt = |reason: String| StoreError::Corrupt {
-                run: run.to_string(),
-                what: format!("ledger entry for {call_id}"),
-                reason,
-            };
-            out.push(crate::LedgerEntry {
-                arguments: serde_json::from_str(&arguments).map_err(|e| corrupt(e.to_string()))?,
-                state: crate::DispatchState::parse(&state)
-                    .ok_or_else(|| corrupt(format!("unknown state {state:?}")))?,
-                call_id,
-                tool,
-                result,
-                updated_at: Timestamp(at),
-            });
-        }
-        Ok(out)
-    }
-
     fn recent_user_texts(&self, run: &str, limit: usize) -> Result<Vec<String>, StoreError> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT seq, body FROM items WHERE run_id = ?1 AND kind = 'user' \
@@ -640,95 +499,31 @@ impl Store for SqliteStore {
         Ok(texts)
     }
 
+    fn enqueue_notification(&mut self, run: &str, n: NewNotification) -> Result<u64, StoreError> {
+        queue::enqueue_notification(self, run, n)
+    }
+
+    fn pending_notifications(&self, run: &str) -> Result<Vec<QueuedNotification>, StoreError> {
+        queue::pending_notifications(&self.conn, run)
+    }
+
+    fn delivered_notification_ids(&self, run: &str) -> Result<HashSet<String>, StoreError> {
+        queue::delivered_notification_ids(&self.conn, run)
+    }
+
     fn notifications(&self, run: &str) -> Result<Vec<NotificationRecord>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT arrival, notification_id, kind, state, enqueued_at, item_seq, payload \
-             FROM notification_queue WHERE run_id = ?1 ORDER BY arrival",
-        )?;
-        let rows = stmt.query_map([run], |r| {
-            Ok((
-                r.get::<_, i64>(0)? as u64,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, String>(3)?,
-                r.get::<_, i64>(4)?,
-                r.get::<_, Option<i64>>(5)?,
-                r.get::<_, String>(6)?,
-            ))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (arrival, id, kind, state, enqueued_at, item_seq, payload) = row?;
-            out.push(NotificationRecord {
-                arrival,
-                id,
-                kind: parse_kind(run, &kind)?,
-                state: QueueState::parse(&state).ok_or_else(|| StoreError::Corrupt {
-                    run: run.to_string(),
-                    what: format!("notification {arrival}"),
-                    reason: format!("unknown state {state:?}"),
-                })?,
-                enqueued_at: Timestamp(enqueued_at),
-                item_seq: item_seq.map(|s| s as u64),
-                payload_chars: payload.chars().count(),
-            });
-        }
-        Ok(out)
+        queue::notifications(&self.conn, run)
     }
-}
 
-fn write_ledger(
-    tx: &Transaction<'_>,
-    run: &str,
-    change: &crate::LedgerWrite,
-    now: Timestamp,
-) -> Result<(), StoreError> {
-    match change {
-        crate::LedgerWrite::Intend {
-            call_id,
-            tool,
-            arguments,
-        } => {
-            tx.prepare_cached(
-                "INSERT INTO dispatch_ledger (run_id, call_id, tool, arguments, state, updated_at) \
-                 VALUES (?1, ?2, ?3, ?4, 'intended', ?5)",
-            )?
-            .execute(params![
-                run,
-                call_id,
-                tool,
-                arguments.to_string(),
-                now.millis()
-            ])?;
-        }
-        crate::LedgerWrite::Mark {
-            call_id,
-            state,
-            result,
-        } => {
-            let changed = tx
-                .prepare_cached(
-                    "UPDATE dispatch_ledger SET state = ?1, result = ?2, updated_at = ?3 \
-                     WHERE entry = (SELECT max(entry) FROM dispatch_ledger \
-                                    WHERE run_id = ?4 AND call_id = ?5 \
-                                      AND state IN ('intended', 'dispatched'))",
-                )?
-                .execute(params![state.as_str(), result, now.millis(), run, call_id])?;
-            if changed != 1 {
-                return Err(StoreError::NoLedgerEntry {
-                    run: run.to_string(),
-                    call_id: call_id.clone(),
-                });
-            }
-        }
+    fn record_approval(&mut self, run: &str, a: &ApprovalRecord) -> Result<(), StoreError> {
+        ledger::record_approval(self, run, a)
     }
-    Ok(())
-}
 
-fn parse_kind(run: &str, kind: &str) -> Result<NotificationKind, StoreError> {
-    NotificationKind::parse(kind).ok_or_else(|| StoreError::Corrupt {
-        run: run.to_string(),
-        what: "notification".into(),
-        reason: format!("unknown kind {kind:?}"),
-    })
+    fn approvals(&self, run: &str) -> Result<Vec<ApprovalRecord>, StoreError> {
+        ledger::approvals(&self.conn, run)
+    }
+
+    fn ledger(&self, run: &str) -> Result<Vec<crate::LedgerEntry>, StoreError> {
+        ledger::ledger(&self.conn, run)
+    }
 }
