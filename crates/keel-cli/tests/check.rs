@@ -97,6 +97,31 @@ fn the_default_policy_decides() {
         &env.input("shell", json!({"command": "ls -la && cat README.md"})),
     );
     assert_eq!(result(&out)["decision"], "allow");
+    // A shell reads paths too: the path rules hold for its words.
+    for cmd in [
+        "cat .env",
+        "cat /etc/shadow",
+        "cat ~/.ssh/id_rsa",
+        "head -n 3 ../outside.txt",
+    ] {
+        let (_, out, _) = env.check(&[], &env.input("shell", json!({"command": cmd})));
+        assert_eq!(result(&out)["decision"], "deny", "{cmd}");
+    }
+    // Any tool with a `command` argument is a shell, whatever its name.
+    for tool in [
+        "execute_bash",
+        "shell_command",
+        "run_terminal_cmd",
+        "mcp__box__exec",
+    ] {
+        let (_, out, _) = env.check(&[], &env.input(tool, json!({"command": "rm -rf build"})));
+        assert_eq!(result(&out)["decision"], "ask_user", "{tool}");
+    }
+    let (_, out, _) = env.check(
+        &[],
+        &env.input("shell", json!({"command": "ls () (touch x) && ls"})),
+    );
+    assert_eq!(result(&out)["decision"], "ask_user");
     // ask_user is printed as ask_user, with a reason, never converted.
     let (_, out, _) = env.check(&[], &env.input("shell", json!({"command": "rm -rf build"})));
     let r = result(&out);

@@ -78,6 +78,22 @@ fn path_like(key: &str) -> bool {
         || key == "destination"
 }
 
+/// The words of a shell command that can name files: not the program, not options, not
+/// assignments; quotes removed.
+fn shell_words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    for part in super::rules::split_commands(command) {
+        for word in part.split_whitespace().skip(1) {
+            let word = word.trim_matches(['\'', '"']);
+            if word.is_empty() || word.starts_with('-') || word.contains('=') {
+                continue;
+            }
+            words.push(word.to_string());
+        }
+    }
+    words
+}
+
 /// Collects the string arguments to check, depth-first, keys in the order received (N23, N28,
 /// N29). An array element's effective key is the array's.
 pub fn collect_path_args(args: &Value, config: &PathConfig) -> Vec<PathArg> {
@@ -101,6 +117,16 @@ pub fn collect_path_args(args: &Value, config: &PathConfig) -> Vec<PathArg> {
             Value::Array(items) => {
                 for (i, child) in items.iter().enumerate() {
                     walk(child, &format!("{dot}.{i}"), effective, config, out);
+                }
+            }
+            Value::String(s) if effective == Some("command") => {
+                // A shell command: its words are checked as paths (options and the program
+                // name aside), so `cat .env` is held to the same rules as reading `.env`.
+                for word in shell_words(s) {
+                    out.push(PathArg {
+                        arg: dot.to_string(),
+                        value: word,
+                    });
                 }
             }
             Value::String(s) => {
@@ -266,11 +292,17 @@ pub fn check_paths_in(
 ) -> SafetyCheckResult {
     let mut worst = SafetyCheckResult::allow();
     for PathArg { arg, value } in collect_path_args(args, config) {
-        let result = match resolve(&value, cwd, fs) {
-            Ok(resolved) => classify_path(&resolved, &value, &arg, roots),
-            Err(_) => SafetyCheckResult::deny(format!(
-                "Cannot resolve path \"{value}\" in argument \"{arg}\""
+        // `~` is the user's home, which a shell expands and keel cannot resolve: outside.
+        let result = match (value.starts_with('~'), resolve(&value, cwd, fs)) {
+            (true, _) => SafetyCheckResult::deny(format!(
+                "Path \"{value}\" in argument \"{arg}\" is outside of the allowed workspace directories."
             )),
+            (false, resolved) => match resolved {
+                Ok(resolved) => classify_path(&resolved, &value, &arg, roots),
+                Err(_) => SafetyCheckResult::deny(format!(
+                    "Cannot resolve path \"{value}\" in argument \"{arg}\""
+                )),
+            },
         };
         if result.decision > worst.decision {
             worst = result;

@@ -153,6 +153,10 @@ pub fn split_commands(command: &str) -> Vec<String> {
                     current.push(n);
                 }
             }
+            // Grouping and function bodies run commands of their own.
+            (None, '(' | ')' | '{' | '}') => {
+                parts.push(std::mem::take(&mut current));
+            }
             (None, ';' | '\n' | '|' | '&') => {
                 if matches!(chars.peek(), Some('|' | '&')) {
                     chars.next();
@@ -175,13 +179,16 @@ pub fn split_commands(command: &str) -> Vec<String> {
         .collect()
 }
 
-/// Command substitution, process substitution or an unquoted output redirection: a command
-/// that an allow-list of prefixes cannot vouch for.
+/// A command an allow-list of prefixes cannot vouch for: substitution, redirection,
+/// expansion, grouping, function definitions, negation, escapes or comments. (Anything with
+/// these characters anywhere is left to the rules that ask or deny.)
 pub fn opaque_shell(command: &str) -> bool {
-    if ["`", "$(", "<(", ">(", "#"]
-        .iter()
-        .any(|t| command.contains(t))
-    {
+    if command.chars().any(|c| {
+        matches!(
+            c,
+            '`' | '$' | '(' | ')' | '{' | '}' | '!' | '#' | '\\' | '<' | '>'
+        )
+    }) {
         return true;
     }
     let mut quote: Option<char> = None;
@@ -207,6 +214,29 @@ fn starts_with_word(command: &str, prefix: &str) -> bool {
         || command
             .strip_prefix(prefix)
             .is_some_and(|rest| rest.starts_with(char::is_whitespace))
+}
+
+/// The command a sub-command runs, with what can wrap it taken off: grouping `(` `{`,
+/// negation `!`, a leading backslash, and `NAME=value` assignments. A deny rule for `rm`
+/// must also see `(rm x)`, `{ rm x; }`, `! rm x`, `\rm x` and `FOO=1 rm x`.
+fn unwrapped(part: &str) -> &str {
+    let mut s = part.trim_start();
+    loop {
+        let before = s;
+        s = s.trim_start_matches(['(', '{', '!', '\\']).trim_start();
+        if let Some((word, rest)) = s.split_once(char::is_whitespace) {
+            let is_assignment = word.contains('=')
+                && word.split('=').next().is_some_and(|n| {
+                    !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                });
+            if is_assignment {
+                s = rest.trim_start();
+            }
+        }
+        if s == before {
+            return s;
+        }
+    }
 }
 
 impl Matcher {
@@ -259,6 +289,7 @@ impl Matcher {
                 return false;
             }
             let part_matches = |part: &String| {
+                let part = unwrapped(part);
                 (self.command_prefixes.is_empty()
                     || self
                         .command_prefixes

@@ -163,7 +163,10 @@ fn every_sub_command_must_match_the_prefix() {
     assert!(!check("ls `rm -rf /`") || split_commands("ls `rm -rf /`").len() == 1);
     assert!(check("ls 'a;b'"), "a quoted separator is not a separator");
     assert!(!check("ls > /etc/passwd"), "output redirection");
-    assert!(check("ls '>' x"), "a quoted > is no redirection");
+    assert!(
+        !check("ls '>' x"),
+        "any > at all: left to the rules that ask"
+    );
     assert!(
         !check("ls \"$(rm -rf /)\""),
         "substitution inside double quotes still runs"
@@ -337,4 +340,48 @@ fn quoting_and_comment_tricks_do_not_hide_commands() {
     }
     assert_eq!(split_commands("cat 'a\\' ; rm x"), ["cat 'a\\'", "rm x"]);
     assert_eq!(split_commands("ls #c\ntouch y"), ["ls", "touch y"]);
+}
+
+#[test]
+fn wrappers_and_function_definitions_do_not_hide_commands() {
+    let allow = Matcher {
+        command_prefixes: vec!["ls".into(), "cat".into()],
+        every_command: true,
+        ..Matcher::default()
+    };
+    let deny = Matcher {
+        command_prefixes: vec!["rm".into()],
+        every_command: false,
+        ..Matcher::default()
+    };
+    for cmd in [
+        "ls () (touch pwned) && ls",
+        "ls $HOME",
+        "ls { touch x; }",
+        "ls ! x",
+        "ls\\;rm x",
+    ] {
+        let args = json!({"command": cmd});
+        assert!(
+            !allow.matches(&facts("shell", &args, Mode::Default, true), true),
+            "allowed: {cmd:?}"
+        );
+    }
+    for cmd in [
+        "(rm -rf x)",
+        "{ rm -rf x; }",
+        "FOO=1 rm -rf x",
+        "\\rm -rf x",
+        "! rm -rf x",
+        "ls () (rm -rf x) && ls",
+        "A=1 B=2 rm x",
+    ] {
+        let args = json!({"command": cmd});
+        assert!(
+            deny.matches(&facts("shell", &args, Mode::Default, true), true),
+            "a deny rule missed: {cmd:?}"
+        );
+    }
+    let args = json!({"command": "ls -la"});
+    assert!(allow.matches(&facts("shell", &args, Mode::Default, true), true));
 }
