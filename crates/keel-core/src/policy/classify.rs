@@ -26,15 +26,88 @@ const READ_VERBS: &[&str] = &[
     "preview", "info", "status",
 ];
 
+/// Words that mean the tool talks to the network.
+const NETWORK_WORDS: &[&str] = &[
+    "url", "urls", "uri", "web", "webpage", "website", "http", "https", "internet", "online",
+    "fetch", "browse", "download", "webhook", "api", "request", "curl",
+];
+
 /// Verbs that change something. A name with any of these is never read-only.
 const WRITE_VERBS: &[&str] = &[
-    "send", "write", "create", "update", "delete", "remove", "set", "put", "post", "patch", "move",
-    "rename", "copy", "upload", "pay", "transfer", "schedule", "cancel", "book", "reserve",
-    "invite", "share", "add", "append", "insert", "edit", "modify", "change", "run", "exec",
-    "execute", "install", "kill", "stop", "start", "deploy", "publish", "submit", "approve",
-    "reply", "forward", "buy", "order", "purchase", "grant", "revoke", "reset", "apply", "commit",
-    "push", "merge", "replace", "save", "store", "mark", "archive", "close", "open", "click",
-    "type", "press", "drag",
+    "send",
+    "write",
+    "create",
+    "update",
+    "delete",
+    "remove",
+    "set",
+    "put",
+    "post",
+    "patch",
+    "move",
+    "rename",
+    "copy",
+    "upload",
+    "pay",
+    "transfer",
+    "schedule",
+    "cancel",
+    "book",
+    "reserve",
+    "invite",
+    "share",
+    "add",
+    "append",
+    "insert",
+    "edit",
+    "modify",
+    "change",
+    "run",
+    "exec",
+    "execute",
+    "install",
+    "kill",
+    "stop",
+    "start",
+    "deploy",
+    "publish",
+    "submit",
+    "approve",
+    "reply",
+    "forward",
+    "buy",
+    "order",
+    "purchase",
+    "grant",
+    "revoke",
+    "reset",
+    "apply",
+    "commit",
+    "push",
+    "merge",
+    "replace",
+    "save",
+    "store",
+    "mark",
+    "archive",
+    "close",
+    "open",
+    "click",
+    "type",
+    "press",
+    "drag",
+    "purge",
+    "erase",
+    "destroy",
+    "drop",
+    "wipe",
+    "clear",
+    "empty",
+    "truncate",
+    "overwrite",
+    "withdraw",
+    "deposit",
+    "sign",
 ];
 
 /// A writing verb, in any of its plain English forms (share, shares, shared, sharing).
@@ -93,6 +166,15 @@ pub fn classify(tool: &ToolInfo) -> Effect {
         }
     }
     let w = words(&tool.name);
+    // Reaching the network by name or description: a URL fetch can carry data out.
+    let reaches_network = |text: &str| {
+        words(text)
+            .iter()
+            .any(|x| NETWORK_WORDS.contains(&x.as_str()))
+    };
+    if reaches_network(&tool.name) || reaches_network(&tool.description) {
+        return Effect::SideEffecting;
+    }
     // MCP names carry the server first: look past `mcp` and the server name.
     let w: Vec<&String> = if w.first().is_some_and(|f| f == "mcp") && w.len() > 2 {
         w.iter().skip(2).collect()
