@@ -207,6 +207,9 @@ pub fn run_spawn(
         Ok(out) => match wait_until(&mut child, deadline) {
             None => None,
             Some(status) => {
+                // A child of the checker can hold stderr open: end the group before waiting for
+                // stderr's end, so the budget holds.
+                signal_group(pgid, Signal::SIGKILL);
                 let stderr = err_reader.join().unwrap_or_default();
                 let write = writer
                     .join()
@@ -245,15 +248,17 @@ fn finish(
     write: Result<(), String>,
     stdout: &[u8],
 ) -> CheckerVerdict {
+    // How the process ended says the most: a checker that exits 2 without reading its input
+    // is an exit, not a broken pipe.
+    if let Some(v) = status_failure(name, status, stderr) {
+        return v;
+    }
     if let Err(e) = write {
         return failed(
             name,
             "stdin",
             format!("Failed to write to stdin of safety checker \"{name}\": {e}"),
         );
-    }
-    if let Some(v) = status_failure(name, status, stderr) {
-        return v;
     }
     match parse_result(stdout) {
         Ok(r) => CheckerVerdict {
@@ -296,6 +301,38 @@ struct Running {
     stderr_done: mpsc::Receiver<()>,
 }
 
+/// Writes `bytes` before `deadline`: the pipe is non-blocking and waited on with poll(2), so a
+/// checker that never reads cannot hold keel past its budget.
+fn write_within(
+    stdin: &mut ChildStdin,
+    mut bytes: &[u8],
+    deadline: Instant,
+) -> std::io::Result<()> {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    use std::os::fd::AsFd;
+    let flags = fcntl(stdin.as_fd(), FcntlArg::F_GETFL).map_err(std::io::Error::from)?;
+    let flags = OFlag::from_bits_truncate(flags) | OFlag::O_NONBLOCK;
+    fcntl(stdin.as_fd(), FcntlArg::F_SETFL(flags)).map_err(std::io::Error::from)?;
+    while !bytes.is_empty() {
+        match stdin.write(bytes) {
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                let now = Instant::now();
+                if now >= deadline {
+                    return Err(std::io::Error::from(std::io::ErrorKind::TimedOut));
+                }
+                let ms = u16::try_from((deadline - now).as_millis()).unwrap_or(u16::MAX);
+                let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLOUT)];
+                poll(&mut fds, PollTimeout::from(ms)).map_err(std::io::Error::from)?;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
 /// What reading one answer line gave.
 enum Answer {
     Complete(Vec<u8>),
@@ -328,6 +365,9 @@ impl LineReader {
     fn next_line(&mut self, deadline: Instant) -> Answer {
         loop {
             if let Some(pos) = self.buf.iter().position(|&b| b == b'\n') {
+                if pos > MAX_OUTPUT_BYTES {
+                    return Answer::TooLong;
+                }
                 return Answer::Complete(self.buf.drain(..=pos).collect());
             }
             if self.buf.len() > MAX_OUTPUT_BYTES {
@@ -465,11 +505,22 @@ impl PersistentChecker {
         };
         let mut line = input.to_wire();
         line.push('\n');
-        if let Err(e) = running
-            .stdin
-            .write_all(line.as_bytes())
-            .and_then(|()| running.stdin.flush())
-        {
+        if let Err(e) = write_within(
+            &mut running.stdin,
+            line.as_bytes(),
+            Instant::now() + self.spec.timeout,
+        ) {
+            if e.kind() == std::io::ErrorKind::TimedOut {
+                self.stop(running, true);
+                return failed(
+                    name,
+                    "timeout",
+                    format!(
+                        "Safety checker \"{name}\" timed out after {}ms",
+                        self.spec.timeout.as_millis()
+                    ),
+                );
+            }
             let verdict = self.died(&mut running).unwrap_or_else(|| {
                 failed(
                     name,
@@ -490,6 +541,15 @@ impl PersistentChecker {
                 )
             }
             Answer::Complete(out) => match parse_result(&out) {
+                // An answer followed at once by a failing exit counts as the failure, as in
+                // spawn mode.
+                Ok(_) if matches!(running.child.try_wait(), Ok(Some(s)) if !s.success()) => {
+                    let verdict = self.died(&mut running).unwrap_or_else(|| {
+                        failed(name, "exit", format!("Safety checker \"{name}\" exited"))
+                    });
+                    self.stop(running, false);
+                    verdict
+                }
                 Ok(r) => {
                     *slot = Some(running);
                     CheckerVerdict {

@@ -417,3 +417,64 @@ fn a_persistent_checker_that_answers_twice_is_replaced_not_believed() {
         "a stale allow was used: {v:?}"
     );
 }
+
+#[test]
+fn faults_found_in_review_fail_closed_within_the_budget() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let d = dir.path();
+    // Exits 2 without reading a large input: an exit, not a broken pipe.
+    let quits = script(d, "quits", "exit 2");
+    assert_deny(
+        &run_spawn(&spec("quits", &quits), &input(200 * 1024), d),
+        "exit",
+        "Safety checker \"quits\" exited with code 2",
+    );
+    // A background child keeps stderr open: the answer still comes within the budget.
+    let lingering = script(
+        d,
+        "lingering",
+        "sleep 30 >/dev/null & cat >/dev/null; echo '{\"decision\":\"allow\"}'",
+    );
+    let start = Instant::now();
+    let v = run_spawn(&short(spec("lingering", &lingering)), &input(1), d);
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert_eq!(v.decision, Decision::Allow, "{v:?}");
+    // Persistent: never reads stdin, and the input is larger than a pipe holds.
+    let mut sleeper = short(direct("sleeper", Path::new("/bin/sleep")));
+    sleeper.command.push("1000".into());
+    sleeper.mode = CheckerMode::Persistent;
+    let c = PersistentChecker::new(sleeper, d.to_path_buf());
+    let start = Instant::now();
+    assert_deny(
+        &c.check(&input(300 * 1024)),
+        "timeout",
+        "Safety checker \"sleeper\" timed out after 400ms",
+    );
+    assert!(start.elapsed() < Duration::from_secs(5));
+    // Persistent: an answer line over 1 MiB.
+    let huge = persistent(
+        d,
+        "huge",
+        "while IFS= read -r line; do head -c 1050000 /dev/zero | tr '\\000' ' '; echo '{\"decision\":\"allow\"}'; done",
+    );
+    assert_deny(
+        &huge.check(&input(1)),
+        "output_limit",
+        "Safety checker \"huge\" produced more than 1 MiB of output",
+    );
+    // Persistent: allow, then exit 1 at once.
+    let flaky = persistent(
+        d,
+        "flaky",
+        "IFS= read -r line; echo '{\"decision\":\"allow\"}'; echo boom >&2; exit 1",
+    );
+    let v = flaky.check(&input(1));
+    // The exit may not have happened yet when the answer is read; if it has, it is a deny.
+    if v.decision != Decision::Allow {
+        assert_deny(&v, "exit", "Safety checker \"flaky\" exited with code 1");
+    }
+}
