@@ -370,6 +370,9 @@ fn check_workspace_limits(path: &Path, file: &FileSettings) -> Result<(), Config
     if file.mode.as_deref() == Some("yolo") {
         return refuse("mode = \"yolo\" (it loosens the approval mode)");
     }
+    if file.approval.is_some() {
+        return refuse("approval (whether keel reads answers from stdin is the user's choice)");
+    }
     for (name, preset) in &file.presets {
         if preset.mode.as_deref() == Some("yolo") {
             return refuse(&format!(

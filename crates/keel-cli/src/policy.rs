@@ -344,6 +344,9 @@ fn compile_checker_rule(
         .get("config")
         .or_else(|| checker_table.get("config"))
         .map(|v| serde_json::to_value(v).unwrap_or(Value::Null));
+    if let CheckerRef::InProcess(name) = &checker {
+        validate_in_process_config(&c, name, config.as_ref())?;
+    }
     Ok(CheckerRule {
         matcher: c.matcher(false)?,
         priority: priority(
@@ -356,6 +359,42 @@ fn compile_checker_rule(
         timeout_ms: c.integer("timeout_ms", 1..=3_600_000)?.map(|v| v as u64),
         source: format!("{}:{}", t.file.display(), t.line),
     })
+}
+
+/// An in-process checker's `config` is checked when the file loads: a mistyped key or value
+/// would otherwise silently weaken it.
+fn validate_in_process_config(
+    c: &Ctx<'_>,
+    name: &str,
+    config: Option<&Value>,
+) -> Result<(), PolicyError> {
+    let Some(config) = config else { return Ok(()) };
+    let Some(map) = config.as_object() else {
+        return Err(c.err(format!("the config of \"{name}\" must be a table")));
+    };
+    for (key, value) in map {
+        match (name, key.as_str()) {
+            ("allowed-path", "included_args" | "excluded_args") => {
+                let ok = value
+                    .as_array()
+                    .is_some_and(|a| a.iter().all(Value::is_string));
+                if !ok {
+                    return Err(c.err(format!(
+                        "`{key}` of \"allowed-path\" must be an array of strings"
+                    )));
+                }
+            }
+            ("provenance", "on_tainted") => {
+                if !matches!(value.as_str(), Some("ask_user" | "deny")) {
+                    return Err(
+                        c.err("`on_tainted` of \"provenance\" must be \"ask_user\" or \"deny\"")
+                    );
+                }
+            }
+            _ => return Err(c.err(format!("unknown key `{key}` in the config of \"{name}\""))),
+        }
+    }
+    Ok(())
 }
 
 fn compile_registry_entry(name: &str, t: &TieredTable) -> Result<CheckerSpec, PolicyError> {

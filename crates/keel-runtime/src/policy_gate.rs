@@ -228,13 +228,24 @@ impl PolicyGate {
                     None => self.env.on_tainted,
                 };
                 let info = self.tool_info(&c.call.name);
-                check_provenance(
+                let budget = rule
+                    .timeout_ms
+                    .map_or(IN_PROCESS_BUDGET, std::time::Duration::from_millis);
+                let start = std::time::Instant::now();
+                let result = check_provenance(
                     classify(&info),
                     &c.call.name,
                     &c.call.args,
                     c.provenance,
                     on_tainted,
-                )
+                );
+                if start.elapsed() > budget {
+                    return SafetyCheckResult::deny(format!(
+                        "Failed to run in-process checker \"provenance\": timed out after {}ms",
+                        budget.as_millis()
+                    ));
+                }
+                result
             }
             other => SafetyCheckResult::deny(format!(
                 "Failed to run in-process checker \"{other}\": no such checker"

@@ -82,6 +82,7 @@ fn workspace_files_may_not_run_programs_or_redirect_data() -> Result<(), Box<dyn
         ("[model]\nname = \"local:/tmp/x.gguf\"\n", "local:PATH"),
         ("[handoff]\nworker_model = \"openai:x\"\n", "worker_model"),
         ("mode = \"yolo\"\n", "yolo"),
+        ("approval = \"ask\"\n", "approval"),
         ("[presets.p]\nmode = \"yolo\"\n", "[presets.p]"),
     ];
     for (i, (text, what)) in cases.iter().enumerate() {

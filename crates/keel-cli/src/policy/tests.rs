@@ -175,6 +175,9 @@ fn load_errors_name_the_line() {
         assert!(error_of(&text).contains("invalid checker name"), "{bad}");
     }
     assert!(error_of("[[safety_checker]]\ntoolName = \"x\"\n[safety_checker.checker]\ntype = \"in-process\"\nname = \"conseca\"\n").contains("unknown in-process checker"));
+    assert!(error_of("[[safety_checker]]\ntoolName = \"x\"\nconfig = { on_tainted = \"DENY\" }\n[safety_checker.checker]\ntype = \"in-process\"\nname = \"provenance\"\n").contains("`on_tainted`"));
+    assert!(error_of("[[safety_checker]]\ntoolName = \"x\"\nconfig = { included_args = \"path\" }\n[safety_checker.checker]\ntype = \"in-process\"\nname = \"allowed-path\"\n").contains("array of strings"));
+    assert!(error_of("[[safety_checker]]\ntoolName = \"x\"\nconfig = { inclued_args = [] }\n[safety_checker.checker]\ntype = \"in-process\"\nname = \"allowed-path\"\n").contains("unknown key `inclued_args`"));
     let e = error_of("\n\n[[rule]]\ntoolName = \"x\"\ndecision = \"allow\"\nextra = 1\n");
     assert!(e.starts_with("line 3:"), "{e}");
 }
