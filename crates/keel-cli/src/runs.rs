@@ -22,13 +22,22 @@ fn open(db: &Path, options: &StoreOptions) -> Result<Option<SqliteStore>> {
     }
 }
 
-fn load(
-    db: &Path,
-    options: &StoreOptions,
-    id: &str,
-) -> Result<(RunRecord, Vec<NotificationRecord>)> {
+/// Everything `keel runs show` prints about a run.
+struct Shown {
+    run: RunRecord,
+    queue: Vec<NotificationRecord>,
+    ledger: Vec<keel_store::LedgerEntry>,
+    approvals: Vec<keel_store::ApprovalRecord>,
+}
+
+fn load(db: &Path, options: &StoreOptions, id: &str) -> Result<Shown> {
     match open(db, options)? {
-        Some(store) => Ok((store.load_run(id)?, store.notifications(id)?)),
+        Some(store) => Ok(Shown {
+            run: store.load_run(id)?,
+            queue: store.notifications(id)?,
+            ledger: store.ledger(id)?,
+            approvals: store.approvals(id)?,
+        }),
         None => Err(StoreError::RunNotFound(id.to_string()).into()),
     }
 }
@@ -122,7 +131,12 @@ fn notes_json(notes: &SystemNotes) -> Value {
 }
 
 pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Result<String> {
-    let (run, queue) = load(db, options, id)?;
+    let Shown {
+        run,
+        queue,
+        ledger,
+        approvals,
+    } = load(db, options, id)?;
     if as_json {
         let value = json!({
             "run": head_json(&run.head),
@@ -135,6 +149,20 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
                 "explicit": run.head.language.explicit,
             },
             "notifications": queue.iter().map(notification_json).collect::<Vec<_>>(),
+            "ledger": ledger.iter().map(|e| json!({
+                "call_id": e.call_id,
+                "tool": e.tool,
+                "arguments": e.arguments,
+                "state": e.state.as_str(),
+                "updated_at": e.updated_at.to_rfc3339(),
+            })).collect::<Vec<_>>(),
+            "approvals": approvals.iter().map(|a| json!({
+                "call_id": a.call_id,
+                "tool": a.tool,
+                "answer": a.answer.as_str(),
+                "reason": a.reason,
+                "answered_at": a.answered_at.to_rfc3339(),
+            })).collect::<Vec<_>>(),
         });
         let mut value = value;
         if !run.skipped_notes.is_empty() {
@@ -149,11 +177,34 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
         }
         return Ok(format!("{value}\n"));
     }
-    Ok(terminal_safe(&render_text(&run, &queue)))
+    let mut text = render_text(&run, &queue);
+    let _ = writeln!(text, "\nDispatch ledger ({})", ledger.len());
+    for e in &ledger {
+        let _ = writeln!(
+            text,
+            "  {:<10}  {} {} {}",
+            e.state.as_str(),
+            e.call_id,
+            e.tool,
+            e.arguments
+        );
+    }
+    let _ = writeln!(text, "\nYour answers ({})", approvals.len());
+    for a in &approvals {
+        let _ = writeln!(
+            text,
+            "  {:<13}  {} {}  ({})",
+            a.answer.as_str(),
+            a.call_id,
+            a.tool,
+            a.reason
+        );
+    }
+    Ok(terminal_safe(&text))
 }
 
 pub fn export(db: &Path, options: &StoreOptions, id: &str) -> Result<String> {
-    let (run, _) = load(db, options, id)?;
+    let run = load(db, options, id)?.run;
     let mut out = String::new();
     for item in &run.items {
         let _ = writeln!(out, "{}", item_json(item));

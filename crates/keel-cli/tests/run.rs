@@ -115,6 +115,13 @@ fn a_task_runs_through_the_gate_and_leaves_a_run() {
             "assistant"
         ]
     );
+    // Only the allowed call reached the ledger, completed.
+    let ledger = shown["ledger"].as_array().cloned().unwrap_or_default();
+    assert_eq!(ledger.len(), 1);
+    assert_eq!(
+        (ledger[0]["tool"].as_str(), ledger[0]["state"].as_str()),
+        (Some("write_file"), Some("completed"))
+    );
 }
 
 #[test]

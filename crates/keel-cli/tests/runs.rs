@@ -243,7 +243,9 @@ fn runs_on_a_populated_database() -> Result<(), Box<dyn std::error::Error>> {
             "notes_count",
             "notes_chars",
             "language",
-            "notifications"
+            "notifications",
+            "ledger",
+            "approvals"
         ]
     );
     assert_eq!(value["notes_count"], 3);
