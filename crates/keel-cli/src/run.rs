@@ -223,6 +223,7 @@ fn with_agent<T>(
         clock: ids::now,
         next_id: &mut next_id,
         events: &mut events,
+        cache: keel_runtime::agent::TurnCache::default(),
     };
     Ok(f(&mut agent)?)
 }

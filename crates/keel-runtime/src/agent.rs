@@ -12,12 +12,14 @@
 //! to a notification cannot call tools, and gets no follow-up model call.
 
 use keel_core::compose::{ComposeInput, compose, stable_head};
-use keel_core::item::{Diagnostic, ItemBody, ItemId, ToolCall, Untrusted};
+use keel_core::item::{Diagnostic, Item, ItemBody, ItemId, ToolCall, Untrusted};
 use keel_core::notes::producers;
 use keel_core::notify::{Lang, ResponseOrigin};
 use keel_core::time::Timestamp;
 use keel_model::{Model, ModelError, ToolSpec};
-use keel_store::{DispatchState, LedgerEntry, LedgerWrite, NewItem, RunWrite, Store, StoreError};
+use keel_store::{
+    DispatchState, LedgerEntry, LedgerWrite, NewItem, RunRecord, RunWrite, Store, StoreError,
+};
 
 use crate::approval::Approver;
 use crate::boundary::{deliver_after_close, open_user_turn};
@@ -107,6 +109,16 @@ pub struct Agent<'a> {
     pub clock: fn() -> Timestamp,
     pub next_id: &'a mut dyn FnMut() -> ItemId,
     pub events: &'a mut dyn FnMut(Event),
+    /// The run as this agent last wrote it; `TurnCache::default()` to start.
+    pub cache: TurnCache,
+}
+
+/// The run in memory while the agent works on it, so a step does not re-read the whole run
+/// from the store. Every write goes through the agent, which keeps it in step; writes made
+/// elsewhere (turn boundaries) drop it.
+#[derive(Default)]
+pub struct TurnCache {
+    run: Option<(String, RunRecord)>,
 }
 
 impl Agent<'_> {
@@ -122,9 +134,58 @@ impl Agent<'_> {
         }
     }
 
+    /// The run, from the cache or the store.
+    fn record(&mut self, run: &str) -> Result<&RunRecord, StoreError> {
+        let fresh = matches!(&self.cache.run, Some((id, _)) if id == run);
+        if !fresh {
+            self.cache.run = Some((run.to_string(), self.store.load_run(run)?));
+        }
+        match &self.cache.run {
+            Some((_, record)) => Ok(record),
+            None => Err(StoreError::RunNotFound(run.to_string())),
+        }
+    }
+
+    /// Forgets the cached run (after a write made outside the agent).
+    fn forget(&mut self) {
+        self.cache.run = None;
+    }
+
     fn commit(&mut self, run: &str, write: impl FnOnce(u64) -> RunWrite) -> Result<(), StoreError> {
-        let version = self.store.run_head(run)?.version;
-        self.store.commit(run, write(version))?;
+        let version = self.record(run)?.head.version;
+        let write = write(version);
+        let (appended, notes, close) =
+            (write.append.clone(), write.notes.clone(), write.close_turn);
+        let open = write.open_turn;
+        let committed = match self.store.commit(run, write) {
+            Ok(c) => c,
+            Err(e) => {
+                self.forget();
+                return Err(e);
+            }
+        };
+        if let Some((_, record)) = self.cache.run.as_mut() {
+            let first = committed.next_seq - appended.len() as u64;
+            record
+                .items
+                .extend(appended.into_iter().enumerate().map(|(i, n)| Item {
+                    seq: first + i as u64,
+                    id: n.id,
+                    ts: n.ts,
+                    body: n.body,
+                }));
+            if let Some(notes) = notes {
+                record.notes = notes;
+            }
+            if close {
+                record.notes.consume_turn_notes();
+            }
+            record.head.version = committed.version;
+            record.head.next_seq = committed.next_seq;
+            if open || close {
+                record.head.turn_open = open && !close;
+            }
+        }
         Ok(())
     }
 
@@ -133,6 +194,7 @@ impl Agent<'_> {
         let fallback = self.settings.fallback_language;
         let now = self.now();
         let opened = open_user_turn(self.store, run, text, now, fallback, self.next_id)?;
+        self.forget();
         for merged in &opened.delivery.items {
             (self.events)(Event::Notice(format!(
                 "notification {} merged into your turn",
@@ -245,6 +307,7 @@ impl Agent<'_> {
             let fallback = self.settings.fallback_language;
             let now = self.now();
             let d = deliver_after_close(self.store, run, now, fallback, self.next_id)?;
+            self.forget();
             let Some(origin) = d.origin else { break };
             delivered += 1;
             for item in &d.delivery.items {
@@ -284,7 +347,7 @@ impl Agent<'_> {
                     hit_step_limit: true,
                 });
             }
-            let record = self.store.load_run(run)?;
+            let record = self.record(run)?;
             let request = compose(&ComposeInput {
                 stable_head: &head,
                 volatile: &[],
@@ -335,17 +398,21 @@ impl Agent<'_> {
         origin: ResponseOrigin,
         call: &ToolCall,
     ) -> Result<(), LoopError> {
-        let items = self.store.load_run(run)?.items;
+        self.record(run)?;
+        // The cached run is lent to the gate while the approver (also in `self`) may be asked.
+        let cached = self.cache.run.take();
+        let items: &[Item] = cached.as_ref().map_or(&[], |(_, r)| r.items.as_slice());
         let verdict = self.gate.decide(
             &GateInput {
                 origin,
                 call,
-                items: &items,
+                items,
             },
             self.approver
                 .as_mut()
                 .map(|a| &mut **a as &mut dyn Approver),
         );
+        self.cache.run = cached;
         let now = self.now();
         match verdict {
             Verdict::Refuse {
@@ -436,7 +503,7 @@ impl Agent<'_> {
         let mut write_notes = None;
         if output.is_error {
             // A recoverable failure: tell the model, for this turn, to re-collect what it needs.
-            let mut notes = self.store.load_run(run)?.notes;
+            let mut notes = self.record(run)?.notes.clone();
             producers::add_tool_error(
                 &mut notes,
                 &call.id,

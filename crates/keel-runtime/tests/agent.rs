@@ -156,6 +156,7 @@ fn with_agent<T>(
         clock: || Timestamp(1),
         next_id: &mut next_id,
         events: &mut sink,
+        cache: keel_runtime::agent::TurnCache::default(),
     };
     f(&mut agent)
 }

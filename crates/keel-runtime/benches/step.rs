@@ -1,0 +1,156 @@
+//! `cargo bench -p keel-runtime --bench step`: the runtime's own cost per step — compose,
+//! gate, ledger and persist — with the scripted provider, on runs of 10, 1k and 10k items.
+//! Target (issue 5): p50 ≤ 0.5 ms at every size, flat in history length. Each sample is one
+//! model step that calls `list_dir` once (gate + ledger + tool + persist), measured from the
+//! agent's side (the scripted model answers instantly).
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use keel_core::item::{ItemBody, ItemId, ToolCall};
+use keel_core::policy::Decision;
+use keel_core::policy::provenance::OnTainted;
+use keel_core::policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
+use keel_core::{SystemNotes, Timestamp};
+use keel_model::ModelReply;
+use keel_model::scripted::ScriptedModel;
+use keel_runtime::agent::{Agent, LoopSettings};
+use keel_runtime::gate::Gate;
+use keel_runtime::policy_gate::{GateEnv, PolicyGate};
+use keel_runtime::tools::{ToolContext, Toolbox};
+use keel_store::{NewItem, NewRun, SqliteStore, Store, StoreOptions};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let quick = !std::env::args().any(|a| a == "--bench");
+    let sizes: &[u64] = if quick { &[10] } else { &[10, 1_000, 10_000] };
+    let steps = if quick { 3 } else { 60 };
+    let dir = tempfile::tempdir()?;
+    let cwd = dir.path().canonicalize()?;
+    let any = Matcher {
+        tool_names: vec![tool_glob("*")?],
+        ..Matcher::default()
+    };
+    let policy = Policy::new(
+        vec![Rule {
+            matcher: any.clone(),
+            decision: Decision::Allow,
+            priority: 1000,
+            deny_message: None,
+            source: "bench".into(),
+        }],
+        ["allowed-path", "provenance"]
+            .iter()
+            .map(|n| CheckerRule {
+                matcher: any.clone(),
+                priority: 1000,
+                checker: CheckerRef::InProcess((*n).into()),
+                required_context: None,
+                config: None,
+                timeout_ms: None,
+                source: "bench".into(),
+            })
+            .collect(),
+    );
+    let tools = Toolbox::builtin();
+    for &size in sizes {
+        let mut store = SqliteStore::open(
+            &dir.path().join(format!("step-{size}.db")),
+            &StoreOptions::default(),
+        )?;
+        let history: Vec<NewItem> = (0..size)
+            .map(|i| NewItem {
+                id: ItemId::try_from(format!("h{i}")).unwrap_or_else(|_| unreachable!()),
+                ts: Timestamp(0),
+                body: if i % 2 == 0 {
+                    ItemBody::User {
+                        text: format!("message {i} about the project plan"),
+                    }
+                } else {
+                    ItemBody::Assistant {
+                        text: format!("reply {i}: noted, here is what I found"),
+                        tool_calls: vec![],
+                    }
+                },
+            })
+            .collect();
+        store.create_run(NewRun {
+            id: "r".into(),
+            preset: "default".into(),
+            now: Timestamp(0),
+            notes: SystemNotes::new(),
+            items: history,
+        })?;
+        let replies: Vec<ModelReply> = (0..steps)
+            .map(|k| ModelReply {
+                text: String::new(),
+                tool_calls: vec![ToolCall {
+                    id: format!("c{k}"),
+                    name: "list_dir".into(),
+                    arguments: serde_json::json!({}),
+                }],
+            })
+            .chain(std::iter::once(ModelReply {
+                text: "done".into(),
+                tool_calls: vec![],
+            }))
+            .collect();
+        let mut model = ScriptedModel::from_replies("bench", replies);
+        let env = GateEnv {
+            cwd: cwd.clone(),
+            workspaces: vec![],
+            mode: Mode::Default,
+            interactive: false,
+            on_tainted: OnTainted::AskUser,
+            tools: tools.infos(),
+        };
+        let gate = Gate::authority_only().with_policy(PolicyGate::new(
+            policy.clone(),
+            BTreeMap::new(),
+            env,
+        ))?;
+        let mut n = 0u64;
+        let mut next_id = || {
+            n += 1;
+            ItemId::try_from(format!("b{n}")).unwrap_or_else(|_| unreachable!())
+        };
+        let mut marks: Vec<Instant> = Vec::new();
+        let mut events = |e: keel_runtime::agent::Event| {
+            if matches!(e, keel_runtime::agent::Event::ToolResult { .. }) {
+                marks.push(Instant::now());
+            }
+        };
+        let start = Instant::now();
+        let mut agent = Agent {
+            store: &mut store,
+            model: &mut model,
+            gate: &gate,
+            tools: &tools,
+            tool_context: ToolContext::new(cwd.clone()),
+            approver: None,
+            settings: LoopSettings {
+                step_limit: steps + 5,
+                ..LoopSettings::default()
+            },
+            clock: || Timestamp(1),
+            next_id: &mut next_id,
+            events: &mut events,
+            cache: keel_runtime::agent::TurnCache::default(),
+        };
+        agent.user_turn("r", "list the directory again and again")?;
+        // Per-step times: between consecutive tool results.
+        let mut times: Vec<Duration> = std::iter::once(start)
+            .chain(marks.iter().copied())
+            .collect::<Vec<_>>()
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .collect();
+        times.sort();
+        let at = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
+        println!(
+            "step (compose + gate + ledger + persist) @ {size:>6} items  p50 {:>10.3?}  p90 {:>10.3?}",
+            at(0.5),
+            at(0.9)
+        );
+    }
+    Ok(())
+}
