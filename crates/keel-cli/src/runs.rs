@@ -71,9 +71,9 @@ pub fn list(db: &Path, options: &StoreOptions, as_json: bool) -> Result<String> 
         let _ = writeln!(
             out,
             "{:<width$}  {:<24}  {:<10}  {:>6}  {:>5}",
-            r.head.id,
+            one_line(&r.head.id),
             r.head.updated_at.to_rfc3339(),
-            r.head.preset,
+            one_line(&r.head.preset),
             r.head.next_seq,
             r.notes_count
         );
@@ -184,8 +184,8 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
             text,
             "  {:<10}  {} {} {}",
             e.state.as_str(),
-            e.call_id,
-            e.tool,
+            one_line(&e.call_id),
+            one_line(&e.tool),
             e.arguments
         );
     }
@@ -195,9 +195,9 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
             text,
             "  {:<13}  {} {}  ({})",
             a.answer.as_str(),
-            a.call_id,
-            a.tool,
-            a.reason
+            one_line(&a.call_id),
+            one_line(&a.tool),
+            one_line(&a.reason)
         );
     }
     Ok(terminal_safe(&text))
@@ -227,6 +227,12 @@ fn terminal_safe(text: &str) -> String {
     out
 }
 
+/// A field shown inside one line (an id, a name, a tag): its line breaks are escaped too, so
+/// it cannot start a line that looks like another item.
+fn one_line(text: &str) -> String {
+    text.replace('\n', "\\n").replace('\r', "\\r")
+}
+
 fn indented(out: &mut String, text: &str) {
     if text.is_empty() {
         out.push_str("      (empty)\n");
@@ -250,7 +256,9 @@ fn describe(body: &ItemBody) -> (String, String) {
                 let _ = write!(
                     shown,
                     "→ tool call {} {} {}",
-                    call.id, call.name, call.arguments
+                    one_line(&call.id),
+                    one_line(&call.name),
+                    call.arguments
                 );
             }
             ("model".into(), shown)
@@ -262,8 +270,10 @@ fn describe(body: &ItemBody) -> (String, String) {
             is_error,
         } => (
             format!(
-                "untrusted: {} of tool {tool}, call {call_id}",
-                if *is_error { "error" } else { "output" }
+                "untrusted: {} of tool {}, call {}",
+                if *is_error { "error" } else { "output" },
+                one_line(tool),
+                one_line(call_id)
             ),
             for_display(output),
         ),
@@ -273,7 +283,8 @@ fn describe(body: &ItemBody) -> (String, String) {
             merged_with_user,
         } => (
             format!(
-                "untrusted: notification {notification_id}{}",
+                "untrusted: notification {}{}",
+                one_line(notification_id),
                 if *merged_with_user {
                     ", merged with the user turn"
                 } else {
@@ -284,11 +295,15 @@ fn describe(body: &ItemBody) -> (String, String) {
         ),
         ItemBody::Diagnostic(d) => match d {
             Diagnostic::ToolCallStatus { call_id, envelope } => (
-                format!("diagnostic: status of call {call_id}"),
+                format!("diagnostic: status of call {}", one_line(call_id)),
                 envelope.as_str().to_string(),
             ),
             Diagnostic::DispatchUnknown { call_id, tool } => (
-                format!("diagnostic: dispatch of call {call_id} ({tool}) unknown"),
+                format!(
+                    "diagnostic: dispatch of call {} ({}) unknown",
+                    one_line(call_id),
+                    one_line(tool)
+                ),
                 keel_core::compose::DISPATCH_UNKNOWN_TEXT.to_string(),
             ),
             Diagnostic::Context { envelope } => {
@@ -302,8 +317,8 @@ fn render_text(run: &RunRecord, queue: &[NotificationRecord]) -> String {
     let h = &run.head;
     let mut out = format!(
         "Run {}\n  preset   {}\n  created  {}\n  updated  {}\n\nItems ({})\n",
-        h.id,
-        h.preset,
+        one_line(&h.id),
+        one_line(&h.preset),
         h.created_at.to_rfc3339(),
         h.updated_at.to_rfc3339(),
         run.items.len()
@@ -316,7 +331,7 @@ fn render_text(run: &RunRecord, queue: &[NotificationRecord]) -> String {
             item.seq,
             item.body.kind_name(),
             item.ts.to_rfc3339(),
-            item.id
+            one_line(item.id.as_str())
         );
         indented(&mut out, &text);
     }
@@ -328,7 +343,7 @@ fn render_text(run: &RunRecord, queue: &[NotificationRecord]) -> String {
     );
     for note in run.notes.iter() {
         let tag = note.tag.as_ref().map_or("(untagged)", |t| t.as_str());
-        let _ = writeln!(out, "  {:<4}  {tag}", note.lifetime.as_str());
+        let _ = writeln!(out, "  {:<4}  {}", note.lifetime.as_str(), one_line(tag));
         indented(&mut out, &note.text);
     }
     for (pos, reason) in &run.skipped_notes {
@@ -361,7 +376,7 @@ fn render_text(run: &RunRecord, queue: &[NotificationRecord]) -> String {
             "  {:<14} {}  id {}  {} chars  {fate}",
             n.kind.as_str(),
             n.enqueued_at.to_rfc3339(),
-            n.id,
+            one_line(&n.id),
             n.payload_chars
         );
     }
