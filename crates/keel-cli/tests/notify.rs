@@ -2,7 +2,7 @@
 
 use assert_cmd::Command;
 use keel_core::notify::Lang;
-use keel_core::{ItemId, SystemNotes, Timestamp};
+use keel_core::{ItemId, Timestamp};
 use keel_runtime::boundary::deliver_after_close;
 use keel_store::{NewRun, SqliteStore, Store, StoreOptions};
 use serde_json::Value;
@@ -51,7 +51,7 @@ impl Env {
                 id: "r".into(),
                 preset: "default".into(),
                 now: Timestamp(0),
-                notes: SystemNotes::new(),
+                note_ops: Vec::new(),
                 items: vec![],
             })
             .unwrap_or_else(|e| panic!("{e}"));

@@ -6,10 +6,9 @@ use std::path::Path;
 use assert_cmd::Command;
 use keel_core::envelope::Envelope;
 use keel_core::item::Diagnostic;
+use keel_core::notes::NoteOp;
 use keel_core::notify::NotificationKind;
-use keel_core::{
-    ItemBody, ItemId, NoteLifetime, NoteTag, SystemNotes, Timestamp, ToolCall, Untrusted,
-};
+use keel_core::{ItemBody, ItemId, NoteLifetime, NoteTag, Timestamp, ToolCall, Untrusted};
 use keel_store::{NewItem, NewRun, RunWrite, SqliteStore, Store, StoreOptions};
 
 /// A sandbox: its own KEEL_HOME, config home and working directory.
@@ -66,23 +65,28 @@ fn item(n: u64, body: ItemBody) -> NewItem {
 
 fn populate(db: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let mut store = SqliteStore::open(db, &StoreOptions::default())?;
-    let mut notes = SystemNotes::new();
-    notes.add_tagged(
-        "Answer in one sentence.",
-        NoteLifetime::Run,
-        NoteTag::new("caller-instructions")?,
-    );
-    notes.add_tagged(
-        "[Scheduled wake: daily]",
-        NoteLifetime::Turn,
-        NoteTag::new("wake")?,
-    );
-    notes.add("untagged\nsecond line", NoteLifetime::Run, None, 16)?;
+    let add =
+        |text: &str, lifetime, tag: Option<&str>| -> Result<NoteOp, keel_core::notes::EmptyTag> {
+            Ok(NoteOp::Add {
+                text: text.into(),
+                lifetime,
+                tag: tag.map(NoteTag::new).transpose()?,
+            })
+        };
+    let note_ops = vec![
+        add(
+            "Answer in one sentence.",
+            NoteLifetime::Run,
+            Some("caller-instructions"),
+        )?,
+        add("[Scheduled wake: daily]", NoteLifetime::Turn, Some("wake"))?,
+        add("untagged\nsecond line", NoteLifetime::Run, None)?,
+    ];
     store.create_run(NewRun {
         id: "run-a".into(),
         preset: "default".into(),
         now: Timestamp(1_795_987_900_000),
-        notes,
+        note_ops,
         items: vec![item(
             0,
             ItemBody::User {
@@ -177,7 +181,7 @@ fn populate(db: &Path) -> Result<(), Box<dyn std::error::Error>> {
         id: "run-b".into(),
         preset: "review".into(),
         now: Timestamp(1_795_987_800_000),
-        notes: SystemNotes::new(),
+        note_ops: Vec::new(),
         items: vec![],
     })?;
     Ok(())
@@ -353,18 +357,16 @@ fn run_on_the_default_model_says_what_works_today() {
 fn stored_control_characters_never_reach_the_terminal() -> Result<(), Box<dyn std::error::Error>> {
     let sb = Sandbox::new();
     let mut store = SqliteStore::open(&sb.db(), &StoreOptions::default())?;
-    let mut notes = SystemNotes::new();
-    keel_core::notes::producers::add_tool_error(
-        &mut notes,
+    let note_ops = vec![keel_core::notes::producers::tool_error(
         "c\u{1b}[2J\u{1b}[31mFAKE",
         "t\u{1b}[1m",
         &Untrusted::new("boom".into()),
-    );
+    )];
     store.create_run(NewRun {
         id: "r\u{1b}[5m".into(),
         preset: "p\u{7}".into(),
         now: Timestamp(0),
-        notes,
+        note_ops,
         items: vec![item(
             0,
             ItemBody::ToolResult {
@@ -389,7 +391,7 @@ fn stored_control_characters_never_reach_the_terminal() -> Result<(), Box<dyn st
         id: "r2".into(),
         preset: "default".into(),
         now: Timestamp(0),
-        notes: SystemNotes::new(),
+        note_ops: Vec::new(),
         items: vec![item(
             0,
             ItemBody::ToolResult {
@@ -436,7 +438,7 @@ fn malformed_stored_notes_are_skipped_logged_and_reported() -> Result<(), Box<dy
         id: "r".into(),
         preset: "default".into(),
         now: Timestamp(0),
-        notes: SystemNotes::new(),
+        note_ops: Vec::new(),
         items: vec![],
     })?;
     drop(store);

@@ -322,8 +322,26 @@ pub mod producers {
     }
 
     /// System text from a caller (`keel run --instructions`): a run note, never a message.
+    pub fn caller_instructions(text: impl Into<String>) -> NoteOp {
+        NoteOp::Add {
+            text: text.into(),
+            lifetime: NoteLifetime::Run,
+            tag: Some(tag(CALLER_INSTRUCTIONS)),
+        }
+    }
+
+    /// A recoverable tool error, informing exactly the turn it was raised in.
+    pub fn tool_error(call_id: &str, tool: &str, message: &Untrusted<String>) -> NoteOp {
+        NoteOp::Add {
+            text: tool_error_note_text(tool, message),
+            lifetime: NoteLifetime::Turn,
+            tag: Some(NoteTag(format!("tool-error:{call_id}"))),
+        }
+    }
+
+    /// [`caller_instructions`], applied.
     pub fn add_caller_instructions(notes: &mut SystemNotes, text: impl Into<String>) {
-        notes.add_tagged(text, NoteLifetime::Run, tag(CALLER_INSTRUCTIONS));
+        let _ = notes.apply(caller_instructions(text), usize::MAX);
     }
 
     /// A recoverable tool error, informing exactly the turn it was raised in.
@@ -333,8 +351,7 @@ pub mod producers {
         tool: &str,
         message: &Untrusted<String>,
     ) {
-        let tag = NoteTag(format!("tool-error:{call_id}"));
-        notes.add_tagged(tool_error_note_text(tool, message), NoteLifetime::Turn, tag);
+        let _ = notes.apply(tool_error(call_id, tool, message), usize::MAX);
     }
 }
 

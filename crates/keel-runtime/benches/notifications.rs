@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use keel_core::notify::{Lang, NotificationKind, NotificationLanguage, notification_context};
-use keel_core::{ItemId, SystemNotes, Timestamp};
+use keel_core::{ItemId, Timestamp};
 use keel_runtime::boundary::deliver_after_close;
 use keel_store::{NewNotification, NewRun, SqliteStore, Store, StoreOptions};
 
@@ -51,7 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         id: "r".into(),
         preset: "default".into(),
         now: Timestamp(0),
-        notes: SystemNotes::new(),
+        note_ops: Vec::new(),
         items: vec![],
     })?;
     let mut n = 0u64;

@@ -7,11 +7,11 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use keel_core::Timestamp;
 use keel_core::item::{ItemBody, ItemId, ToolCall};
 use keel_core::policy::Decision;
 use keel_core::policy::provenance::OnTainted;
 use keel_core::policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
-use keel_core::{SystemNotes, Timestamp};
 use keel_model::ModelReply;
 use keel_model::scripted::ScriptedModel;
 use keel_runtime::agent::{Agent, LoopSettings};
@@ -77,7 +77,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             id: "r".into(),
             preset: "default".into(),
             now: Timestamp(0),
-            notes: SystemNotes::new(),
+            note_ops: Vec::new(),
             items: history,
         })?;
         let replies: Vec<ModelReply> = (0..steps)

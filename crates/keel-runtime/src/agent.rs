@@ -154,8 +154,12 @@ impl Agent<'_> {
     fn commit(&mut self, run: &str, write: impl FnOnce(u64) -> RunWrite) -> Result<(), StoreError> {
         let version = self.record(run)?.head.version;
         let write = write(version);
-        let (appended, notes, close) =
-            (write.append.clone(), write.notes.clone(), write.close_turn);
+        let (appended, note_ops, close) = (
+            write.append.clone(),
+            write.note_ops.clone(),
+            write.close_turn,
+        );
+        let max_untagged = write.max_untagged_notes;
         let open = write.open_turn;
         let committed = match self.store.commit(run, write) {
             Ok(c) => c,
@@ -174,8 +178,9 @@ impl Agent<'_> {
                     ts: n.ts,
                     body: n.body,
                 }));
-            if let Some(notes) = notes {
-                record.notes = notes;
+            // The same operations the store applied, applied to the cached notes.
+            for op in note_ops {
+                let _ = record.notes.apply(op, max_untagged);
             }
             if close {
                 record.notes.consume_turn_notes();
@@ -500,24 +505,21 @@ impl Agent<'_> {
             state: DispatchState::Completed,
             result: Some(output.text.clone()),
         };
-        let mut write_notes = None;
-        if output.is_error {
-            // A recoverable failure: tell the model, for this turn, to re-collect what it needs.
-            let mut notes = self.record(run)?.notes.clone();
-            producers::add_tool_error(
-                &mut notes,
+        // A recoverable failure: tell the model, for this turn, to re-collect what it needs.
+        let note_ops = if output.is_error {
+            vec![producers::tool_error(
                 &call.id,
                 &call.name,
                 &Untrusted::new(output.text.clone()),
-            );
-            write_notes = Some(notes);
-        }
+            )]
+        } else {
+            Vec::new()
+        };
+        let max_untagged = self.settings.max_untagged_notes;
         self.commit(run, |v| {
-            let w = RunWrite::append(v, now, vec![result]).with_ledger(vec![completed]);
-            match write_notes {
-                Some(n) => w.with_notes(n),
-                None => w,
-            }
+            RunWrite::append(v, now, vec![result])
+                .with_ledger(vec![completed])
+                .with_note_ops(note_ops, max_untagged)
         })?;
         (self.events)(Event::ToolResult {
             call_id: call.id.clone(),

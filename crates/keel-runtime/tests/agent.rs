@@ -9,7 +9,7 @@ use keel_core::policy::Decision;
 use keel_core::policy::provenance::OnTainted;
 use keel_core::policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
 use keel_core::time::Timestamp;
-use keel_core::{NoteLifetime, NoteTag, SystemNotes};
+use keel_core::{NoteLifetime, NoteTag};
 use keel_model::ModelReply;
 use keel_model::scripted::ScriptedModel;
 use keel_runtime::agent::{Agent, Event, LoopSettings};
@@ -82,7 +82,7 @@ fn world(ask_tools: &[&str], interactive: bool) -> World {
             id: "r".into(),
             preset: "default".into(),
             now: Timestamp(0),
-            notes: SystemNotes::new(),
+            note_ops: Vec::new(),
             items: vec![],
         })
         .unwrap_or_else(|e| panic!("{e}"));
@@ -282,16 +282,15 @@ fn ask_user_yes_and_no() {
 #[test]
 fn turn_notes_are_consumed_when_the_turn_closes_and_the_step_limit_holds() {
     let mut w = world(&[], false);
-    let mut notes = SystemNotes::new();
-    notes.add_tagged(
-        "[Scheduled wake: daily]",
-        NoteLifetime::Turn,
-        NoteTag::new("wake").unwrap_or_else(|e| panic!("{e}")),
-    );
+    let wake = keel_core::notes::NoteOp::Add {
+        text: "[Scheduled wake: daily]".into(),
+        lifetime: NoteLifetime::Turn,
+        tag: Some(NoteTag::new("wake").unwrap_or_else(|e| panic!("{e}"))),
+    };
     w.store
         .commit(
             "r",
-            RunWrite::append(1, Timestamp(0), vec![]).with_notes(notes),
+            RunWrite::append(1, Timestamp(0), vec![]).with_note_ops(vec![wake], 16),
         )
         .unwrap_or_else(|e| panic!("{e}"));
     let looping: Vec<ModelReply> = (0..5)

@@ -3,7 +3,7 @@
 
 use keel_core::compose::{ComposeInput, Role, compose, stable_head};
 use keel_core::notify::{Lang, NOT_AUTHORIZED_RESULT, NotificationKind, ResponseOrigin, authorize};
-use keel_core::{ItemBody, ItemId, SystemNotes, Timestamp, ToolCall};
+use keel_core::{ItemBody, ItemId, Timestamp, ToolCall};
 use keel_runtime::boundary::{deliver_after_close, open_user_turn, refusal_items};
 use keel_store::{
     NewItem, NewNotification, NewRun, QueueState, RunWrite, SqliteStore, Store, StoreOptions,
@@ -26,7 +26,7 @@ fn setup(dir: &std::path::Path) -> Result<SqliteStore, Box<dyn std::error::Error
         id: "r".into(),
         preset: "default".into(),
         now: Timestamp(0),
-        notes: SystemNotes::new(),
+        note_ops: Vec::new(),
         items: vec![],
     })?;
     Ok(store)

@@ -4,7 +4,7 @@
 use std::process::{Command, Stdio};
 
 use keel_core::notify::{Lang, NotificationKind};
-use keel_core::{ItemId, SystemNotes, Timestamp};
+use keel_core::{ItemId, Timestamp};
 use keel_runtime::boundary::{deliver_after_close, open_user_turn};
 use keel_store::{
     CRASH_POINT_ENV, NewNotification, NewRun, QueueState, SqliteStore, Store, StoreOptions,
@@ -54,7 +54,7 @@ fn a_crash_mid_delivery_leaves_the_notification_pending() -> Result<(), Box<dyn 
             id: "r".into(),
             preset: "default".into(),
             now: Timestamp(0),
-            notes: SystemNotes::new(),
+            note_ops: Vec::new(),
             items: vec![],
         })?;
         store.enqueue_notification(

@@ -507,7 +507,7 @@ fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::
         id: "r".into(),
         preset: "default".into(),
         now: Timestamp(0),
-        notes: keel_core::SystemNotes::new(),
+        note_ops: Vec::new(),
         items: vec![],
     })?;
     let policy = || default_like(vec![rule(&["deploy"], Decision::AskUser, 3000)], vec![]);

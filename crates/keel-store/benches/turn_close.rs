@@ -7,7 +7,8 @@
 
 use std::time::{Duration, Instant};
 
-use keel_core::{ItemBody, ItemId, NoteLifetime, NoteTag, SystemNotes, Timestamp};
+use keel_core::notes::NoteOp;
+use keel_core::{ItemBody, ItemId, NoteLifetime, NoteTag, Timestamp};
 use keel_store::{NewItem, NewRun, RunWrite, SqliteStore, Store, StoreOptions};
 
 const SAMPLES: usize = 300;
@@ -57,7 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             id: "r".into(),
             preset: "default".into(),
             now: Timestamp(0),
-            notes: SystemNotes::new(),
+            note_ops: Vec::new(),
             items: history,
         })?;
         let (mut version, mut seq) = (head.version, head.next_seq);
@@ -72,11 +73,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             appends.push(start.elapsed());
             (version, seq) = (c.version, c.next_seq);
 
-            let mut notes = SystemNotes::new();
-            notes.add_tagged("[Scheduled wake: bench]", NoteLifetime::Turn, tag.clone());
+            let wake = NoteOp::Add {
+                text: "[Scheduled wake: bench]".into(),
+                lifetime: NoteLifetime::Turn,
+                tag: Some(tag.clone()),
+            };
             let start = Instant::now();
             let write = RunWrite::append(version, Timestamp(2), vec![item(seq)?])
-                .with_notes(notes)
+                .with_note_ops(vec![wake], 16)
                 .closing_turn();
             let c = store.commit("r", write)?;
             closes.push(start.elapsed());

@@ -3,7 +3,7 @@
 
 use keel_core::legacy::{CallerField, check_caller_roles};
 use keel_core::notes::producers;
-use keel_core::{ItemBody, ItemId, SystemNotes, Timestamp};
+use keel_core::{ItemBody, ItemId, Timestamp};
 
 use crate::{Committed, NewItem, NewRun, RunHead, RunWrite, Store, StoreError};
 
@@ -111,15 +111,16 @@ pub fn start_run_from_caller(
 ) -> Result<RunHead, StoreError> {
     check_caller_roles(start.field, start.messages.iter().map(|m| m.role.as_str()))?;
     let items = caller_items(start.messages, start.now, &mut next_item_id)?;
-    let mut notes = SystemNotes::new();
-    if let Some(text) = start.instructions {
-        producers::add_caller_instructions(&mut notes, text);
-    }
+    let note_ops = start
+        .instructions
+        .map(producers::caller_instructions)
+        .into_iter()
+        .collect();
     store.create_run(NewRun {
         id: start.id,
         preset: start.preset,
         now: start.now,
-        notes,
+        note_ops,
         items,
     })
 }

@@ -21,6 +21,7 @@ mod schema;
 mod sqlite;
 
 use keel_core::language::ConversationLanguage;
+use keel_core::notes::NoteOp;
 use keel_core::notify::{NotificationKind, QueuedNotification};
 use keel_core::{Item, ItemBody, ItemId, SystemNotes, Timestamp};
 
@@ -34,7 +35,8 @@ pub struct NewRun {
     pub id: String,
     pub preset: String,
     pub now: Timestamp,
-    pub notes: SystemNotes,
+    /// The run's first notes, as note operations (the only way notes are ever written).
+    pub note_ops: Vec<NoteOp>,
     pub items: Vec<NewItem>,
 }
 
@@ -184,6 +186,24 @@ pub struct RunSummary {
 }
 
 /// One transaction on a run.
+///
+/// A run's notes change only through note operations (system-notes.md N22, T6): there is no
+/// way to write a list of notes as given.
+///
+/// ```compile_fail,E0599
+/// let write = keel_store::RunWrite::append(1, keel_core::Timestamp(0), vec![])
+///     .with_notes(keel_core::SystemNotes::new());
+/// ```
+///
+/// ```compile_fail,E0560
+/// let run = keel_store::NewRun {
+///     id: "r".into(),
+///     preset: "default".into(),
+///     now: keel_core::Timestamp(0),
+///     notes: keel_core::SystemNotes::new(),
+///     items: vec![],
+/// };
+/// ```
 #[derive(Clone, Debug)]
 pub struct RunWrite {
     /// The version the writer loaded; the write fails as stale if the run has moved on.
@@ -191,9 +211,12 @@ pub struct RunWrite {
     pub now: Timestamp,
     /// Appended in order after the run's last item.
     pub append: Vec<NewItem>,
-    /// The run's notes after the writer's note operations, written in this transaction (N1).
-    /// `None` leaves the stored notes as they are.
-    pub notes: Option<SystemNotes>,
+    /// Note operations, applied to the stored notes and written in this transaction (N1).
+    /// They are the only way to change a run's notes: no API writes a list of notes as given
+    /// (system-notes.md N22, T6).
+    pub note_ops: Vec<NoteOp>,
+    /// The untagged-note cap the operations are applied under (N25).
+    pub max_untagged_notes: usize,
     /// Close the turn: consume every `Turn` note in this same transaction (N8).
     pub close_turn: bool,
     /// The conversation language after this write's user turn, if it changed.
@@ -276,7 +299,8 @@ impl RunWrite {
             expected_version,
             now,
             append: items,
-            notes: None,
+            note_ops: Vec::new(),
+            max_untagged_notes: keel_core::notes::DEFAULT_MAX_UNTAGGED,
             close_turn: false,
             language: None,
             queue: Vec::new(),
@@ -297,9 +321,10 @@ impl RunWrite {
         self
     }
 
-    /// Also write the run's notes as they are after the writer's note operations.
-    pub fn with_notes(mut self, notes: SystemNotes) -> Self {
-        self.notes = Some(notes);
+    /// Also apply note operations, under the untagged-note cap `max_untagged`.
+    pub fn with_note_ops(mut self, ops: Vec<NoteOp>, max_untagged: usize) -> Self {
+        self.note_ops.extend(ops);
+        self.max_untagged_notes = max_untagged;
         self
     }
 
@@ -382,6 +407,8 @@ pub enum StoreError {
         what: String,
         reason: String,
     },
+    #[error(transparent)]
+    NoteLimit(#[from] keel_core::NoteLimit),
     #[error(transparent)]
     InvalidCallerMessages(#[from] keel_core::legacy::InvalidCallerMessages),
     #[error(

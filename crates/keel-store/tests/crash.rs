@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{id, new_run};
+use keel_core::notes::{DEFAULT_MAX_UNTAGGED, NoteOp};
 use keel_core::{ItemBody, NoteLifetime, NoteTag, Timestamp};
 use keel_store::{CRASH_POINT_ENV, NewItem, RunWrite, SqliteStore, Store, StoreOptions};
 
@@ -31,6 +32,14 @@ fn item(seq: u64) -> NewItem {
     }
 }
 
+fn add(text: String, lifetime: NoteLifetime, t: &str) -> NoteOp {
+    NoteOp::Add {
+        text,
+        lifetime,
+        tag: Some(tag(t)),
+    }
+}
+
 fn tag(s: &str) -> NoteTag {
     NoteTag::new(s).unwrap_or_else(|_| panic!("empty tag"))
 }
@@ -46,23 +55,22 @@ fn crash_child() -> Result<(), Box<dyn std::error::Error>> {
     while Instant::now() < deadline {
         let run = store.load_run("r1")?;
         let (mut version, mut seq) = (run.head.version, run.head.next_seq);
-        let mut notes = run.notes;
         // A turn left open by the previous kill is resumed, not opened again.
         if seq % TURN_ITEMS == 0 {
-            notes.add_tagged(format!("turn at {seq}"), NoteLifetime::Turn, tag("wake"));
-            let open =
-                RunWrite::append(version, Timestamp(1), vec![item(seq)]).with_notes(notes.clone());
+            let wake = add(format!("turn at {seq}"), NoteLifetime::Turn, "wake");
+            let open = RunWrite::append(version, Timestamp(1), vec![item(seq)])
+                .with_note_ops(vec![wake], DEFAULT_MAX_UNTAGGED);
             let c = store.commit("r1", open)?;
             version = c.version;
             seq = c.next_seq;
         }
         let closing: Vec<NewItem> = (seq..seq + CLOSE_ITEMS).map(item).collect();
         let closed = (seq + CLOSE_ITEMS) / TURN_ITEMS;
-        notes.add_tagged(closed.to_string(), NoteLifetime::Run, tag("closed-turns"));
+        let count = add(closed.to_string(), NoteLifetime::Run, "closed-turns");
         store.commit(
             "r1",
             RunWrite::append(version, Timestamp(2), closing)
-                .with_notes(notes)
+                .with_note_ops(vec![count], DEFAULT_MAX_UNTAGGED)
                 .closing_turn(),
         )?;
     }

@@ -16,6 +16,14 @@ fn open(path: &std::path::Path) -> Result<SqliteStore, StoreError> {
     SqliteStore::open(path, &StoreOptions::default())
 }
 
+fn add_op(text: &str, lifetime: NoteLifetime, t: Option<&str>) -> keel_core::notes::NoteOp {
+    keel_core::notes::NoteOp::Add {
+        text: text.into(),
+        lifetime,
+        tag: t.map(tag),
+    }
+}
+
 fn tag(s: &str) -> NoteTag {
     NoteTag::new(s).unwrap_or_else(|_| panic!("empty tag"))
 }
@@ -92,7 +100,11 @@ fn reopen_after_close_keeps_everything() -> R {
     {
         let mut store = open(&path)?;
         let mut run = new_run("r1");
-        run.notes = notes.clone();
+        run.note_ops = vec![add_op(
+            "Be terse.",
+            NoteLifetime::Run,
+            Some("caller-instructions"),
+        )];
         let head = store.create_run(run)?;
         assert_eq!(head.version, 1);
         let c = store.commit(
@@ -130,11 +142,10 @@ fn turn_close_consumes_turn_notes_in_the_same_transaction() -> R {
     let mut store = open(&dir.path().join("keel.db"))?;
     store.create_run(new_run("r1"))?;
     // Turn 1 (T3): the wake note is written with the first item and is visible until close.
-    let mut notes = store.load_run("r1")?.notes;
-    notes.add_tagged("[Scheduled wake: daily]", NoteLifetime::Turn, tag("wake"));
+    let wake = add_op("[Scheduled wake: daily]", NoteLifetime::Turn, Some("wake"));
     let c = store.commit(
         "r1",
-        RunWrite::append(1, Timestamp(2), vec![user_item(0)]).with_notes(notes),
+        RunWrite::append(1, Timestamp(2), vec![user_item(0)]).with_note_ops(vec![wake], 16),
     )?;
     assert_eq!(
         store.load_run("r1")?.notes.blocks(),
@@ -146,16 +157,15 @@ fn turn_close_consumes_turn_notes_in_the_same_transaction() -> R {
     )?;
     assert!(store.load_run("r1")?.notes.is_empty());
     // Turn 2: escalation resume (Run) survives turn 3's close.
-    let mut notes = store.load_run("r1")?.notes;
-    notes.add_tagged(
+    let resume = add_op(
         "[A human agent handled this conversation. The assistant is now resuming.]",
         NoteLifetime::Run,
-        tag("escalation-resume"),
+        Some("escalation-resume"),
     );
     let c = store.commit(
         "r1",
         RunWrite::append(c.version, Timestamp(4), vec![user_item(2)])
-            .with_notes(notes)
+            .with_note_ops(vec![resume], 16)
             .closing_turn(),
     )?;
     store.commit(

@@ -316,7 +316,11 @@ impl Store for SqliteStore {
             ],
         )?;
         insert_items(&tx, &run.id, 0, &run.items)?;
-        replace_notes(&tx, &run.id, &run.notes)?;
+        let mut notes = SystemNotes::new();
+        for op in run.note_ops {
+            notes.apply(op, keel_core::notes::DEFAULT_MAX_UNTAGGED)?;
+        }
+        replace_notes(&tx, &run.id, &notes)?;
         tx.commit()?;
         Ok(head)
     }
@@ -410,8 +414,13 @@ impl Store for SqliteStore {
                     run
                 ])?;
         }
-        if let Some(notes) = &write.notes {
-            replace_notes(&tx, run, notes)?;
+        if !write.note_ops.is_empty() {
+            // The stored notes, changed only by note operations, in this transaction (N1).
+            let (mut notes, _) = read_notes(&tx, run)?;
+            for op in &write.note_ops {
+                notes.apply(op.clone(), write.max_untagged_notes)?;
+            }
+            replace_notes(&tx, run, &notes)?;
         }
         if let Some(language) = &write.language {
             let json = serde_json::to_string(language).map_err(|e| StoreError::Corrupt {

@@ -1,7 +1,7 @@
 //! Helpers shared by the store's integration tests.
 #![allow(dead_code)]
 
-use keel_core::{ItemBody, ItemId, SystemNotes, Timestamp};
+use keel_core::{ItemBody, ItemId, Timestamp};
 use keel_store::{NewItem, NewRun};
 
 pub fn id(s: &str) -> ItemId {
@@ -23,7 +23,7 @@ pub fn new_run(run: &str) -> NewRun {
         id: run.to_string(),
         preset: "default".to_string(),
         now: Timestamp(1_000),
-        notes: SystemNotes::new(),
+        note_ops: Vec::new(),
         items: Vec::new(),
     }
 }
