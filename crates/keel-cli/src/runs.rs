@@ -107,7 +107,9 @@ pub fn item_json(item: &Item) -> Value {
     map.insert("id".into(), json!(item.id.as_str()));
     map.insert("kind".into(), json!(item.body.kind_name()));
     map.insert("ts".into(), json!(item.ts.to_rfc3339()));
-    if let Ok(Value::Object(body)) = serde_json::to_value(&item.body) {
+    if let Ok(Value::Object(body)) =
+        serde_json::from_str::<Value>(&keel_core::item::encode_body(&item.body))
+    {
         map.extend(body.into_iter().filter(|(k, _)| k != "kind"));
     }
     Value::Object(map)

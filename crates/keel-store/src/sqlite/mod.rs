@@ -206,11 +206,7 @@ fn insert_items(
         "INSERT INTO items (run_id, seq, id, kind, ts, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
     for (offset, item) in items.iter().enumerate() {
-        let body = serde_json::to_string(&item.body).map_err(|e| StoreError::CorruptItem {
-            run: run.to_string(),
-            seq: first_seq + offset as u64,
-            reason: format!("cannot serialize: {e}"),
-        })?;
+        let body = keel_core::item::encode_body(&item.body);
         stmt.execute(params![
             run,
             (first_seq + offset as u64) as i64,
@@ -357,7 +353,7 @@ impl Store for SqliteStore {
                     .try_into()
                     .map_err(|e: keel_core::item::EmptyId| corrupt(e.to_string()))?,
                 ts: Timestamp(ts),
-                body: serde_json::from_str(&body).map_err(|e| corrupt(e.to_string()))?,
+                body: keel_core::item::decode_body(&body).map_err(|e| corrupt(e.to_string()))?,
             });
         }
         drop(stmt);
@@ -493,7 +489,7 @@ impl Store for SqliteStore {
         let mut texts = Vec::new();
         for row in rows {
             let (seq, body) = row?;
-            match serde_json::from_str(&body) {
+            match keel_core::item::decode_body(&body) {
                 Ok(keel_core::ItemBody::User { text }) => texts.push(text),
                 Ok(_) | Err(_) => {
                     return Err(StoreError::CorruptItem {
