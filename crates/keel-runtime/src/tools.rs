@@ -284,8 +284,11 @@ impl Tool for Shell {
         let read = |r: Option<Box<dyn Read + Send>>| {
             std::thread::spawn(move || {
                 let mut buf = Vec::new();
-                if let Some(r) = r {
-                    let _ = r.take(cap as u64 + 1).read_to_end(&mut buf);
+                if let Some(mut r) = r {
+                    let _ = r.by_ref().take(cap as u64 + 1).read_to_end(&mut buf);
+                    // Keep reading past the cap (and drop it), so the command is not killed by
+                    // SIGPIPE for writing more than keel shows.
+                    let _ = std::io::copy(&mut r, &mut std::io::sink());
                 }
                 buf
             })
