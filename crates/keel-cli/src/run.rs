@@ -65,6 +65,31 @@ fn model_for(flags: &RunFlags) -> Result<Box<dyn Model>> {
     )
 }
 
+/// Ctrl-C asks the loop to stop at the next step; a second Ctrl-C leaves at once (the store
+/// keeps everything committed, and `keel runs resume` recovers either way).
+fn cancel_flag() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static FLAG: std::sync::OnceLock<std::sync::Arc<AtomicBool>> = std::sync::OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = std::sync::Arc::new(AtomicBool::new(false));
+        let seen = flag.clone();
+        let _ = ctrlc::set_handler(move || {
+            if seen.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+            eprintln!("\nkeel: stopping after the current step (Ctrl-C again to leave now)");
+        });
+        flag
+    })
+    .clone()
+}
+
+/// What to print and how to exit when a turn was cancelled.
+fn cancelled(run: &str) -> ExitCode {
+    eprintln!("keel: cancelled; everything so far is saved. `keel runs resume {run}` continues.");
+    ExitCode::from(130)
+}
+
 /// Whether a person can answer ask_user (interfaces.md §3): `--approval`, else a terminal.
 pub fn interactive(flag: Option<&str>, stdin_is_terminal: bool) -> bool {
     match flag {
@@ -151,6 +176,7 @@ fn session(
             base_instructions: base,
             step_limit: flags.step_limit,
             max_untagged_notes: config.max_untagged_notes(),
+            cancel: Some(cancel_flag()),
             ..LoopSettings::default()
         },
     })
@@ -225,7 +251,14 @@ fn with_agent<T>(
         events: &mut events,
         cache: keel_runtime::agent::TurnCache::default(),
     };
-    Ok(f(&mut agent)?)
+    f(&mut agent).map_err(anyhow::Error::from)
+}
+
+fn is_cancelled(e: &anyhow::Error) -> bool {
+    matches!(
+        e.downcast_ref::<keel_runtime::agent::LoopError>(),
+        Some(keel_runtime::agent::LoopError::Cancelled)
+    )
 }
 
 fn report_end(s: &Session, run: &str, end: Option<keel_runtime::agent::TurnEnd>) {
@@ -286,7 +319,10 @@ pub fn run(
         &mut next_id,
     )?;
     let mut input = stdin_reader();
-    let end = with_agent(&mut s, &mut input, &run_id, |a| a.user_turn(&run_id, task))?;
+    let end = match with_agent(&mut s, &mut input, &run_id, |a| a.user_turn(&run_id, task)) {
+        Err(e) if is_cancelled(&e) => return Ok(cancelled(&run_id)),
+        other => other?,
+    };
     report_end(&s, &run_id, Some(end));
     eprintln!("keel: run {run_id} (keel runs show {run_id})");
     Ok(ExitCode::SUCCESS)
@@ -307,7 +343,7 @@ pub fn resume(
         policy.restore_answers(&s.store.approvals(run_id)?);
     }
     let mut input = stdin_reader();
-    let end = with_agent(&mut s, &mut input, run_id, |a| {
+    let end = match with_agent(&mut s, &mut input, run_id, |a| {
         a.recover(run_id)?;
         let end = if a.store.run_head(run_id)?.turn_open {
             Some(a.continue_turn(run_id)?)
@@ -316,7 +352,10 @@ pub fn resume(
         };
         a.deliver_notifications(run_id)?;
         Ok(end)
-    })?;
+    }) {
+        Err(e) if is_cancelled(&e) => return Ok(cancelled(run_id)),
+        other => other?,
+    };
     report_end(&s, run_id, end);
     eprintln!("keel: run {run_id} (keel runs show {run_id})");
     Ok(ExitCode::SUCCESS)
@@ -379,7 +418,10 @@ pub fn chat(
         if line.trim().is_empty() {
             continue;
         }
-        let end = with_agent(&mut s, &mut input, &run_id, |a| a.user_turn(&run_id, line))?;
+        let end = match with_agent(&mut s, &mut input, &run_id, |a| a.user_turn(&run_id, line)) {
+            Err(e) if is_cancelled(&e) => return Ok(cancelled(&run_id)),
+            other => other?,
+        };
         report_end(&s, &run_id, Some(end));
     }
     eprintln!("keel: run {run_id} (keel runs show {run_id})");

@@ -410,3 +410,93 @@ fn chat_runs_turn_after_turn_and_delivers_notifications_between_them() {
     );
     assert_eq!(shown["notifications"][0]["state"], "delivered");
 }
+
+/// Ctrl-C stops the loop at the next step: exit 130, the turn stays open, nothing is lost,
+/// and `keel runs resume` finishes it.
+#[test]
+fn ctrl_c_stops_cleanly_and_the_run_resumes() {
+    let env = Env::new();
+    let policy = env.dir.path().join("allow-shell.toml");
+    std::fs::write(
+        &policy,
+        "[[rule]]\ntoolName = \"shell\"\ndecision = \"allow\"\npriority = 999\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let steps: Vec<Value> = (0..20)
+        .map(|k| {
+            call(
+                "shell",
+                json!({"command": format!("sleep 0.1; echo step-{k} >> steps.txt")}),
+            )
+        })
+        .chain(std::iter::once(json!({"text": "done"})))
+        .collect();
+    let model = env.script("s.jsonl", &steps);
+    let child = env
+        .cmd(&[
+            "run",
+            "work",
+            "--model",
+            &model,
+            "--policy",
+            policy.to_str().unwrap_or_default(),
+            "--approval",
+            "deny",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    // Wait until it is working, then press Ctrl-C.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !env.work().join("steps.txt").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    );
+    let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("keel runs resume"), "{err}");
+    let run = env.only_run();
+    let before = effects_in(&env.work(), "steps.txt");
+    assert!(before < 20, "it stopped early ({before} steps)");
+    let done = env.script("done.jsonl", &[json!({"text": "finished"})]);
+    let (code, out, err) = env.keel(
+        &[
+            "runs",
+            "resume",
+            &run,
+            "--model",
+            &done,
+            "--policy",
+            policy.to_str().unwrap_or_default(),
+            "--approval",
+            "deny",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("finished"), "{out}");
+    assert_eq!(
+        effects_in(&env.work(), "steps.txt"),
+        before,
+        "nothing ran twice"
+    );
+    assert_eq!(
+        env.show(&run)["items"]
+            .as_array()
+            .and_then(|a| a.last())
+            .and_then(|i| i["text"].as_str()),
+        Some("finished")
+    );
+}
+
+fn effects_in(dir: &Path, file: &str) -> usize {
+    std::fs::read_to_string(dir.join(file))
+        .unwrap_or_default()
+        .lines()
+        .count()
+}

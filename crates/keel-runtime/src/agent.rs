@@ -62,6 +62,9 @@ pub enum LoopError {
     Model(#[from] ModelError),
     #[error("cannot compose the request: {0}")]
     Compose(#[from] keel_core::compose::ComposeError),
+    /// Stopped on request (Ctrl-C) between two steps; the turn stays open for `resume`.
+    #[error("cancelled")]
+    Cancelled,
 }
 
 /// Settings of the loop; every limit is configurable.
@@ -71,6 +74,9 @@ pub struct LoopSettings {
     pub step_limit: usize,
     pub fallback_language: Lang,
     pub max_untagged_notes: usize,
+    /// Set from outside (a Ctrl-C handler) to stop at the next step or call boundary. The turn
+    /// is left open and everything done so far is stored, so `keel runs resume` continues.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Default for LoopSettings {
@@ -80,6 +86,7 @@ impl Default for LoopSettings {
             step_limit: DEFAULT_STEP_LIMIT,
             fallback_language: Lang::En,
             max_untagged_notes: keel_core::notes::DEFAULT_MAX_UNTAGGED,
+            cancel: None,
         }
     }
 }
@@ -323,6 +330,15 @@ impl Agent<'_> {
         Ok(delivered)
     }
 
+    fn check_cancel(&self) -> Result<(), LoopError> {
+        match &self.settings.cancel {
+            Some(flag) if flag.load(std::sync::atomic::Ordering::SeqCst) => {
+                Err(LoopError::Cancelled)
+            }
+            _ => Ok(()),
+        }
+    }
+
     fn stable_head(&self) -> String {
         stable_head(&self.settings.base_instructions, &[])
     }
@@ -339,6 +355,7 @@ impl Agent<'_> {
         let mut steps = 0;
         let mut final_text = String::new();
         loop {
+            self.check_cancel()?;
             if steps >= self.settings.step_limit {
                 let now = self.now();
                 self.commit(run, |v| RunWrite::append(v, now, vec![]).closing_turn())?;
@@ -382,6 +399,7 @@ impl Agent<'_> {
             }
             self.commit(run, |v| RunWrite::append(v, now, vec![assistant]))?;
             for call in &reply.tool_calls {
+                self.check_cancel()?;
                 self.handle_call(run, origin, call)?;
             }
             if matches!(origin, ResponseOrigin::Notification(_)) {
