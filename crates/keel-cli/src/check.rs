@@ -19,7 +19,7 @@ use crate::policy::{CompiledPolicy, compile};
 /// registered). A file that fails to load makes every call deny (N34), saying why.
 pub fn load_policy(policy_files: &[PathBuf], include_user: bool) -> CompiledPolicy {
     let standard = Sources::standard(&[]);
-    let sources = Sources {
+    compile_sources(&Sources {
         workspace: policy_files.to_vec(),
         user: if include_user { standard.user } else { None },
         admin_dir: if include_user {
@@ -27,8 +27,12 @@ pub fn load_policy(policy_files: &[PathBuf], include_user: bool) -> CompiledPoli
         } else {
             None
         },
-    };
-    let config = match config::load(&sources) {
+    })
+}
+
+/// The policy of the given files; a file that fails makes every call deny, saying why.
+pub fn compile_sources(sources: &Sources) -> CompiledPolicy {
+    let config = match config::load(sources) {
         Ok(c) => c,
         Err(e) => {
             return CompiledPolicy {

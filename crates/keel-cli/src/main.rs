@@ -299,34 +299,9 @@ fn execute(cli: Cli) -> Result<ExitCode> {
         Command::Policy {
             command: PolicyCommand::Show { policy },
         } => {
-            let compiled = check::load_policy(&policy, true);
-            let mut out = String::from("Built-in default policy (tier 1):\n\n");
-            out.push_str(config::BUILTIN_POLICY);
-            out.push_str("\nIn force, highest priority first:\n");
-            if let Some(error) = compiled.policy.load_error() {
-                out.push_str(&format!("  EVERY CALL IS DENIED: {error}\n"));
-            }
-            for rule in compiled.policy.rules() {
-                out.push_str(&format!(
-                    "  rule     {:>5}  {:<8}  {}\n",
-                    rule.priority,
-                    rule.decision.as_str(),
-                    rule.source
-                ));
-            }
-            for c in compiled.policy.checker_rules() {
-                out.push_str(&format!(
-                    "  checker  {:>5}  {:<8}  {}  {}\n",
-                    c.priority,
-                    c.checker.name(),
-                    match c.checker {
-                        keel_core::policy::rules::CheckerRef::InProcess(_) => "in-process",
-                        keel_core::policy::rules::CheckerRef::External(_) => "external",
-                    },
-                    c.source
-                ));
-            }
-            print(&out)
+            // What a run in this directory would use: ./keel.toml included.
+            let compiled = check::compile_sources(&config::Sources::standard(&policy));
+            print(&policy::render(&compiled))
         }
         Command::Config { policy } => {
             let config = load_config(&policy)?;

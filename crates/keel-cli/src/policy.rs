@@ -444,6 +444,38 @@ fn compile_registry_entry(name: &str, t: &TieredTable) -> Result<CheckerSpec, Po
     Ok(spec)
 }
 
+/// `keel policy show`: the built-in default policy, then every rule and checker in force,
+/// highest priority first.
+pub fn render(compiled: &CompiledPolicy) -> String {
+    let mut out = String::from("Built-in default policy (tier 1):\n\n");
+    out.push_str(crate::config::BUILTIN_POLICY);
+    out.push_str("\nIn force, highest priority first:\n");
+    if let Some(error) = compiled.policy.load_error() {
+        out.push_str(&format!("  EVERY CALL IS DENIED: {error}\n"));
+    }
+    for rule in compiled.policy.rules() {
+        out.push_str(&format!(
+            "  rule     {:>5}  {:<8}  {}\n",
+            rule.priority,
+            rule.decision.as_str(),
+            rule.source
+        ));
+    }
+    for c in compiled.policy.checker_rules() {
+        let kind = match c.checker {
+            CheckerRef::InProcess(_) => "in-process",
+            CheckerRef::External(_) => "external",
+        };
+        out.push_str(&format!(
+            "  checker  {:>5}  {:<12}  {kind}  {}\n",
+            c.priority,
+            c.checker.name(),
+            c.source
+        ));
+    }
+    out
+}
+
 /// Compiles the whole policy, or says which table of which file is wrong.
 pub fn compile(config: &Config) -> Result<CompiledPolicy, PolicyError> {
     let mut registry = BTreeMap::new();

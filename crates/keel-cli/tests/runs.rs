@@ -467,3 +467,24 @@ fn malformed_stored_notes_are_skipped_logged_and_reported() -> Result<(), Box<dy
     );
     Ok(())
 }
+
+#[test]
+fn policy_show_prints_the_default_and_what_is_in_force_here() {
+    let sb = Sandbox::new();
+    std::fs::write(
+        sb.path("work/keel.toml"),
+        "[[rule]]\ntoolName = \"deploy\"\ndecision = \"deny\"\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (code, out, err) = sb.keel(&["policy", "show"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("Built-in default policy (tier 1):"),
+        "{out}"
+    );
+    assert!(
+        out.contains("rule      3000  deny      keel.toml:1"),
+        "{out}"
+    );
+    assert!(out.contains("checker   1000  allowed-path"), "{out}");
+}
