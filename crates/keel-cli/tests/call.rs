@@ -267,3 +267,63 @@ fn conversation_language_reports_the_tracker() {
         assert_bad_input(&call("conversation-language", input), field);
     }
 }
+
+#[test]
+fn bridge_helpers_read_integers_and_nested_options() {
+    let out = call(
+        "estimate-summary-tokens",
+        r#"{"sourceChars":60001,"options":{"summaryCharBudget":400,"other":1}}"#,
+    );
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "{\"input\":30401,\"output\":150}\n"),
+        "{}",
+        out.stderr
+    );
+    let out = call(
+        "estimate-summary-tokens",
+        r#"{"sourceChars":0,"options":null}"#,
+    );
+    assert_eq!(out.stdout, "{\"input\":400,\"output\":900}\n");
+    assert_eq!(call("summary-token-budget", "{}").stdout, "900\n");
+    assert_eq!(
+        call("summary-token-budget", r#"{"summaryCharBudget":-7}"#).stdout,
+        "100\n"
+    );
+    assert_eq!(
+        call("detect-lang", r#"{"text":"こんにちは"}"#).stdout,
+        "\"zh\"\n"
+    );
+    assert_eq!(call("detect-lang", r#"{"text":""}"#).stdout, "\"en\"\n");
+    for (function, input, field) in [
+        (
+            "estimate-summary-tokens",
+            r#"{"sourceChars":1.5}"#,
+            "sourceChars",
+        ),
+        (
+            "estimate-summary-tokens",
+            r#"{"sourceChars":"3"}"#,
+            "sourceChars",
+        ),
+        ("estimate-summary-tokens", r#"{}"#, "sourceChars"),
+        (
+            "estimate-summary-tokens",
+            r#"{"sourceChars":1,"options":[]}"#,
+            "options",
+        ),
+        (
+            "estimate-summary-tokens",
+            r#"{"sourceChars":1,"options":{"summaryCharBudget":2.5}}"#,
+            "options.summaryCharBudget",
+        ),
+        (
+            "summary-token-budget",
+            r#"{"summaryCharBudget":1e3}"#,
+            "summaryCharBudget",
+        ),
+        ("detect-lang", r#"{"text":5}"#, "text"),
+    ] {
+        assert_bad_input(&call(function, input), field);
+    }
+}

@@ -9,6 +9,7 @@
 //! Not here: storage (`keel-store`), model providers, the turn loop, or the command line.
 #![forbid(unsafe_code)]
 
+pub mod bridge;
 pub mod compose;
 pub mod envelope;
 pub mod item;

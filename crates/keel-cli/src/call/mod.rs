@@ -6,6 +6,7 @@
 //! `NoteLimit`) is exit 1 with `{"error"}`; nothing is printed on stdout in either case. Each
 //! function is one entry of [`FUNCTIONS`]; later issues add theirs there.
 
+mod bridge;
 mod notifications;
 mod system_notes;
 pub mod wire;
@@ -41,6 +42,12 @@ pub const FUNCTIONS: &[(&str, Function)] = &[
     (
         "conversation-language",
         notifications::conversation_language_call,
+    ),
+    ("detect-lang", bridge::detect_lang_call),
+    ("summary-token-budget", bridge::summary_token_budget_call),
+    (
+        "estimate-summary-tokens",
+        bridge::estimate_summary_tokens_call,
     ),
 ];
 

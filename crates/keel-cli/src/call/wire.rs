@@ -150,6 +150,26 @@ impl<'a> Obj<'a> {
         self.opt(key).map(|v| self.array(key, v)).transpose()
     }
 
+    /// An optional nested options object (`{"options":{"summaryCharBudget":0}}`); absent or
+    /// `null` is `None`.
+    pub fn opt_obj(&self, key: &str) -> Result<Option<Obj<'a>>, BadInput> {
+        self.opt(key)
+            .map(|v| Obj::at(v, self.path_of(key)))
+            .transpose()
+    }
+
+    /// An optional signed integer: `1.5`, `1e3` and `"3"` are bad input.
+    pub fn opt_int(&self, key: &str) -> Result<Option<i64>, BadInput> {
+        self.opt(key)
+            .map(|v| v.as_i64().ok_or_else(|| self.wrong(key, "an integer", v)))
+            .transpose()
+    }
+
+    pub fn req_int(&self, key: &str) -> Result<i64, BadInput> {
+        let v = self.req(key)?;
+        v.as_i64().ok_or_else(|| self.wrong(key, "an integer", v))
+    }
+
     fn array(&self, key: &str, v: &'a Value) -> Result<Items<'a>, BadInput> {
         let list = v.as_array().ok_or_else(|| self.wrong(key, "an array", v))?;
         let base = self.path_of(key);
