@@ -295,6 +295,24 @@ fn bridge_helpers_read_integers_and_nested_options() {
         "\"zh\"\n"
     );
     assert_eq!(call("detect-lang", r#"{"text":""}"#).stdout, "\"en\"\n");
+    let instruction: String = serde_json::from_str(
+        &call(
+            "build-bridge-instruction",
+            r#"{"lang":"en","options":{"summaryCharBudget":400}}"#,
+        )
+        .stdout,
+    )
+    .unwrap_or_default();
+    assert!(instruction.contains("≤150 tokens"), "{instruction}");
+    let kickoff: String = serde_json::from_str(
+        &call(
+            "build-bridge-kickoff",
+            r#"{"lang":"en","autoContinue":true}"#,
+        )
+        .stdout,
+    )
+    .unwrap_or_default();
+    assert!(kickoff.contains("continue with the next step"), "{kickoff}");
     for (function, input, field) in [
         (
             "estimate-summary-tokens",
@@ -323,6 +341,17 @@ fn bridge_helpers_read_integers_and_nested_options() {
             "summaryCharBudget",
         ),
         ("detect-lang", r#"{"text":5}"#, "text"),
+        ("build-bridge-instruction", r#"{"lang":"fr"}"#, "lang"),
+        (
+            "build-bridge-instruction",
+            r#"{"lang":"en","options":{"summaryCharBudget":"9"}}"#,
+            "options.summaryCharBudget",
+        ),
+        (
+            "build-bridge-kickoff",
+            r#"{"lang":"zh","autoContinue":"yes"}"#,
+            "autoContinue",
+        ),
     ] {
         assert_bad_input(&call(function, input), field);
     }

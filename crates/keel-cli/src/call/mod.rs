@@ -44,6 +44,11 @@ pub const FUNCTIONS: &[(&str, Function)] = &[
         notifications::conversation_language_call,
     ),
     ("detect-lang", bridge::detect_lang_call),
+    (
+        "build-bridge-instruction",
+        bridge::build_bridge_instruction_call,
+    ),
+    ("build-bridge-kickoff", bridge::build_bridge_kickoff_call),
     ("summary-token-budget", bridge::summary_token_budget_call),
     (
         "estimate-summary-tokens",

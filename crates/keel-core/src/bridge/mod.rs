@@ -1,7 +1,8 @@
 //! Bridge handoff (bridge.md, seed 004): moving a run to another mode without dragging ghost
 //! tool calls along. This module holds the helpers so far — the language of a conversation
-//! (N17, N35) and the summary budgets (N13, N14, N34); the source builder, visual evidence,
-//! instruction and kickoff texts and constraint preservation are the rest of the bridge issue.
+//! (N17, N35), the summary budgets (N13, N14, N34), and the instruction and kickoff texts (N15,
+//! N16); the source builder, visual evidence and constraint preservation are the rest of the
+//! bridge issue.
 
 use serde::Serialize;
 
@@ -74,6 +75,64 @@ pub fn estimate_summary_tokens(
     }
 }
 
+/// `build_bridge_instruction` (N15): the fixed-schema handoff prompt put before the source.
+pub fn build_bridge_instruction(lang: HandoffLang, summary_char_budget: Option<i64>) -> String {
+    let tokens = summary_token_budget(summary_char_budget);
+    match lang {
+        HandoffLang::En => format!(
+            "You are a handoff engineer. The conversation below comes from a session under another \
+             tool preset. Write a handoff summary of ≤{tokens} tokens with exactly these five \
+             sections:\n\
+             1. Goal — 1–2 sentences.\n\
+             2. Current state — 3–5 sentences.\n\
+             3. Key decisions & conventions — ≤5 bullets; include the reasoning for each.\n\
+             4. Key files — ≤10 paths, only paths that appear in the conversation.\n\
+             5. Next step — 1–2 sentences.\n\
+             Rules: drop details tied to the old preset's tools; keep the rationale behind \
+             decisions; omit superseded or revoked values entirely, never restating them even as \
+             obsolete; never invent paths, names or numbers; copy exact current numbers (ports, \
+             versions, limits) verbatim, each on its own line; no pleasantries."
+        ),
+        HandoffLang::Zh => format!(
+            "你是一名交接工程师。下面的对话来自另一个工具预设下的会话。请写一份不超过 ≤{tokens} tokens \
+             的交接摘要，恰好包含以下五节：\n\
+             1. 目标——1–2 句。\n\
+             2. 当前状态——3–5 句。\n\
+             3. 关键决策与约定——≤5 条，每条附决策理由。\n\
+             4. 关键文件——≤10 个路径，只列对话中出现过的路径。\n\
+             5. 下一步——1–2 句。\n\
+             规则：删去只与旧预设工具相关的细节；保留决策的理由；已被取代或撤销的值一律省略，\
+             不要以“已过时”的形式重述；不得编造路径、名称或数字；当前的确切数字（端口、版本、\
+             限制）逐字照抄，各占一行；不要寒暄。"
+        ),
+    }
+}
+
+/// `build_bridge_kickoff` (N16): what the target run is told after the summary.
+pub fn build_bridge_kickoff(lang: HandoffLang, auto_continue: bool) -> String {
+    match (lang, auto_continue) {
+        (HandoffLang::En, continue_) => format!(
+            "The session goal above is a handoff summary from a session under a different tool \
+             preset. Only the values it states as current are actionable; never quote obsolete \
+             values. First restate your understanding in one paragraph. {}",
+            if continue_ {
+                "Then continue with the next step."
+            } else {
+                "Then stop and wait for the user to confirm before taking any further action."
+            }
+        ),
+        (HandoffLang::Zh, continue_) => format!(
+            "上面的会话目标是一份来自另一个工具预设会话的交接摘要。只有其中标明为当前有效的值才可据以行动；\
+             不要引用已过时的值。请先用一段话复述你的理解。{}",
+            if continue_ {
+                "然后继续执行下一步。"
+            } else {
+                "然后停下，等待用户确认后再采取任何进一步行动。"
+            }
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,5 +198,45 @@ mod tests {
         }
         assert_eq!(DEFAULT_SUMMARY_CHARS, 2400);
         assert_eq!(DETECT_SAMPLE_CHARS, 4000);
+    }
+
+    #[test]
+    fn n15_instruction_fragments() {
+        let en = build_bridge_instruction(HandoffLang::En, None);
+        for f in [
+            "≤5 bullets",
+            "≤10 paths",
+            "never invent",
+            "drop details tied to the old preset's tools",
+            "include the reasoning",
+            "no pleasantr",
+            "≤900 tokens",
+        ] {
+            assert!(en.contains(f), "en lacks {f:?}");
+        }
+        let zh = build_bridge_instruction(HandoffLang::Zh, None);
+        for f in [
+            "≤5 条",
+            "≤10 个路径",
+            "不得编造",
+            "附决策理由",
+            "不要寒暄",
+            "≤900 tokens",
+        ] {
+            assert!(zh.contains(f), "zh lacks {f:?}");
+        }
+        assert!(build_bridge_instruction(HandoffLang::En, Some(400)).contains("≤150 tokens"));
+    }
+
+    #[test]
+    fn n16_kickoff_waits_unless_told_to_continue() {
+        let wait = build_bridge_kickoff(HandoffLang::En, false);
+        assert!(wait.contains("handoff summary") && wait.contains("wait for the user to confirm"));
+        assert!(wait.contains("never quote obsolete values") && wait.contains("one paragraph"));
+        assert!(
+            build_bridge_kickoff(HandoffLang::En, true).contains("continue with the next step")
+        );
+        assert!(build_bridge_kickoff(HandoffLang::Zh, false).contains("等待用户确认"));
+        assert!(build_bridge_kickoff(HandoffLang::Zh, true).contains("继续执行下一步"));
     }
 }
