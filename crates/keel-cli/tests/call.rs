@@ -313,6 +313,15 @@ fn bridge_helpers_read_integers_and_nested_options() {
     )
     .unwrap_or_default();
     assert!(kickoff.contains("continue with the next step"), "{kickoff}");
+    let kept = call(
+        "preserve-active-user-constraints",
+        r#"{"summary":"S","lang":"en","messages":[{"role":"user","content":"Don't use any tools.","kind":"x"},{"role":"user","content":"Can you use tools now?"}]}"#,
+    );
+    assert_eq!(
+        kept.stdout, "\"S\\n\\n## Active user constraints\\n- Don't use any tools\"\n",
+        "{}",
+        kept.stderr
+    );
     for (function, input, field) in [
         (
             "estimate-summary-tokens",
@@ -351,6 +360,16 @@ fn bridge_helpers_read_integers_and_nested_options() {
             "build-bridge-kickoff",
             r#"{"lang":"zh","autoContinue":"yes"}"#,
             "autoContinue",
+        ),
+        (
+            "preserve-active-user-constraints",
+            r#"{"summary":"S","lang":"en","messages":[{"role":"user"}]}"#,
+            "messages.0.content",
+        ),
+        (
+            "preserve-active-user-constraints",
+            r#"{"summary":"S","lang":"en"}"#,
+            "messages",
         ),
     ] {
         assert_bad_input(&call(function, input), field);

@@ -68,3 +68,24 @@ pub fn estimate_summary_tokens_call(input: &Value) -> Result<Value, CallError> {
     let e = estimate_summary_tokens(source_chars, budget);
     Ok(json!({"input": e.input, "output": e.output}))
 }
+
+pub fn preserve_active_user_constraints_call(input: &Value) -> Result<Value, CallError> {
+    use keel_core::bridge::constraints::{SourceMessage, preserve_active_user_constraints};
+    let root = Obj::root(input)?;
+    let summary = root.req_str("summary")?;
+    let lang = lang(&root)?;
+    let messages = root
+        .req_array("messages")?
+        .objects()?
+        .iter()
+        .map(|m| {
+            Ok(SourceMessage {
+                role: m.req_str("role")?.to_string(),
+                content: m.req_str("content")?.to_string(),
+            })
+        })
+        .collect::<Result<Vec<_>, BadInput>>()?;
+    Ok(json!(preserve_active_user_constraints(
+        summary, &messages, lang
+    )))
+}

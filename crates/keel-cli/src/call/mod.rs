@@ -49,6 +49,10 @@ pub const FUNCTIONS: &[(&str, Function)] = &[
         bridge::build_bridge_instruction_call,
     ),
     ("build-bridge-kickoff", bridge::build_bridge_kickoff_call),
+    (
+        "preserve-active-user-constraints",
+        bridge::preserve_active_user_constraints_call,
+    ),
     ("summary-token-budget", bridge::summary_token_budget_call),
     (
         "estimate-summary-tokens",

@@ -4,6 +4,8 @@
 //! N16); the source builder, visual evidence and constraint preservation are the rest of the
 //! bridge issue.
 
+pub mod constraints;
+
 use serde::Serialize;
 
 /// The two languages of handoff texts (`"zh"` / `"en"` on the wire).
