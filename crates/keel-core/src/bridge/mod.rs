@@ -1,10 +1,11 @@
 //! Bridge handoff (bridge.md, seed 004): moving a run to another mode without dragging ghost
 //! tool calls along. This module holds the helpers so far — the language of a conversation
 //! (N17, N35), the summary budgets (N13, N14, N34), and the instruction and kickoff texts (N15,
-//! N16); the source builder, visual evidence and constraint preservation are the rest of the
-//! bridge issue.
+//! N16); `visual` carries image evidence verbatim (N3, N4) and `constraints` the user's active
+//! prohibitions (N18, N19, N36). The source builder is the rest of the bridge issue.
 
 pub mod constraints;
+pub mod visual;
 
 use serde::Serialize;
 
