@@ -286,7 +286,9 @@ mod tests {
 
     #[test]
     fn t6_admission_table() {
-        let rows: [(i64, &[i64], i64, i64, i64, bool); 4] = [
+        // budget, included user numbers, represented, unresolved, omitted, truncated
+        type Row = (i64, &'static [i64], i64, i64, i64, bool);
+        let rows: [Row; 4] = [
             (60_000, &[1, 2, 4], 3, 0, 0, false),
             (600, &[1, 4], 2, 1, 1, true),
             (589, &[4], 1, 2, 2, true),
