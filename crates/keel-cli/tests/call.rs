@@ -375,3 +375,98 @@ fn bridge_helpers_read_integers_and_nested_options() {
         assert_bad_input(&call(function, input), field);
     }
 }
+
+#[test]
+fn visual_evidence_round_trips_through_collect_and_append() {
+    let messages = r#"[
+        {"role":"user","content":"What is in this screenshot?","imageCount":1,"unknown":true,
+         "imageAttachments":[{"attachmentId":"a1","mediaType":"image/png","bytes":10,"width":2,"height":3,"name":null,"extra":1}],
+         "toolNodes":[{"title":"T","detail":null,"more":0}]},
+        {"role":"assistant","content":"A login form with two fields.","kind":null},
+        {"role":"user","content":"","imageCount":2}
+    ]"#;
+    let collected = call(
+        "collect-visual-evidence",
+        format!(r#"{{"messages":{messages},"charBudget":null}}"#),
+    );
+    assert_eq!(collected.code, 0, "{}", collected.stderr);
+    let evidence: serde_json::Value = serde_json::from_str(&collected.stdout).unwrap();
+    let keys: Vec<&str> = evidence
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "imageMessages",
+            "images",
+            "represented",
+            "unresolved",
+            "included",
+            "omitted",
+            "truncated"
+        ]
+    );
+    assert_eq!(evidence["images"], 3);
+    assert_eq!(evidence["unresolved"], 1);
+    assert_eq!(evidence["included"][0]["userMessage"], 1);
+    assert_eq!(
+        evidence["included"][0]["attachments"][0],
+        serde_json::json!({"attachmentId":"a1","mediaType":"image/png","bytes":10,"width":2,"height":3})
+    );
+
+    let appended = call(
+        "append-visual-evidence",
+        format!(r#"{{"summary":"  Summary text.  ","lang":"en","evidence":{evidence}}}"#),
+    );
+    let text: String = serde_json::from_str(&appended.stdout).unwrap_or_default();
+    assert!(
+        text.starts_with("Summary text.\n\n## Visual evidence — verbatim, not summarized\n"),
+        "{text:?} {}",
+        appended.stderr
+    );
+    assert!(text.ends_with(
+        "- Source user message 2: 2 image(s) without associated assistant text. Do not infer their contents."
+    ));
+
+    let tight = call(
+        "collect-visual-evidence",
+        format!(r#"{{"messages":{messages},"charBudget":-1}}"#),
+    );
+    let tight: serde_json::Value = serde_json::from_str(&tight.stdout).unwrap();
+    assert_eq!(tight["omitted"], 2);
+    assert_eq!(tight["truncated"], true);
+
+    for (function, input, field) in [
+        ("collect-visual-evidence", r#"{}"#, "messages"),
+        (
+            "collect-visual-evidence",
+            r#"{"messages":[{"role":"user","content":"x","imageCount":"1"}]}"#,
+            "messages.0.imageCount",
+        ),
+        (
+            "collect-visual-evidence",
+            r#"{"messages":[{"role":"user","content":"x","imageAttachments":[{"attachmentId":"a"}]}]}"#,
+            "messages.0.imageAttachments.0.mediaType",
+        ),
+        (
+            "append-visual-evidence",
+            r#"{"summary":"S","lang":"en"}"#,
+            "evidence",
+        ),
+        (
+            "append-visual-evidence",
+            r#"{"summary":"S","lang":"en","evidence":{"imageMessages":1}}"#,
+            "evidence.included",
+        ),
+        (
+            "append-visual-evidence",
+            r#"{"summary":"S","lang":"fr","evidence":{"imageMessages":0,"included":[]}}"#,
+            "lang",
+        ),
+    ] {
+        assert_bad_input(&call(function, input), field);
+    }
+}

@@ -1,6 +1,10 @@
-//! `keel call` for the bridge helpers built so far (interfaces.md §1.5): `detect-lang`,
-//! `summary-token-budget`, `estimate-summary-tokens`.
+//! `keel call` for the bridge functions built so far (interfaces.md §1.5): the language, budget
+//! and text helpers, constraint preservation, and visual evidence.
 
+use keel_core::bridge::visual::{
+    ChatMessage, EvidenceBlock, ImageAttachment, ToolNode, VisualEvidence, append_visual_evidence,
+    collect_visual_evidence,
+};
 use keel_core::bridge::{
     HandoffLang, build_bridge_instruction, build_bridge_kickoff, detect_lang,
     estimate_summary_tokens, summary_token_budget,
@@ -88,4 +92,109 @@ pub fn preserve_active_user_constraints_call(input: &Value) -> Result<Value, Cal
     Ok(json!(preserve_active_user_constraints(
         summary, &messages, lang
     )))
+}
+
+/// A message list in the wire shape of interfaces.md §1.5; unknown keys are ignored.
+fn chat_messages(root: &Obj<'_>) -> Result<Vec<ChatMessage>, BadInput> {
+    root.req_array("messages")?
+        .objects()?
+        .iter()
+        .map(|m| {
+            let tool_nodes = match m.opt_array("toolNodes")? {
+                Some(nodes) => nodes
+                    .objects()?
+                    .iter()
+                    .map(|n| {
+                        Ok(ToolNode {
+                            title: n.req_str("title")?.to_string(),
+                            detail: n.opt_str("detail")?.map(str::to_string),
+                        })
+                    })
+                    .collect::<Result<Vec<_>, BadInput>>()?,
+                None => Vec::new(),
+            };
+            Ok(ChatMessage {
+                role: m.req_str("role")?.to_string(),
+                content: m.req_str("content")?.to_string(),
+                kind: m.opt_str("kind")?.map(str::to_string),
+                tool_nodes,
+                image_count: m.opt_int("imageCount")?.unwrap_or(0),
+                image_attachments: attachments(m, "imageAttachments")?,
+            })
+        })
+        .collect()
+}
+
+fn attachments(owner: &Obj<'_>, key: &str) -> Result<Vec<ImageAttachment>, BadInput> {
+    let Some(list) = owner.opt_array(key)? else {
+        return Ok(Vec::new());
+    };
+    list.objects()?
+        .iter()
+        .map(|a| {
+            Ok(ImageAttachment {
+                attachment_id: a.req_str("attachmentId")?.to_string(),
+                media_type: a.req_str("mediaType")?.to_string(),
+                bytes: a.req_int("bytes")?,
+                width: a.req_int("width")?,
+                height: a.req_int("height")?,
+                name: a.opt_str("name")?.map(str::to_string),
+            })
+        })
+        .collect()
+}
+
+/// A VisualEvidence as `collect-visual-evidence` prints it.
+fn visual_evidence(root: &Obj<'_>) -> Result<VisualEvidence, BadInput> {
+    let evidence = root
+        .opt_obj("evidence")?
+        .ok_or_else(|| BadInput::new("evidence", "`evidence` is required"))?;
+    let included = evidence
+        .req_array("included")?
+        .objects()?
+        .iter()
+        .map(|b| {
+            Ok(EvidenceBlock {
+                user_message: b.req_int("userMessage")?,
+                image_count: b.req_int("imageCount")?,
+                user_text: b.opt_str("userText")?.unwrap_or_default().to_string(),
+                assistant_text: b.opt_str("assistantText")?.unwrap_or_default().to_string(),
+                attachments: attachments(b, "attachments")?,
+            })
+        })
+        .collect::<Result<Vec<_>, BadInput>>()?;
+    let truncated = match evidence.opt("truncated") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            return Err(BadInput::new(
+                evidence.path_of("truncated"),
+                "`evidence.truncated` must be true or false",
+            ));
+        }
+    };
+    Ok(VisualEvidence {
+        image_messages: evidence.req_int("imageMessages")?,
+        images: evidence.opt_int("images")?.unwrap_or(0),
+        represented: evidence.opt_int("represented")?.unwrap_or(0),
+        unresolved: evidence.opt_int("unresolved")?.unwrap_or(0),
+        included,
+        omitted: evidence.opt_int("omitted")?.unwrap_or(0),
+        truncated,
+    })
+}
+
+pub fn collect_visual_evidence_call(input: &Value) -> Result<Value, CallError> {
+    let root = Obj::root(input)?;
+    let messages = chat_messages(&root)?;
+    let evidence = collect_visual_evidence(&messages, root.opt_int("charBudget")?);
+    serde_json::to_value(evidence).map_err(|e| CallError::from(BadInput::new("", e.to_string())))
+}
+
+pub fn append_visual_evidence_call(input: &Value) -> Result<Value, CallError> {
+    let root = Obj::root(input)?;
+    let summary = root.req_str("summary")?;
+    let evidence = visual_evidence(&root)?;
+    let lang = lang(&root)?;
+    Ok(json!(append_visual_evidence(summary, &evidence, lang)))
 }

@@ -53,6 +53,14 @@ pub const FUNCTIONS: &[(&str, Function)] = &[
         "preserve-active-user-constraints",
         bridge::preserve_active_user_constraints_call,
     ),
+    (
+        "collect-visual-evidence",
+        bridge::collect_visual_evidence_call,
+    ),
+    (
+        "append-visual-evidence",
+        bridge::append_visual_evidence_call,
+    ),
     ("summary-token-budget", bridge::summary_token_budget_call),
     (
         "estimate-summary-tokens",
