@@ -1,0 +1,645 @@
+//! The handoff source (bridge.md N5–N12, N28–N31, N37): what the summary worker reads. Three
+//! sections — the last compaction summary, every user message, the recent assistant output —
+//! share one char budget; the oldest user and assistant items are shed first, and every section
+//! that was dropped or clipped is named in `dropped`, because silent dropping was the previous
+//! design's worst failure.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use super::visual::{ChatMessage, ToolNode, VisualEvidence, collect_visual_evidence};
+use crate::text::{char_len, is_blank, js_trim};
+
+/// The default source budget in chars (N1).
+pub const SOURCE_CHAR_BUDGET: i64 = 60_000;
+/// How much of each recent assistant message is kept (N1).
+const ASSISTANT_SNIPPET_CHARS: usize = 900;
+/// How many recent assistant messages are read (N1).
+const RECENT_ASSISTANT_MESSAGES: usize = 6;
+const COMPACTION_HEADER: &str = "【早前上下文压缩摘要】";
+const USERS_HEADER: &str = "【用户消息全文（按时间序）】";
+const RECENT_HEADER: &str = "【最近助手输出摘要】";
+const CLIP_MARKER: &str = "\n…（底稿截断）";
+
+/// `build_bridge_source`'s options (N5); `None` means absent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SourceOptions {
+    pub source_char_budget: Option<i64>,
+    pub visual_evidence_char_budget: Option<i64>,
+}
+
+/// `build_bridge_source`'s result (N11), in the seed's field order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BridgeSource {
+    pub text: String,
+    pub user_messages_used: i64,
+    pub user_messages_total: i64,
+    pub reused_compaction: bool,
+    pub truncated: bool,
+    pub dropped: Vec<String>,
+    pub visual_evidence: VisualEvidence,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// One item, cut at its end when it does not fit.
+    Head,
+    /// Whole items, the newest kept.
+    Newest,
+}
+
+struct Section {
+    name: &'static str,
+    header: &'static str,
+    keep: Keep,
+    share_percent: i128,
+    items: Vec<String>,
+}
+
+impl Section {
+    fn header_len(&self) -> i128 {
+        len(self.header)
+    }
+
+    fn need(&self) -> i128 {
+        let body: i128 = self.items.iter().map(|i| len(i) + 1).sum::<i128>() - 1;
+        self.header_len() + 1 + body.max(0)
+    }
+
+    fn drop_note(&self, n: usize) -> String {
+        if self.name == "users" {
+            format!("（较早的 {n} 条用户消息因预算省略，保留的是最近的）")
+        } else {
+            format!("（更早的 {n} 条助手输出因预算省略）")
+        }
+    }
+}
+
+/// How one section came out of its allocation (N10).
+enum Rendered {
+    Dropped,
+    Whole(String),
+    Clipped(String, usize),
+}
+
+fn len(text: &str) -> i128 {
+    i128::try_from(char_len(text)).unwrap_or(i128::MAX)
+}
+
+fn count(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// The first `n` chars of `text` (cut on a char boundary, N31).
+fn first_chars(text: &str, n: i128) -> &str {
+    let n = usize::try_from(n.max(0)).unwrap_or(usize::MAX);
+    match text.char_indices().nth(n) {
+        Some((at, _)) => &text[..at],
+        None => text,
+    }
+}
+
+/// The path-like token of a tool's detail (N7, N33): `\w` is ASCII and `\s` is the JavaScript
+/// whitespace set.
+static PATH_TOKEN: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    const S: &str = r"[\t\n\x0B\x0C\r \u{A0}\u{1680}\u{2000}-\u{200A}\u{2028}\u{2029}\u{202F}\u{205F}\u{3000}\u{FEFF}]";
+    const W: &str = "A-Za-z0-9_";
+    Regex::new(&format!(r"(?:^|{S})((?:/|~/|\./|[{W}.-]+/)[{W}./-]+)")).ok()
+});
+
+/// `title`, plus the first path-like token of the first line of `detail` (T5). Stdout and diffs
+/// are never included.
+pub fn tool_line(node: &ToolNode) -> String {
+    let first_line = node
+        .detail
+        .as_deref()
+        .and_then(|d| d.split('\n').next())
+        .unwrap_or("");
+    let path = PATH_TOKEN
+        .as_ref()
+        .and_then(|re| re.captures(first_line))
+        .and_then(|c| c.get(1))
+        .map(|m| m.as_str());
+    match path {
+        Some(path) => format!("{} {path}", node.title),
+        None => node.title.clone(),
+    }
+}
+
+fn user_item(number: usize, message: &ChatMessage) -> String {
+    let images = (message.image_count > 0).then(|| {
+        format!(
+            "[image attachments: {}; visual content is not available to the summary worker]",
+            message.image_count
+        )
+    });
+    let parts: Vec<String> = images
+        .into_iter()
+        .chain([js_trim(&message.content).to_string()])
+        .filter(|p| !p.is_empty())
+        .collect();
+    format!("{number}. {}", parts.join(" "))
+}
+
+fn recent_block(message: &ChatMessage) -> String {
+    let text = js_trim(&message.content);
+    let text = if char_len(text) > ASSISTANT_SNIPPET_CHARS {
+        format!("{}…", first_chars(text, ASSISTANT_SNIPPET_CHARS as i128))
+    } else {
+        text.to_string()
+    };
+    let tools = (!message.tool_nodes.is_empty()).then(|| {
+        let lines: Vec<String> = message.tool_nodes.iter().map(tool_line).collect();
+        format!("[工具] {}", lines.join("；"))
+    });
+    [Some(text), tools]
+        .into_iter()
+        .flatten()
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The three sections with their items, in order, leaving out empty ones (N6, N7).
+fn sections(messages: &[ChatMessage]) -> (Vec<Section>, usize) {
+    let compaction = messages
+        .iter()
+        .rev()
+        .find(|m| m.is_compaction() && !is_blank(&m.content));
+    let users: Vec<&ChatMessage> = messages
+        .iter()
+        .filter(|m| m.role == "user" && (!is_blank(&m.content) || m.image_count > 0))
+        .collect();
+    let mut recent: Vec<&ChatMessage> = messages
+        .iter()
+        .rev()
+        .filter(|m| m.role == "assistant" && (!is_blank(&m.content) || !m.tool_nodes.is_empty()))
+        .take(RECENT_ASSISTANT_MESSAGES)
+        .collect();
+    recent.reverse();
+
+    let mut recent_items: Vec<String> = recent.iter().map(|m| recent_block(m)).collect();
+    let last = recent_items.len().saturating_sub(1);
+    for block in recent_items.iter_mut().take(last) {
+        block.push_str("\n---");
+    }
+    let all = [
+        Section {
+            name: "compaction",
+            header: COMPACTION_HEADER,
+            keep: Keep::Head,
+            share_percent: 25,
+            items: compaction
+                .map(|m| js_trim(&m.content).to_string())
+                .into_iter()
+                .collect(),
+        },
+        Section {
+            name: "users",
+            header: USERS_HEADER,
+            keep: Keep::Newest,
+            share_percent: 45,
+            items: users
+                .iter()
+                .enumerate()
+                .map(|(i, m)| user_item(i + 1, m))
+                .collect(),
+        },
+        Section {
+            name: "recent",
+            header: RECENT_HEADER,
+            keep: Keep::Newest,
+            share_percent: 30,
+            items: recent_items,
+        },
+    ];
+    let present = all.into_iter().filter(|s| !s.items.is_empty()).collect();
+    (present, users.len())
+}
+
+/// Each section's allocation (N9): its share up to its need, then the unused pool to users,
+/// recent and compaction, in that order.
+fn allocate(sections: &[Section], budget: i128) -> Vec<i128> {
+    let separators = 2 * (i128::try_from(sections.len()).unwrap_or(0) - 1);
+    let usable = (budget - separators).max(0);
+    let mut alloc: Vec<i128> = sections
+        .iter()
+        .map(|s| s.need().min(usable * s.share_percent / 100))
+        .collect();
+    let mut pool = usable - alloc.iter().sum::<i128>();
+    for name in ["users", "recent", "compaction"] {
+        if let Some(i) = sections.iter().position(|s| s.name == name) {
+            let extra = (sections[i].need() - alloc[i]).clamp(0, pool.max(0));
+            alloc[i] += extra;
+            pool -= extra;
+        }
+    }
+    alloc
+}
+
+/// One section within its allocation (N10, N28, N29).
+fn render(section: &Section, alloc: i128) -> Rendered {
+    let header_len = section.header_len();
+    if alloc <= header_len + 1 {
+        return Rendered::Dropped;
+    }
+    let room = alloc - header_len - 1;
+    let header = section.header;
+    match section.keep {
+        Keep::Head => {
+            let body = section.items.join("\n");
+            if len(&body) <= room {
+                return Rendered::Whole(format!("{header}\n{body}"));
+            }
+            let marker = len(CLIP_MARKER);
+            if room <= marker {
+                return Rendered::Dropped;
+            }
+            let cut = first_chars(&body, room - marker);
+            Rendered::Clipped(format!("{header}\n{cut}{CLIP_MARKER}"), 1)
+        }
+        Keep::Newest => {
+            let mut taken: Vec<&str> = Vec::new();
+            let mut used: i128 = 0;
+            for item in section.items.iter().rev() {
+                let cost = len(item) + i128::from(!taken.is_empty());
+                if used + cost > room {
+                    break;
+                }
+                used += cost;
+                taken.push(item);
+            }
+            taken.reverse();
+            if taken.is_empty() {
+                return Rendered::Dropped;
+            }
+            if taken.len() == section.items.len() {
+                return Rendered::Whole(format!("{header}\n{}", taken.join("\n")));
+            }
+            // N28: make room for the note by shedding the oldest taken items, counting each.
+            let mut note = section.drop_note(section.items.len() - taken.len());
+            while used + len(&note) + 1 > room {
+                if taken.is_empty() {
+                    return Rendered::Dropped;
+                }
+                let shed = taken.remove(0);
+                used -= len(shed) + i128::from(!taken.is_empty());
+                note = section.drop_note(section.items.len() - taken.len());
+            }
+            if taken.is_empty() {
+                return Rendered::Dropped;
+            }
+            let kept = taken.len();
+            Rendered::Clipped(format!("{header}\n{note}\n{}", taken.join("\n")), kept)
+        }
+    }
+}
+
+/// `build_bridge_source` (N5–N12): the budgeted source text, what it used of the users, and the
+/// name of every section it dropped or clipped.
+pub fn build_bridge_source(messages: &[ChatMessage], options: SourceOptions) -> BridgeSource {
+    let budget = i128::from(
+        options
+            .source_char_budget
+            .unwrap_or(SOURCE_CHAR_BUDGET)
+            .max(0),
+    );
+    let visual_evidence = collect_visual_evidence(messages, options.visual_evidence_char_budget);
+    let (sections, users_total) = sections(messages);
+    let user_messages_total = count(users_total);
+    if sections.is_empty() {
+        return BridgeSource {
+            text: String::new(),
+            user_messages_used: 0,
+            user_messages_total,
+            reused_compaction: false,
+            truncated: false,
+            dropped: Vec::new(),
+            visual_evidence,
+        };
+    }
+    let alloc = allocate(&sections, budget);
+    let mut texts = Vec::new();
+    let mut dropped: Vec<String> = Vec::new();
+    let mut user_messages_used = 0;
+    let mut has_compaction = false;
+    for (section, alloc) in sections.iter().zip(alloc) {
+        has_compaction |= section.name == "compaction";
+        let (text, kept) = match render(section, alloc) {
+            Rendered::Dropped => {
+                dropped.push(section.name.to_string());
+                continue;
+            }
+            Rendered::Whole(text) => (text, section.items.len()),
+            Rendered::Clipped(text, kept) => {
+                dropped.push(section.name.to_string());
+                (text, kept)
+            }
+        };
+        if section.name == "users" {
+            user_messages_used = count(kept);
+        }
+        texts.push(text);
+    }
+    let reused_compaction = has_compaction && !dropped.iter().any(|d| d == "compaction");
+    if visual_evidence.truncated {
+        dropped.push("visual-evidence".to_string());
+    }
+    BridgeSource {
+        text: texts.join("\n\n"),
+        user_messages_used,
+        user_messages_total,
+        reused_compaction,
+        truncated: !dropped.is_empty(),
+        dropped,
+        visual_evidence,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(role: &str, content: &str) -> ChatMessage {
+        ChatMessage {
+            role: role.to_string(),
+            content: content.to_string(),
+            ..ChatMessage::default()
+        }
+    }
+
+    fn with_tool(mut m: ChatMessage, title: &str, detail: &str) -> ChatMessage {
+        m.tool_nodes.push(ToolNode {
+            title: title.to_string(),
+            detail: Some(detail.to_string()),
+        });
+        m
+    }
+
+    fn budget(n: i64) -> SourceOptions {
+        SourceOptions {
+            source_char_budget: Some(n),
+            visual_evidence_char_budget: None,
+        }
+    }
+
+    fn chars(s: &str) -> usize {
+        char_len(s)
+    }
+
+    fn t3() -> Vec<ChatMessage> {
+        ["alpha", "bravo", "charlie", "delta", "echo"]
+            .iter()
+            .map(|t| message("user", t))
+            .collect()
+    }
+
+    #[test]
+    fn t3_users_only() {
+        let all = build_bridge_source(&t3(), budget(60));
+        assert_eq!(
+            all.text,
+            "【用户消息全文（按时间序）】\n1. alpha\n2. bravo\n3. charlie\n4. delta\n5. echo"
+        );
+        assert_eq!((all.user_messages_used, all.user_messages_total), (5, 5));
+        assert!(all.dropped.is_empty() && !all.truncated);
+
+        let clipped = build_bridge_source(&t3(), budget(59));
+        assert_eq!(
+            clipped.text,
+            "【用户消息全文（按时间序）】\n（较早的 3 条用户消息因预算省略，保留的是最近的）\n4. delta\n5. echo"
+        );
+        assert_eq!(chars(&clipped.text), 58);
+        assert_eq!(clipped.user_messages_used, 2);
+        assert_eq!(clipped.dropped, ["users"]);
+        assert!(clipped.truncated);
+
+        let none = build_bridge_source(&t3(), budget(44));
+        assert_eq!(none.text, "");
+        assert_eq!(none.user_messages_used, 0);
+        assert_eq!(none.dropped, ["users"]);
+    }
+
+    fn t4() -> Vec<ChatMessage> {
+        let mut compaction = message("system", "Repo set up; API port is 8080.");
+        compaction.kind = Some("compaction".to_string());
+        vec![
+            compaction,
+            message("user", "Build a CLI"),
+            with_tool(
+                message("assistant", "Created the skeleton."),
+                "Write",
+                "src/main.rs\n+fn main() {}",
+            ),
+            message("user", "Add tests"),
+            with_tool(
+                message("assistant", "Tests pass."),
+                "Bash",
+                "cargo test --manifest-path ./Cargo.toml\nok",
+            ),
+            message("user", "Use port 9090"),
+            message("assistant", "Port changed to 9090."),
+        ]
+    }
+
+    const T4_FULL: &str = "【早前上下文压缩摘要】\nRepo set up; API port is 8080.\n\n【用户消息全文（按时间序）】\n1. Build a CLI\n2. Add tests\n3. Use port 9090\n\n【最近助手输出摘要】\nCreated the skeleton.\n[工具] Write src/main.rs\n---\nTests pass.\n[工具] Bash ./Cargo.toml\n---\nPort changed to 9090.";
+    const T4_USERS: &str =
+        "【用户消息全文（按时间序）】\n1. Build a CLI\n2. Add tests\n3. Use port 9090";
+
+    #[test]
+    fn t4_needs_and_allocations() {
+        let (sections, _) = sections(&t4());
+        let needs: Vec<i128> = sections.iter().map(Section::need).collect();
+        assert_eq!(needs, [42, 59, 120]);
+        for (budget, expected) in [
+            (60_000, [42, 59, 120]),
+            (200, [42, 59, 95]),
+            (180, [42, 59, 75]),
+            (150, [36, 59, 51]),
+            (140, [34, 59, 43]),
+        ] {
+            assert_eq!(allocate(&sections, budget), expected, "budget {budget}");
+        }
+    }
+
+    #[test]
+    fn t4_three_sections() {
+        let full = build_bridge_source(&t4(), SourceOptions::default());
+        assert_eq!(full.text, T4_FULL);
+        assert_eq!(chars(&full.text), 225);
+        assert!(full.dropped.is_empty() && full.reused_compaction);
+        assert_eq!(full.user_messages_used, 3);
+
+        let at_200 = build_bridge_source(&t4(), budget(200));
+        assert!(at_200.text.ends_with(
+            "【最近助手输出摘要】\n（更早的 1 条助手输出因预算省略）\nTests pass.\n[工具] Bash ./Cargo.toml\n---\nPort changed to 9090."
+        ), "{}", at_200.text);
+        assert_eq!(chars(&at_200.text), 195);
+        assert_eq!(at_200.dropped, ["recent"]);
+
+        let recent_at_180 =
+            "【最近助手输出摘要】\n（更早的 2 条助手输出因预算省略）\nPort changed to 9090.";
+        let at_180 = build_bridge_source(&t4(), budget(180));
+        assert!(at_180.text.ends_with(recent_at_180), "{}", at_180.text);
+        assert_eq!(at_180.dropped, ["recent"]);
+        assert!(at_180.reused_compaction);
+
+        let at_150 = build_bridge_source(&t4(), budget(150));
+        assert_eq!(
+            at_150.text,
+            format!(
+                "【早前上下文压缩摘要】\nRepo set up; API\n…（底稿截断）\n\n{T4_USERS}\n\n{recent_at_180}"
+            )
+        );
+        assert_eq!(chars(&at_150.text), 150);
+        assert_eq!(at_150.dropped, ["compaction", "recent"]);
+        assert!(!at_150.reused_compaction);
+
+        let at_140 = build_bridge_source(&t4(), budget(140));
+        assert_eq!(
+            at_140.text,
+            format!("【早前上下文压缩摘要】\nRepo set up; A\n…（底稿截断）\n\n{T4_USERS}")
+        );
+        assert_eq!(chars(&at_140.text), 95);
+        assert_eq!(at_140.dropped, ["compaction", "recent"]);
+    }
+
+    #[test]
+    fn t5_tool_lines() {
+        for (detail, line) in [
+            ("/etc/hosts", "T /etc/hosts"),
+            ("ls -la ./src\ntotal 8", "T ./src"),
+            ("foo/bar.ts:12 +3 -1", "T foo/bar.ts"),
+            ("~/notes.md", "T ~/notes.md"),
+            ("wrote 3 files", "T"),
+            ("https://x.com/a", "T"),
+            ("pattern in 文档/说明.md", "T"),
+            ("\n/second/line", "T"),
+            ("a\u{3000}./x", "T ./x"),
+        ] {
+            let node = ToolNode {
+                title: "T".to_string(),
+                detail: Some(detail.to_string()),
+            };
+            assert_eq!(tool_line(&node), line, "{detail:?}");
+        }
+    }
+
+    #[test]
+    fn t7_a_numbered_list_counts_once() {
+        let source = build_bridge_source(
+            &[message("user", "Steps:\n1. do x\n2. do y")],
+            budget(60_000),
+        );
+        assert_eq!(source.user_messages_used, 1);
+    }
+
+    #[test]
+    fn n8_no_sections_still_counts_users_and_reports_evidence() {
+        let blank = message("user", " ");
+        let source = build_bridge_source(&[blank, message("system", "x")], budget(10));
+        assert_eq!(source.text, "");
+        assert_eq!(source.user_messages_total, 0);
+        assert!(!source.truncated && source.dropped.is_empty());
+    }
+
+    #[test]
+    fn images_and_long_assistant_text_render_per_n7() {
+        let mut user = message("user", "  see  ");
+        user.image_count = 2;
+        let long = "é".repeat(901);
+        let source = build_bridge_source(&[user, message("assistant", &long)], budget(-1));
+        assert_eq!(source.text, "");
+        assert_eq!(source.dropped, ["users", "recent"]);
+        let mut user = message("user", "");
+        user.image_count = 1;
+        let source = build_bridge_source(
+            &[user, message("assistant", &long)],
+            SourceOptions::default(),
+        );
+        assert!(source.text.contains(
+            "1. [image attachments: 1; visual content is not available to the summary worker]\n"
+        ));
+        assert!(source.text.ends_with(&format!("{}…", "é".repeat(900))));
+        assert_eq!(source.visual_evidence.image_messages, 1);
+        let tight = build_bridge_source(
+            &[message("user", "x")],
+            SourceOptions {
+                source_char_budget: None,
+                visual_evidence_char_budget: Some(0),
+            },
+        );
+        assert!(tight.dropped.is_empty(), "no images, nothing omitted");
+    }
+
+    #[test]
+    fn truncated_visual_evidence_is_named_in_dropped() {
+        let mut user = message("user", "look");
+        user.image_count = 1;
+        let source = build_bridge_source(
+            &[user],
+            SourceOptions {
+                source_char_budget: None,
+                visual_evidence_char_budget: Some(0),
+            },
+        );
+        assert_eq!(source.dropped, ["visual-evidence"]);
+        assert!(source.truncated && source.visual_evidence.truncated);
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn session() -> impl Strategy<Value = Vec<ChatMessage>> {
+            prop::collection::vec(
+                (0usize..4, "[a-z文 \n]{0,60}", 0i64..2, prop::bool::ANY).prop_map(
+                    |(role, text, images, tool)| {
+                        let mut m = message(["user", "assistant", "system", "user"][role], &text);
+                        if m.role == "user" {
+                            m.image_count = images;
+                        }
+                        if role == 2 {
+                            m.kind = Some("compaction".to_string());
+                        }
+                        if tool && m.role == "assistant" {
+                            m = with_tool(m, "Edit", "src/lib.rs");
+                        }
+                        m
+                    },
+                ),
+                0..25,
+            )
+        }
+
+        proptest! {
+            #[test]
+            fn never_over_budget_and_dropped_exactly_when_cut(
+                messages in session(),
+                budget_chars in -5i64..700,
+            ) {
+                let options = SourceOptions { source_char_budget: Some(budget_chars), visual_evidence_char_budget: Some(i64::MAX) };
+                let source = build_bridge_source(&messages, options);
+                prop_assert!(chars(&source.text) as i64 <= budget_chars.max(0));
+                let whole = build_bridge_source(&messages, SourceOptions { source_char_budget: Some(i64::MAX / 4), visual_evidence_char_budget: Some(i64::MAX) });
+                prop_assert!(whole.dropped.is_empty());
+                prop_assert_eq!(source.dropped.is_empty(), source.text == whole.text);
+                prop_assert_eq!(source.truncated, !source.dropped.is_empty());
+                prop_assert!(source.user_messages_used <= source.user_messages_total);
+                // Newest-first: the users kept are the newest ones, whole and in order.
+                let users: Vec<String> = messages
+                    .iter()
+                    .filter(|m| m.role == "user" && (!is_blank(&m.content) || m.image_count > 0))
+                    .enumerate()
+                    .map(|(i, m)| user_item(i + 1, m))
+                    .collect();
+                let used = source.user_messages_used as usize;
+                let newest = users[users.len() - used..].join("\n");
+                prop_assert!(used == 0 || source.text.contains(&newest));
+            }
+        }
+    }
+}
