@@ -470,3 +470,62 @@ fn visual_evidence_round_trips_through_collect_and_append() {
         assert_bad_input(&call(function, input), field);
     }
 }
+
+#[test]
+fn build_bridge_source_prints_the_seed_keys_and_names_what_it_dropped() {
+    let input = r#"{"messages":[
+        {"role":"user","content":"alpha","future":1},{"role":"user","content":"bravo"},
+        {"role":"user","content":"charlie"},{"role":"user","content":"delta"},
+        {"role":"user","content":"echo","imageCount":null}
+    ],"options":{"sourceCharBudget":59,"visualEvidenceCharBudget":null}}"#;
+    let out = call("build-bridge-source", input);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let source: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let keys: Vec<&str> = source
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "text",
+            "userMessagesUsed",
+            "userMessagesTotal",
+            "reusedCompaction",
+            "truncated",
+            "dropped",
+            "visualEvidence"
+        ]
+    );
+    assert_eq!(
+        source["text"],
+        "【用户消息全文（按时间序）】\n（较早的 3 条用户消息因预算省略，保留的是最近的）\n4. delta\n5. echo"
+    );
+    assert_eq!(source["userMessagesUsed"], 2);
+    assert_eq!(source["userMessagesTotal"], 5);
+    assert_eq!(source["dropped"], serde_json::json!(["users"]));
+    assert_eq!(source["visualEvidence"]["imageMessages"], 0);
+
+    let absent = call(
+        "build-bridge-source",
+        r#"{"messages":[{"role":"user","content":"hi"}],"options":null}"#,
+    );
+    let absent: serde_json::Value = serde_json::from_str(&absent.stdout).unwrap();
+    assert_eq!(absent["text"], "【用户消息全文（按时间序）】\n1. hi");
+
+    for (input, field) in [
+        (
+            r#"{"messages":[],"options":{"sourceCharBudget":1.5}}"#,
+            "options.sourceCharBudget",
+        ),
+        (
+            r#"{"messages":[{"role":"assistant","content":"x","toolNodes":[{"detail":"a"}]}]}"#,
+            "messages.0.toolNodes.0.title",
+        ),
+        (r#"{"messages":{}}"#, "messages"),
+    ] {
+        assert_bad_input(&call("build-bridge-source", input), field);
+    }
+}

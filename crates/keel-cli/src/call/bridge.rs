@@ -198,3 +198,18 @@ pub fn append_visual_evidence_call(input: &Value) -> Result<Value, CallError> {
     let lang = lang(&root)?;
     Ok(json!(append_visual_evidence(summary, &evidence, lang)))
 }
+
+pub fn build_bridge_source_call(input: &Value) -> Result<Value, CallError> {
+    use keel_core::bridge::source::{SourceOptions, build_bridge_source};
+    let root = Obj::root(input)?;
+    let messages = chat_messages(&root)?;
+    let options = match root.opt_obj("options")? {
+        Some(options) => SourceOptions {
+            source_char_budget: options.opt_int("sourceCharBudget")?,
+            visual_evidence_char_budget: options.opt_int("visualEvidenceCharBudget")?,
+        },
+        None => SourceOptions::default(),
+    };
+    serde_json::to_value(build_bridge_source(&messages, options))
+        .map_err(|e| CallError::from(BadInput::new("", e.to_string())))
+}

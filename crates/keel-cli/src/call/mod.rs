@@ -53,6 +53,7 @@ pub const FUNCTIONS: &[(&str, Function)] = &[
         "preserve-active-user-constraints",
         bridge::preserve_active_user_constraints_call,
     ),
+    ("build-bridge-source", bridge::build_bridge_source_call),
     (
         "collect-visual-evidence",
         bridge::collect_visual_evidence_call,
