@@ -500,3 +500,40 @@ fn effects_in(dir: &Path, file: &str) -> usize {
         .lines()
         .count()
 }
+
+#[test]
+fn a_preset_limits_the_tools_and_is_recorded_with_the_run() {
+    let env = Env::new();
+    std::fs::write(
+        env.work().join("keel.toml"),
+        "[presets.reader]\nsystem_prompt = \"Only read.\"\ntools = [\"read_file\", \"list_dir\"]\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let model = env.script(
+        "s.jsonl",
+        &[
+            call("write_file", json!({"path": "out.md", "content": "x"})),
+            json!({"text": "I could not write."}),
+        ],
+    );
+    let (code, _, err) = env.keel(
+        &["run", "write it", "--model", &model, "--preset", "reader"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !env.work().join("out.md").exists(),
+        "a tool outside the preset must not run"
+    );
+    let run = env.only_run();
+    let shown = env.show(&run);
+    assert_eq!(shown["run"]["preset"], "reader", "{shown}");
+    assert_eq!(
+        shown["items"][2]["output"],
+        "There is no tool named write_file; the tools are: list_dir, read_file"
+    );
+
+    let (code, _, err) = env.keel(&["run", "x", "--model", &model, "--preset", "missing"], "");
+    assert_ne!(code, 0);
+    assert!(err.contains("no preset named \"missing\""), "{err}");
+}
