@@ -391,14 +391,8 @@ fn visual_evidence_round_trips_through_collect_and_append() {
     );
     assert_eq!(collected.code, 0, "{}", collected.stderr);
     let evidence: serde_json::Value = serde_json::from_str(&collected.stdout).unwrap();
-    let keys: Vec<&str> = evidence
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
     assert_eq!(
-        keys,
+        keys(&evidence),
         [
             "imageMessages",
             "images",
@@ -481,14 +475,8 @@ fn build_bridge_source_prints_the_seed_keys_and_names_what_it_dropped() {
     let out = call("build-bridge-source", input);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let source: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    let keys: Vec<&str> = source
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
     assert_eq!(
-        keys,
+        keys(&source),
         [
             "text",
             "userMessagesUsed",
@@ -528,4 +516,12 @@ fn build_bridge_source_prints_the_seed_keys_and_names_what_it_dropped() {
     ] {
         assert_bad_input(&call("build-bridge-source", input), field);
     }
+}
+
+/// An object's keys in printed order (the wire's key order is part of the contract).
+fn keys(value: &serde_json::Value) -> Vec<&str> {
+    value
+        .as_object()
+        .map(|o| o.keys().map(String::as_str).collect())
+        .unwrap_or_default()
 }
