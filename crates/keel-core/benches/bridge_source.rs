@@ -5,8 +5,8 @@
 
 use std::time::{Duration, Instant};
 
+use keel_core::bridge::message::{ChatMessage, ToolNode};
 use keel_core::bridge::source::{SourceOptions, build_bridge_source};
-use keel_core::bridge::visual::{ChatMessage, ToolNode};
 
 /// A chronological session of `count` messages of about `chars` chars each: users with an
 /// image now and then, assistants with tool calls, and a compaction checkpoint every 1000.

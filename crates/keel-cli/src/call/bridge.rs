@@ -1,9 +1,9 @@
 //! `keel call` for the bridge functions built so far (interfaces.md §1.5): the language, budget
 //! and text helpers, constraint preservation, and visual evidence.
 
+use keel_core::bridge::message::{ChatMessage, ImageAttachment, ToolNode};
 use keel_core::bridge::visual::{
-    ChatMessage, EvidenceBlock, ImageAttachment, ToolNode, VisualEvidence, append_visual_evidence,
-    collect_visual_evidence,
+    EvidenceBlock, VisualEvidence, append_visual_evidence, collect_visual_evidence,
 };
 use keel_core::bridge::{
     HandoffLang, build_bridge_instruction, build_bridge_kickoff, detect_lang,
@@ -74,21 +74,11 @@ pub fn estimate_summary_tokens_call(input: &Value) -> Result<Value, CallError> {
 }
 
 pub fn preserve_active_user_constraints_call(input: &Value) -> Result<Value, CallError> {
-    use keel_core::bridge::constraints::{SourceMessage, preserve_active_user_constraints};
+    use keel_core::bridge::constraints::preserve_active_user_constraints;
     let root = Obj::root(input)?;
     let summary = root.req_str("summary")?;
     let lang = lang(&root)?;
-    let messages = root
-        .req_array("messages")?
-        .objects()?
-        .iter()
-        .map(|m| {
-            Ok(SourceMessage {
-                role: m.req_str("role")?.to_string(),
-                content: m.req_str("content")?.to_string(),
-            })
-        })
-        .collect::<Result<Vec<_>, BadInput>>()?;
+    let messages = chat_messages(&root)?;
     Ok(json!(preserve_active_user_constraints(
         summary, &messages, lang
     )))
@@ -188,7 +178,7 @@ pub fn collect_visual_evidence_call(input: &Value) -> Result<Value, CallError> {
     let root = Obj::root(input)?;
     let messages = chat_messages(&root)?;
     let evidence = collect_visual_evidence(&messages, root.opt_int("charBudget")?);
-    serde_json::to_value(evidence).map_err(|e| CallError::from(BadInput::new("", e.to_string())))
+    printed(evidence)
 }
 
 pub fn append_visual_evidence_call(input: &Value) -> Result<Value, CallError> {
@@ -210,6 +200,12 @@ pub fn build_bridge_source_call(input: &Value) -> Result<Value, CallError> {
         },
         None => SourceOptions::default(),
     };
-    serde_json::to_value(build_bridge_source(&messages, options))
-        .map_err(|e| CallError::from(BadInput::new("", e.to_string())))
+    printed(build_bridge_source(&messages, options))
+}
+
+/// A result struct as the JSON `keel call` prints. These types hold only strings, integers and
+/// lists, so serialization cannot fail in practice; if it ever did, the input was not at fault.
+fn printed(result: impl serde::Serialize) -> Result<Value, CallError> {
+    serde_json::to_value(result)
+        .map_err(|e| CallError::Refused(format!("could not print the result: {e}")))
 }

@@ -19,6 +19,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::HandoffLang;
+use super::message::ChatMessage;
 
 fn re(p: &str) -> Regex {
     Regex::new(p).unwrap_or_else(|e| panic!("constraint pattern does not compile: {e}"))
@@ -76,17 +77,10 @@ fn clauses(text: &str) -> Vec<(String, bool)> {
     out
 }
 
-/// A user message: its role and text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SourceMessage {
-    pub role: String,
-    pub content: String,
-}
-
 /// Appends the user's still-active prohibitions that `summary` omits (N18, N19, N36).
 pub fn preserve_active_user_constraints(
     summary: &str,
-    messages: &[SourceMessage],
+    messages: &[ChatMessage],
     lang: HandoffLang,
 ) -> String {
     let mut active: [(Category, Option<String>); 2] =
@@ -126,12 +120,13 @@ pub fn preserve_active_user_constraints(
 mod tests {
     use super::*;
 
-    fn users(texts: &[&str]) -> Vec<SourceMessage> {
+    fn users(texts: &[&str]) -> Vec<ChatMessage> {
         texts
             .iter()
-            .map(|t| SourceMessage {
+            .map(|t| ChatMessage {
                 role: "user".into(),
                 content: (*t).into(),
+                ..ChatMessage::default()
             })
             .collect()
     }
@@ -179,9 +174,10 @@ mod tests {
             ),
             summary
         );
-        let msgs = vec![SourceMessage {
+        let msgs = vec![ChatMessage {
             role: "assistant".into(),
             content: "Don't use any tools.".into(),
+            ..ChatMessage::default()
         }];
         assert_eq!(
             preserve_active_user_constraints("S", &msgs, HandoffLang::En),

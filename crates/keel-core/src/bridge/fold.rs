@@ -3,7 +3,7 @@
 //! are left out, so nothing a tool or a web page wrote reaches the summary worker as a message of
 //! its own — tool calls appear only as their names and compact arguments.
 
-use super::visual::{ChatMessage, ToolNode};
+use super::message::{ChatMessage, ToolNode};
 use crate::item::{Item, ItemBody};
 
 /// The run's `compaction-summary` note, and the first item it did not fold.

@@ -3,10 +3,11 @@
 //! (N17, N35), the summary budgets (N13, N14, N34), and the instruction and kickoff texts (N15,
 //! N16); `visual` carries image evidence verbatim (N3, N4) and `constraints` the user's active
 //! prohibitions (N18, N19, N36); `source` builds the budgeted worker input (N5–N12, N28–N31)
-//! from the messages `fold` makes of a run (N38).
+//! from the messages (`message`, N2) that `fold` makes of a run (N38).
 
 pub mod constraints;
 pub mod fold;
+pub mod message;
 pub mod source;
 pub mod visual;
 

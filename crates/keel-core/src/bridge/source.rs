@@ -9,7 +9,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Serialize;
 
-use super::visual::{ChatMessage, ToolNode, VisualEvidence, collect_visual_evidence};
+use super::message::{ChatMessage, ToolNode, count};
+use super::visual::{VisualEvidence, collect_visual_evidence};
 use crate::text::{char_len, is_blank, js_trim};
 
 /// The default source budget in chars (N1).
@@ -87,10 +88,6 @@ enum Rendered {
 
 fn len(text: &str) -> i128 {
     i128::try_from(char_len(text)).unwrap_or(i128::MAX)
-}
-
-fn count(n: usize) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 /// The first `n` chars of `text` (cut on a char boundary, N31).

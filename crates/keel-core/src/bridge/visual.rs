@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use super::HandoffLang;
+use super::message::{ChatMessage, ImageAttachment, count};
 use crate::text::{char_len, js_trim};
 
 /// The default evidence budget in chars (N1).
@@ -13,45 +14,6 @@ pub const VISUAL_EVIDENCE_CHAR_BUDGET: i64 = 60_000;
 
 /// What each block costs beyond its texts (N3).
 const BLOCK_OVERHEAD_CHARS: i64 = 240;
-
-/// An image attached to a user message (N2).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ImageAttachment {
-    pub attachment_id: String,
-    pub media_type: String,
-    pub bytes: i64,
-    pub width: i64,
-    pub height: i64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-}
-
-/// A tool call shown under an assistant message (N2).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolNode {
-    pub title: String,
-    pub detail: Option<String>,
-}
-
-/// One message of the history a handoff reads (N2).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ChatMessage {
-    /// `user`, `assistant` or `system`.
-    pub role: String,
-    pub content: String,
-    /// `Some("compaction")` marks a compaction checkpoint.
-    pub kind: Option<String>,
-    pub tool_nodes: Vec<ToolNode>,
-    pub image_count: i64,
-    pub image_attachments: Vec<ImageAttachment>,
-}
-
-impl ChatMessage {
-    pub fn is_compaction(&self) -> bool {
-        self.kind.as_deref() == Some("compaction")
-    }
-}
 
 /// One image-bearing user message and the assistant text that followed it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -149,10 +111,6 @@ pub fn collect_visual_evidence(messages: &[ChatMessage], budget: Option<i64>) ->
 
 fn char_count(text: &str) -> i64 {
     count(char_len(text))
-}
-
-fn count(n: usize) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 /// keel's fixed visual-evidence wording for one language (N4 table, N32).
