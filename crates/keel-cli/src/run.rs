@@ -309,6 +309,7 @@ pub fn run(
     start_run_from_caller(
         &mut s.store,
         StartRun {
+            model: String::new(),
             id: run_id.clone(),
             preset: flags.preset.clone(),
             now: ids::now(),
@@ -386,6 +387,7 @@ pub fn chat(
             start_run_from_caller(
                 &mut s.store,
                 StartRun {
+                    model: String::new(),
                     id: id.clone(),
                     preset: flags.preset.clone(),
                     now: ids::now(),

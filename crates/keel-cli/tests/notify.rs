@@ -48,6 +48,8 @@ impl Env {
             .unwrap_or_else(|e| panic!("{e}"));
         store
             .create_run(NewRun {
+                model: String::new(),
+                origin: None,
                 id: "r".into(),
                 preset: "default".into(),
                 now: Timestamp(0),

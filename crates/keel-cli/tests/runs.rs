@@ -83,6 +83,8 @@ fn populate(db: &Path) -> Result<(), Box<dyn std::error::Error>> {
         add("untagged\nsecond line", NoteLifetime::Run, None)?,
     ];
     store.create_run(NewRun {
+        model: String::new(),
+        origin: None,
         id: "run-a".into(),
         preset: "default".into(),
         now: Timestamp(1_795_987_900_000),
@@ -178,6 +180,8 @@ fn populate(db: &Path) -> Result<(), Box<dyn std::error::Error>> {
         },
     )?;
     store.create_run(NewRun {
+        model: String::new(),
+        origin: None,
         id: "run-b".into(),
         preset: "review".into(),
         now: Timestamp(1_795_987_800_000),
@@ -363,6 +367,8 @@ fn stored_control_characters_never_reach_the_terminal() -> Result<(), Box<dyn st
         &Untrusted::new("boom".into()),
     )];
     store.create_run(NewRun {
+        model: String::new(),
+        origin: None,
         id: "r\u{1b}[5m".into(),
         preset: "p\u{7}".into(),
         now: Timestamp(0),
@@ -388,6 +394,8 @@ fn stored_control_characters_never_reach_the_terminal() -> Result<(), Box<dyn st
     // A line break in an id cannot start a line that passes for an item.
     let mut store = SqliteStore::open(&sb.db(), &StoreOptions::default())?;
     store.create_run(NewRun {
+        model: String::new(),
+        origin: None,
         id: "r2".into(),
         preset: "default".into(),
         now: Timestamp(0),
@@ -435,6 +443,8 @@ fn malformed_stored_notes_are_skipped_logged_and_reported() -> Result<(), Box<dy
     let sb = Sandbox::new();
     let mut store = SqliteStore::open(&sb.db(), &StoreOptions::default())?;
     store.create_run(NewRun {
+        model: String::new(),
+        origin: None,
         id: "r".into(),
         preset: "default".into(),
         now: Timestamp(0),

@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bridge;
+pub mod compaction;
 pub mod compose;
 pub mod envelope;
 pub mod item;

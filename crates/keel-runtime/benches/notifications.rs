@@ -48,6 +48,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
     let mut store = SqliteStore::open(&dir.path().join("bench.db"), &StoreOptions::default())?;
     store.create_run(NewRun {
+        model: String::new(),
+        origin: None,
         id: "r".into(),
         preset: "default".into(),
         now: Timestamp(0),

@@ -74,6 +74,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             })
             .collect();
         store.create_run(NewRun {
+            model: String::new(),
+            origin: None,
             id: "r".into(),
             preset: "default".into(),
             now: Timestamp(0),

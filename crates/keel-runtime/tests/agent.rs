@@ -79,6 +79,8 @@ fn world(ask_tools: &[&str], interactive: bool) -> World {
         .unwrap_or_else(|e| panic!("{e}"));
     store
         .create_run(NewRun {
+            model: String::new(),
+            origin: None,
             id: "r".into(),
             preset: "default".into(),
             now: Timestamp(0),

@@ -23,6 +23,8 @@ impl Ids {
 fn setup(dir: &std::path::Path) -> Result<SqliteStore, Box<dyn std::error::Error>> {
     let mut store = SqliteStore::open(&dir.join("keel.db"), &StoreOptions::default())?;
     store.create_run(NewRun {
+        model: String::new(),
+        origin: None,
         id: "r".into(),
         preset: "default".into(),
         now: Timestamp(0),

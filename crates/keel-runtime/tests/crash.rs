@@ -51,6 +51,8 @@ fn a_crash_mid_delivery_leaves_the_notification_pending() -> Result<(), Box<dyn 
         let path = dir.path().join("keel.db");
         let mut store = SqliteStore::open(&path, &StoreOptions::default())?;
         store.create_run(NewRun {
+            model: String::new(),
+            origin: None,
             id: "r".into(),
             preset: "default".into(),
             now: Timestamp(0),

@@ -504,6 +504,8 @@ fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::
     let path = dir.path().join("keel.db");
     let mut store = SqliteStore::open(&path, &StoreOptions::default())?;
     store.create_run(NewRun {
+        model: String::new(),
+        origin: None,
         id: "r".into(),
         preset: "default".into(),
         now: Timestamp(0),

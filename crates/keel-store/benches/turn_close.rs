@@ -55,6 +55,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut store = SqliteStore::open(&path, &StoreOptions::default())?;
         let history = (0..size).map(item).collect::<Result<Vec<_>, _>>()?;
         let head = store.create_run(NewRun {
+            model: String::new(),
+            origin: None,
             id: "r".into(),
             preset: "default".into(),
             now: Timestamp(0),

@@ -94,6 +94,8 @@ pub fn append_caller_messages(
 pub struct StartRun {
     pub id: String,
     pub preset: String,
+    /// The model the run is made with.
+    pub model: String,
     pub now: Timestamp,
     pub field: CallerField,
     pub messages: Vec<CallerMessage>,
@@ -119,6 +121,8 @@ pub fn start_run_from_caller(
     store.create_run(NewRun {
         id: start.id,
         preset: start.preset,
+        model: start.model,
+        origin: None,
         now: start.now,
         note_ops,
         items,

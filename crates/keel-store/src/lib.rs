@@ -20,6 +20,7 @@ mod caller;
 mod schema;
 mod sqlite;
 
+use keel_core::compaction::Compaction;
 use keel_core::language::ConversationLanguage;
 use keel_core::notes::NoteOp;
 use keel_core::notify::{NotificationKind, QueuedNotification};
@@ -27,6 +28,12 @@ use keel_core::{Item, ItemBody, ItemId, SystemNotes, Timestamp};
 
 pub use caller::{CallerMessage, StartRun, append_caller_messages, start_run_from_caller};
 pub use schema::SCHEMA_VERSION;
+
+/// The SQL that migrates schema version `from` to `from + 1`, for tests that build an older
+/// database by hand.
+pub fn schema_migration(from: usize) -> Option<&'static str> {
+    schema::MIGRATIONS.get(from).copied()
+}
 pub use sqlite::{CRASH_POINT_ENV, SqliteStore, StoreOptions};
 
 /// A new run.
@@ -34,6 +41,10 @@ pub use sqlite::{CRASH_POINT_ENV, SqliteStore, StoreOptions};
 pub struct NewRun {
     pub id: String,
     pub preset: String,
+    /// The model the run is made with (`script:FILE`, `local`, …); `""` when unknown.
+    pub model: String,
+    /// Where the run came from, when not from a plain `keel run` (a handoff names its source).
+    pub origin: Option<String>,
     pub now: Timestamp,
     /// The run's first notes, as note operations (the only way notes are ever written).
     pub note_ops: Vec<NoteOp>,
@@ -55,6 +66,9 @@ pub struct RunHead {
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub preset: String,
+    /// The model the run was made with; `""` for runs from before schema v2.
+    pub model: String,
+    pub origin: Option<String>,
     /// Bumped by every write; a writer must present the version it loaded.
     pub version: u64,
     /// The sequence number the next appended item gets (= the number of items).
@@ -74,6 +88,8 @@ pub struct RunRecord {
     /// Stored notes that were not well formed and were skipped on read (N28): position and
     /// reason.
     pub skipped_notes: Vec<(usize, String)>,
+    /// The latest compaction round, if any: what the model no longer sees verbatim.
+    pub compaction: Option<Compaction>,
 }
 
 /// A notification for a run's queue.
@@ -199,6 +215,8 @@ pub struct RunSummary {
 /// let run = keel_store::NewRun {
 ///     id: "r".into(),
 ///     preset: "default".into(),
+///     model: String::new(),
+///     origin: None,
 ///     now: keel_core::Timestamp(0),
 ///     notes: keel_core::SystemNotes::new(),
 ///     items: vec![],
@@ -227,6 +245,8 @@ pub struct RunWrite {
     pub ledger: Vec<LedgerWrite>,
     /// This write opens a turn.
     pub open_turn: bool,
+    /// A compaction round recorded in this write (with its summary note in `note_ops`).
+    pub compaction: Option<Compaction>,
 }
 
 /// Where a tool call's side effect stands (ARCHITECTURE.md, step 5).
@@ -306,7 +326,14 @@ impl RunWrite {
             queue: Vec::new(),
             ledger: Vec::new(),
             open_turn: false,
+            compaction: None,
         }
+    }
+
+    /// Also record a compaction round.
+    pub fn with_compaction(mut self, compaction: Compaction) -> Self {
+        self.compaction = Some(compaction);
+        self
     }
 
     /// Also record ledger changes.
@@ -399,6 +426,11 @@ pub enum StoreError {
     },
     #[error("tool call {call_id} of run {run} has no open ledger entry; nothing was written")]
     NoLedgerEntry { run: String, call_id: String },
+    #[error(
+        "compaction round {round} of run {run} does not follow the last recorded round; \
+         nothing was written"
+    )]
+    CompactionOutOfOrder { run: String, round: u32 },
     #[error("notification {arrival} of run {run} is not pending any more; nothing was written")]
     NotPending { run: String, arrival: u64 },
     #[error("stored {what} of run {run} cannot be read: {reason}")]
@@ -453,4 +485,6 @@ pub trait Store {
     fn approvals(&self, run: &str) -> Result<Vec<ApprovalRecord>, StoreError>;
     /// Every queue entry of the run, in arrival order.
     fn notifications(&self, run: &str) -> Result<Vec<NotificationRecord>, StoreError>;
+    /// The run's compaction rounds, oldest first.
+    fn compactions(&self, run: &str) -> Result<Vec<Compaction>, StoreError>;
 }

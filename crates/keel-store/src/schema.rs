@@ -87,6 +87,28 @@ pub const MIGRATIONS: &[&str] = &[
     -- Not keyed by call id: models reuse call ids across turns, and every answer is kept.
     CREATE INDEX approvals_by_run ON approvals (run_id);
     "#,
+    // v2: the model a run was made with (a handoff's worker defaults to it, bridge.md §3.7),
+    // where a run came from, and one row per compaction round (which items were folded).
+    r#"
+    ALTER TABLE runs ADD COLUMN model TEXT NOT NULL DEFAULT '';
+    ALTER TABLE runs ADD COLUMN origin TEXT;
+
+    CREATE TABLE compactions (
+        run_id              TEXT NOT NULL REFERENCES runs (id),
+        round               INTEGER NOT NULL,
+        first_unfolded_seq  INTEGER NOT NULL,
+        -- JSON array of the user items before the cut still shown verbatim.
+        kept_user_seqs      TEXT NOT NULL,
+        summary_chars       INTEGER NOT NULL,
+        trigger             TEXT NOT NULL CHECK (trigger IN ('threshold', 'overflow')),
+        created_at          INTEGER NOT NULL,
+        PRIMARY KEY (run_id, round)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER compactions_append_only_update BEFORE UPDATE ON compactions
+        BEGIN SELECT RAISE(ABORT, 'compaction records are append-only'); END;
+    CREATE TRIGGER compactions_append_only_delete BEFORE DELETE ON compactions
+        BEGIN SELECT RAISE(ABORT, 'compaction records are append-only'); END;
+    "#,
 ];
 
 /// The version a fully migrated database has.

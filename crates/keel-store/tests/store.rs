@@ -48,6 +48,7 @@ fn migrates_an_empty_file_and_sets_pragmas() -> R {
         "notification_queue",
         "dispatch_ledger",
         "approvals",
+        "compactions",
     ] {
         let n: i64 = conn.query_row(
             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
@@ -305,6 +306,7 @@ fn n13_caller_system_messages_are_rejected_before_anything_is_written() -> R {
         id(&format!("i{n}"))
     };
     let start = StartRun {
+        model: String::new(),
         id: "r1".into(),
         preset: "default".into(),
         now: Timestamp(1),
@@ -322,6 +324,7 @@ fn n13_caller_system_messages_are_rejected_before_anything_is_written() -> R {
 
     // Without the system message the run starts, and the instructions are a note.
     let ok = StartRun {
+        model: String::new(),
         messages: vec![caller("user", "hi"), caller("assistant", "hello")],
         ..start
     };
@@ -350,6 +353,7 @@ fn t6_caller_data_never_reaches_the_notes() -> R {
         .collect::<Result<Vec<_>, _>>()?;
     let mut n = 0;
     let start = StartRun {
+        model: String::new(),
         id: "r1".into(),
         preset: "default".into(),
         now: Timestamp(1),
@@ -523,5 +527,97 @@ fn approvals_are_persisted_with_the_run() -> R {
             ("c3".into(), keel_store::Answer::Deny)
         ]
     );
+    Ok(())
+}
+
+#[test]
+fn a_version_1_database_is_migrated_and_its_runs_have_no_recorded_model() -> R {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("keel.db");
+    {
+        // A file exactly as keel with schema v1 left it.
+        let conn = rusqlite::Connection::open(&path)?;
+        conn.execute_batch(keel_store::schema_migration(0).unwrap_or_default())?;
+        conn.pragma_update(None, "user_version", 1)?;
+        conn.pragma_update(None, "application_id", 0x6B65_656C)?;
+        conn.execute(
+            "INSERT INTO runs (id, created_at, updated_at, preset, version, next_seq) \
+             VALUES ('old', 1, 1, 'default', 1, 0)",
+            [],
+        )?;
+    }
+    let mut store = open(&path)?;
+    let old = store.run_head("old")?;
+    assert_eq!((old.model.as_str(), old.origin.as_deref()), ("", None));
+    let mut run = new_run("new");
+    run.model = "script:demo.jsonl".into();
+    run.origin = Some("keel handoff --go from run old".into());
+    store.create_run(run)?;
+    let new = store.run_head("new")?;
+    assert_eq!(new.model, "script:demo.jsonl");
+    assert_eq!(
+        new.origin.as_deref(),
+        Some("keel handoff --go from run old")
+    );
+    Ok(())
+}
+
+#[test]
+fn compaction_rounds_are_recorded_with_their_note_in_order_and_append_only() -> R {
+    use keel_core::compaction::{Compaction, Trigger, note_op};
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("keel.db");
+    let mut store = open(&path)?;
+    store.create_run(new_run("r"))?;
+    store.commit(
+        "r",
+        RunWrite::append(1, Timestamp(2_000), (0..6).map(user_item).collect()),
+    )?;
+    let round = |round: u32, first_unfolded_seq: u64| Compaction {
+        round,
+        first_unfolded_seq,
+        kept_user_seqs: vec![first_unfolded_seq - 1],
+        summary_chars: 2,
+        trigger: Trigger::Threshold,
+        at: Timestamp(3_000),
+    };
+    store.commit(
+        "r",
+        RunWrite::append(2, Timestamp(3_000), vec![])
+            .with_note_ops(vec![note_op("S1")], 16)
+            .with_compaction(round(1, 3)),
+    )?;
+    // Round 3 before round 2 is refused, and nothing of that write lands.
+    let err = store
+        .commit(
+            "r",
+            RunWrite::append(3, Timestamp(3_000), vec![])
+                .with_note_ops(vec![note_op("S3")], 16)
+                .with_compaction(round(3, 5)),
+        )
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(err.contains("round 3"), "{err}");
+    let run = store.load_run("r")?;
+    assert_eq!(run.head.version, 3);
+    assert_eq!(run.compaction, Some(round(1, 3)));
+    assert!(
+        run.notes
+            .read("compaction-summary")
+            .is_some_and(|n| n.ends_with("S1"))
+    );
+    store.commit(
+        "r",
+        RunWrite::append(3, Timestamp(4_000), vec![])
+            .with_note_ops(vec![note_op("S2")], 16)
+            .with_compaction(round(2, 5)),
+    )?;
+    assert_eq!(store.compactions("r")?, vec![round(1, 3), round(2, 5)]);
+    assert_eq!(store.load_run("r")?.compaction, Some(round(2, 5)));
+    drop(store);
+    let conn = rusqlite::Connection::open(&path)?;
+    let deleted = conn.execute("DELETE FROM compactions", []);
+    assert!(deleted.is_err(), "compaction records are append-only");
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! The SQLite implementation of [`Store`]: one file, WAL, `synchronous=NORMAL`.
 
+mod compaction;
 mod ledger;
 mod queue;
 use std::path::{Path, PathBuf};
@@ -164,6 +165,8 @@ fn head_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawHead> {
             created_at: Timestamp(r.get(1)?),
             updated_at: Timestamp(r.get(2)?),
             preset: r.get(3)?,
+            model: r.get(8)?,
+            origin: r.get(9)?,
             version: r.get::<_, i64>(4)? as u64,
             next_seq: r.get::<_, i64>(5)? as u64,
             language: ConversationLanguage::default(),
@@ -185,7 +188,7 @@ fn parse_head((mut head, language): RawHead) -> Result<RunHead, StoreError> {
 }
 
 const HEAD_COLUMNS: &str =
-    "id, created_at, updated_at, preset, version, next_seq, language, turn_open";
+    "id, created_at, updated_at, preset, version, next_seq, language, turn_open, model, origin";
 
 fn read_head(conn: &Connection, id: &str) -> Result<RunHead, StoreError> {
     let raw = conn
@@ -294,21 +297,25 @@ impl Store for SqliteStore {
             created_at: run.now,
             updated_at: run.now,
             preset: run.preset,
+            model: run.model,
+            origin: run.origin,
             version: 1,
             next_seq: run.items.len() as u64,
             language: ConversationLanguage::default(),
             turn_open: false,
         };
         tx.execute(
-            "INSERT INTO runs (id, created_at, updated_at, preset, version, next_seq) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO runs (id, created_at, updated_at, preset, version, next_seq, model, \
+             origin) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
                 head.id,
                 head.created_at.millis(),
                 head.updated_at.millis(),
                 head.preset,
                 head.version as i64,
-                head.next_seq as i64
+                head.next_seq as i64,
+                head.model,
+                head.origin
             ],
         )?;
         insert_items(&tx, &run.id, 0, &run.items)?;
@@ -358,23 +365,25 @@ impl Store for SqliteStore {
         }
         drop(stmt);
         let (notes, skipped_notes) = read_notes(&tx, id)?;
+        let compaction = compaction::read(&tx, id, true)?.pop();
         tx.commit()?;
         Ok(RunRecord {
             head,
             items,
             notes,
             skipped_notes,
+            compaction,
         })
     }
 
     fn list_runs(&self) -> Result<Vec<RunSummary>, StoreError> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT r.id, r.created_at, r.updated_at, r.preset, r.version, r.next_seq, \
-                    r.language, r.turn_open, \
+                    r.language, r.turn_open, r.model, r.origin, \
                     (SELECT count(*) FROM notes n WHERE n.run_id = r.id) \
              FROM runs r ORDER BY r.updated_at DESC, r.id",
         )?;
-        let rows = stmt.query_map([], |r| Ok((head_from_row(r)?, r.get::<_, i64>(8)? as u64)))?;
+        let rows = stmt.query_map([], |r| Ok((head_from_row(r)?, r.get::<_, i64>(10)? as u64)))?;
         let mut out = Vec::new();
         for row in rows {
             let (raw, notes_count) = row?;
@@ -447,6 +456,9 @@ impl Store for SqliteStore {
                     arrival: settle.arrival,
                 });
             }
+        }
+        if let Some(c) = &write.compaction {
+            compaction::insert(&tx, run, c)?;
         }
         if write.close_turn {
             tx.prepare_cached("DELETE FROM notes WHERE run_id = ?1 AND lifetime = 'turn'")?
@@ -530,5 +542,9 @@ impl Store for SqliteStore {
 
     fn ledger(&self, run: &str) -> Result<Vec<crate::LedgerEntry>, StoreError> {
         ledger::ledger(&self.conn, run)
+    }
+
+    fn compactions(&self, run: &str) -> Result<Vec<keel_core::compaction::Compaction>, StoreError> {
+        compaction::read(&self.conn, run, false)
     }
 }

@@ -20,6 +20,8 @@ pub fn user_item(n: u64) -> NewItem {
 
 pub fn new_run(run: &str) -> NewRun {
     NewRun {
+        model: String::new(),
+        origin: None,
         id: run.to_string(),
         preset: "default".to_string(),
         now: Timestamp(1_000),
