@@ -51,6 +51,12 @@ pub trait Model {
     /// A short name for logs and `keel runs show` (`script:demo.jsonl`, `openai:gpt-4o`).
     fn name(&self) -> &str;
 
+    /// The model's context window in tokens, when the provider knows it. Compaction starts
+    /// from it unless `[compaction] context_window` says otherwise.
+    fn context_window(&self) -> Option<u64> {
+        None
+    }
+
     /// One call. `on_text` receives reply text as it streams.
     fn complete(
         &mut self,

@@ -1,7 +1,11 @@
 //! The scripted provider (`--model script:FILE`): replays a file of model replies, one JSON
 //! object per line, `{"text"?: "...", "tool_calls"?: [{"name", "arguments", "id"?}]}`. Blank
 //! lines and lines starting with `#` are skipped. A call without an id gets `call_<n>`, unique
-//! within the script. Each request it receives is kept, so tests can assert on what keel sent.
+//! within the script. A line may instead fail the way a provider does —
+//! `{"error": "context_overflow" | "failed", "message"?: "..."}` — and any line may carry
+//! `"delay_ms": N` to answer slowly (for timeouts). Each request it receives is kept, so tests
+//! can assert on what keel sent, and, with [`ScriptedModel::log_requests_to`], appended to a
+//! file as one JSON line per request, so tests of the `keel` binary can too.
 
 use std::path::Path;
 
@@ -19,6 +23,24 @@ struct ScriptLine {
     text: String,
     #[serde(default)]
     tool_calls: Vec<ScriptCall>,
+    error: Option<ScriptError>,
+    message: Option<String>,
+    #[serde(default)]
+    delay_ms: u64,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum ScriptError {
+    ContextOverflow,
+    Failed,
+}
+
+/// One scripted answer.
+#[derive(Clone, Debug)]
+struct Scripted {
+    reply: Result<ModelReply, (ScriptError, String)>,
+    delay: std::time::Duration,
 }
 
 #[derive(Deserialize)]
@@ -33,18 +55,61 @@ struct ScriptCall {
 /// Replays replies in order.
 pub struct ScriptedModel {
     name: String,
-    replies: std::collections::VecDeque<ModelReply>,
+    replies: std::collections::VecDeque<Scripted>,
     /// Every request received, in order.
     pub requests: Vec<(ModelRequest, Vec<ToolSpec>)>,
+    log: Option<std::path::PathBuf>,
 }
 
 impl ScriptedModel {
     pub fn from_replies(name: &str, replies: Vec<ModelReply>) -> Self {
+        Self::from_scripted(
+            name,
+            replies
+                .into_iter()
+                .map(|r| Scripted {
+                    reply: Ok(r),
+                    delay: std::time::Duration::ZERO,
+                })
+                .collect(),
+        )
+    }
+
+    fn from_scripted(name: &str, replies: Vec<Scripted>) -> Self {
         Self {
             name: name.to_string(),
             replies: replies.into(),
             requests: Vec::new(),
+            log: None,
         }
+    }
+
+    /// Also append every request, as `{"messages": [...], "tools": [names]}`, to `path`.
+    pub fn log_requests_to(mut self, path: std::path::PathBuf) -> Self {
+        self.log = Some(path);
+        self
+    }
+
+    fn log(&self, request: &ModelRequest, tools: &[ToolSpec]) -> Result<(), ModelError> {
+        let Some(path) = &self.log else {
+            return Ok(());
+        };
+        let line = serde_json::json!({
+            "messages": request.messages,
+            "tools": tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        });
+        use std::io::Write;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut f| writeln!(f, "{line}"))
+            .map_err(|e| {
+                ModelError::Setup(format!(
+                    "cannot write the request log {}: {e}",
+                    path.display()
+                ))
+            })
     }
 
     /// Parses a script; errors name the line.
@@ -75,12 +140,24 @@ impl ScriptedModel {
                     }
                 })
                 .collect();
-            replies.push(ModelReply {
-                text: parsed.text,
-                tool_calls,
+            let reply = match parsed.error {
+                Some(kind) => Err((
+                    kind,
+                    parsed
+                        .message
+                        .unwrap_or_else(|| format!("scripted failure at line {}", i + 1)),
+                )),
+                None => Ok(ModelReply {
+                    text: parsed.text,
+                    tool_calls,
+                }),
+            };
+            replies.push(Scripted {
+                reply,
+                delay: std::time::Duration::from_millis(parsed.delay_ms),
             });
         }
-        Ok(Self::from_replies(name, replies))
+        Ok(Self::from_scripted(name, replies))
     }
 
     pub fn from_file(path: &Path) -> Result<Self, ModelError> {
@@ -107,12 +184,18 @@ impl Model for ScriptedModel {
         on_text: &mut dyn FnMut(&str),
     ) -> Result<ModelReply, ModelError> {
         self.requests.push((request.clone(), tools.to_vec()));
-        let reply = self.replies.pop_front().ok_or_else(|| {
+        self.log(request, tools)?;
+        let scripted = self.replies.pop_front().ok_or_else(|| {
             ModelError::Exhausted(format!(
                 "{} has no more replies (keel asked for reply {})",
                 self.name,
                 self.requests.len()
             ))
+        })?;
+        std::thread::sleep(scripted.delay);
+        let reply = scripted.reply.map_err(|(kind, message)| match kind {
+            ScriptError::ContextOverflow => ModelError::ContextOverflow(message),
+            ScriptError::Failed => ModelError::Failed(message),
         })?;
         if !reply.text.is_empty() {
             on_text(&reply.text);
@@ -149,6 +232,27 @@ mod tests {
             Err(ModelError::Exhausted(_))
         ));
         assert_eq!(m.requests.len(), 3);
+        Ok(())
+    }
+
+    #[test]
+    fn scripted_failures_and_the_request_log() -> Result<(), Box<dyn std::error::Error>> {
+        let script = "{\"error\":\"context_overflow\",\"message\":\"too long\"}\n{\"error\":\"failed\"}\n{\"text\":\"ok\",\"delay_ms\":1}\n";
+        let dir = tempfile::tempdir()?;
+        let log = dir.path().join("requests.jsonl");
+        let mut m = ScriptedModel::parse("s", script)?.log_requests_to(log.clone());
+        let req = ModelRequest { messages: vec![] };
+        let first = m.complete(&req, &[], &mut |_| {});
+        assert!(matches!(first, Err(ModelError::ContextOverflow(ref e)) if e == "too long"));
+        let second = m.complete(&req, &[], &mut |_| {});
+        assert!(matches!(second, Err(ModelError::Failed(ref e)) if e.contains("line 2")));
+        assert_eq!(m.complete(&req, &[], &mut |_| {})?.text, "ok");
+        let logged = std::fs::read_to_string(&log)?;
+        assert_eq!(logged.lines().count(), 3);
+        assert!(
+            logged.starts_with("{\"messages\":[],\"tools\":[]}"),
+            "{logged}"
+        );
         Ok(())
     }
 

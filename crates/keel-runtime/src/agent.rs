@@ -10,8 +10,18 @@
 //! re-run. The turn closes (consuming its turn notes) when the model stops calling tools, or at
 //! the step limit. After a close, waiting notifications are delivered one per turn; a response
 //! to a notification cannot call tools, and gets no follow-up model call.
+//!
+//! Compaction: before a model call whose request would pass the configured share of the
+//! context window, and once after a context-overflow error (system-notes.md N18), the older
+//! part of the run is summarised into the `compaction-summary` note by the run's own model
+//! (keel-core's `compaction` decides what is folded). The round is recorded with the note in
+//! one write, and the person watching is told what was folded and what the summary worker did
+//! not see.
 
-use keel_core::compose::{ComposeInput, compose, stable_head};
+use keel_core::bridge::source::{SourceOptions, build_bridge_source};
+use keel_core::bridge::{detect_lang, finish_draft, worker_prompt};
+use keel_core::compaction::{self, Compaction, CompactionLimits, Trigger};
+use keel_core::compose::{ComposeInput, ModelRequest, compose, stable_head};
 use keel_core::item::{Diagnostic, Item, ItemBody, ItemId, ToolCall, Untrusted};
 use keel_core::notes::producers;
 use keel_core::notify::{Lang, ResponseOrigin};
@@ -77,6 +87,46 @@ pub struct LoopSettings {
     /// Set from outside (a Ctrl-C handler) to stop at the next step or call boundary. The turn
     /// is left open and everything done so far is stored, so `keel runs resume` continues.
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    pub compaction: CompactionSettings,
+}
+
+/// When and how much to compact (`[compaction]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompactionSettings {
+    /// The model's context window in tokens; `None`: the model's own, and when it does not
+    /// know, compaction happens only after a context-overflow error.
+    pub context_window: Option<u64>,
+    /// Compact before a request estimated above this share of the window.
+    pub threshold_percent: u64,
+    pub limits: CompactionLimits,
+}
+
+impl Default for CompactionSettings {
+    fn default() -> Self {
+        Self {
+            context_window: None,
+            threshold_percent: DEFAULT_COMPACTION_THRESHOLD_PERCENT,
+            limits: CompactionLimits::default(),
+        }
+    }
+}
+
+/// The default share of the context window a request may fill before compaction.
+pub const DEFAULT_COMPACTION_THRESHOLD_PERCENT: u64 = 80;
+
+/// The chars a request's messages carry, for the compaction estimate.
+fn request_chars(request: &ModelRequest) -> usize {
+    request
+        .messages
+        .iter()
+        .map(|m| {
+            m.content.as_deref().map_or(0, |c| c.chars().count())
+                + m.tool_calls
+                    .iter()
+                    .map(|c| c.function.name.len() + c.function.arguments.chars().count())
+                    .sum::<usize>()
+        })
+        .sum()
 }
 
 impl Default for LoopSettings {
@@ -87,6 +137,7 @@ impl Default for LoopSettings {
             fallback_language: Lang::En,
             max_untagged_notes: keel_core::notes::DEFAULT_MAX_UNTAGGED,
             cancel: None,
+            compaction: CompactionSettings::default(),
         }
     }
 }
@@ -168,6 +219,7 @@ impl Agent<'_> {
         );
         let max_untagged = write.max_untagged_notes;
         let open = write.open_turn;
+        let compaction = write.compaction.clone();
         let committed = match self.store.commit(run, write) {
             Ok(c) => c,
             Err(e) => {
@@ -191,6 +243,9 @@ impl Agent<'_> {
             }
             if close {
                 record.notes.consume_turn_notes();
+            }
+            if compaction.is_some() {
+                record.compaction = compaction;
             }
             record.head.version = committed.version;
             record.head.next_seq = committed.next_seq;
@@ -343,6 +398,134 @@ impl Agent<'_> {
         stable_head(&self.settings.base_instructions, &[])
     }
 
+    /// The request for the run as stored: after a compaction, the summary note plus what was
+    /// not folded.
+    fn request(&mut self, run: &str, head: &str) -> Result<ModelRequest, LoopError> {
+        let record = self.record(run)?;
+        let visible;
+        let items = match &record.compaction {
+            Some(c) => {
+                visible = compaction::visible_items(&record.items, c);
+                &visible[..]
+            }
+            None => &record.items[..],
+        };
+        Ok(compose(&ComposeInput {
+            stable_head: head,
+            volatile: &[],
+            notes: &record.notes,
+            items,
+        })?)
+    }
+
+    fn over_threshold(&self, request: &ModelRequest) -> bool {
+        let settings = self.settings.compaction;
+        let Some(window) = settings
+            .context_window
+            .or_else(|| self.model.context_window())
+        else {
+            return false;
+        };
+        compaction::estimate_tokens(request_chars(request)) * 100
+            > window * settings.threshold_percent
+    }
+
+    /// One compaction round. `false` when there was nothing to fold, or (before a call that
+    /// has not failed yet) when the summary could not be written: the run goes on unchanged
+    /// and the person is told why.
+    fn compact(&mut self, run: &str, trigger: Trigger) -> Result<bool, LoopError> {
+        let limits = self.settings.compaction.limits;
+        let record = self.record(run)?;
+        let previous_note = record
+            .notes
+            .read(keel_core::notes::producers::COMPACTION_SUMMARY)
+            .unwrap_or_default()
+            .to_string();
+        let previous = record.compaction.clone();
+        let Some(plan) = compaction::plan(
+            &record.items,
+            previous.as_ref().map(|c| (c, previous_note.as_str())),
+            limits,
+        ) else {
+            return Ok(false);
+        };
+        let source = build_bridge_source(
+            &plan.messages,
+            SourceOptions {
+                source_char_budget: Some(limits.source_chars),
+                visual_evidence_char_budget: None,
+            },
+        );
+        // The conversation's language, from what the user wrote: the source's section headers
+        // are always Chinese (bridge.md N7) and would tip a short English run to zh.
+        let user_text: String = plan
+            .messages
+            .iter()
+            .filter(|m| m.role == "user")
+            .map(|m| m.content.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let lang = detect_lang(&user_text);
+        let prompt = worker_prompt(
+            &compaction::instruction(lang, limits.summary_chars),
+            &source,
+        );
+        (self.events)(Event::Notice(format!(
+            "compacting: items before {} are being summarised ({} chars of source{})",
+            plan.first_unfolded_seq,
+            source.text.chars().count(),
+            if source.dropped.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; DROPPED from what the summariser sees: {}",
+                    source.dropped.join(", ")
+                )
+            }
+        )));
+        let summary = match crate::worker::ask(self.model, &prompt) {
+            Ok(text) => finish_draft(&text, &source, &plan.messages, lang),
+            Err(e) if trigger == Trigger::Threshold => {
+                (self.events)(Event::Notice(format!(
+                    "compaction skipped, nothing was folded: {e}"
+                )));
+                return Ok(false);
+            }
+            Err(e) => {
+                return Err(ModelError::Failed(format!(
+                    "the request was too long and compacting it failed: {e}"
+                ))
+                .into());
+            }
+        };
+        let round = Compaction {
+            round: previous.as_ref().map_or(1, |c| c.round + 1),
+            first_unfolded_seq: plan.first_unfolded_seq,
+            kept_user_seqs: plan.kept_user_seqs,
+            summary_chars: summary.trim().chars().count(),
+            trigger,
+            at: self.now(),
+        };
+        let notice = format!(
+            "compaction round {} ({}): {} items folded into a {}-char summary; {} user \
+             messages kept verbatim",
+            round.round,
+            trigger.as_str(),
+            round.folded_count(),
+            round.summary_chars,
+            round.kept_user_seqs.len()
+        );
+        let max_untagged = self.settings.max_untagged_notes;
+        let now = self.now();
+        self.commit(run, |v| {
+            RunWrite::append(v, now, vec![])
+                .with_note_ops(vec![compaction::note_op(&summary)], max_untagged)
+                .with_compaction(round)
+        })?;
+        (self.events)(Event::Notice(notice));
+        Ok(true)
+    }
+
     fn steps(&mut self, run: &str, origin: ResponseOrigin) -> Result<TurnEnd, LoopError> {
         let head = self.stable_head();
         // A tool the policy denies outright is not offered at all.
@@ -369,17 +552,31 @@ impl Agent<'_> {
                     hit_step_limit: true,
                 });
             }
-            let record = self.record(run)?;
-            let request = compose(&ComposeInput {
-                stable_head: &head,
-                volatile: &[],
-                notes: &record.notes,
-                items: &record.items,
-            })?;
+            let mut request = self.request(run, &head)?;
+            if self.over_threshold(&request) && self.compact(run, Trigger::Threshold)? {
+                request = self.request(run, &head)?;
+            }
             let events = &mut *self.events;
-            let reply = self.model.complete(&request, &specs, &mut |t| {
+            let reply = match self.model.complete(&request, &specs, &mut |t| {
                 events(Event::Text(t.to_string()))
-            })?;
+            }) {
+                // N18: compact once, then retry once; a second overflow is the user's to see.
+                Err(ModelError::ContextOverflow(first)) => {
+                    if !self.compact(run, Trigger::Overflow)? {
+                        return Err(ModelError::ContextOverflow(format!(
+                            "{first} (there is nothing left to compact: the newest step alone \
+                             is too long for the model; use a model with a larger context)"
+                        ))
+                        .into());
+                    }
+                    let request = self.request(run, &head)?;
+                    let events = &mut *self.events;
+                    self.model.complete(&request, &specs, &mut |t| {
+                        events(Event::Text(t.to_string()))
+                    })?
+                }
+                other => other?,
+            };
             steps += 1;
             final_text = reply.text.clone();
             let assistant = self.item(ItemBody::Assistant {

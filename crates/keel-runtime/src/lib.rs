@@ -16,3 +16,4 @@ pub mod checker;
 pub mod gate;
 pub mod policy_gate;
 pub mod tools;
+pub mod worker;

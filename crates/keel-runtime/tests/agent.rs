@@ -7,187 +7,21 @@ use keel_core::item::{ItemBody, ItemId, ToolCall};
 use keel_core::notify::{Lang, NOT_AUTHORIZED_RESULT, NotificationKind};
 use keel_core::policy::Decision;
 use keel_core::policy::provenance::OnTainted;
-use keel_core::policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
+use keel_core::policy::rules::{Matcher, Mode, Rule, tool_glob};
 use keel_core::time::Timestamp;
 use keel_core::{NoteLifetime, NoteTag};
 use keel_model::ModelReply;
 use keel_model::scripted::ScriptedModel;
-use keel_runtime::agent::{Agent, Event, LoopSettings};
-use keel_runtime::approval::{Answer, Approver};
+use keel_runtime::agent::{Event, LoopSettings};
+use keel_runtime::approval::Answer;
 use keel_runtime::gate::Gate;
 use keel_runtime::policy_gate::{GateEnv, PolicyGate};
-use keel_runtime::tools::{ToolContext, Toolbox};
-use keel_store::{
-    DispatchState, LedgerWrite, NewNotification, NewRun, RunWrite, SqliteStore, Store, StoreOptions,
-};
+use keel_runtime::tools::ToolContext;
+use keel_store::{DispatchState, LedgerWrite, NewNotification, RunWrite, Store};
 use serde_json::json;
 
-fn any() -> Matcher {
-    Matcher {
-        tool_names: vec![tool_glob("*").unwrap_or_else(|e| panic!("{e}"))],
-        ..Matcher::default()
-    }
-}
-
-fn policy(ask_tools: &[&str]) -> Policy {
-    let mut rules = vec![Rule {
-        matcher: any(),
-        decision: Decision::Allow,
-        priority: 1000,
-        deny_message: None,
-        source: "t".into(),
-    }];
-    for t in ask_tools {
-        rules.push(Rule {
-            matcher: Matcher {
-                tool_names: vec![tool_glob(t).unwrap_or_else(|e| panic!("{e}"))],
-                ..Matcher::default()
-            },
-            decision: Decision::AskUser,
-            priority: 2000,
-            deny_message: None,
-            source: "ask".into(),
-        });
-    }
-    let checker = |name: &str| CheckerRule {
-        matcher: any(),
-        priority: 1000,
-        checker: CheckerRef::InProcess(name.into()),
-        required_context: None,
-        config: None,
-        timeout_ms: None,
-        source: "t".into(),
-    };
-    Policy::new(rules, vec![checker("allowed-path"), checker("provenance")])
-}
-
-struct World {
-    _dir: tempfile::TempDir,
-    cwd: std::path::PathBuf,
-    store: SqliteStore,
-    gate: Gate,
-    tools: Toolbox,
-    events: Vec<Event>,
-}
-
-fn world(ask_tools: &[&str], interactive: bool) -> World {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let cwd = dir.path().join("work");
-    std::fs::create_dir_all(&cwd).unwrap_or_else(|e| panic!("{e}"));
-    let cwd = cwd.canonicalize().unwrap_or_else(|e| panic!("{e}"));
-    let mut store = SqliteStore::open(&dir.path().join("keel.db"), &StoreOptions::default())
-        .unwrap_or_else(|e| panic!("{e}"));
-    store
-        .create_run(NewRun {
-            model: String::new(),
-            origin: None,
-            id: "r".into(),
-            preset: "default".into(),
-            now: Timestamp(0),
-            note_ops: Vec::new(),
-            items: vec![],
-        })
-        .unwrap_or_else(|e| panic!("{e}"));
-    let tools = Toolbox::builtin();
-    let env = GateEnv {
-        cwd: cwd.clone(),
-        workspaces: vec![],
-        mode: Mode::Default,
-        interactive,
-        on_tainted: OnTainted::AskUser,
-        tools: tools.infos(),
-    };
-    let gate = Gate::authority_only()
-        .with_policy(PolicyGate::new(policy(ask_tools), BTreeMap::new(), env))
-        .unwrap_or_else(|e| panic!("{e}"));
-    World {
-        _dir: dir,
-        cwd,
-        store,
-        gate,
-        tools,
-        events: Vec::new(),
-    }
-}
-
-fn reply(text: &str, calls: &[(&str, serde_json::Value)]) -> ModelReply {
-    ModelReply {
-        text: text.into(),
-        tool_calls: calls
-            .iter()
-            .enumerate()
-            .map(|(i, (n, a))| ToolCall {
-                id: format!("c{}-{i}", text.len()),
-                name: (*n).into(),
-                arguments: a.clone(),
-            })
-            .collect(),
-    }
-}
-
-struct Yes(Vec<Answer>);
-impl Approver for Yes {
-    fn ask(&mut self, _: &ToolCall, _: &[String]) -> Answer {
-        self.0.remove(0)
-    }
-}
-
-fn with_agent<T>(
-    w: &mut World,
-    model: &mut ScriptedModel,
-    approver: Option<&mut dyn Approver>,
-    settings: LoopSettings,
-    f: impl FnOnce(&mut Agent<'_>) -> T,
-) -> T {
-    let mut n = 0;
-    let mut next_id = || {
-        n += 1;
-        ItemId::try_from(format!("i{n}-{}", rand_suffix())).unwrap_or_else(|_| unreachable!())
-    };
-    let events = &mut w.events;
-    let mut sink = |e: Event| events.push(e);
-    let mut agent = Agent {
-        store: &mut w.store,
-        model,
-        gate: &w.gate,
-        tools: &w.tools,
-        tool_context: ToolContext::new(w.cwd.clone()),
-        // Shorten the approver's trait-object lifetime to this agent's.
-        approver: approver.map(|a| -> &mut dyn Approver { a }),
-        settings,
-        clock: || Timestamp(1),
-        next_id: &mut next_id,
-        events: &mut sink,
-        cache: keel_runtime::agent::TurnCache::default(),
-    };
-    f(&mut agent)
-}
-
-fn rand_suffix() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    N.fetch_add(1, Ordering::Relaxed)
-}
-
-/// Every request: one system message at index 0; every tool call answered by exactly one
-/// tool message.
-fn assert_well_formed(model: &ScriptedModel) {
-    for (request, _) in &model.requests {
-        assert_eq!(request.messages[0].role, Role::System);
-        assert!(request.messages[1..].iter().all(|m| m.role != Role::System));
-        let calls: Vec<&str> = request
-            .messages
-            .iter()
-            .flat_map(|m| m.tool_calls.iter().map(|c| c.id.as_str()))
-            .collect();
-        let answers: Vec<&str> = request
-            .messages
-            .iter()
-            .filter_map(|m| m.tool_call_id.as_deref())
-            .collect();
-        assert_eq!(calls, answers);
-    }
-}
+mod common;
+use common::*;
 
 #[test]
 fn allowed_and_denied_calls_and_the_reason_reaches_the_model() {

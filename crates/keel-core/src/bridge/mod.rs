@@ -140,8 +140,41 @@ pub fn build_bridge_kickoff(lang: HandoffLang, auto_continue: bool) -> String {
     }
 }
 
+/// The worker's prompt (N20): the instruction, then the source.
+pub fn worker_prompt(instruction: &str, source: &source::BridgeSource) -> String {
+    format!("{instruction}\n\n{}", source.text)
+}
+
+/// The draft from the worker's text (N20's "append"): the verbatim visual evidence (N4), then
+/// the user's active prohibitions the summary omits (N19, N36). Used by the handoff preview and
+/// by compaction alike, so neither can lose a user's "don't touch the files".
+pub fn finish_draft(
+    worker_text: &str,
+    source: &source::BridgeSource,
+    messages: &[message::ChatMessage],
+    lang: HandoffLang,
+) -> String {
+    let with_evidence = visual::append_visual_evidence(worker_text, &source.visual_evidence, lang);
+    constraints::preserve_active_user_constraints(&with_evidence, messages, lang)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_draft_keeps_a_prohibition_the_worker_dropped() {
+        let messages = vec![message::ChatMessage {
+            role: "user".into(),
+            content: "Fix the bug. Do not use any tools.".into(),
+            ..Default::default()
+        }];
+        let source = source::build_bridge_source(&messages, Default::default());
+        assert!(worker_prompt("INSTR", &source).starts_with("INSTR\n\n"));
+        let draft = finish_draft("Goal: fix the bug.", &source, &messages, HandoffLang::En);
+        assert!(draft.starts_with("Goal: fix the bug."), "{draft}");
+        assert!(draft.contains("## Active user constraints"), "{draft}");
+        assert!(draft.contains("Do not use any tools"), "{draft}");
+    }
+
     use super::*;
 
     #[test]

@@ -1,0 +1,244 @@
+//! Compaction in the turn loop, with the scripted provider on a real database: chained rounds,
+//! the record of what was folded, and the one compaction + one retry after a context overflow.
+
+use keel_core::compaction::{CompactionLimits, SUMMARY_HEADER, Trigger};
+use keel_core::compose::{ModelRequest, Role};
+use keel_model::scripted::ScriptedModel;
+use keel_runtime::agent::{CompactionSettings, Event, LoopError, LoopSettings};
+use keel_store::Store;
+
+mod common;
+use common::*;
+
+fn script(lines: &[&str]) -> ScriptedModel {
+    ScriptedModel::parse("script:t", &lines.join("\n")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn text(lines: &str) -> String {
+    serde_json::json!({ "text": lines }).to_string()
+}
+
+fn settings(context_window: Option<u64>) -> LoopSettings {
+    LoopSettings {
+        compaction: CompactionSettings {
+            context_window,
+            limits: CompactionLimits {
+                keep_recent_chars: 0,
+                keep_user_chars: 1_000,
+                ..CompactionLimits::default()
+            },
+            ..CompactionSettings::default()
+        },
+        ..LoopSettings::default()
+    }
+}
+
+fn system(request: &ModelRequest) -> &str {
+    request.messages[0].content.as_deref().unwrap_or_default()
+}
+
+fn everything(request: &ModelRequest) -> String {
+    request
+        .messages
+        .iter()
+        .filter_map(|m| m.content.clone())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn notices(w: &World) -> Vec<String> {
+    w.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Notice(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn three_rounds_chain_each_summary_through_the_previous_one() {
+    let mut w = world(&[], false);
+    // A one-token window: every request with something to fold is compacted first.
+    let lines = [
+        text("A1"),
+        text("S1"),
+        text("A2"),
+        text("S2"),
+        text("A3"),
+        text("S3"),
+        text("A4"),
+    ];
+    let mut model = script(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+    let users = [
+        "Use port 8080. Do not use any tools.",
+        "Now use port 9090",
+        "Add tests",
+        "Ship it",
+    ];
+    for user in users {
+        with_agent(&mut w, &mut model, None, settings(Some(1)), |a| {
+            a.user_turn("r", user)
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert_eq!(model.remaining(), 0);
+    let requests: Vec<&ModelRequest> = model.requests.iter().map(|(r, _)| r).collect();
+    // Requests: A1 | S1 A2 | S2 A3 | S3 A4. The summary calls get no tools and one message.
+    for (i, summary) in [1usize, 3, 5].into_iter().enumerate() {
+        let r = requests[summary];
+        assert_eq!(r.messages.len(), 1);
+        assert_eq!(r.messages[0].role, Role::User);
+        assert!(
+            model.requests[summary].1.is_empty(),
+            "no tools for the summariser"
+        );
+        let prompt = everything(r);
+        assert!(prompt.contains("consolidate"), "{prompt}");
+        if i > 0 {
+            // Round N reads round N−1's summary as its compaction section (N23).
+            let previous = format!("S{i}");
+            assert!(
+                prompt.contains(&previous),
+                "round {} lost {previous}: {prompt}",
+                i + 1
+            );
+        }
+        assert!(prompt.contains("Do not use any tools"), "{prompt}");
+    }
+    let last = requests[6];
+    let head = system(last);
+    assert_eq!(head.matches(SUMMARY_HEADER).count(), 1, "{head}");
+    assert!(head.contains("S3") && !head.contains("S2") && !head.contains("S1"));
+    // The user's prohibition survives three rounds even though no worker wrote it.
+    assert!(head.contains("## Active user constraints"), "{head}");
+    assert!(head.contains("Do not use any tools"), "{head}");
+    // The newest users stay verbatim as messages; folded replies are gone.
+    let body = everything(&ModelRequest {
+        messages: last.messages[1..].to_vec(),
+    });
+    for user in users {
+        assert!(body.contains(user), "{user} missing from {body}");
+    }
+    assert!(!body.contains("A1") && !body.contains("A2") && !body.contains("A3"));
+    let rounds = w.store.compactions("r").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        rounds
+            .iter()
+            .map(|c| (c.round, c.first_unfolded_seq, c.trigger))
+            .collect::<Vec<_>>(),
+        vec![
+            (1, 2, Trigger::Threshold),
+            (2, 4, Trigger::Threshold),
+            (3, 6, Trigger::Threshold)
+        ]
+    );
+    assert_eq!(rounds[2].kept_user_seqs, vec![0, 2, 4]);
+    assert_eq!(rounds[2].folded_count(), 3);
+    // Nothing is cut from the run itself: every item is still stored.
+    let record = w.store.load_run("r").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(record.items.len(), 8);
+    assert!(
+        notices(&w)
+            .iter()
+            .any(|n| n.starts_with("compaction round 3 (threshold): 3 items folded")),
+        "{:?}",
+        notices(&w)
+    );
+    for main in [0usize, 2, 4, 6] {
+        assert_eq!(requests[main].messages[0].role, Role::System);
+        assert!(
+            requests[main].messages[1..]
+                .iter()
+                .all(|m| m.role != Role::System)
+        );
+    }
+}
+
+#[test]
+fn a_context_overflow_compacts_once_and_retries_once() {
+    let mut w = world(&[], false);
+    let overflow = r#"{"error":"context_overflow","message":"maximum context length is 8192"}"#;
+    let a1 = text("A1");
+    let s1 = text("S1");
+    let a2 = text("A2");
+    let mut model = script(&[&a1, overflow, &s1, &a2]);
+    for user in ["first", "second"] {
+        with_agent(&mut w, &mut model, None, settings(None), |a| {
+            a.user_turn("r", user)
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert_eq!(model.requests.len(), 4);
+    let retry = &model.requests[3].0;
+    assert!(system(retry).contains("S1"));
+    assert!(!everything(retry).contains("A1"));
+    let rounds = w.store.compactions("r").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(rounds.len(), 1);
+    assert_eq!(rounds[0].trigger, Trigger::Overflow);
+
+    // A second overflow after the retry is the user's to see; nothing is lost.
+    let mut model = script(&[overflow, &text("S2"), overflow]);
+    let err = with_agent(&mut w, &mut model, None, settings(None), |a| {
+        a.user_turn("r", "third")
+    })
+    .err()
+    .unwrap_or_else(|| panic!("a second overflow must fail"));
+    assert!(matches!(err, LoopError::Model(_)), "{err}");
+    assert!(err.to_string().contains("8192"), "{err}");
+    assert_eq!(
+        model.requests.len(),
+        3,
+        "one compaction, one retry, no more"
+    );
+    let record = w.store.load_run("r").unwrap_or_else(|e| panic!("{e}"));
+    assert!(record.items.iter().any(|i| matches!(
+        &i.body,
+        keel_core::ItemBody::User { text } if text == "third"
+    )));
+    assert!(
+        record.head.turn_open,
+        "the turn stays open for `keel runs resume`"
+    );
+}
+
+#[test]
+fn an_overflow_with_nothing_to_fold_says_so() {
+    let mut w = world(&[], false);
+    let mut model = script(&[r#"{"error":"context_overflow","message":"too long"}"#]);
+    let err = with_agent(&mut w, &mut model, None, settings(None), |a| {
+        a.user_turn("r", "a very long first message")
+    })
+    .err()
+    .unwrap_or_else(|| panic!("must fail"));
+    assert!(err.to_string().contains("nothing left to compact"), "{err}");
+    assert_eq!(model.requests.len(), 1);
+}
+
+#[test]
+fn a_failed_summary_before_the_threshold_leaves_the_run_as_it_was() {
+    let mut w = world(&[], false);
+    let a1 = text("A1");
+    let a2 = text("A2");
+    let mut model = script(&[&a1, r#"{"error":"failed","message":"HTTP 500"}"#, &a2]);
+    for user in ["first", "second"] {
+        with_agent(&mut w, &mut model, None, settings(Some(1)), |a| {
+            a.user_turn("r", user)
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert!(
+        w.store
+            .compactions("r")
+            .unwrap_or_else(|e| panic!("{e}"))
+            .is_empty()
+    );
+    assert!(everything(&model.requests[2].0).contains("A1"));
+    assert!(
+        notices(&w)
+            .iter()
+            .any(|n| n.contains("compaction skipped") && n.contains("worker-failed")),
+        "{:?}",
+        notices(&w)
+    );
+}
