@@ -136,6 +136,23 @@ pub struct Preset {
 #[serde(default)]
 pub struct HandoffSettings {
     pub worker_model: Option<String>,
+    /// How long the handoff worker may take (bridge.md N21, N40); default 180.
+    pub worker_timeout_secs: Option<u64>,
+}
+
+/// `[compaction]` (bridge issue, system-notes.md N18): when and how much a run compacts.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct CompactionConfig {
+    /// The model's context window in tokens (default: what the model reports; unknown means
+    /// compaction only after a context-overflow error).
+    pub context_window: Option<u64>,
+    /// Compact when a request is estimated above this share of the window (default 80).
+    pub threshold_percent: Option<u64>,
+    pub keep_recent_chars: Option<usize>,
+    pub keep_user_chars: Option<usize>,
+    pub source_chars: Option<i64>,
+    pub summary_chars: Option<i64>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -157,6 +174,7 @@ struct FileSettings {
     store: StoreSettings,
     presets: BTreeMap<String, Preset>,
     handoff: HandoffSettings,
+    compaction: CompactionConfig,
     mcp_servers: BTreeMap<String, McpServer>,
     computer_use: Option<toml::Table>,
     checkers: BTreeMap<String, toml::Table>,
@@ -185,6 +203,7 @@ pub struct Config {
     pub store: StoreSettings,
     pub presets: BTreeMap<String, Preset>,
     pub handoff: HandoffSettings,
+    pub compaction: CompactionConfig,
     pub mcp_servers: BTreeMap<String, McpServer>,
     pub computer_use: Option<toml::Table>,
     /// `[checkers.NAME]` registry entries (user and admin tiers only); a later file's entry of
@@ -205,6 +224,32 @@ impl Config {
         self.notes
             .max_untagged
             .unwrap_or(keel_core::notes::DEFAULT_MAX_UNTAGGED)
+    }
+
+    /// The loop's compaction settings: the configured values over keel's defaults.
+    pub fn compaction(&self) -> keel_runtime::agent::CompactionSettings {
+        use keel_runtime::agent::CompactionSettings;
+        let d = CompactionSettings::default();
+        let c = &self.compaction;
+        CompactionSettings {
+            context_window: c.context_window,
+            threshold_percent: c.threshold_percent.unwrap_or(d.threshold_percent),
+            limits: keel_core::compaction::CompactionLimits {
+                keep_recent_chars: c.keep_recent_chars.unwrap_or(d.limits.keep_recent_chars),
+                keep_user_chars: c.keep_user_chars.unwrap_or(d.limits.keep_user_chars),
+                source_chars: c.source_chars.unwrap_or(d.limits.source_chars),
+                summary_chars: c.summary_chars.unwrap_or(d.limits.summary_chars),
+            },
+        }
+    }
+
+    /// How long the handoff worker may take.
+    pub fn worker_timeout(&self) -> std::time::Duration {
+        self.handoff
+            .worker_timeout_secs
+            .map_or(keel_runtime::worker::DEFAULT_WORKER_TIMEOUT, |s| {
+                std::time::Duration::from_secs(s)
+            })
     }
 
     pub fn busy_timeout(&self) -> std::time::Duration {
@@ -402,6 +447,17 @@ fn merge(config: &mut Config, tier: Tier, path: &Path, file: FileSettings, polic
         file.store.busy_timeout_ms,
     );
     later(&mut config.handoff.worker_model, file.handoff.worker_model);
+    later(
+        &mut config.handoff.worker_timeout_secs,
+        file.handoff.worker_timeout_secs,
+    );
+    let (c, f) = (&mut config.compaction, file.compaction);
+    later(&mut c.context_window, f.context_window);
+    later(&mut c.threshold_percent, f.threshold_percent);
+    later(&mut c.keep_recent_chars, f.keep_recent_chars);
+    later(&mut c.keep_user_chars, f.keep_user_chars);
+    later(&mut c.source_chars, f.source_chars);
+    later(&mut c.summary_chars, f.summary_chars);
     later(&mut config.computer_use, file.computer_use);
     for (name, preset) in file.presets {
         let slot = config.presets.entry(name).or_default();

@@ -27,9 +27,10 @@ use crate::{ids, policy};
 /// The flags `keel run` and `keel runs resume` share.
 #[derive(clap::Args, Clone, Debug)]
 pub struct RunFlags {
-    /// local | local:PATH.gguf | openai:MODEL | script:FILE.
-    #[arg(long, default_value = "local")]
-    pub model: String,
+    /// local | local:PATH.gguf | openai:MODEL | script:FILE. Default: the run's own model
+    /// (when resuming), else `[model] name`, else local.
+    #[arg(long)]
+    pub model: Option<String>,
     /// OpenAI-compatible base URL, including /v1.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
@@ -45,24 +46,40 @@ pub struct RunFlags {
     /// Add FILE at the workspace tier of the configuration.
     #[arg(long, value_name = "FILE")]
     pub policy: Vec<PathBuf>,
-    /// The preset: system prompt, tools, mode.
-    #[arg(long, default_value = "default")]
-    pub preset: String,
+    /// The preset: system prompt, tools, mode. Default: the run's own preset (when resuming),
+    /// else `default`.
+    #[arg(long)]
+    pub preset: Option<String>,
     /// Model calls per turn.
     #[arg(long, default_value_t = keel_runtime::agent::DEFAULT_STEP_LIMIT)]
     pub step_limit: usize,
 }
 
-fn model_for(flags: &RunFlags) -> Result<Box<dyn Model>> {
-    if let Some(path) = flags.model.strip_prefix("script:") {
-        return Ok(Box::new(ScriptedModel::from_file(&PathBuf::from(path))?));
+/// The environment variable naming a file the scripted provider appends every request to.
+pub const SCRIPT_LOG_ENV: &str = "KEEL_SCRIPT_LOG";
+
+/// The model a spec names (`script:FILE`, `local`, …).
+pub fn model_for(spec: &str) -> Result<Box<dyn Model + Send>> {
+    if let Some(path) = spec.strip_prefix("script:") {
+        let mut model = ScriptedModel::from_file(&PathBuf::from(path))?;
+        if let Some(log) = std::env::var_os(SCRIPT_LOG_ENV) {
+            model = model.log_requests_to(PathBuf::from(log));
+        }
+        return Ok(Box::new(model));
     }
     bail!(
-        "the model {:?} is not available in this build yet: the embedded local model and the \
+        "the model {spec:?} is not available in this build yet: the embedded local model and the \
          OpenAI-compatible provider are still being built. Use --model script:FILE (one JSON reply \
-         per line, see docs/running.md)",
-        flags.model
+         per line, see docs/running.md)"
     )
+}
+
+/// Which model a command uses: `--model`, else the run's own, else `[model] name`, else local.
+pub fn model_spec(config: &Config, flag: Option<&str>, recorded: Option<&str>) -> String {
+    flag.or(recorded.filter(|m| !m.is_empty()))
+        .or(config.model.name.as_deref())
+        .unwrap_or("local")
+        .to_string()
 }
 
 /// Ctrl-C asks the loop to stop at the next step; a second Ctrl-C leaves at once (the store
@@ -101,7 +118,9 @@ pub fn interactive(flag: Option<&str>, stdin_is_terminal: bool) -> bool {
 
 struct Session {
     store: SqliteStore,
-    model: Box<dyn Model>,
+    model: Box<dyn Model + Send>,
+    model_spec: String,
+    preset: String,
     gate: Gate,
     tools: Toolbox,
     cwd: PathBuf,
@@ -109,25 +128,38 @@ struct Session {
     settings: LoopSettings,
 }
 
+/// Sets up a session; `existing` is the run it continues, whose recorded model is the default.
 fn session(
     config: &Config,
     flags: &RunFlags,
     db: &std::path::Path,
     options: &StoreOptions,
+    existing: Option<&str>,
 ) -> Result<Session> {
+    let store = SqliteStore::open(db, options)?;
+    let recorded = match existing {
+        Some(run) => Some(store.run_head(run)?),
+        None => None,
+    };
+    let model_spec = model_spec(
+        config,
+        flags.model.as_deref(),
+        recorded.as_ref().map(|h| h.model.as_str()),
+    );
+    let preset_name = flags
+        .preset
+        .clone()
+        .or_else(|| recorded.map(|h| h.preset))
+        .unwrap_or_else(|| "default".into());
     let cwd = match &flags.cwd {
         Some(d) => d
             .canonicalize()
             .with_context(|| format!("--cwd {}", d.display()))?,
         None => std::env::current_dir()?,
     };
-    let preset = config.presets.get(&flags.preset);
-    if flags.preset != "default" && preset.is_none() {
-        bail!(
-            "no preset named {:?}; define [presets.{}] in keel.toml or your config",
-            flags.preset,
-            flags.preset
-        );
+    let preset = config.presets.get(&preset_name);
+    if preset_name != "default" && preset.is_none() {
+        bail!("no preset named {preset_name:?}; define [presets.{preset_name}] in keel.toml or your config");
     }
     let mode_name = flags
         .mode
@@ -166,8 +198,10 @@ fn session(
         base = format!("{base}\n\n{prompt}");
     }
     Ok(Session {
-        store: SqliteStore::open(db, options)?,
-        model: model_for(flags)?,
+        store,
+        model: model_for(&model_spec)?,
+        model_spec,
+        preset: preset_name,
         gate,
         tools,
         cwd,
@@ -177,6 +211,7 @@ fn session(
             step_limit: flags.step_limit,
             max_untagged_notes: config.max_untagged_notes(),
             cancel: Some(cancel_flag()),
+            compaction: config.compaction(),
             ..LoopSettings::default()
         },
     })
@@ -303,15 +338,15 @@ pub fn run(
         messages.iter().map(|m| m.role.as_str()),
     )
     .map_err(keel_store::StoreError::from)?;
-    let mut s = session(config, flags, db, options)?;
+    let mut s = session(config, flags, db, options, None)?;
     let run_id = ids::unique("run");
     let mut next_id = item_ids();
     start_run_from_caller(
         &mut s.store,
         StartRun {
-            model: String::new(),
+            model: s.model_spec.clone(),
             id: run_id.clone(),
-            preset: flags.preset.clone(),
+            preset: s.preset.clone(),
             now: ids::now(),
             field: CallerField::SeedMessages,
             messages,
@@ -337,8 +372,7 @@ pub fn resume(
     db: &std::path::Path,
     options: &StoreOptions,
 ) -> Result<ExitCode> {
-    let mut s = session(config, flags, db, options)?;
-    s.store.run_head(run_id)?;
+    let mut s = session(config, flags, db, options, Some(run_id))?;
     // "Allow for this run" answers given before still hold.
     if let Some(policy) = s.gate.policy() {
         policy.restore_answers(&s.store.approvals(run_id)?);
@@ -372,10 +406,9 @@ pub fn chat(
     db: &std::path::Path,
     options: &StoreOptions,
 ) -> Result<ExitCode> {
-    let mut s = session(config, flags, db, options)?;
+    let mut s = session(config, flags, db, options, existing.as_deref())?;
     let run_id = match existing {
         Some(id) => {
-            s.store.run_head(&id)?;
             if let Some(policy) = s.gate.policy() {
                 policy.restore_answers(&s.store.approvals(&id)?);
             }
@@ -387,9 +420,9 @@ pub fn chat(
             start_run_from_caller(
                 &mut s.store,
                 StartRun {
-                    model: String::new(),
+                    model: s.model_spec.clone(),
                     id: id.clone(),
-                    preset: flags.preset.clone(),
+                    preset: s.preset.clone(),
                     now: ids::now(),
                     field: CallerField::SeedMessages,
                     messages: Vec::new(),

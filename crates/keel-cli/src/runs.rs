@@ -28,6 +28,7 @@ struct Shown {
     queue: Vec<NotificationRecord>,
     ledger: Vec<keel_store::LedgerEntry>,
     approvals: Vec<keel_store::ApprovalRecord>,
+    compactions: Vec<keel_core::compaction::Compaction>,
 }
 
 fn load(db: &Path, options: &StoreOptions, id: &str) -> Result<Shown> {
@@ -37,6 +38,7 @@ fn load(db: &Path, options: &StoreOptions, id: &str) -> Result<Shown> {
             queue: store.notifications(id)?,
             ledger: store.ledger(id)?,
             approvals: store.approvals(id)?,
+            compactions: store.compactions(id)?,
         }),
         None => Err(StoreError::RunNotFound(id.to_string()).into()),
     }
@@ -87,6 +89,8 @@ fn head_json(head: &RunHead) -> Value {
         "created_at": head.created_at.to_rfc3339(),
         "updated_at": head.updated_at.to_rfc3339(),
         "preset": head.preset,
+        "model": head.model,
+        "origin": head.origin,
     })
 }
 
@@ -138,6 +142,7 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
         queue,
         ledger,
         approvals,
+        compactions,
     } = load(db, options, id)?;
     if as_json {
         let value = json!({
@@ -165,6 +170,15 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
                 "reason": a.reason,
                 "answered_at": a.answered_at.to_rfc3339(),
             })).collect::<Vec<_>>(),
+            "compactions": compactions.iter().map(|c| json!({
+                "round": c.round,
+                "trigger": c.trigger.as_str(),
+                "first_unfolded_seq": c.first_unfolded_seq,
+                "kept_user_seqs": c.kept_user_seqs,
+                "folded_count": c.folded_count(),
+                "summary_chars": c.summary_chars,
+                "at": c.at.to_rfc3339(),
+            })).collect::<Vec<_>>(),
         });
         let mut value = value;
         if !run.skipped_notes.is_empty() {
@@ -180,6 +194,7 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
         return Ok(format!("{value}\n"));
     }
     let mut text = render_text(&run, &queue);
+    render_compactions(&mut text, &compactions);
     let _ = writeln!(text, "\nDispatch ledger ({})", ledger.len());
     for e in &ledger {
         let _ = writeln!(
@@ -315,21 +330,71 @@ fn describe(body: &ItemBody) -> (String, String) {
     }
 }
 
+/// Every compaction round: what was folded, what stayed verbatim, why it ran.
+fn render_compactions(out: &mut String, rounds: &[keel_core::compaction::Compaction]) {
+    if rounds.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nCompactions ({})", rounds.len());
+    for c in rounds {
+        let kept = if c.kept_user_seqs.is_empty() {
+            "none".to_string()
+        } else {
+            c.kept_user_seqs
+                .iter()
+                .map(|s| format!("#{s}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = writeln!(
+            out,
+            "  round {} ({})  {}  folded {} items before #{} into a {}-char summary; user \
+             messages kept verbatim: {kept}",
+            c.round,
+            c.trigger.as_str(),
+            c.at.to_rfc3339(),
+            c.folded_count(),
+            c.first_unfolded_seq,
+            c.summary_chars
+        );
+    }
+}
+
 fn render_text(run: &RunRecord, queue: &[NotificationRecord]) -> String {
     let h = &run.head;
     let mut out = format!(
-        "Run {}\n  preset   {}\n  created  {}\n  updated  {}\n\nItems ({})\n",
+        "Run {}\n  preset   {}\n  model    {}\n",
         one_line(&h.id),
         one_line(&h.preset),
+        if h.model.is_empty() {
+            "(not recorded)".to_string()
+        } else {
+            one_line(&h.model)
+        }
+    );
+    if let Some(origin) = &h.origin {
+        let _ = writeln!(out, "  origin   {}", one_line(origin));
+    }
+    let _ = write!(
+        out,
+        "  created  {}\n  updated  {}\n\nItems ({})\n",
         h.created_at.to_rfc3339(),
         h.updated_at.to_rfc3339(),
         run.items.len()
     );
     for item in &run.items {
         let (provenance, text) = describe(&item.body);
+        // What the model no longer sees verbatim, and since which round.
+        let folded = run
+            .compaction
+            .as_ref()
+            .filter(|c| {
+                item.seq < c.first_unfolded_seq && c.kept_user_seqs.binary_search(&item.seq).is_err()
+            })
+            .map_or(String::new(), |_| "  (folded into the summary)".to_string());
         let _ = writeln!(
             out,
-            "  #{:<4} {:<12} {}  [{provenance}]  id {}",
+            "  #{:<4} {:<12} {}  [{provenance}]  id {}{folded}",
             item.seq,
             item.body.kind_name(),
             item.ts.to_rfc3339(),

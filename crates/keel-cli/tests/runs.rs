@@ -253,7 +253,8 @@ fn runs_on_a_populated_database() -> Result<(), Box<dyn std::error::Error>> {
             "language",
             "notifications",
             "ledger",
-            "approvals"
+            "approvals",
+            "compactions"
         ]
     );
     assert_eq!(value["notes_count"], 3);
