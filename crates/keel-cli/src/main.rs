@@ -8,6 +8,7 @@ mod call;
 mod check;
 mod config;
 mod eval;
+mod handoff;
 mod ids;
 mod paths;
 mod policy;
@@ -62,6 +63,18 @@ enum Command {
         /// System text for a new run; it becomes the `caller-instructions` note.
         #[arg(long, value_name = "TEXT")]
         instructions: Option<String>,
+    },
+    /// Move a run to another preset: preview a summary draft, edit it, then --go.
+    Handoff {
+        /// The run to hand off (it is only read).
+        run: String,
+        #[command(flatten)]
+        preview: handoff::PreviewFlags,
+        #[command(flatten)]
+        go: handoff::GoFlags,
+        /// With --go --continue: how the new run is run.
+        #[command(flatten)]
+        flags: run::RunFlags,
     },
     /// Inspect stored runs.
     Runs {
@@ -319,6 +332,28 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 config.rules.len()
             ));
             print(&out)
+        }
+        Command::Handoff {
+            run,
+            preview,
+            go,
+            flags,
+        } => {
+            if flags.model.is_some() || flags.preset.is_some() {
+                anyhow::bail!(
+                    "keel handoff takes --to PRESET for the new run's preset and --worker-model \
+                     for the model that writes the summary; the new run keeps the source run's \
+                     model"
+                );
+            }
+            let config = load_config(&flags.policy)?;
+            let options = store_options(&config);
+            let db = paths::db_path(cli.db.as_ref())?;
+            if go.go {
+                handoff::go(&config, &db, &options, &run, &go, &flags)
+            } else {
+                handoff::preview(&config, &db, &options, &run, &preview)
+            }
         }
         Command::Runs { command } => {
             let config = load_config(&[])?;

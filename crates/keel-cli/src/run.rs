@@ -75,11 +75,20 @@ pub fn model_for(spec: &str) -> Result<Box<dyn Model + Send>> {
 }
 
 /// Which model a command uses: `--model`, else the run's own, else `[model] name`, else local.
+/// A `script:` path is made absolute, so the run's recorded model still names the same file
+/// when it is resumed from another directory.
 pub fn model_spec(config: &Config, flag: Option<&str>, recorded: Option<&str>) -> String {
-    flag.or(recorded.filter(|m| !m.is_empty()))
+    let spec = flag
+        .or(recorded.filter(|m| !m.is_empty()))
         .or(config.model.name.as_deref())
-        .unwrap_or("local")
-        .to_string()
+        .unwrap_or("local");
+    match spec.strip_prefix("script:").map(PathBuf::from) {
+        Some(path) if path.is_relative() => match std::env::current_dir() {
+            Ok(cwd) => format!("script:{}", cwd.join(path).display()),
+            Err(_) => spec.to_string(),
+        },
+        _ => spec.to_string(),
+    }
 }
 
 /// Ctrl-C asks the loop to stop at the next step; a second Ctrl-C leaves at once (the store
@@ -159,7 +168,9 @@ fn session(
     };
     let preset = config.presets.get(&preset_name);
     if preset_name != "default" && preset.is_none() {
-        bail!("no preset named {preset_name:?}; define [presets.{preset_name}] in keel.toml or your config");
+        bail!(
+            "no preset named {preset_name:?}; define [presets.{preset_name}] in keel.toml or your config"
+        );
     }
     let mode_name = flags
         .mode

@@ -389,7 +389,8 @@ fn render_text(run: &RunRecord, queue: &[NotificationRecord]) -> String {
             .compaction
             .as_ref()
             .filter(|c| {
-                item.seq < c.first_unfolded_seq && c.kept_user_seqs.binary_search(&item.seq).is_err()
+                item.seq < c.first_unfolded_seq
+                    && c.kept_user_seqs.binary_search(&item.seq).is_err()
             })
             .map_or(String::new(), |_| "  (folded into the summary)".to_string());
         let _ = writeln!(

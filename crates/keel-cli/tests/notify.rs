@@ -50,6 +50,7 @@ impl Env {
             .create_run(NewRun {
                 model: String::new(),
                 origin: None,
+                open_turn: false,
                 id: "r".into(),
                 preset: "default".into(),
                 now: Timestamp(0),

@@ -1,67 +1,13 @@
 //! `keel run` and `keel runs resume` as separate processes, with the scripted provider.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-struct Env {
-    dir: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        for sub in ["work", "config", "home"] {
-            std::fs::create_dir_all(dir.path().join(sub)).unwrap_or_else(|e| panic!("{e}"));
-        }
-        Self { dir }
-    }
-
-    fn work(&self) -> PathBuf {
-        self.dir.path().join("work")
-    }
-
-    fn script(&self, name: &str, replies: &[Value]) -> String {
-        let path = self.dir.path().join(name);
-        let text: Vec<String> = replies.iter().map(Value::to_string).collect();
-        std::fs::write(&path, text.join("\n")).unwrap_or_else(|e| panic!("{e}"));
-        format!("script:{}", path.display())
-    }
-
-    fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(assert_cmd::cargo::cargo_bin("keel"));
-        c.args(args)
-            .current_dir(self.work())
-            .env("KEEL_HOME", self.dir.path().join("home"))
-            .env("XDG_CONFIG_HOME", self.dir.path().join("config"));
-        c
-    }
-
-    fn keel(&self, args: &[&str], stdin: &str) -> (i32, String, String) {
-        let out = assert_cmd::Command::from_std(self.cmd(args))
-            .write_stdin(stdin.to_string())
-            .output()
-            .unwrap_or_else(|e| panic!("{e}"));
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    }
-
-    fn only_run(&self) -> String {
-        let (_, out, _) = self.keel(&["runs", "list", "--json"], "");
-        let v: Value = serde_json::from_str(&out).unwrap_or_default();
-        v[0]["id"].as_str().unwrap_or_default().to_string()
-    }
-
-    fn show(&self, run: &str) -> Value {
-        let (_, out, _) = self.keel(&["runs", "show", run, "--json"], "");
-        serde_json::from_str(&out).unwrap_or_default()
-    }
-}
+mod common;
+use common::Env;
 
 fn call(name: &str, args: Value) -> Value {
     json!({"tool_calls": [{"name": name, "arguments": args}]})

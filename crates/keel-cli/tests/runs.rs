@@ -85,6 +85,7 @@ fn populate(db: &Path) -> Result<(), Box<dyn std::error::Error>> {
     store.create_run(NewRun {
         model: String::new(),
         origin: None,
+        open_turn: false,
         id: "run-a".into(),
         preset: "default".into(),
         now: Timestamp(1_795_987_900_000),
@@ -182,6 +183,7 @@ fn populate(db: &Path) -> Result<(), Box<dyn std::error::Error>> {
     store.create_run(NewRun {
         model: String::new(),
         origin: None,
+        open_turn: false,
         id: "run-b".into(),
         preset: "review".into(),
         now: Timestamp(1_795_987_800_000),
@@ -370,6 +372,7 @@ fn stored_control_characters_never_reach_the_terminal() -> Result<(), Box<dyn st
     store.create_run(NewRun {
         model: String::new(),
         origin: None,
+        open_turn: false,
         id: "r\u{1b}[5m".into(),
         preset: "p\u{7}".into(),
         now: Timestamp(0),
@@ -397,6 +400,7 @@ fn stored_control_characters_never_reach_the_terminal() -> Result<(), Box<dyn st
     store.create_run(NewRun {
         model: String::new(),
         origin: None,
+        open_turn: false,
         id: "r2".into(),
         preset: "default".into(),
         now: Timestamp(0),
@@ -446,6 +450,7 @@ fn malformed_stored_notes_are_skipped_logged_and_reported() -> Result<(), Box<dy
     store.create_run(NewRun {
         model: String::new(),
         origin: None,
+        open_turn: false,
         id: "r".into(),
         preset: "default".into(),
         now: Timestamp(0),

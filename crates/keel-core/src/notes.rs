@@ -330,6 +330,15 @@ pub mod producers {
         }
     }
 
+    /// The confirmed handoff draft, byte for byte (bridge.md N19, N39): a run note.
+    pub fn handoff_summary(draft: impl Into<String>) -> NoteOp {
+        NoteOp::Add {
+            text: draft.into(),
+            lifetime: NoteLifetime::Run,
+            tag: Some(tag(HANDOFF_SUMMARY)),
+        }
+    }
+
     /// A recoverable tool error, informing exactly the turn it was raised in.
     pub fn tool_error(call_id: &str, tool: &str, message: &Untrusted<String>) -> NoteOp {
         NoteOp::Add {

@@ -76,6 +76,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         store.create_run(NewRun {
             model: String::new(),
             origin: None,
+            open_turn: false,
             id: "r".into(),
             preset: "default".into(),
             now: Timestamp(0),

@@ -25,6 +25,7 @@ fn setup(dir: &std::path::Path) -> Result<SqliteStore, Box<dyn std::error::Error
     store.create_run(NewRun {
         model: String::new(),
         origin: None,
+        open_turn: false,
         id: "r".into(),
         preset: "default".into(),
         now: Timestamp(0),

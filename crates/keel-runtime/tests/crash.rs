@@ -53,6 +53,7 @@ fn a_crash_mid_delivery_leaves_the_notification_pending() -> Result<(), Box<dyn 
         store.create_run(NewRun {
             model: String::new(),
             origin: None,
+            open_turn: false,
             id: "r".into(),
             preset: "default".into(),
             now: Timestamp(0),

@@ -506,6 +506,7 @@ fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::
     store.create_run(NewRun {
         model: String::new(),
         origin: None,
+        open_turn: false,
         id: "r".into(),
         preset: "default".into(),
         now: Timestamp(0),

@@ -57,6 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let head = store.create_run(NewRun {
             model: String::new(),
             origin: None,
+            open_turn: false,
             id: "r".into(),
             preset: "default".into(),
             now: Timestamp(0),

@@ -123,6 +123,7 @@ pub fn start_run_from_caller(
         preset: start.preset,
         model: start.model,
         origin: None,
+        open_turn: false,
         now: start.now,
         note_ops,
         items,

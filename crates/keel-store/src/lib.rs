@@ -45,6 +45,9 @@ pub struct NewRun {
     pub model: String,
     /// Where the run came from, when not from a plain `keel run` (a handoff names its source).
     pub origin: Option<String>,
+    /// The run starts with an open turn (its items end with a user turn the model has not
+    /// answered yet), so `keel runs resume` answers it.
+    pub open_turn: bool,
     pub now: Timestamp,
     /// The run's first notes, as note operations (the only way notes are ever written).
     pub note_ops: Vec<NoteOp>,
@@ -217,6 +220,7 @@ pub struct RunSummary {
 ///     preset: "default".into(),
 ///     model: String::new(),
 ///     origin: None,
+///     open_turn: false,
 ///     now: keel_core::Timestamp(0),
 ///     notes: keel_core::SystemNotes::new(),
 ///     items: vec![],

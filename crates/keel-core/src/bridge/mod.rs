@@ -14,7 +14,7 @@ pub mod visual;
 use serde::Serialize;
 
 /// The two languages of handoff texts (`"zh"` / `"en"` on the wire).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum HandoffLang {
     Zh,

@@ -78,6 +78,7 @@ pub fn world(ask_tools: &[&str], interactive: bool) -> World {
         .create_run(NewRun {
             model: String::new(),
             origin: None,
+            open_turn: false,
             id: "r".into(),
             preset: "default".into(),
             now: Timestamp(0),

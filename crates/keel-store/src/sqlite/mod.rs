@@ -302,11 +302,11 @@ impl Store for SqliteStore {
             version: 1,
             next_seq: run.items.len() as u64,
             language: ConversationLanguage::default(),
-            turn_open: false,
+            turn_open: run.open_turn,
         };
         tx.execute(
             "INSERT INTO runs (id, created_at, updated_at, preset, version, next_seq, model, \
-             origin) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+             origin, turn_open) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 head.id,
                 head.created_at.millis(),
@@ -315,7 +315,8 @@ impl Store for SqliteStore {
                 head.version as i64,
                 head.next_seq as i64,
                 head.model,
-                head.origin
+                head.origin,
+                i64::from(head.turn_open)
             ],
         )?;
         insert_items(&tx, &run.id, 0, &run.items)?;

@@ -22,6 +22,7 @@ pub fn new_run(run: &str) -> NewRun {
     NewRun {
         model: String::new(),
         origin: None,
+        open_turn: false,
         id: run.to_string(),
         preset: "default".to_string(),
         now: Timestamp(1_000),

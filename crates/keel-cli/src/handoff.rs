@@ -1,0 +1,357 @@
+//! `keel handoff` (bridge.md §3.6–§3.7): move a run to another preset without dragging its
+//! tool calls along.
+//!
+//! The preview folds the run (N38), builds the budgeted source, shows what the worker will and
+//! will not see, asks the worker model for a summary (N20, with the N21 deadline), appends the
+//! verbatim visual evidence and the user's active prohibitions, and writes the draft to an
+//! editable file. `--go` creates the target run from that draft byte for byte, as its
+//! `handoff-summary` note, with the kickoff as its first user turn (N39). The source run is only
+//! read, never written (N26).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use keel_core::bridge::fold::{FoldedCompaction, fold_items};
+use keel_core::bridge::source::{BridgeSource, SourceOptions, build_bridge_source};
+use keel_core::bridge::{
+    HandoffLang, build_bridge_instruction, build_bridge_kickoff, detect_lang,
+    estimate_summary_tokens, finish_draft, worker_prompt,
+};
+use keel_core::compaction::summary_of_note;
+use keel_core::notes::producers;
+use keel_core::{ItemBody, ItemId};
+use keel_store::{NewItem, NewRun, RunRecord, SqliteStore, Store, StoreOptions};
+use serde::{Deserialize, Serialize};
+
+use crate::config::Config;
+use crate::{ids, paths, run};
+
+/// `keel handoff RUN --to PRESET`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct PreviewFlags {
+    /// The preset the new run will use.
+    #[arg(long, value_name = "PRESET", required_unless_present = "go")]
+    pub to: Option<String>,
+    /// The summary's language; auto follows the conversation (N17).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "zh", "en"])]
+    pub lang: String,
+    /// How many chars of the run the worker reads (default 60000).
+    #[arg(long, value_name = "CHARS", allow_negative_numbers = true)]
+    pub source_budget: Option<i64>,
+    /// How long the summary may be, in chars (default 2400).
+    #[arg(long, value_name = "CHARS", allow_negative_numbers = true)]
+    pub summary_budget: Option<i64>,
+    /// The model that writes the summary (default: [handoff] worker_model, else the run's).
+    #[arg(long, value_name = "MODEL")]
+    pub worker_model: Option<String>,
+}
+
+/// `keel handoff RUN --go`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct GoFlags {
+    /// Create the new run from the last preview's draft.
+    #[arg(long, conflicts_with_all = ["to", "source_budget", "summary_budget", "worker_model"])]
+    pub go: bool,
+    /// Use this file as the draft instead of the preview's.
+    #[arg(long, value_name = "FILE", requires = "go")]
+    pub draft: Option<PathBuf>,
+    /// Start the new run right away instead of waiting for you.
+    #[arg(long = "continue", requires = "go")]
+    pub auto_continue: bool,
+}
+
+/// What a preview leaves for `--go`, beside the draft.
+#[derive(Debug, Serialize, Deserialize)]
+struct Preview {
+    run: String,
+    to: String,
+    lang: HandoffLang,
+    draft: PathBuf,
+    worker: String,
+    created_at: String,
+}
+
+fn handoff_dir() -> Result<PathBuf> {
+    Ok(paths::data_dir()?.join("handoff"))
+}
+
+/// Run ids name files here, so only plain ones are accepted.
+fn file_stem(run: &str) -> Result<&str> {
+    let plain = !run.is_empty()
+        && !run.starts_with('.')
+        && run
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !plain {
+        bail!(
+            "run id {run:?} cannot name a draft file; keel's run ids are letters, digits, - and _"
+        );
+    }
+    Ok(run)
+}
+
+fn preview_path(run: &str) -> Result<PathBuf> {
+    Ok(handoff_dir()?.join(format!("{}.json", file_stem(run)?)))
+}
+
+fn check_preset(config: &Config, preset: &str) -> Result<()> {
+    if preset != "default" && !config.presets.contains_key(preset) {
+        bail!("no preset named {preset:?}; define [presets.{preset}] in keel.toml or your config");
+    }
+    Ok(())
+}
+
+/// The run as the bridge reads it (N38), with its compaction summary in place.
+pub fn fold_run(run: &RunRecord) -> Vec<keel_core::bridge::message::ChatMessage> {
+    let note = run.notes.read(producers::COMPACTION_SUMMARY);
+    let compaction = match (&run.compaction, note) {
+        (Some(c), Some(note)) => Some(FoldedCompaction {
+            summary: summary_of_note(note),
+            first_unfolded_seq: c.first_unfolded_seq,
+        }),
+        _ => None,
+    };
+    fold_items(&run.items, compaction)
+}
+
+fn describe_source(
+    out: &mut String,
+    source: &BridgeSource,
+    budget: Option<i64>,
+    had_compaction: bool,
+) {
+    use std::fmt::Write;
+    let budget = budget.map_or(keel_core::bridge::source::SOURCE_CHAR_BUDGET, |b| b.max(0));
+    let _ = writeln!(
+        out,
+        "  source       {} chars (budget {budget})",
+        source.text.chars().count()
+    );
+    let _ = writeln!(
+        out,
+        "  users        {} of {} user messages used",
+        source.user_messages_used, source.user_messages_total
+    );
+    let compaction = match (had_compaction, source.reused_compaction) {
+        (false, _) => "none in this run",
+        (true, true) => "reused whole",
+        (true, false) => "CLIPPED or dropped (see below)",
+    };
+    let _ = writeln!(out, "  compaction   {compaction}");
+    let images = &source.visual_evidence;
+    if images.image_messages > 0 {
+        let _ = writeln!(
+            out,
+            "  images       {} messages with images; described blocks appended verbatim",
+            images.image_messages
+        );
+    }
+    if source.dropped.is_empty() {
+        let _ = writeln!(out, "  dropped      nothing: the worker sees the whole run");
+    } else {
+        let _ = writeln!(
+            out,
+            "\n  !! DROPPED: {} — the worker does NOT see these sections whole.\n  !! Raise \
+             --source-budget to keep more, or check the draft for what is missing.",
+            source.dropped.join(", ")
+        );
+    }
+}
+
+/// `keel handoff RUN --to PRESET …`: the preview and the draft.
+pub fn preview(
+    config: &Config,
+    db: &Path,
+    options: &StoreOptions,
+    run_id: &str,
+    flags: &PreviewFlags,
+) -> Result<ExitCode> {
+    let to = flags.to.clone().context("--to PRESET is required")?;
+    check_preset(config, &to)?;
+    let stem = file_stem(run_id)?.to_string();
+    let store = SqliteStore::open_existing(db, options)?;
+    let run = store.load_run(run_id)?;
+    let messages = fold_run(&run);
+    let source = build_bridge_source(
+        &messages,
+        SourceOptions {
+            source_char_budget: flags.source_budget,
+            visual_evidence_char_budget: None,
+        },
+    );
+    if keel_core::text::is_blank(&source.text) {
+        bail!(
+            "empty-source: run {run_id} has no user or assistant messages to hand off, so there \
+             is nothing to summarise"
+        );
+    }
+    let (lang, how) = match flags.lang.as_str() {
+        "zh" => (HandoffLang::Zh, "as asked"),
+        "en" => (HandoffLang::En, "as asked"),
+        // N20: the source text decides. Its section headers are Chinese, so a short English
+        // run can come out zh; the preview says how to override.
+        _ => (
+            detect_lang(&source.text),
+            "detected from the source; --lang overrides",
+        ),
+    };
+    let worker_spec = flags
+        .worker_model
+        .as_deref()
+        .or(config.handoff.worker_model.as_deref())
+        .map(|w| run::model_spec(config, Some(w), None))
+        .or_else(|| Some(run.head.model.clone()).filter(|m| !m.is_empty()))
+        .with_context(|| {
+            format!(
+                "run {run_id} does not record its model (an older keel made it); set [handoff] \
+                 worker_model in your config or pass --worker-model"
+            )
+        })?;
+    let timeout = config.worker_timeout();
+    let estimate =
+        estimate_summary_tokens(source.text.chars().count() as i64, flags.summary_budget);
+    let mut shown = format!("Handoff preview: run {run_id} → preset {to}\n");
+    describe_source(
+        &mut shown,
+        &source,
+        flags.source_budget,
+        run.compaction.is_some(),
+    );
+    shown.push_str(&format!(
+        "  language     {} ({how})\n  worker       {worker_spec} (timeout {} s; about {} tokens \
+         in, ≤{} out)\n",
+        lang.as_str(),
+        timeout.as_secs(),
+        estimate.input,
+        estimate.output
+    ));
+    eprint!("{shown}");
+    let model = run::model_for(&worker_spec)?;
+    let prompt = worker_prompt(
+        &build_bridge_instruction(lang, flags.summary_budget),
+        &source,
+    );
+    let mut progress = false;
+    let mut waited = |secs: u64| {
+        progress = true;
+        eprint!(
+            "\rkeel: waiting for the worker: {secs} s of {} s",
+            timeout.as_secs()
+        );
+    };
+    let answer = keel_runtime::worker::ask_with_timeout(model, prompt, timeout, &mut waited);
+    if progress {
+        eprintln!();
+    }
+    let text = answer?;
+    let draft = finish_draft(&text, &source, &messages, lang);
+    let dir = handoff_dir()?;
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let draft_path = dir.join(format!("{stem}.md"));
+    write_file(&draft_path, draft.as_bytes())?;
+    let record = Preview {
+        run: run_id.to_string(),
+        to: to.clone(),
+        lang,
+        draft: draft_path.clone(),
+        worker: worker_spec,
+        created_at: ids::now().to_rfc3339(),
+    };
+    write_file(
+        &preview_path(run_id)?,
+        serde_json::to_string_pretty(&record)?.as_bytes(),
+    )?;
+    eprintln!(
+        "keel: the draft ({} chars) is in the file below; edit it as you like, then run\n  keel \
+         handoff {run_id} --go            (the new run waits for you)\n  keel handoff {run_id} \
+         --go --continue (the new run starts on the next step)",
+        draft.chars().count()
+    );
+    println!("{}", draft_path.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes through a temporary file and a rename, so a crash never leaves half a draft.
+fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// `keel handoff RUN --go [--draft FILE] [--continue]`: the target run.
+pub fn go(
+    config: &Config,
+    db: &Path,
+    options: &StoreOptions,
+    run_id: &str,
+    flags: &GoFlags,
+    run_flags: &run::RunFlags,
+) -> Result<ExitCode> {
+    let record_path = preview_path(run_id)?;
+    let record: Preview = match std::fs::read(&record_path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).with_context(|| {
+            format!(
+                "{} is not a keel handoff preview; run `keel handoff {run_id} --to PRESET` again",
+                record_path.display()
+            )
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+            "no handoff preview for run {run_id}; run `keel handoff {run_id} --to PRESET` first"
+        ),
+        Err(e) => return Err(e).context(format!("cannot read {}", record_path.display())),
+    };
+    check_preset(config, &record.to)?;
+    let draft_path = flags.draft.clone().unwrap_or(record.draft.clone());
+    let bytes = std::fs::read(&draft_path)
+        .with_context(|| format!("cannot read the draft {}", draft_path.display()))?;
+    let draft = String::from_utf8(bytes).map_err(|_| {
+        anyhow::anyhow!(
+            "the draft {} is not valid UTF-8; nothing was created",
+            draft_path.display()
+        )
+    })?;
+    if keel_core::text::is_blank(&draft) {
+        bail!(
+            "the draft {} is empty; nothing was created. Write the summary into it, or preview \
+             again",
+            draft_path.display()
+        );
+    }
+    let mut store = SqliteStore::open_existing(db, options)?;
+    // N23: the target takes the source's model, never the worker's.
+    let source = store.run_head(run_id)?;
+    let target = ids::unique("run");
+    let kickoff = build_bridge_kickoff(record.lang, flags.auto_continue);
+    let now = ids::now();
+    store.create_run(NewRun {
+        id: target.clone(),
+        preset: record.to.clone(),
+        model: source.model.clone(),
+        origin: Some(format!(
+            "keel handoff --go from run {run_id} (the kickoff is the first user turn)"
+        )),
+        open_turn: true,
+        now,
+        // The draft exactly as confirmed (N19): never rewritten.
+        note_ops: vec![producers::handoff_summary(draft)],
+        items: vec![NewItem {
+            id: ItemId::try_from(ids::unique("item")).context("a fresh item id")?,
+            ts: now,
+            body: ItemBody::User { text: kickoff },
+        }],
+    })?;
+    // The preview has been used (§3.7: kept until used or deleted).
+    let _ = std::fs::remove_file(&record_path);
+    eprintln!(
+        "keel: run {target} created with preset {} from run {run_id}; its handoff-summary note is \
+         the draft, byte for byte. Run {run_id} is unchanged.",
+        record.to
+    );
+    println!("{target}");
+    if flags.auto_continue {
+        return run::resume(config, run_flags, &target, db, options);
+    }
+    eprintln!("keel: it waits for you: `keel runs resume {target}` starts it.");
+    Ok(ExitCode::SUCCESS)
+}

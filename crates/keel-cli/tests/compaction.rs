@@ -1,0 +1,74 @@
+//! Compaction through the `keel` binary: `[compaction]` in the user config, the rounds and the
+//! folded items shown by `keel runs show`.
+
+use serde_json::json;
+
+mod common;
+use common::Env;
+
+#[test]
+fn runs_show_lists_every_round_and_marks_the_folded_items() {
+    let env = Env::new();
+    let dir = env.dir.path().join("config/keel");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    // A one-token window: every turn after the first compacts what came before it.
+    std::fs::write(
+        dir.join("config.toml"),
+        "[compaction]\ncontext_window = 1\nkeep_recent_chars = 0\nkeep_user_chars = 0\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let model = env.script("s.jsonl", &[json!({"text": "A1"})]);
+    let (code, _, err) = env.keel(&["run", "first", "--model", &model], "");
+    assert_eq!(code, 0, "{err}");
+    let run = env.only_run();
+    // `keel chat --run` continues with the run's recorded model: the same script file.
+    env.script(
+        "s.jsonl",
+        &[
+            json!({"text": "S1"}),
+            json!({"text": "A2"}),
+            json!({"text": "S2"}),
+            json!({"text": "A3"}),
+        ],
+    );
+    let (code, _, err) = env.keel(
+        &["chat", "--run", &run, "--approval", "deny"],
+        "second\nthird\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("compaction round 2 (threshold): 4 items folded"),
+        "{err}"
+    );
+
+    let (code, text, _) = env.keel(&["runs", "show", &run], "");
+    assert_eq!(code, 0);
+    assert!(text.contains("Compactions (2)"), "{text}");
+    assert!(
+        text.contains("round 1 (threshold)") && text.contains("folded 2 items before #2"),
+        "{text}"
+    );
+    assert!(text.contains("folded 4 items before #4"), "{text}");
+    assert_eq!(
+        text.matches("(folded into the summary)").count(),
+        4,
+        "{text}"
+    );
+    let shown = env.show(&run);
+    let rounds = shown["compactions"].as_array().cloned().unwrap_or_default();
+    assert_eq!(rounds.len(), 2);
+    assert_eq!(rounds[1]["first_unfolded_seq"], 4);
+    assert_eq!(rounds[1]["trigger"], "threshold");
+    assert_eq!(rounds[1]["folded_count"], 4);
+    let note = shown["notes"]
+        .as_array()
+        .and_then(|n| n.iter().find(|n| n["tag"] == "compaction-summary"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        note["text"],
+        format!("{}\nS2", keel_core::compaction::SUMMARY_HEADER)
+    );
+    // Every item is still stored.
+    assert_eq!(shown["items"].as_array().map(Vec::len), Some(6));
+}

@@ -1,0 +1,294 @@
+//! `keel handoff` end to end, as separate processes with the scripted provider: the preview, the
+//! draft file, `--go`, the new run's first composed request, the source run left unchanged, and
+//! each failure named.
+
+use serde_json::{Value, json};
+
+mod common;
+use common::Env;
+
+const WORKER_SUMMARY: &str =
+    "Goal: review the CLI.\nCurrent state: src/main.rs exists.\nPort: 9090";
+
+fn config(env: &Env, extra: &str) {
+    let dir = env.dir.path().join("config/keel");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        dir.join("config.toml"),
+        format!(
+            "[presets.review]\nsystem_prompt = \"You review code.\"\ntools = [\"read_file\", \
+             \"list_dir\"]\n\n[handoff]\nworker_model = \"script:{}\"\n{extra}",
+            env.dir.path().join("worker.jsonl").display()
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+fn worker(env: &Env, replies: &[Value]) {
+    env.script("worker.jsonl", replies);
+}
+
+/// A finished source run: one user turn, a write, a reply. Returns its id and model spec.
+fn source_run(env: &Env, task: &str) -> (String, String) {
+    let model = env.script(
+        "run.jsonl",
+        &[
+            json!({"tool_calls": [{"name": "write_file", "arguments": {"path": "src/main.rs", "content": "fn main() {}"}}]}),
+            json!({"text": "Created src/main.rs; the API listens on port 9090."}),
+        ],
+    );
+    let (code, _, err) = env.keel(&["run", task, "--model", &model, "--mode", "autoEdit"], "");
+    assert_eq!(code, 0, "{err}");
+    (env.only_run(), model)
+}
+
+fn log_lines(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_default())
+        .collect()
+}
+
+fn keel_logged(env: &Env, args: &[&str], log: &std::path::Path) -> (i32, String, String) {
+    let out = assert_cmd::Command::from_std({
+        let mut c = env.cmd(args);
+        c.env("KEEL_SCRIPT_LOG", log);
+        c
+    })
+    .write_stdin("")
+    .output()
+    .unwrap_or_else(|e| panic!("{e}"));
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn run_count(env: &Env) -> usize {
+    let (_, out, _) = env.keel(&["runs", "list", "--json"], "");
+    serde_json::from_str::<Value>(&out)
+        .ok()
+        .and_then(|v| v.as_array().map(Vec::len))
+        .unwrap_or(0)
+}
+
+#[test]
+fn preview_draft_go_and_the_new_runs_first_request() {
+    let env = Env::new();
+    config(&env, "");
+    worker(&env, &[json!({ "text": WORKER_SUMMARY })]);
+    let (source, source_model) = source_run(
+        &env,
+        "Build a CLI on port 9090. Do not use any tools after the handoff.",
+    );
+    let before = env.show(&source);
+
+    // The preview: what the worker sees, prominently, and the draft's path on stdout.
+    let worker_log = env.dir.path().join("worker-requests.jsonl");
+    let (code, out, err) = keel_logged(&env, &["handoff", &source, "--to", "review"], &worker_log);
+    assert_eq!(code, 0, "{err}");
+    let draft_path = std::path::PathBuf::from(out.trim());
+    assert_eq!(
+        draft_path,
+        env.dir.path().join(format!("home/handoff/{source}.md"))
+    );
+    for shown in [
+        "Handoff preview",
+        "1 of 1 user messages used",
+        "dropped      nothing",
+        "compaction   none in this run",
+        "language     en (detected from the source; --lang overrides)",
+        "timeout 180 s",
+        "--go",
+    ] {
+        assert!(err.contains(shown), "{shown:?} missing from:\n{err}");
+    }
+    // The worker got the instruction + source, and no tools.
+    let requests = log_lines(&worker_log);
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0]["tools"], json!([]));
+    let prompt = requests[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(prompt.starts_with("You are a handoff engineer"), "{prompt}");
+    assert!(prompt.contains("1. Build a CLI on port 9090."), "{prompt}");
+    assert!(prompt.contains("[工具] write_file"), "{prompt}");
+    // The draft: the worker's summary, then the prohibition it left out.
+    let draft = std::fs::read_to_string(&draft_path).unwrap_or_default();
+    assert_eq!(
+        draft,
+        format!(
+            "{WORKER_SUMMARY}\n\n## Active user constraints\n- Do not use any tools after the \
+             handoff"
+        )
+    );
+
+    // The user edits the draft; the target's note is the edited file, byte for byte.
+    let edited = format!("{draft}\nEdited: keep the port.  \n\n");
+    std::fs::write(&draft_path, &edited).unwrap_or_else(|e| panic!("{e}"));
+    // The target keeps the source's model: rewrite its script for the target's turn.
+    env.script(
+        "run.jsonl",
+        &[json!({"text": "Understood: review the CLI."})],
+    );
+    let target_log = env.dir.path().join("target-requests.jsonl");
+    let (code, out, err) = keel_logged(
+        &env,
+        &[
+            "handoff",
+            &source,
+            "--go",
+            "--continue",
+            "--approval",
+            "deny",
+        ],
+        &target_log,
+    );
+    assert_eq!(code, 0, "{err}");
+    let target = out.lines().next().unwrap_or_default().to_string();
+    assert!(out.contains("Understood: review the CLI."), "{out}");
+    assert!(err.contains(&format!("Run {source} is unchanged")), "{err}");
+
+    let shown = env.show(&target);
+    assert_eq!(shown["run"]["preset"], "review");
+    assert_eq!(shown["run"]["model"], source_model.as_str());
+    assert!(
+        shown["run"]["origin"]
+            .as_str()
+            .is_some_and(|o| o.contains(&source)),
+        "{shown}"
+    );
+    assert_eq!(shown["notes"].as_array().map(Vec::len), Some(1));
+    assert_eq!(shown["notes"][0]["tag"], "handoff-summary");
+    assert_eq!(shown["notes"][0]["text"], edited.as_str());
+    assert_eq!(shown["items"][0]["kind"], "user");
+    let kickoff = keel_core::bridge::build_bridge_kickoff(keel_core::bridge::HandoffLang::En, true);
+    assert_eq!(shown["items"][0]["text"], kickoff.as_str());
+    assert_eq!(shown["items"][1]["kind"], "assistant");
+
+    // The new run's first composed request: the summary once, as the note; the kickoff as
+    // the user turn; only the preset's tools.
+    let requests = log_lines(&target_log);
+    assert_eq!(requests.len(), 1);
+    let first = &requests[0];
+    let mut tools: Vec<&str> = first["tools"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    tools.sort_unstable();
+    assert_eq!(tools, ["list_dir", "read_file"]);
+    let all = first["messages"].to_string();
+    assert_eq!(all.matches("Goal: review the CLI.").count(), 1, "{all}");
+    let system = first["messages"][0]["content"].as_str().unwrap_or_default();
+    assert!(
+        system.ends_with(&edited),
+        "the note closes the system prompt"
+    );
+    assert!(system.contains("You review code."));
+    insta::assert_json_snapshot!("handoff_first_request", first["messages"]);
+
+    // The source run is exactly as it was, and the preview was used up.
+    assert_eq!(env.show(&source), before);
+    let (code, _, err) = env.keel(&["handoff", &source, "--go"], "");
+    assert_eq!(code, 1);
+    assert!(err.contains("no handoff preview"), "{err}");
+}
+
+#[test]
+fn without_continue_the_new_run_waits_for_the_user() {
+    let env = Env::new();
+    config(&env, "");
+    worker(&env, &[json!({ "text": "目标：审查命令行工具。" })]);
+    let (source, _) = source_run(&env, "Build a CLI.");
+    let (code, _, err) = env.keel(&["handoff", &source, "--to", "review", "--lang", "zh"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("language     zh (as asked)"), "{err}");
+    let (code, out, err) = env.keel(&["handoff", &source, "--go"], "");
+    assert_eq!(code, 0, "{err}");
+    let target = out.trim().to_string();
+    assert!(err.contains(&format!("keel runs resume {target}")), "{err}");
+    let shown = env.show(&target);
+    let kickoff =
+        keel_core::bridge::build_bridge_kickoff(keel_core::bridge::HandoffLang::Zh, false);
+    assert_eq!(shown["items"].as_array().map(Vec::len), Some(1));
+    assert_eq!(shown["items"][0]["text"], kickoff.as_str());
+    // `keel runs resume` answers the kickoff with the source's model.
+    env.script(
+        "run.jsonl",
+        &[json!({"text": "我的理解是：审查命令行工具。等待确认。"})],
+    );
+    let (code, out, err) = env.keel(&["runs", "resume", &target, "--approval", "deny"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("等待确认"), "{out}");
+    assert_eq!(env.show(&target)["items"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn each_failure_is_named_and_creates_nothing() {
+    let env = Env::new();
+    config(&env, "worker_timeout_secs = 1\n");
+    let (source, _) = source_run(&env, "Build a CLI.");
+    let draft = env.dir.path().join(format!("home/handoff/{source}.md"));
+    let runs = run_count(&env);
+    let cases = [
+        (json!({"text": "  \n"}), "worker-empty"),
+        (
+            json!({"error": "failed", "message": "HTTP 503 from the worker"}),
+            "worker-failed",
+        ),
+        (json!({"text": "late", "delay_ms": 3000}), "worker-timeout"),
+    ];
+    for (reply, name) in cases {
+        worker(&env, &[reply]);
+        let (code, out, err) = env.keel(&["handoff", &source, "--to", "review"], "");
+        assert_eq!(code, 1, "{name}: {err}");
+        assert!(
+            err.contains(&format!("keel: error: {name}")),
+            "{name}: {err}"
+        );
+        assert!(out.is_empty(), "{out}");
+        assert!(!draft.exists(), "{name} left a draft");
+    }
+    assert!(run_count(&env) == runs);
+
+    // A run with nothing to summarise.
+    let silent = env.script("silent.jsonl", &[]);
+    let (code, _, err) = env.keel(&["chat", "--model", &silent], "");
+    assert_eq!(code, 0, "{err}");
+    let empty = env.only_run();
+    let (code, _, err) = env.keel(&["handoff", &empty, "--to", "review"], "");
+    assert_eq!(code, 1);
+    assert!(err.contains("empty-source"), "{err}");
+
+    let (code, _, err) = env.keel(&["handoff", &source, "--to", "nope"], "");
+    assert_eq!(code, 1);
+    assert!(err.contains("no preset named \"nope\""), "{err}");
+    let (code, _, err) = env.keel(&["handoff", &source, "--go"], "");
+    assert_eq!(code, 1);
+    assert!(err.contains("no handoff preview"), "{err}");
+    let (code, _, err) = env.keel(&["handoff", &source, "--go", "--to", "review"], "");
+    assert_eq!(code, 2, "clap refuses --go with --to: {err}");
+    let (code, _, err) = env.keel(&["handoff", &source, "--to", "review", "--model", "x"], "");
+    assert_eq!(code, 1);
+    assert!(err.contains("--worker-model"), "{err}");
+
+    // A confirmed draft that is empty or not UTF-8 creates no run.
+    worker(&env, &[json!({"text": "Goal: x"})]);
+    let (code, _, err) = env.keel(&["handoff", &source, "--to", "review"], "");
+    assert_eq!(code, 0, "{err}");
+    let runs = run_count(&env);
+    for (bytes, says) in [
+        (&b" \n\t"[..], "is empty; nothing was created"),
+        (&b"Goal: \xff"[..], "not valid UTF-8; nothing was created"),
+    ] {
+        let path = env.dir.path().join("edited.md");
+        std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
+        let path = path.display().to_string();
+        let (code, _, err) = env.keel(&["handoff", &source, "--go", "--draft", &path], "");
+        assert_eq!(code, 1);
+        assert!(err.contains(says), "{err}");
+    }
+    assert_eq!(run_count(&env), runs);
+}
