@@ -71,4 +71,18 @@ fn runs_show_lists_every_round_and_marks_the_folded_items() {
     );
     // Every item is still stored.
     assert_eq!(shown["items"].as_array().map(Vec::len), Some(6));
+
+    // A handoff of the compacted run reads the summary as its compaction section (N38).
+    let log = env.dir.path().join("worker.log");
+    env.script("w.jsonl", &[json!({"text": "Goal: ship."})]);
+    let worker = format!("script:{}", env.dir.path().join("w.jsonl").display());
+    let mut cmd = env.cmd(&["handoff", &run, "--to", "default", "--worker-model", &worker]);
+    cmd.env("KEEL_SCRIPT_LOG", &log);
+    let out = cmd.output().unwrap_or_else(|e| panic!("{e}"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("compaction   reused whole"), "{err}");
+    let request = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(request.contains("【早前上下文压缩摘要】\\nS2"), "{request}");
+    assert!(!request.contains("earlier turns were compacted"), "{request}");
 }
