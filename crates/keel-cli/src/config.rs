@@ -109,6 +109,11 @@ pub struct ModelSettings {
     pub base_url: Option<String>,
     pub api_key_env: Option<String>,
     pub headers: Option<BTreeMap<String, String>>,
+    pub connect_timeout_secs: Option<u64>,
+    /// The longest wait for the next bytes of an answer.
+    pub read_timeout_secs: Option<u64>,
+    /// Retries on 429, 5xx and connection failures.
+    pub max_retries: Option<u32>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -441,6 +446,15 @@ fn merge(config: &mut Config, tier: Tier, path: &Path, file: FileSettings, polic
     later(&mut config.model.base_url, file.model.base_url);
     later(&mut config.model.api_key_env, file.model.api_key_env);
     later(&mut config.model.headers, file.model.headers);
+    later(
+        &mut config.model.connect_timeout_secs,
+        file.model.connect_timeout_secs,
+    );
+    later(
+        &mut config.model.read_timeout_secs,
+        file.model.read_timeout_secs,
+    );
+    later(&mut config.model.max_retries, file.model.max_retries);
     later(&mut config.notes.max_untagged, file.notes.max_untagged);
     later(
         &mut config.store.busy_timeout_ms,

@@ -227,7 +227,7 @@ pub fn preview(
         estimate.output
     ));
     eprint!("{shown}");
-    let model = run::model_for(&worker_spec)?;
+    let model = run::model_for(&worker_spec, config, None)?;
     let prompt = worker_prompt(
         &build_bridge_instruction(lang, flags.summary_budget),
         &source,

@@ -11,6 +11,7 @@ use keel_core::legacy::CallerField;
 use keel_core::policy::provenance::OnTainted;
 use keel_core::policy::rules::Mode;
 use keel_model::Model;
+use keel_model::openai::{HttpSettings, OpenAiModel};
 use keel_model::scripted::ScriptedModel;
 use keel_runtime::agent::{Agent, DEFAULT_INSTRUCTIONS, Event, LoopSettings};
 use keel_runtime::approval::{Approver, RecordingApprover, TerminalApprover};
@@ -58,8 +59,13 @@ pub struct RunFlags {
 /// The environment variable naming a file the scripted provider appends every request to.
 pub const SCRIPT_LOG_ENV: &str = "KEEL_SCRIPT_LOG";
 
-/// The model a spec names (`script:FILE`, `local`, …).
-pub fn model_for(spec: &str) -> Result<Box<dyn Model + Send>> {
+/// The model a spec names (`script:FILE`, `openai:MODEL`, `local`, …). `base_url` is the
+/// `--base-url` flag, which wins over `[model] base_url`.
+pub fn model_for(
+    spec: &str,
+    config: &Config,
+    base_url: Option<&str>,
+) -> Result<Box<dyn Model + Send>> {
     if let Some(path) = spec.strip_prefix("script:") {
         let mut model = ScriptedModel::from_file(&PathBuf::from(path))?;
         if let Some(log) = std::env::var_os(SCRIPT_LOG_ENV) {
@@ -67,11 +73,45 @@ pub fn model_for(spec: &str) -> Result<Box<dyn Model + Send>> {
         }
         return Ok(Box::new(model));
     }
+    if let Some(name) = spec.strip_prefix("openai:") {
+        return Ok(Box::new(OpenAiModel::new(http_settings(
+            config, name, base_url,
+        ))?));
+    }
     bail!(
-        "the model {spec:?} is not available in this build yet: the embedded local model and the \
-         OpenAI-compatible provider are still being built. Use --model script:FILE (one JSON reply \
-         per line, see docs/running.md)"
+        "the model {spec:?} is not available in this build yet: the embedded local model is \
+         still being built. Use --model openai:MODEL (with --base-url for a llama.cpp, Ollama or \
+         vLLM server) or --model script:FILE (one JSON reply per line, see docs/running.md)"
     )
+}
+
+/// `[model]` settings and the environment, for the HTTP provider.
+fn http_settings(config: &Config, name: &str, base_url: Option<&str>) -> HttpSettings {
+    let m = &config.model;
+    let base = base_url
+        .or(m.base_url.as_deref())
+        .unwrap_or(keel_model::openai::DEFAULT_BASE_URL);
+    let mut s = HttpSettings::new(base, name);
+    let key_env = m.api_key_env.as_deref().unwrap_or("OPENAI_API_KEY");
+    s.api_key = std::env::var(key_env).ok().filter(|k| !k.is_empty());
+    s.api_key_source = format!("${key_env}");
+    s.headers = m
+        .headers
+        .iter()
+        .flatten()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if let Some(secs) = m.connect_timeout_secs {
+        s.connect_timeout = std::time::Duration::from_secs(secs);
+    }
+    if let Some(secs) = m.read_timeout_secs {
+        s.read_timeout = std::time::Duration::from_secs(secs);
+    }
+    if let Some(n) = m.max_retries {
+        s.max_retries = n;
+    }
+    s.context_window = config.compaction.context_window;
+    s
 }
 
 /// Which model a command uses: `--model`, else the run's own, else `[model] name`, else local.
@@ -210,7 +250,7 @@ fn session(
     }
     Ok(Session {
         store,
-        model: model_for(&model_spec)?,
+        model: model_for(&model_spec, config, flags.base_url.as_deref())?,
         model_spec,
         preset: preset_name,
         gate,

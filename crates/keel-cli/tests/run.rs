@@ -155,9 +155,69 @@ fn history_with_a_system_message_is_refused_before_anything_is_written() {
 #[test]
 fn unavailable_models_say_what_to_do() {
     let env = Env::new();
-    let (code, _, err) = env.keel(&["run", "go", "--model", "openai:gpt-4o"], "");
+    let out = env
+        .cmd(&["run", "go", "--model", "openai:gpt-4o"])
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(err.contains("set $OPENAI_API_KEY"), "{err}");
+    let (code, _, err) = env.keel(&["run", "go", "--model", "local"], "");
     assert_eq!(code, 1);
-    assert!(err.contains("--model script:FILE"), "{err}");
+    assert!(
+        err.contains("--model openai:MODEL") && err.contains("--model script:FILE"),
+        "{err}"
+    );
+}
+
+/// The whole loop over real HTTP: a loopback Chat Completions server streams a tool call,
+/// keel gates and runs it, sends the result back, and streams the answer.
+#[test]
+fn a_run_against_an_openai_compatible_server_on_loopback() {
+    use keel_model::testing::{seen, serve, sse};
+    let env = Env::new();
+    std::fs::write(env.work().join("a.txt"), "alpha").unwrap_or_else(|e| panic!("{e}"));
+    let server = serve(vec![
+        sse(&[
+            json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "id": "call_x", "function": {"name": "read_file", "arguments": "{\"path\":\"a.txt\"}"}}]}, "finish_reason": "tool_calls"}]}),
+        ]),
+        sse(&[
+            json!({"choices": [{"delta": {"content": "It says "}}]}),
+            json!({"choices": [{"delta": {"content": "alpha."}, "finish_reason": "stop"}]}),
+        ]),
+    ]);
+    let (code, out, err) = env.keel(
+        &[
+            "run",
+            "what is in a.txt?",
+            "--model",
+            "openai:local-test",
+            "--base-url",
+            &server.url,
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("It says alpha."), "{out}");
+    let requests = seen(&server);
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].body["model"], "local-test");
+    let second = &requests[1].body["messages"];
+    let tool = second
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["role"] == "tool"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(tool["tool_call_id"], "call_x");
+    assert!(
+        tool["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("alpha")),
+        "{tool}"
+    );
+    let shown = env.show(&env.only_run());
+    assert_eq!(shown["run"]["model"], "openai:local-test");
 }
 
 fn effects(work: &Path) -> Vec<String> {

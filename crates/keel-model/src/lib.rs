@@ -2,13 +2,17 @@
 //!
 //! A [`Model`] takes a composed [`ModelRequest`] (one system message, then the conversation)
 //! and the tools on offer, and returns the reply: text and proposed tool calls. Tool calls are
-//! collected, never run here. Providers: [`scripted::ScriptedModel`] replays a file of replies
-//! for tests and reproducible demos. The OpenAI-compatible HTTP provider and the local GGUF
-//! model (a client of the `keel-llm-worker` process) are the agent-loop issue's next steps.
+//! collected, never run here. Providers: [`openai::OpenAiModel`] speaks Chat Completions over
+//! HTTP (llama.cpp server, Ollama, vLLM, OpenAI); [`scripted::ScriptedModel`] replays a file of
+//! replies for tests and reproducible demos. The local GGUF model (a client of the
+//! `keel-llm-worker` process) is the agent-loop issue's next step.
 //!
 //! Not here: composing requests (keel-core), deciding calls (the gate), running tools.
 
+pub mod openai;
 pub mod scripted;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 use keel_core::ToolCall;
 use keel_core::compose::ModelRequest;

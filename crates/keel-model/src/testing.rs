@@ -1,0 +1,99 @@
+//! A loopback HTTP server for tests of the OpenAI-compatible provider: real TCP, one canned
+//! response per connection, every request recorded. Behind the `testing` feature, so only
+//! tests link it.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+/// One request as the server saw it.
+#[derive(Clone, Debug)]
+pub struct Seen {
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Value,
+}
+
+/// A loopback server that answers each connection with the next canned response, verbatim.
+pub struct Server {
+    pub url: String,
+    pub seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+/// Serves `responses`, one per connection, in order, on 127.0.0.1.
+pub fn serve(responses: Vec<Vec<u8>>) -> Server {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    let url = format!(
+        "http://{}/v1",
+        listener.local_addr().unwrap_or_else(|e| panic!("{e}"))
+    );
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for response in responses {
+            let Ok((mut stream, _)) = listener.accept() else {
+                return;
+            };
+            let mut reader = BufReader::new(stream.try_clone().unwrap_or_else(|e| panic!("{e}")));
+            let mut line = String::new();
+            let _ = reader.read_line(&mut line);
+            let path = line.split(' ').nth(1).unwrap_or_default().to_string();
+            let mut headers = Vec::new();
+            let mut length = 0;
+            loop {
+                line.clear();
+                let _ = reader.read_line(&mut line);
+                let l = line.trim_end();
+                if l.is_empty() {
+                    break;
+                }
+                if let Some((k, v)) = l.split_once(':') {
+                    let (k, v) = (k.trim().to_lowercase(), v.trim().to_string());
+                    if k == "content-length" {
+                        length = v.parse().unwrap_or(0);
+                    }
+                    headers.push((k, v));
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            log.lock().unwrap_or_else(|e| e.into_inner()).push(Seen {
+                path,
+                headers,
+                body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+            });
+            let _ = stream.write_all(&response);
+            let _ = stream.flush();
+        }
+    });
+    Server { url, seen }
+}
+
+pub fn seen(server: &Server) -> Vec<Seen> {
+    server
+        .seen
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+}
+
+pub fn sse(events: &[Value]) -> Vec<u8> {
+    let mut out = String::from(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n",
+    );
+    for e in events {
+        out.push_str(&format!("data: {e}\n\n"));
+    }
+    out.push_str("data: [DONE]\n\n");
+    out.into_bytes()
+}
+
+pub fn http(status: &str, extra: &str, body: &str) -> Vec<u8> {
+    format!(
+        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}

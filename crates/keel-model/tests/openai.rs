@@ -1,0 +1,259 @@
+//! The OpenAI-compatible provider against a real HTTP server on loopback: the exact request
+//! body, streamed text and parallel tool calls, a whole JSON completion, retries, and every
+//! failure with what it tells the user.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
+
+use keel_core::compose::{ChatMessage, ModelRequest, Role, WireFunction, WireToolCall};
+use keel_model::openai::{HttpSettings, OpenAiModel};
+use keel_model::testing::{Server, http, seen, serve, sse};
+use keel_model::{Model, ModelError, ModelReply, ToolSpec};
+use serde_json::{Value, json};
+
+fn model(server: &Server) -> OpenAiModel {
+    let mut s = HttpSettings::new(&server.url, "qwen2.5-7b");
+    s.backoff = Duration::from_millis(1);
+    s.max_retries = 2;
+    s.api_key = Some("sk-test".into());
+    s.headers = vec![("X-Org".into(), "keel".into())];
+    s.read_timeout = Duration::from_secs(5);
+    OpenAiModel::new(s).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn request() -> ModelRequest {
+    ModelRequest {
+        messages: vec![
+            ChatMessage::text(Role::System, "You are keel."),
+            ChatMessage::text(Role::User, "List the files."),
+            ChatMessage {
+                role: Role::Assistant,
+                content: None,
+                tool_calls: vec![WireToolCall {
+                    id: "call_1".into(),
+                    kind: "function",
+                    function: WireFunction {
+                        name: "list_dir".into(),
+                        arguments: "{}".into(),
+                    },
+                }],
+                tool_call_id: None,
+            },
+            ChatMessage {
+                role: Role::Tool,
+                content: Some("a.txt\nb.txt".into()),
+                tool_calls: vec![],
+                tool_call_id: Some("call_1".into()),
+            },
+        ],
+    }
+}
+
+fn tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "list_dir".into(),
+            description: "List a directory.".into(),
+            parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+        },
+        ToolSpec {
+            name: "read_file".into(),
+            description: "Read a file.".into(),
+            parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+        },
+    ]
+}
+
+fn complete(m: &mut OpenAiModel) -> (Result<ModelReply, ModelError>, String) {
+    let mut streamed = String::new();
+    let reply = m.complete(&request(), &tools(), &mut |t| streamed.push_str(t));
+    (reply, streamed)
+}
+
+#[test]
+fn the_request_is_exactly_the_composed_messages_and_tools() {
+    let server = serve(vec![sse(&[
+        json!({"choices": [{"delta": {"content": "ok"}, "finish_reason": "stop"}]}),
+    ])]);
+    let (reply, _) = complete(&mut model(&server));
+    assert_eq!(reply.map(|r| r.text).ok().as_deref(), Some("ok"));
+    let seen = seen(&server);
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].path, "/v1/chat/completions");
+    let header = |k: &str| {
+        seen[0]
+            .headers
+            .iter()
+            .find(|(h, _)| h == k)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(header("authorization"), "Bearer sk-test");
+    assert_eq!(header("x-org"), "keel");
+    assert_eq!(header("content-type"), "application/json");
+    insta::assert_json_snapshot!("openai_request_body", seen[0].body);
+}
+
+#[test]
+fn streamed_text_and_parallel_tool_calls_are_assembled() {
+    let server = serve(vec![sse(&[
+        json!({"choices": [{"delta": {"role": "assistant", "content": "Let me "}}]}),
+        json!({"choices": [{"delta": {"content": "look."}}]}),
+        json!({"choices": [{"delta": {"tool_calls": [
+            {"index": 0, "id": "call_a", "type": "function", "function": {"name": "read_file", "arguments": ""}},
+            {"index": 1, "id": "call_b", "type": "function", "function": {"name": "list_dir", "arguments": "{}"}}
+        ]}}]}),
+        json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"arguments": "{\"path\": "}}]}}]}),
+        json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"arguments": "\"a.txt\"}"}}]}}]}),
+        json!({"choices": [{"delta": {}, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 9}}),
+    ])]);
+    let (reply, streamed) = complete(&mut model(&server));
+    let reply = reply.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(streamed, "Let me look.");
+    assert_eq!(reply.text, "Let me look.");
+    let calls: Vec<(&str, &str, Value)> = reply
+        .tool_calls
+        .iter()
+        .map(|c| (c.id.as_str(), c.name.as_str(), c.arguments.clone()))
+        .collect();
+    assert_eq!(
+        calls,
+        vec![
+            ("call_a", "read_file", json!({"path": "a.txt"})),
+            ("call_b", "list_dir", json!({}))
+        ]
+    );
+}
+
+#[test]
+fn a_whole_json_completion_is_read_too() {
+    // Ollama-style: stream ignored, arguments as an object.
+    let body = json!({"choices": [{"message": {"role": "assistant", "content": "", "tool_calls": [
+        {"function": {"name": "read_file", "arguments": {"path": "a.txt"}}}
+    ]}}]});
+    let server = serve(vec![http("200 OK", "", &body.to_string())]);
+    let reply = complete(&mut model(&server))
+        .0
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(reply.tool_calls.len(), 1);
+    assert_eq!(reply.tool_calls[0].id, "call_1");
+    assert_eq!(reply.tool_calls[0].arguments, json!({"path": "a.txt"}));
+}
+
+#[test]
+fn busy_servers_are_retried_with_backoff() {
+    let server = serve(vec![
+        http(
+            "503 Service Unavailable",
+            "",
+            r#"{"error":{"message":"loading model"}}"#,
+        ),
+        http(
+            "429 Too Many Requests",
+            "Retry-After: 0\r\n",
+            r#"{"error":"slow down"}"#,
+        ),
+        sse(&[json!({"choices": [{"delta": {"content": "done"}, "finish_reason": "stop"}]})]),
+    ]);
+    let reply = complete(&mut model(&server))
+        .0
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(reply.text, "done");
+    assert_eq!(seen(&server).len(), 3);
+    // Out of retries: the last status and the server's words.
+    let server = serve(vec![
+        http("502 Bad Gateway", "", "upstream"),
+        http("502 Bad Gateway", "", "upstream"),
+        http("502 Bad Gateway", "", "upstream"),
+    ]);
+    let err = complete(&mut model(&server))
+        .0
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        err.contains("HTTP 502: upstream") && err.contains("after 3 attempts"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_stream_that_breaks_after_it_began_is_not_retried() {
+    let mut partial = sse(&[]);
+    partial.truncate(partial.len() - "data: [DONE]\n\n".len());
+    partial.extend_from_slice(
+        format!(
+            "data: {}\n\n",
+            json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "id": "c", "function": {"name": "shell", "arguments": "{\"command\": \"rm"}}]}}]})
+        )
+        .as_bytes(),
+    );
+    let server = serve(vec![partial, sse(&[])]);
+    let err = complete(&mut model(&server))
+        .0
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        err.contains("broke off") && err.contains("not retried"),
+        "{err}"
+    );
+    assert_eq!(seen(&server).len(), 1, "no second request");
+}
+
+#[test]
+fn failures_say_what_to_do() {
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (http("401 Unauthorized", "", r#"{"error":{"message":"Incorrect API key"}}"#), "refused the API key"),
+        (http("404 Not Found", "", r#"{"error":{"message":"model 'qwen2.5-7b' not found"}}"#), "does not know the model"),
+        (http("400 Bad Request", "", r#"{"error":{"message":"This model's maximum context length is 8192 tokens","code":"context_length_exceeded"}}"#), "longer than the model's context window"),
+        (http("200 OK", "", "<html>hello</html>"), "not a Chat Completions reply"),
+        (sse(&[json!({"error": {"message": "the model crashed"}})]), "the model crashed"),
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\ndata: {not json\n\n".to_vec(),
+            "not JSON",
+        ),
+    ];
+    for (response, says) in cases {
+        let server = serve(vec![response]);
+        let err = complete(&mut model(&server))
+            .0
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains(says), "{says:?} not in {err:?}");
+        assert_eq!(seen(&server).len(), 1, "{says}: not retried");
+    }
+    let server = serve(vec![http(
+        "400 Bad Request",
+        "",
+        r#"{"error":{"message":"prompt is too long"}}"#,
+    )]);
+    assert!(matches!(
+        complete(&mut model(&server)).0,
+        Err(ModelError::ContextOverflow(_))
+    ));
+}
+
+#[test]
+fn an_unreachable_server_is_retried_then_named() {
+    // Bind and drop: nothing listens on this port any more.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let server = Server {
+        url: format!("http://127.0.0.1:{port}/v1"),
+        seen: Arc::default(),
+    };
+    let err = complete(&mut model(&server))
+        .0
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        err.contains("cannot reach") && err.contains("after 3 attempts"),
+        "{err}"
+    );
+}
