@@ -12,13 +12,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use keel_core::bridge::fold::{FoldedCompaction, fold_items};
+use keel_core::bridge::fold::fold_items;
+use keel_core::bridge::message::ChatMessage;
 use keel_core::bridge::source::{BridgeSource, SourceOptions, build_bridge_source};
 use keel_core::bridge::{
     HandoffLang, build_bridge_instruction, build_bridge_kickoff, detect_lang,
     estimate_summary_tokens, finish_draft, worker_prompt,
 };
-use keel_core::compaction::summary_of_note;
+use keel_core::compaction::{PriorSummary, constraint_sources};
 use keel_core::notes::producers;
 use keel_core::{ItemBody, ItemId};
 use keel_store::{NewItem, NewRun, RunRecord, SqliteStore, Store, StoreOptions};
@@ -33,9 +34,9 @@ pub struct PreviewFlags {
     /// The preset the new run will use.
     #[arg(long, value_name = "PRESET", required_unless_present = "go")]
     pub to: Option<String>,
-    /// The summary's language; auto follows the conversation (N17).
-    #[arg(long, default_value = "auto", value_parser = ["auto", "zh", "en"])]
-    pub lang: String,
+    /// The summary's language (default auto: detected from the source, N20).
+    #[arg(long, value_parser = ["auto", "zh", "en"])]
+    pub lang: Option<String>,
     /// How many chars of the run the worker reads (default 60000).
     #[arg(long, value_name = "CHARS", allow_negative_numbers = true)]
     pub source_budget: Option<i64>,
@@ -51,7 +52,10 @@ pub struct PreviewFlags {
 #[derive(clap::Args, Clone, Debug)]
 pub struct GoFlags {
     /// Create the new run from the last preview's draft.
-    #[arg(long, conflicts_with_all = ["to", "source_budget", "summary_budget", "worker_model"])]
+    #[arg(
+        long,
+        conflicts_with_all = ["to", "source_budget", "summary_budget", "worker_model", "lang"]
+    )]
     pub go: bool,
     /// Use this file as the draft instead of the preview's.
     #[arg(long, value_name = "FILE", requires = "go")]
@@ -70,6 +74,8 @@ struct Preview {
     draft: PathBuf,
     worker: String,
     created_at: String,
+    /// The source run's version when previewed, to warn when it moved on before `--go`.
+    source_version: u64,
 }
 
 fn handoff_dir() -> Result<PathBuf> {
@@ -102,17 +108,14 @@ fn check_preset(config: &Config, preset: &str) -> Result<()> {
     Ok(())
 }
 
-/// The run as the bridge reads it (N38), with its compaction summary in place.
-pub fn fold_run(run: &RunRecord) -> Vec<keel_core::bridge::message::ChatMessage> {
-    let note = run.notes.read(producers::COMPACTION_SUMMARY);
-    let compaction = match (&run.compaction, note) {
-        (Some(c), Some(note)) => Some(FoldedCompaction {
-            summary: summary_of_note(note),
-            first_unfolded_seq: c.first_unfolded_seq,
-        }),
-        _ => None,
-    };
-    fold_items(&run.items, compaction)
+/// The run as the bridge reads it (N38), with the summary it carries in place: its compaction
+/// summary, or — for a run made by a handoff — the handoff summary it started from.
+fn fold_run(run: &RunRecord) -> (Vec<ChatMessage>, Option<PriorSummary<'_>>) {
+    let prior = PriorSummary::of_run(&run.notes, run.compaction.as_ref());
+    (
+        fold_items(&run.items, prior.map(PriorSummary::folded)),
+        prior,
+    )
 }
 
 fn describe_source(
@@ -172,7 +175,7 @@ pub fn preview(
     let stem = file_stem(run_id)?.to_string();
     let store = SqliteStore::open_existing(db, options)?;
     let run = store.load_run(run_id)?;
-    let messages = fold_run(&run);
+    let (messages, prior) = fold_run(&run);
     let source = build_bridge_source(
         &messages,
         SourceOptions {
@@ -181,12 +184,20 @@ pub fn preview(
         },
     );
     if keel_core::text::is_blank(&source.text) {
+        if !source.dropped.is_empty() {
+            bail!(
+                "empty-source: --source-budget {} left no room for any section of run {run_id} \
+                 (dropped: {}); raise it",
+                flags.source_budget.unwrap_or_default(),
+                source.dropped.join(", ")
+            );
+        }
         bail!(
             "empty-source: run {run_id} has no user or assistant messages to hand off, so there \
              is nothing to summarise"
         );
     }
-    let (lang, how) = match flags.lang.as_str() {
+    let (lang, how) = match flags.lang.as_deref().unwrap_or("auto") {
         "zh" => (HandoffLang::Zh, "as asked"),
         "en" => (HandoffLang::En, "as asked"),
         // N20: the source text decides. Its section headers are Chinese, so a short English
@@ -212,12 +223,7 @@ pub fn preview(
     let estimate =
         estimate_summary_tokens(source.text.chars().count() as i64, flags.summary_budget);
     let mut shown = format!("Handoff preview: run {run_id} → preset {to}\n");
-    describe_source(
-        &mut shown,
-        &source,
-        flags.source_budget,
-        run.compaction.is_some(),
-    );
+    describe_source(&mut shown, &source, flags.source_budget, prior.is_some());
     shown.push_str(&format!(
         "  language     {} ({how})\n  worker       {worker_spec} (timeout {} s; about {} tokens \
          in, ≤{} out)\n",
@@ -244,8 +250,16 @@ pub fn preview(
     if progress {
         eprintln!();
     }
-    let text = answer?;
-    let draft = finish_draft(&text, &source, &messages, lang);
+    let text = answer.map_err(|e| {
+        let hint = match e {
+            keel_runtime::worker::WorkerError::Empty { .. } => {
+                " (set [handoff] worker_model or --worker-model to choose it)"
+            }
+            _ => "",
+        };
+        anyhow::anyhow!("{e}{hint}")
+    })?;
+    let draft = finish_draft(&text, &source, &constraint_sources(prior, &messages), lang);
     let dir = handoff_dir()?;
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let draft_path = dir.join(format!("{stem}.md"));
@@ -257,6 +271,7 @@ pub fn preview(
         draft: draft_path.clone(),
         worker: worker_spec,
         created_at: ids::now().to_rfc3339(),
+        source_version: run.head.version,
     };
     write_file(
         &preview_path(run_id)?,
@@ -321,6 +336,13 @@ pub fn go(
     let mut store = SqliteStore::open_existing(db, options)?;
     // N23: the target takes the source's model, never the worker's.
     let source = store.run_head(run_id)?;
+    if source.version != record.source_version {
+        eprintln!(
+            "keel: warning: run {run_id} changed after the preview (version {} → {}); the draft \
+             does not cover its newest turns. Preview again to include them.",
+            record.source_version, source.version
+        );
+    }
     let target = ids::unique("run");
     let kickoff = build_bridge_kickoff(record.lang, flags.auto_continue);
     let now = ids::now();

@@ -177,6 +177,7 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
                 "kept_user_seqs": c.kept_user_seqs,
                 "folded_count": c.folded_count(),
                 "summary_chars": c.summary_chars,
+                "source_dropped": c.source_dropped,
                 "at": c.at.to_rfc3339(),
             })).collect::<Vec<_>>(),
         });
@@ -357,6 +358,13 @@ fn render_compactions(out: &mut String, rounds: &[keel_core::compaction::Compact
             c.first_unfolded_seq,
             c.summary_chars
         );
+        if !c.source_dropped.is_empty() {
+            let _ = writeln!(
+                out,
+                "    the summariser did not see these sections whole: {}",
+                c.source_dropped.join(", ")
+            );
+        }
     }
 }
 

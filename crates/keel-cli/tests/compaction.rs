@@ -37,7 +37,7 @@ fn runs_show_lists_every_round_and_marks_the_folded_items() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("compaction round 2 (threshold): 4 items folded"),
+        err.contains("compaction round 2 (threshold): 3 items folded"),
         "{err}"
     );
 
@@ -45,13 +45,13 @@ fn runs_show_lists_every_round_and_marks_the_folded_items() {
     assert_eq!(code, 0);
     assert!(text.contains("Compactions (2)"), "{text}");
     assert!(
-        text.contains("round 1 (threshold)") && text.contains("folded 2 items before #2"),
+        text.contains("round 1 (threshold)") && text.contains("folded 1 items before #2"),
         "{text}"
     );
-    assert!(text.contains("folded 4 items before #4"), "{text}");
+    assert!(text.contains("folded 3 items before #4"), "{text}");
     assert_eq!(
         text.matches("(folded into the summary)").count(),
-        4,
+        3,
         "{text}"
     );
     let shown = env.show(&run);
@@ -59,7 +59,9 @@ fn runs_show_lists_every_round_and_marks_the_folded_items() {
     assert_eq!(rounds.len(), 2);
     assert_eq!(rounds[1]["first_unfolded_seq"], 4);
     assert_eq!(rounds[1]["trigger"], "threshold");
-    assert_eq!(rounds[1]["folded_count"], 4);
+    assert_eq!(rounds[1]["folded_count"], 3);
+    // The newest folded user message stays verbatim even with keep_user_chars = 0.
+    assert_eq!(rounds[1]["kept_user_seqs"], json!([2]));
     let note = shown["notes"]
         .as_array()
         .and_then(|n| n.iter().find(|n| n["tag"] == "compaction-summary"))

@@ -194,6 +194,29 @@ fn preview_draft_go_and_the_new_runs_first_request() {
     let (code, _, err) = env.keel(&["handoff", &source, "--go"], "");
     assert_eq!(code, 1);
     assert!(err.contains("no handoff preview"), "{err}");
+
+    // Handing the new run off again keeps what its handoff summary carried: the summary is
+    // the source's compaction section, and the user's prohibition survives a worker that
+    // drops it.
+    worker(&env, &[json!({ "text": "Goal: review done." })]);
+    let again_log = env.dir.path().join("again.jsonl");
+    let (code, out, err) = keel_logged(&env, &["handoff", &target, "--to", "default"], &again_log);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("compaction   reused whole"), "{err}");
+    let prompt = log_lines(&again_log)[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        prompt.contains("【早前上下文压缩摘要】\nGoal: review the CLI."),
+        "{prompt}"
+    );
+    let draft = std::fs::read_to_string(out.trim()).unwrap_or_default();
+    assert_eq!(
+        draft,
+        "Goal: review done.\n\n## Active user constraints\n- Do not use any tools after the \
+         handoff"
+    );
 }
 
 #[test]
@@ -261,6 +284,18 @@ fn each_failure_is_named_and_creates_nothing() {
     let (code, _, err) = env.keel(&["handoff", &empty, "--to", "review"], "");
     assert_eq!(code, 1);
     assert!(err.contains("empty-source"), "{err}");
+
+    let (code, _, err) = env.keel(
+        &["handoff", &source, "--to", "review", "--source-budget", "0"],
+        "",
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("empty-source") && err.contains("--source-budget 0 left no room"),
+        "{err}"
+    );
+    let (code, _, err) = env.keel(&["handoff", &source, "--go", "--lang", "zh"], "");
+    assert_eq!(code, 2, "--lang belongs to the preview: {err}");
 
     let (code, _, err) = env.keel(&["handoff", &source, "--to", "nope"], "");
     assert_eq!(code, 1);

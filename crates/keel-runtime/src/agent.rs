@@ -18,9 +18,10 @@
 //! one write, and the person watching is told what was folded and what the summary worker did
 //! not see.
 
+use keel_core::bridge::fold::fold_items;
 use keel_core::bridge::source::{SourceOptions, build_bridge_source};
 use keel_core::bridge::{detect_lang, finish_draft, worker_prompt};
-use keel_core::compaction::{self, Compaction, CompactionLimits, Trigger};
+use keel_core::compaction::{self, Compaction, CompactionLimits, PriorSummary, Trigger};
 use keel_core::compose::{ComposeInput, ModelRequest, compose, stable_head};
 use keel_core::item::{Diagnostic, Item, ItemBody, ItemId, ToolCall, Untrusted};
 use keel_core::notes::producers;
@@ -436,19 +437,15 @@ impl Agent<'_> {
     fn compact(&mut self, run: &str, trigger: Trigger) -> Result<bool, LoopError> {
         let limits = self.settings.compaction.limits;
         let record = self.record(run)?;
-        let previous_note = record
-            .notes
-            .read(keel_core::notes::producers::COMPACTION_SUMMARY)
-            .unwrap_or_default()
-            .to_string();
         let previous = record.compaction.clone();
-        let Some(plan) = compaction::plan(
-            &record.items,
-            previous.as_ref().map(|c| (c, previous_note.as_str())),
-            limits,
-        ) else {
+        let prior = PriorSummary::of_run(&record.notes, previous.as_ref());
+        let prior_text = prior.map(|p| (p.text.to_string(), p.first_unfolded_seq));
+        let Some(plan) = compaction::plan(&record.items, previous.as_ref(), prior, limits) else {
             return Ok(false);
         };
+        // The whole run (folded and still visible), for the user's standing prohibitions.
+        let whole_run = fold_items(&record.items, prior.map(PriorSummary::folded));
+        let constraint_messages = compaction::constraint_sources(prior, &whole_run);
         let source = build_bridge_source(
             &plan.messages,
             SourceOptions {
@@ -456,6 +453,33 @@ impl Agent<'_> {
                 visual_evidence_char_budget: None,
             },
         );
+        // Folding what the summariser cannot see whole would break the chain (N23).
+        let refusal = if keel_core::text::is_blank(&source.text) {
+            Some(format!(
+                "the summariser's source is empty with [compaction] source_chars = {}; raise it",
+                limits.source_chars
+            ))
+        } else if prior_text.is_some() && source.dropped.iter().any(|d| d == "compaction") {
+            Some(format!(
+                "[compaction] source_chars = {} cannot hold the previous summary whole, and \
+                 folding without it would lose what it covers; raise source_chars",
+                limits.source_chars
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = refusal {
+            if trigger == Trigger::Threshold {
+                (self.events)(Event::Notice(format!(
+                    "compaction skipped, nothing was folded: {why}"
+                )));
+                return Ok(false);
+            }
+            return Err(ModelError::Failed(format!(
+                "the request was too long for the model and could not be compacted: {why}"
+            ))
+            .into());
+        }
         // The conversation's language, from what the user wrote: the source's section headers
         // are always Chinese (bridge.md N7) and would tip a short English run to zh.
         let user_text: String = plan
@@ -483,8 +507,10 @@ impl Agent<'_> {
                 )
             }
         )));
+        // No deadline of its own: the run's model answers, within its provider's timeouts
+        // (`[model] read_timeout_secs` for HTTP).
         let summary = match crate::worker::ask(self.model, &prompt) {
-            Ok(text) => finish_draft(&text, &source, &plan.messages, lang),
+            Ok(text) => finish_draft(&text, &source, &constraint_messages, lang),
             Err(e) if trigger == Trigger::Threshold => {
                 (self.events)(Event::Notice(format!(
                     "compaction skipped, nothing was folded: {e}"
@@ -505,6 +531,7 @@ impl Agent<'_> {
             summary_chars: summary.trim().chars().count(),
             trigger,
             at: self.now(),
+            source_dropped: source.dropped.clone(),
         };
         let notice = format!(
             "compaction round {} ({}): {} items folded into a {}-char summary; {} user \
@@ -571,9 +598,18 @@ impl Agent<'_> {
                     }
                     let request = self.request(run, &head)?;
                     let events = &mut *self.events;
-                    self.model.complete(&request, &specs, &mut |t| {
-                        events(Event::Text(t.to_string()))
-                    })?
+                    self.model
+                        .complete(&request, &specs, &mut |t| {
+                            events(Event::Text(t.to_string()))
+                        })
+                        .map_err(|e| match e {
+                            ModelError::ContextOverflow(m) => ModelError::ContextOverflow(format!(
+                                "{m} (even after compacting once and retrying: the newest \
+                                 steps are too long for this model; use a model with a larger \
+                                 context)"
+                            )),
+                            other => other,
+                        })?
                 }
                 other => other?,
             };

@@ -17,13 +17,13 @@ pub const DEFAULT_WORKER_TIMEOUT: Duration = Duration::from_secs(180);
 pub enum WorkerError {
     #[error(
         "worker-empty: the worker model ({model}) answered with no text, so there is no \
-         summary. Try again, or set [handoff] worker_model to a stronger model"
+         summary. Try again, or use a stronger model"
     )]
     Empty { model: String },
     #[error(
         "worker-timeout: the worker model ({model}) did not answer within {secs} s and was \
-         abandoned. Raise [handoff] worker_timeout_secs, lower --source-budget, or pick a faster \
-         [handoff] worker_model"
+         abandoned. Raise [handoff] worker_timeout_secs, lower --source-budget, or use a faster \
+         --worker-model"
     )]
     Timeout { model: String, secs: u64 },
     #[error("worker-failed: the worker model ({model}) failed: {source}")]

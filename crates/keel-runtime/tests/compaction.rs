@@ -96,15 +96,15 @@ fn three_rounds_chain_each_summary_through_the_previous_one() {
         let prompt = everything(r);
         assert!(prompt.contains("consolidate"), "{prompt}");
         if i > 0 {
-            // Round N reads round N−1's summary as its compaction section (N23).
-            let previous = format!("S{i}");
+            // Round N reads round N−1's summary as its compaction section (N23), with the
+            // constraints block keel appended to it.
+            let previous = format!("【早前上下文压缩摘要】\nS{i}\n\n## Active user constraints");
             assert!(
                 prompt.contains(&previous),
-                "round {} lost {previous}: {prompt}",
+                "round {} lost S{i}: {prompt}",
                 i + 1
             );
         }
-        assert!(prompt.contains("Do not use any tools"), "{prompt}");
     }
     let last = requests[6];
     let head = system(last);
@@ -241,4 +241,54 @@ fn a_failed_summary_before_the_threshold_leaves_the_run_as_it_was() {
         "{:?}",
         notices(&w)
     );
+}
+
+#[test]
+fn a_prohibition_revoked_after_the_cut_is_not_written_into_the_summary() {
+    let mut w = world(&[], false);
+    let mut model = script(&[&text("OK."), &text("S1"), &text("Tools it is.")]);
+    for user in ["Do not use any tools.", "You can now use tools."] {
+        with_agent(&mut w, &mut model, None, settings(Some(1)), |a| {
+            a.user_turn("r", user)
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let rounds = w.store.compactions("r").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(rounds.len(), 1);
+    assert_eq!(
+        rounds[0].first_unfolded_seq, 2,
+        "the permission stays visible"
+    );
+    let record = w.store.load_run("r").unwrap_or_else(|e| panic!("{e}"));
+    let note = record.notes.read("compaction-summary").unwrap_or_default();
+    assert!(!note.contains("Active user constraints"), "{note}");
+}
+
+#[test]
+fn a_source_budget_too_small_for_the_previous_summary_folds_nothing_more() {
+    let mut w = world(&[], false);
+    let long_summary = "S".repeat(500);
+    let mut model = script(&[&text("A1"), &text(&long_summary), &text("A2"), &text("A3")]);
+    let mut tight = settings(Some(1));
+    for user in ["first", "second"] {
+        with_agent(&mut w, &mut model, None, tight.clone(), |a| {
+            a.user_turn("r", user)
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    // The next round's source cannot hold the 500-char summary whole.
+    tight.compaction.limits.source_chars = 300;
+    with_agent(&mut w, &mut model, None, tight, |a| {
+        a.user_turn("r", "third")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(w.store.compactions("r").map(|r| r.len()).unwrap_or(0), 1);
+    assert!(
+        notices(&w)
+            .iter()
+            .any(|n| n.contains("cannot hold the previous summary whole")),
+        "{:?}",
+        notices(&w)
+    );
+    assert_eq!(model.remaining(), 0, "no summary was asked for");
 }

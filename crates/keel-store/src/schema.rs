@@ -101,6 +101,8 @@ pub const MIGRATIONS: &[&str] = &[
         kept_user_seqs      TEXT NOT NULL,
         summary_chars       INTEGER NOT NULL,
         trigger             TEXT NOT NULL CHECK (trigger IN ('threshold', 'overflow')),
+        -- JSON array of the source sections the summariser did not see whole.
+        source_dropped      TEXT NOT NULL DEFAULT '[]',
         created_at          INTEGER NOT NULL,
         PRIMARY KEY (run_id, round)
     ) WITHOUT ROWID;

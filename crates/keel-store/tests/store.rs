@@ -580,6 +580,7 @@ fn compaction_rounds_are_recorded_with_their_note_in_order_and_append_only() -> 
         summary_chars: 2,
         trigger: Trigger::Threshold,
         at: Timestamp(3_000),
+        source_dropped: vec!["users".to_string()],
     };
     store.commit(
         "r",

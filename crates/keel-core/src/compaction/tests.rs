@@ -87,6 +87,7 @@ fn record(first_unfolded_seq: u64, kept_user_seqs: Vec<u64>) -> Compaction {
         summary_chars: 2,
         trigger: Trigger::Threshold,
         at: Timestamp(0),
+        source_dropped: vec![],
     }
 }
 
@@ -94,14 +95,14 @@ fn record(first_unfolded_seq: u64, kept_user_seqs: Vec<u64>) -> Compaction {
 fn the_cut_is_the_earliest_step_start_whose_tail_fits_and_never_splits_a_call() {
     let items = run();
     // The last two steps (9–12) cost 6061 chars; with the turn's user message, 6074.
-    let p = plan(&items, None, limits(6_065, 10_000)).expect("something to fold");
+    let p = plan(&items, None, None, limits(6_065, 10_000)).expect("something to fold");
     assert_eq!(p.first_unfolded_seq, 9);
     assert_eq!(p.kept_user_seqs, vec![0, 4, 8]);
-    let p = plan(&items, None, limits(6_074, 10_000)).expect("something to fold");
+    let p = plan(&items, None, None, limits(6_074, 10_000)).expect("something to fold");
     assert_eq!(p.first_unfolded_seq, 8);
     assert_eq!(p.kept_user_seqs, vec![0, 4]);
     // A tiny tail budget still keeps the newest step whole.
-    let p = plan(&items, None, limits(10, 10_000)).expect("something to fold");
+    let p = plan(&items, None, None, limits(10, 10_000)).expect("something to fold");
     assert_eq!(p.first_unfolded_seq, 11);
     let c = record(p.first_unfolded_seq, p.kept_user_seqs.clone());
     let seqs: Vec<u64> = visible_items(&items, &c).iter().map(|i| i.seq).collect();
@@ -113,21 +114,26 @@ fn the_cut_is_the_earliest_step_start_whose_tail_fits_and_never_splits_a_call() 
 #[test]
 fn kept_users_are_the_newest_within_their_budget() {
     let items = run();
-    let p = plan(&items, None, limits(10, 30)).expect("something to fold");
+    let p = plan(&items, None, None, limits(10, 30)).expect("something to fold");
     // "Use port 9090" (13) + "Add tests" (9) fit in 30; the first message (31) does not.
     assert_eq!(p.kept_user_seqs, vec![4, 8]);
-    let p = plan(&items, None, limits(10, 0)).expect("something to fold");
-    assert!(p.kept_user_seqs.is_empty());
+    // The newest folded user message stays whatever the budget: it is the current task.
+    let p = plan(&items, None, None, limits(10, 0)).expect("something to fold");
+    assert_eq!(p.kept_user_seqs, vec![8]);
 }
 
 #[test]
 fn nothing_to_fold_when_only_the_newest_step_is_left() {
     let items = vec![user(0, "hi"), call(1, "c1", "a"), result(2, "c1", 10)];
-    let first = plan(&items, None, limits(0, 100)).expect("the user turn can be folded");
+    let first = plan(&items, None, None, limits(0, 100)).expect("the user turn can be folded");
     assert_eq!(first.first_unfolded_seq, 1);
     let c = record(1, vec![0]);
-    assert_eq!(plan(&items, Some((&c, "S1")), limits(0, 100)), None);
-    assert_eq!(plan(&items[..1], None, limits(0, 100)), None);
+    let prior = PriorSummary {
+        text: "S1",
+        first_unfolded_seq: 1,
+    };
+    assert_eq!(plan(&items, Some(&c), Some(prior), limits(0, 100)), None);
+    assert_eq!(plan(&items[..1], None, None, limits(0, 100)), None);
 }
 
 #[test]
@@ -139,7 +145,15 @@ fn the_previous_summary_is_the_compaction_section_so_rounds_chain() {
         _ => unreachable!(),
     };
     assert_eq!(note, format!("{SUMMARY_HEADER}\nS1"));
-    let p = plan(&items, Some((&first, &note)), limits(10, 0)).expect("more to fold");
+    use crate::notes::SystemNotes;
+    let mut notes = SystemNotes::new();
+    let _ = notes.apply(note_op("S1"), 16);
+    let prior = PriorSummary::of_run(&notes, Some(&first));
+    assert_eq!(
+        prior.map(|p| (p.text, p.first_unfolded_seq)),
+        Some(("S1", 4))
+    );
+    let p = plan(&items, Some(&first), prior, limits(10, 0)).expect("more to fold");
     assert_eq!(p.first_unfolded_seq, 11);
     let compaction: Vec<&ChatMessage> = p
         .messages
@@ -181,4 +195,154 @@ fn token_estimate_rounds_up() {
     assert_eq!(Trigger::parse("overflow"), Some(Trigger::Overflow));
     assert_eq!(Trigger::parse("x"), None);
     assert_eq!(summary_of_note("plain"), "plain");
+}
+
+#[test]
+fn a_handoff_summary_is_the_prior_summary_of_a_run_made_by_a_handoff() {
+    let mut notes = crate::notes::SystemNotes::new();
+    let _ = notes.apply(producers::handoff_summary("H: port 9090"), 16);
+    let prior = PriorSummary::of_run(&notes, None);
+    assert_eq!(
+        prior.map(|p| (p.text, p.first_unfolded_seq)),
+        Some(("H: port 9090", 0))
+    );
+    let items = run();
+    let p = plan(&items, None, prior, limits(10, 0)).expect("something to fold");
+    assert_eq!(p.messages[0].kind.as_deref(), Some("compaction"));
+    assert_eq!(p.messages[0].content, "H: port 9090");
+    // Once a round exists, its summary (which consolidated the handoff summary) wins.
+    let _ = notes.apply(note_op("S1"), 16);
+    let round = record(4, vec![]);
+    assert_eq!(
+        PriorSummary::of_run(&notes, Some(&round)).map(|p| p.text),
+        Some("S1")
+    );
+}
+
+#[test]
+fn constraints_come_from_the_prior_summary_and_the_whole_run_in_order() {
+    use crate::bridge::{HandoffLang, constraints::preserve_active_user_constraints};
+    let prior = PriorSummary {
+        text: "Goal: x.\n\n## Active user constraints\n- Do not use any tools",
+        first_unfolded_seq: 0,
+    };
+    let user = |t: &str| ChatMessage {
+        role: "user".into(),
+        content: t.into(),
+        ..ChatMessage::default()
+    };
+    // Carried from the prior summary into a summary that dropped it.
+    let sources = constraint_sources(Some(prior), &[user("Add tests")]);
+    assert_eq!(sources.len(), 2);
+    let kept = preserve_active_user_constraints("New summary.", &sources, HandoffLang::En);
+    assert!(kept.ends_with("\n- Do not use any tools"), "{kept}");
+    // A later permission anywhere in the run revokes it.
+    let sources = constraint_sources(Some(prior), &[user("You can now use tools.")]);
+    let kept = preserve_active_user_constraints("New summary.", &sources, HandoffLang::En);
+    assert_eq!(kept, "New summary.");
+}
+
+#[test]
+fn an_oversized_current_task_is_kept_verbatim() {
+    let long = "x".repeat(5_000);
+    let items = vec![
+        user(0, &long),
+        call(1, "c1", "a"),
+        result(2, "c1", 10),
+        call(3, "c2", "b"),
+        result(4, "c2", 10),
+    ];
+    let p = plan(&items, None, None, limits(0, 100)).expect("something to fold");
+    assert_eq!(p.first_unfolded_seq, 3);
+    assert_eq!(p.kept_user_seqs, vec![0]);
+}
+
+mod pairing {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::compose::{ComposeInput, compose};
+
+    /// A run of turns; each turn is a user message, then steps of 0–3 calls with their
+    /// results, then a reply (unless it is the last, still open turn).
+    fn build(turns: &[Vec<usize>], sizes: &[usize]) -> Vec<Item> {
+        let mut items = Vec::new();
+        let mut seq = 0u64;
+        let mut size = sizes.iter().cycle();
+        for (t, steps) in turns.iter().enumerate() {
+            items.push(user(seq, &"u".repeat(*size.next().unwrap_or(&1))));
+            seq += 1;
+            for (s, calls) in steps.iter().enumerate() {
+                let ids: Vec<String> = (0..*calls).map(|c| format!("t{t}s{s}c{c}")).collect();
+                items.push(item(
+                    seq,
+                    ItemBody::Assistant {
+                        text: String::new(),
+                        tool_calls: ids
+                            .iter()
+                            .map(|id| ToolCall {
+                                id: id.clone(),
+                                name: "read_file".into(),
+                                arguments: json!({"path": "a"}),
+                            })
+                            .collect(),
+                    },
+                ));
+                seq += 1;
+                for id in &ids {
+                    items.push(result(seq, id, *size.next().unwrap_or(&1)));
+                    seq += 1;
+                }
+            }
+            if t + 1 < turns.len() {
+                items.push(reply(seq, "done"));
+                seq += 1;
+            }
+        }
+        items
+    }
+
+    proptest! {
+        /// Whatever the cut, every tool message left visible answers a call left visible, and
+        /// every visible call keeps its answer: the request composes.
+        #[test]
+        fn the_visible_items_always_compose(
+            turns in prop::collection::vec(prop::collection::vec(1usize..4, 0..4), 1..6),
+            sizes in prop::collection::vec(1usize..400, 1..8),
+            keep_recent in 0usize..2_000,
+            keep_user in 0usize..500,
+            rounds in 1usize..4,
+        ) {
+            let items = build(&turns, &sizes);
+            let mut previous: Option<Compaction> = None;
+            for round in 1..=rounds {
+                let Some(p) = plan(&items, previous.as_ref(), None, limits(keep_recent, keep_user))
+                else {
+                    break;
+                };
+                if let Some(prev) = &previous {
+                    prop_assert!(p.first_unfolded_seq > prev.first_unfolded_seq);
+                }
+                let c = Compaction {
+                    round: round as u32,
+                    first_unfolded_seq: p.first_unfolded_seq,
+                    kept_user_seqs: p.kept_user_seqs,
+                    summary_chars: 1,
+                    trigger: Trigger::Threshold,
+                    at: Timestamp(0),
+                    source_dropped: vec![],
+                };
+                let visible = visible_items(&items, &c);
+                let notes = crate::notes::SystemNotes::new();
+                let composed = compose(&ComposeInput {
+                    stable_head: "h",
+                    volatile: &[],
+                    notes: &notes,
+                    items: &visible,
+                });
+                prop_assert!(composed.is_ok(), "{:?}", composed.err());
+                previous = Some(c);
+            }
+        }
+    }
 }

@@ -17,14 +17,19 @@ pub(super) fn insert(tx: &Transaction<'_>, run: &str, c: &Compaction) -> Result<
             round: c.round,
         });
     }
-    let kept = serde_json::to_string(&c.kept_user_seqs).map_err(|e| StoreError::Corrupt {
-        run: run.to_string(),
-        what: "compaction".into(),
-        reason: e.to_string(),
-    })?;
+    let json = |value: serde_json::Result<String>| {
+        value.map_err(|e| StoreError::Corrupt {
+            run: run.to_string(),
+            what: "compaction".into(),
+            reason: e.to_string(),
+        })
+    };
+    let kept = json(serde_json::to_string(&c.kept_user_seqs))?;
+    let dropped = json(serde_json::to_string(&c.source_dropped))?;
     tx.prepare_cached(
         "INSERT INTO compactions (run_id, round, first_unfolded_seq, kept_user_seqs, \
-         summary_chars, trigger, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+         summary_chars, trigger, created_at, source_dropped) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
     .execute(params![
         run,
@@ -33,7 +38,8 @@ pub(super) fn insert(tx: &Transaction<'_>, run: &str, c: &Compaction) -> Result<
         kept,
         c.summary_chars as i64,
         c.trigger.as_str(),
-        c.at.millis()
+        c.at.millis(),
+        dropped
     ])?;
     Ok(())
 }
@@ -45,11 +51,11 @@ pub(super) fn read(
     last_only: bool,
 ) -> Result<Vec<Compaction>, StoreError> {
     let sql = if last_only {
-        "SELECT round, first_unfolded_seq, kept_user_seqs, summary_chars, trigger, created_at \
-         FROM compactions WHERE run_id = ?1 ORDER BY round DESC LIMIT 1"
+        "SELECT round, first_unfolded_seq, kept_user_seqs, summary_chars, trigger, created_at, \
+         source_dropped FROM compactions WHERE run_id = ?1 ORDER BY round DESC LIMIT 1"
     } else {
-        "SELECT round, first_unfolded_seq, kept_user_seqs, summary_chars, trigger, created_at \
-         FROM compactions WHERE run_id = ?1 ORDER BY round"
+        "SELECT round, first_unfolded_seq, kept_user_seqs, summary_chars, trigger, created_at, \
+         source_dropped FROM compactions WHERE run_id = ?1 ORDER BY round"
     };
     let mut stmt = conn.prepare_cached(sql)?;
     let rows = stmt.query_map([run], |r| {
@@ -60,11 +66,12 @@ pub(super) fn read(
             r.get::<_, i64>(3)?,
             r.get::<_, String>(4)?,
             r.get::<_, i64>(5)?,
+            r.get::<_, String>(6)?,
         ))
     })?;
     let mut out = Vec::new();
     for row in rows {
-        let (round, first, kept, chars, trigger, at) = row?;
+        let (round, first, kept, chars, trigger, at, dropped) = row?;
         let corrupt = |reason: String| StoreError::Corrupt {
             run: run.to_string(),
             what: format!("compaction round {round}"),
@@ -78,6 +85,7 @@ pub(super) fn read(
             trigger: Trigger::parse(&trigger)
                 .ok_or_else(|| corrupt(format!("unknown trigger {trigger:?}")))?,
             at: Timestamp(at),
+            source_dropped: serde_json::from_str(&dropped).map_err(|e| corrupt(e.to_string()))?,
         });
     }
     Ok(out)
