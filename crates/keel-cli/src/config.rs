@@ -114,6 +114,12 @@ pub struct ModelSettings {
     pub read_timeout_secs: Option<u64>,
     /// Retries on 429, 5xx and connection failures.
     pub max_retries: Option<u32>,
+    /// The local model: how long loading may take, how long one answer may take, the longest
+    /// answer in tokens, and the CPU threads it uses.
+    pub start_timeout_secs: Option<u64>,
+    pub request_timeout_secs: Option<u64>,
+    pub max_tokens: Option<usize>,
+    pub threads: Option<u32>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -455,6 +461,16 @@ fn merge(config: &mut Config, tier: Tier, path: &Path, file: FileSettings, polic
         file.model.read_timeout_secs,
     );
     later(&mut config.model.max_retries, file.model.max_retries);
+    later(
+        &mut config.model.start_timeout_secs,
+        file.model.start_timeout_secs,
+    );
+    later(
+        &mut config.model.request_timeout_secs,
+        file.model.request_timeout_secs,
+    );
+    later(&mut config.model.max_tokens, file.model.max_tokens);
+    later(&mut config.model.threads, file.model.threads);
     later(&mut config.notes.max_untagged, file.notes.max_untagged);
     later(
         &mut config.store.busy_timeout_ms,

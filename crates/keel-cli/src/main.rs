@@ -76,6 +76,11 @@ enum Command {
         #[command(flatten)]
         flags: run::RunFlags,
     },
+    /// The embedded local model.
+    Model {
+        #[command(subcommand)]
+        command: ModelCommand,
+    },
     /// Inspect stored runs.
     Runs {
         #[command(subcommand)]
@@ -132,6 +137,13 @@ enum EvalCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Subcommand)]
+enum ModelCommand {
+    /// Fetch the embedded model if it is not cached yet (with progress), verify it, and print
+    /// its path.
+    Fetch,
 }
 
 #[derive(Subcommand)]
@@ -354,6 +366,14 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             } else {
                 handoff::preview(&config, &db, &options, &run, &preview)
             }
+        }
+        Command::Model {
+            command: ModelCommand::Fetch,
+        } => {
+            let path = keel_model::local::fetch_embedded_model(&paths::data_dir()?, &mut |m| {
+                eprintln!("keel: {m}")
+            })?;
+            print(&format!("{}\n", path.display()))
         }
         Command::Runs { command } => {
             let config = load_config(&[])?;

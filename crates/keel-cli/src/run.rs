@@ -11,6 +11,7 @@ use keel_core::legacy::CallerField;
 use keel_core::policy::provenance::OnTainted;
 use keel_core::policy::rules::Mode;
 use keel_model::Model;
+use keel_model::local::{self, LocalModel, LocalSettings};
 use keel_model::openai::{HttpSettings, OpenAiModel};
 use keel_model::scripted::ScriptedModel;
 use keel_runtime::agent::{Agent, DEFAULT_INSTRUCTIONS, Event, LoopSettings};
@@ -78,11 +79,42 @@ pub fn model_for(
             config, name, base_url,
         ))?));
     }
+    if spec == "local" || spec.starts_with("local:") {
+        return Ok(Box::new(local_model(spec, config)?));
+    }
     bail!(
-        "the model {spec:?} is not available in this build yet: the embedded local model is \
-         still being built. Use --model openai:MODEL (with --base-url for a llama.cpp, Ollama or \
-         vLLM server) or --model script:FILE (one JSON reply per line, see docs/running.md)"
+        "unknown model {spec:?}: use local (the embedded model), local:PATH.gguf, \
+         openai:MODEL (with --base-url for a llama.cpp, Ollama or vLLM server) or script:FILE"
     )
+}
+
+/// The local GGUF model: the embedded one (fetched on first use) or `local:PATH.gguf`.
+fn local_model(spec: &str, config: &Config) -> Result<LocalModel> {
+    let exe = std::env::current_exe().context("cannot tell where keel is installed")?;
+    // The worker first: no point fetching a model nothing can run.
+    let worker = local::find_worker(&exe)?;
+    let path = match spec.strip_prefix("local:") {
+        Some(path) => PathBuf::from(path),
+        None => local::fetch_embedded_model(&crate::paths::data_dir()?, &mut |m| {
+            eprintln!("keel: {m}")
+        })?,
+    };
+    let m = &config.model;
+    let mut s = LocalSettings::new(worker, path);
+    if let Some(n) = config.compaction.context_window {
+        s.context_window = u32::try_from(n).unwrap_or(u32::MAX);
+    }
+    s.threads = m.threads;
+    if let Some(secs) = m.start_timeout_secs {
+        s.start_timeout = std::time::Duration::from_secs(secs);
+    }
+    if let Some(secs) = m.request_timeout_secs {
+        s.request_timeout = std::time::Duration::from_secs(secs);
+    }
+    if let Some(n) = m.max_tokens {
+        s.max_tokens = n;
+    }
+    Ok(LocalModel::new(spec, s)?)
 }
 
 /// `[model]` settings and the environment, for the HTTP provider.

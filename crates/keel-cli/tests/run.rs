@@ -163,10 +163,32 @@ fn unavailable_models_say_what_to_do() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
     assert!(err.contains("set $OPENAI_API_KEY"), "{err}");
-    let (code, _, err) = env.keel(&["run", "go", "--model", "local"], "");
+    let out = env
+        .cmd(&["run", "go", "--model", "local"])
+        .env("KEEL_LLM_WORKER", env.dir.path().join("no-such-worker"))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        err.contains("KEEL_LLM_WORKER names") && err.contains("not a file"),
+        "{err}"
+    );
+    let (code, _, err) = env.keel(&["run", "go", "--model", "gpt-4o"], "");
     assert_eq!(code, 1);
     assert!(
-        err.contains("--model openai:MODEL") && err.contains("--model script:FILE"),
+        err.contains("openai:MODEL") && err.contains("script:FILE"),
+        "{err}"
+    );
+    // No model file: nothing is fetched for local:PATH.
+    let out = env
+        .cmd(&["run", "go", "--model", "local:/nonexistent/m.gguf"])
+        .env("KEEL_LLM_WORKER", "/bin/true")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no model file at /nonexistent/m.gguf"),
         "{err}"
     );
 }
@@ -542,4 +564,56 @@ fn a_preset_limits_the_tools_and_is_recorded_with_the_run() {
     let (code, _, err) = env.keel(&["run", "x", "--model", &model, "--preset", "missing"], "");
     assert_ne!(code, 0);
     assert!(err.contains("no preset named \"missing\""), "{err}");
+}
+
+/// keel's main job on the embedded model: the real llama.cpp worker beside keel, the real
+/// SmolLM2 file (`./scripts/test` fetches it and sets KEEL_TEST_MODEL). What a 135M model
+/// says is not asserted — only that every step is a gated call or a reply, recorded.
+#[test]
+fn a_run_on_the_embedded_local_model() {
+    let model = std::env::var("KEEL_TEST_MODEL").unwrap_or_else(|_| {
+        panic!("KEEL_TEST_MODEL is not set: run ./scripts/test, which fetches the model")
+    });
+    let keel = assert_cmd::cargo::cargo_bin("keel");
+    let worker = keel.with_file_name("keel-llm-worker");
+    assert!(
+        worker.is_file(),
+        "{} is missing: build the workspace first (./scripts/test does)",
+        worker.display()
+    );
+    let env = Env::new();
+    std::fs::write(env.work().join("notes.txt"), "hello").unwrap_or_else(|e| panic!("{e}"));
+    // Other tests run beside this one: one llama.cpp thread, and short answers.
+    let config = env.dir.path().join("config/keel");
+    std::fs::create_dir_all(&config).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        config.join("config.toml"),
+        "[model]\nthreads = 1\nmax_tokens = 96\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let spec = format!("local:{model}");
+    let out = env
+        .cmd(&[
+            "run",
+            "List the files in this folder.",
+            "--model",
+            &spec,
+            "--approval",
+            "deny",
+            "--step-limit",
+            "3",
+        ])
+        .env("KEEL_LLM_WORKER", &worker)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let shown = env.show(&env.only_run());
+    assert_eq!(shown["run"]["model"], spec.as_str());
+    let items = shown["items"].as_array().cloned().unwrap_or_default();
+    assert_eq!(items[0]["kind"], "user");
+    assert!(
+        items.iter().any(|i| i["kind"] == "assistant"),
+        "the model answered: {shown}"
+    );
 }

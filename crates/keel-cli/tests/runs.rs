@@ -351,13 +351,24 @@ fn policy_files_are_read_at_the_workspace_tier() {
 }
 
 #[test]
-fn run_on_the_default_model_says_what_works_today() {
-    let (code, out, err) = Sandbox::new().keel(&["run", "summarise README.md"]);
-    assert_eq!((code, out.as_str()), (1, ""));
-    assert!(
-        err.contains("\"local\" is not available") && err.contains("--model script:FILE"),
-        "{err}"
-    );
+fn run_uses_the_embedded_local_model_by_default() {
+    let sb = Sandbox::new();
+    // A worker that is not there: the default model is the local one, and nothing is fetched
+    // for a worker that cannot run it.
+    let out = Command::cargo_bin("keel")
+        .unwrap_or_else(|e| panic!("keel binary: {e}"))
+        .args(["run", "summarise README.md"])
+        .current_dir(sb.path("work"))
+        .env("KEEL_HOME", sb.path("home"))
+        .env("XDG_CONFIG_HOME", sb.path("config"))
+        .env("KEEL_LLM_WORKER", sb.path("no-worker"))
+        .output()
+        .unwrap_or_else(|e| panic!("run keel: {e}"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(err.contains("KEEL_LLM_WORKER names"), "{err}");
+    assert!(!sb.path("home/models").exists(), "nothing was fetched");
 }
 
 #[test]

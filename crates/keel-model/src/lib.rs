@@ -9,6 +9,7 @@
 //!
 //! Not here: composing requests (keel-core), deciding calls (the gate), running tools.
 
+pub mod local;
 pub mod openai;
 pub mod scripted;
 #[cfg(feature = "testing")]

@@ -41,6 +41,11 @@ use crate::tools::{ToolContext, Toolbox};
 pub const NOT_STARTED: &str = "keel stopped before this call was started, so it did not run. \
      Call it again if it is still needed.";
 
+/// What the model reads for a call that repeats the previous step's failed calls unchanged.
+pub const REPEATED_CALL: &str = "keel did not run this call: it repeats the previous step's \
+     calls, which all failed, unchanged. Change the arguments, try another tool, or answer the \
+     user.";
+
 /// Default model calls per turn (interfaces.md §5.1).
 pub const DEFAULT_STEP_LIMIT: usize = 32;
 
@@ -564,6 +569,8 @@ impl Agent<'_> {
             .collect();
         let mut steps = 0;
         let mut final_text = String::new();
+        // The previous step's calls, when every one of them failed.
+        let mut last_failed: Option<Vec<(String, String)>> = None;
         loop {
             self.check_cancel()?;
             if steps >= self.settings.step_limit {
@@ -631,10 +638,45 @@ impl Agent<'_> {
                 });
             }
             self.commit(run, |v| RunWrite::append(v, now, vec![assistant]))?;
+            let signature: Vec<(String, String)> = reply
+                .tool_calls
+                .iter()
+                .map(|c| (c.name.clone(), c.arguments.to_string()))
+                .collect();
+            if last_failed.as_ref() == Some(&signature) {
+                // No progress: the same calls again after they all failed. Each is answered,
+                // none is run, and the turn ends instead of spending the step limit.
+                let results: Vec<NewItem> = reply
+                    .tool_calls
+                    .iter()
+                    .map(|c| {
+                        self.item(ItemBody::ToolResult {
+                            call_id: c.id.clone(),
+                            tool: c.name.clone(),
+                            output: Untrusted::new(REPEATED_CALL.to_string()),
+                            is_error: true,
+                        })
+                    })
+                    .collect();
+                let now = self.now();
+                self.commit(run, |v| RunWrite::append(v, now, results).closing_turn())?;
+                (self.events)(Event::Notice(
+                    "the model repeated calls that had just failed, unchanged; they were not run \
+                     again and the turn was ended"
+                        .into(),
+                ));
+                return Ok(TurnEnd {
+                    final_text,
+                    steps,
+                    hit_step_limit: false,
+                });
+            }
+            let mut all_failed = true;
             for call in &reply.tool_calls {
                 self.check_cancel()?;
-                self.handle_call(run, origin, call)?;
+                all_failed &= self.handle_call(run, origin, call)?;
             }
+            last_failed = all_failed.then_some(signature);
             if matches!(origin, ResponseOrigin::Notification(_)) {
                 // N15a: no follow-up model call for a notification's response.
                 let now = self.now();
@@ -648,12 +690,13 @@ impl Agent<'_> {
         }
     }
 
+    /// Gates, records and runs one call; returns whether it failed (refused or an error).
     fn handle_call(
         &mut self,
         run: &str,
         origin: ResponseOrigin,
         call: &ToolCall,
-    ) -> Result<(), LoopError> {
+    ) -> Result<bool, LoopError> {
         self.record(run)?;
         // The cached run is lent to the gate while the approver (also in `self`) may be asked.
         let cached = self.cache.run.take();
@@ -693,7 +736,7 @@ impl Agent<'_> {
                     is_error: true,
                     chars: tool_result.chars().count(),
                 });
-                return Ok(());
+                return Ok(true);
             }
             Verdict::Allow => (self.events)(Event::ToolCall {
                 call: call.clone(),
@@ -724,7 +767,7 @@ impl Agent<'_> {
                 is_error: true,
             });
             self.commit(run, |v| RunWrite::append(v, now, vec![result]))?;
-            return Ok(());
+            return Ok(true);
         };
         // At most once: the intent is durable before the side effect starts.
         let intend = LedgerWrite::Intend {
@@ -777,6 +820,6 @@ impl Agent<'_> {
             is_error: output.is_error,
             chars: output.text.chars().count(),
         });
-        Ok(())
+        Ok(output.is_error)
     }
 }

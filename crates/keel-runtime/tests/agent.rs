@@ -438,3 +438,31 @@ fn timeout_defaults() {
     assert_eq!(ctx.shell_timeout, std::time::Duration::from_secs(60));
     assert_eq!(ctx.output_cap, 64 * 1024);
 }
+
+#[test]
+fn the_same_failing_calls_again_are_not_run_and_end_the_turn() {
+    let mut w = world(&[], false);
+    let missing = || reply("", &[("read_file", json!({"path": "missing.txt"}))]);
+    let mut model =
+        ScriptedModel::from_replies("s", vec![missing(), missing(), reply("never asked", &[])]);
+    let end = with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.user_turn("r", "read missing.txt")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(end.steps, 2);
+    assert_eq!(model.remaining(), 1, "no third model call");
+    let record = w.store.load_run("r").unwrap_or_else(|e| panic!("{e}"));
+    assert!(!record.head.turn_open);
+    let last = record.items.last().map(|i| i.body.clone());
+    assert!(
+        matches!(&last, Some(ItemBody::ToolResult { is_error: true, .. })),
+        "{last:?}"
+    );
+    // Only the first of the two identical calls ran.
+    let ledger = w.store.ledger("r").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(ledger.len(), 1);
+    assert!(w.events.iter().any(
+        |e| matches!(e, Event::Notice(n) if n.contains("repeated calls that had just failed"))
+    ));
+    assert_well_formed(&model);
+}

@@ -1,0 +1,249 @@
+//! keel-llm-worker: keel's local GGUF model, in a process of its own.
+//!
+//! llama.cpp is C++ that can abort; running it here means an abort takes down this process,
+//! never the runtime or its run state. keel (keel-model's `local` provider) starts the worker,
+//! waits for its ready line, sends one JSON request per line and reads one JSON answer per
+//! line:
+//!
+//! ```text
+//! → {"messages": [{"role", "content"}...], "grammar": "GBNF" | null, "max_tokens": N}
+//! ← {"text": "...", "finished": bool, "prompt_tokens": N, "completion_tokens": N}
+//! ← {"error": "...", "kind": "context_overflow" | "bad_request" | "failed"}
+//! ```
+//!
+//! The worker knows nothing about tools: keel sends the grammar (built from the offered tools'
+//! JSON schemas), and the sampler only ever picks tokens the grammar allows, so the output is
+//! always well formed. Sampling is greedy, so the same request gives the same answer.
+
+use std::io::{BufRead, Write};
+use std::num::NonZeroU32;
+
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::sampling::LlamaSampler;
+use serde::Deserialize;
+use serde_json::json;
+
+#[derive(Deserialize)]
+struct Request {
+    messages: Vec<Message>,
+    grammar: Option<String>,
+    #[serde(default = "default_max_tokens")]
+    max_tokens: usize,
+}
+
+#[derive(Deserialize)]
+struct Message {
+    role: String,
+    content: String,
+}
+
+fn default_max_tokens() -> usize {
+    512
+}
+
+struct Args {
+    model: String,
+    ctx: u32,
+    threads: i32,
+}
+
+fn args() -> Result<Args, String> {
+    let mut model = None;
+    let mut ctx = 8192;
+    let mut threads = std::thread::available_parallelism().map_or(2, |n| n.get() as i32);
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or(format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--model" => model = Some(value()?),
+            "--ctx" => ctx = value()?.parse().map_err(|_| "--ctx must be a number")?,
+            "--threads" => threads = value()?.parse().map_err(|_| "--threads must be a number")?,
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(Args {
+        model: model.ok_or("usage: keel-llm-worker --model PATH.gguf [--ctx N] [--threads N]")?,
+        ctx,
+        threads,
+    })
+}
+
+fn say(value: serde_json::Value) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{value}");
+    let _ = out.flush();
+}
+
+fn main() {
+    let args = match args() {
+        Ok(a) => a,
+        Err(e) => {
+            say(json!({ "error": e, "kind": "bad_request" }));
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = serve(&args) {
+        say(json!({ "error": e, "kind": "failed" }));
+        std::process::exit(1);
+    }
+}
+
+struct Worker<'m> {
+    model: &'m LlamaModel,
+    ctx: llama_cpp_2::context::LlamaContext<'m>,
+    template: LlamaChatTemplate,
+    n_ctx: usize,
+    /// The tokens whose keys and values are in the cache, from position 0. A request that
+    /// starts with them (the same conversation, one step on) only evaluates what is new.
+    cached: Vec<llama_cpp_2::token::LlamaToken>,
+}
+
+fn serve(args: &Args) -> Result<(), String> {
+    let mut backend = LlamaBackend::init().map_err(|e| format!("llama.cpp: {e}"))?;
+    backend.void_logs();
+    let model = LlamaModel::load_from_file(&backend, &args.model, &LlamaModelParams::default())
+        .map_err(|e| format!("cannot load the model {}: {e}", args.model))?;
+    let n_ctx = args.ctx.min(model.n_ctx_train()).max(256);
+    let params = LlamaContextParams::default()
+        .with_n_ctx(NonZeroU32::new(n_ctx))
+        .with_n_batch(n_ctx)
+        .with_n_threads(args.threads)
+        .with_n_threads_batch(args.threads);
+    let ctx = model
+        .new_context(&backend, params)
+        .map_err(|e| format!("cannot create a context of {n_ctx} tokens: {e}"))?;
+    // The model's own template; ChatML (what SmolLM2 uses) when it carries none.
+    let template = match model.chat_template(None) {
+        Ok(t) => t,
+        Err(_) => LlamaChatTemplate::new("chatml").map_err(|e| e.to_string())?,
+    };
+    let mut worker = Worker {
+        model: &model,
+        ctx,
+        template,
+        n_ctx: n_ctx as usize,
+        cached: Vec::new(),
+    };
+    say(json!({ "ready": true, "n_ctx": n_ctx, "model": args.model }));
+    for line in std::io::stdin().lock().lines() {
+        let line = line.map_err(|e| format!("reading stdin: {e}"))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = match serde_json::from_str::<Request>(&line) {
+            Ok(request) => worker.answer(&request),
+            Err(e) => json!({ "error": format!("not a request: {e}"), "kind": "bad_request" }),
+        };
+        say(answer);
+    }
+    Ok(())
+}
+
+impl Worker<'_> {
+    fn answer(&mut self, request: &Request) -> serde_json::Value {
+        match self.generate(request) {
+            Ok(v) => v,
+            Err((kind, error)) => {
+                // Whatever the cache holds now is not known to match anything.
+                self.cached.clear();
+                self.ctx.clear_kv_cache();
+                json!({ "error": error, "kind": kind })
+            }
+        }
+    }
+
+    fn generate(&mut self, request: &Request) -> Result<serde_json::Value, (&'static str, String)> {
+        let failed = |e: String| ("failed", e);
+        let chat = request
+            .messages
+            .iter()
+            .map(|m| LlamaChatMessage::new(m.role.clone(), m.content.clone()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| ("bad_request", format!("a message cannot be used: {e}")))?;
+        let prompt = self
+            .model
+            .apply_chat_template(&self.template, &chat, true)
+            .map_err(|e| failed(format!("chat template: {e}")))?;
+        let vocab = self.model.vocab();
+        let tokens = vocab.tokenize(prompt.as_bytes(), false, true);
+        let max_tokens = request.max_tokens.max(1);
+        if tokens.len() + max_tokens > self.n_ctx {
+            return Err((
+                "context_overflow",
+                format!(
+                    "the prompt is {} tokens and the answer may take {max_tokens}, but the \
+                     context window is {} tokens",
+                    tokens.len(),
+                    self.n_ctx
+                ),
+            ));
+        }
+        // Reuse the cached prefix; at least the last prompt token is evaluated, for its logits.
+        let common = self
+            .cached
+            .iter()
+            .zip(&tokens)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let mut keep = common.min(tokens.len() - 1);
+        let trimmed = self
+            .ctx
+            .clear_kv_cache_seq(Some(0), Some(keep as u32), None)
+            .unwrap_or(false);
+        if !trimmed {
+            self.ctx.clear_kv_cache();
+            keep = 0;
+        }
+        self.cached.truncate(keep);
+        let mut batch = LlamaBatch::new(self.n_ctx, 1);
+        let last = tokens.len() - 1;
+        for (i, token) in tokens.iter().enumerate().skip(keep) {
+            batch
+                .add(*token, i as i32, &[0], i == last)
+                .map_err(|e| failed(e.to_string()))?;
+        }
+        self.ctx
+            .decode(&mut batch)
+            .map_err(|e| failed(format!("decode: {e}")))?;
+        self.cached.extend_from_slice(&tokens[keep..]);
+        let mut sampler = match &request.grammar {
+            Some(g) => LlamaSampler::chain_simple([
+                LlamaSampler::grammar(self.model, g, "root")
+                    .map_err(|e| ("bad_request", format!("the grammar does not parse: {e}")))?,
+                LlamaSampler::greedy(),
+            ]),
+            None => LlamaSampler::greedy(),
+        };
+        let mut out: Vec<u8> = Vec::new();
+        let mut position = tokens.len() as i32;
+        let mut finished = false;
+        for _ in 0..max_tokens {
+            let token = sampler.sample(&self.ctx, batch.n_tokens() - 1);
+            if vocab.is_eog(token) {
+                finished = true;
+                break;
+            }
+            out.extend(vocab.token_to_piece(token, false, None));
+            batch.clear();
+            batch
+                .add(token, position, &[0], true)
+                .map_err(|e| failed(e.to_string()))?;
+            position += 1;
+            self.ctx
+                .decode(&mut batch)
+                .map_err(|e| failed(format!("decode: {e}")))?;
+            self.cached.push(token);
+        }
+        Ok(json!({
+            "text": String::from_utf8_lossy(&out),
+            "finished": finished,
+            "prompt_tokens": tokens.len(),
+            "completion_tokens": position as usize - tokens.len(),
+            "reused_tokens": keep,
+        }))
+    }
+}

