@@ -49,12 +49,15 @@ struct Args {
     model: String,
     ctx: u32,
     threads: i32,
+    /// `--bench`: measure instead of serving (see [`bench`]).
+    bench: bool,
 }
 
 fn args() -> Result<Args, String> {
     let mut model = None;
     let mut ctx = 8192;
     let mut threads = std::thread::available_parallelism().map_or(2, |n| n.get() as i32);
+    let mut bench = false;
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or(format!("{flag} needs a value"));
@@ -62,6 +65,7 @@ fn args() -> Result<Args, String> {
             "--model" => model = Some(value()?),
             "--ctx" => ctx = value()?.parse().map_err(|_| "--ctx must be a number")?,
             "--threads" => threads = value()?.parse().map_err(|_| "--threads must be a number")?,
+            "--bench" => bench = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -69,6 +73,7 @@ fn args() -> Result<Args, String> {
         model: model.ok_or("usage: keel-llm-worker --model PATH.gguf [--ctx N] [--threads N]")?,
         ctx,
         threads,
+        bench,
     })
 }
 
@@ -103,6 +108,7 @@ struct Worker<'m> {
 }
 
 fn serve(args: &Args) -> Result<(), String> {
+    let started = std::time::Instant::now();
     let mut backend = LlamaBackend::init().map_err(|e| format!("llama.cpp: {e}"))?;
     backend.void_logs();
     let model = LlamaModel::load_from_file(&backend, &args.model, &LlamaModelParams::default())
@@ -121,6 +127,9 @@ fn serve(args: &Args) -> Result<(), String> {
         Ok(t) => t,
         Err(_) => LlamaChatTemplate::new("chatml").map_err(|e| e.to_string())?,
     };
+    if args.bench {
+        return bench(&model, ctx, args, started.elapsed());
+    }
     let mut worker = Worker {
         model: &model,
         ctx,
@@ -246,4 +255,51 @@ impl Worker<'_> {
             "reused_tokens": keep,
         }))
     }
+}
+
+/// `--bench`: the figures llama.cpp's own `llama-bench` reports, measured the same way on the
+/// same file — prompt processing of 512 tokens in one batch (pp512) and generation of 128 tokens
+/// one at a time (tg128), in tokens per second, each the mean of three runs — plus how long
+/// the worker took to be ready. One JSON line.
+fn bench(
+    model: &LlamaModel,
+    mut ctx: llama_cpp_2::context::LlamaContext<'_>,
+    args: &Args,
+    start: std::time::Duration,
+) -> Result<(), String> {
+    let failed = |e: String| format!("bench: {e}");
+    let token = model.vocab().bos();
+    let runs = 3;
+    let mut pp = Vec::new();
+    let mut tg = Vec::new();
+    for _ in 0..runs {
+        ctx.clear_kv_cache();
+        let mut batch = LlamaBatch::new(512, 1);
+        for i in 0..512 {
+            batch
+                .add(token, i, &[0], i == 511)
+                .map_err(|e| failed(e.to_string()))?;
+        }
+        let t = std::time::Instant::now();
+        ctx.decode(&mut batch).map_err(|e| failed(e.to_string()))?;
+        pp.push(512.0 / t.elapsed().as_secs_f64());
+        ctx.clear_kv_cache();
+        let t = std::time::Instant::now();
+        for i in 0..128 {
+            let mut one = LlamaBatch::new(1, 1);
+            one.add(token, i, &[0], true)
+                .map_err(|e| failed(e.to_string()))?;
+            ctx.decode(&mut one).map_err(|e| failed(e.to_string()))?;
+        }
+        tg.push(128.0 / t.elapsed().as_secs_f64());
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    say(json!({
+        "model": args.model,
+        "threads": args.threads,
+        "start_ms": start.as_millis(),
+        "pp512_tokens_per_s": (mean(&pp) * 10.0).round() / 10.0,
+        "tg128_tokens_per_s": (mean(&tg) * 10.0).round() / 10.0,
+    }));
+    Ok(())
 }
