@@ -26,7 +26,7 @@ use keel_store::{NewItem, NewRun, RunRecord, SqliteStore, Store, StoreOptions};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
-use crate::{ids, paths, run};
+use crate::{ids, models, paths, run};
 
 /// `keel handoff RUN --to PRESET`.
 #[derive(clap::Args, Clone, Debug)]
@@ -211,7 +211,7 @@ pub fn preview(
         .worker_model
         .as_deref()
         .or(config.handoff.worker_model.as_deref())
-        .map(|w| run::model_spec(config, Some(w), None))
+        .map(|w| models::model_spec(config, Some(w), None))
         .or_else(|| Some(run.head.model.clone()).filter(|m| !m.is_empty()))
         .with_context(|| {
             format!(
@@ -233,7 +233,7 @@ pub fn preview(
         estimate.output
     ));
     eprint!("{shown}");
-    let model = run::model_for(&worker_spec, config, None)?;
+    let model = models::model_for(&worker_spec, config, None)?;
     let prompt = worker_prompt(
         &build_bridge_instruction(lang, flags.summary_budget),
         &source,

@@ -10,6 +10,7 @@ mod config;
 mod eval;
 mod handoff;
 mod ids;
+mod models;
 mod paths;
 mod policy;
 mod run;

@@ -11,9 +11,6 @@ use keel_core::legacy::CallerField;
 use keel_core::policy::provenance::OnTainted;
 use keel_core::policy::rules::Mode;
 use keel_model::Model;
-use keel_model::local::{self, LocalModel, LocalSettings};
-use keel_model::openai::{HttpSettings, OpenAiModel};
-use keel_model::scripted::ScriptedModel;
 use keel_runtime::agent::{Agent, DEFAULT_INSTRUCTIONS, Event, LoopSettings};
 use keel_runtime::approval::{Approver, RecordingApprover, TerminalApprover};
 use keel_runtime::gate::Gate;
@@ -24,6 +21,7 @@ use keel_store::{
 };
 
 use crate::config::Config;
+use crate::models::{model_for, model_spec};
 use crate::{ids, policy};
 
 /// The flags `keel run` and `keel runs resume` share.
@@ -55,112 +53,6 @@ pub struct RunFlags {
     /// Model calls per turn.
     #[arg(long, default_value_t = keel_runtime::agent::DEFAULT_STEP_LIMIT)]
     pub step_limit: usize,
-}
-
-/// The environment variable naming a file the scripted provider appends every request to.
-pub const SCRIPT_LOG_ENV: &str = "KEEL_SCRIPT_LOG";
-
-/// The model a spec names (`script:FILE`, `openai:MODEL`, `local`, …). `base_url` is the
-/// `--base-url` flag, which wins over `[model] base_url`.
-pub fn model_for(
-    spec: &str,
-    config: &Config,
-    base_url: Option<&str>,
-) -> Result<Box<dyn Model + Send>> {
-    if let Some(path) = spec.strip_prefix("script:") {
-        let mut model = ScriptedModel::from_file(&PathBuf::from(path))?;
-        if let Some(log) = std::env::var_os(SCRIPT_LOG_ENV) {
-            model = model.log_requests_to(PathBuf::from(log));
-        }
-        return Ok(Box::new(model));
-    }
-    if let Some(name) = spec.strip_prefix("openai:") {
-        return Ok(Box::new(OpenAiModel::new(http_settings(
-            config, name, base_url,
-        ))?));
-    }
-    if spec == "local" || spec.starts_with("local:") {
-        return Ok(Box::new(local_model(spec, config)?));
-    }
-    bail!(
-        "unknown model {spec:?}: use local (the embedded model), local:PATH.gguf, \
-         openai:MODEL (with --base-url for a llama.cpp, Ollama or vLLM server) or script:FILE"
-    )
-}
-
-/// The local GGUF model: the embedded one (fetched on first use) or `local:PATH.gguf`.
-fn local_model(spec: &str, config: &Config) -> Result<LocalModel> {
-    let exe = std::env::current_exe().context("cannot tell where keel is installed")?;
-    // The worker first: no point fetching a model nothing can run.
-    let worker = local::find_worker(&exe)?;
-    let path = match spec.strip_prefix("local:") {
-        Some(path) => PathBuf::from(path),
-        None => local::fetch_embedded_model(&crate::paths::data_dir()?, &mut |m| {
-            eprintln!("keel: {m}")
-        })?,
-    };
-    let m = &config.model;
-    let mut s = LocalSettings::new(worker, path);
-    if let Some(n) = config.compaction.context_window {
-        s.context_window = u32::try_from(n).unwrap_or(u32::MAX);
-    }
-    s.threads = m.threads;
-    if let Some(secs) = m.start_timeout_secs {
-        s.start_timeout = std::time::Duration::from_secs(secs);
-    }
-    if let Some(secs) = m.request_timeout_secs {
-        s.request_timeout = std::time::Duration::from_secs(secs);
-    }
-    if let Some(n) = m.max_tokens {
-        s.max_tokens = n;
-    }
-    Ok(LocalModel::new(spec, s)?)
-}
-
-/// `[model]` settings and the environment, for the HTTP provider.
-fn http_settings(config: &Config, name: &str, base_url: Option<&str>) -> HttpSettings {
-    let m = &config.model;
-    let base = base_url
-        .or(m.base_url.as_deref())
-        .unwrap_or(keel_model::openai::DEFAULT_BASE_URL);
-    let mut s = HttpSettings::new(base, name);
-    let key_env = m.api_key_env.as_deref().unwrap_or("OPENAI_API_KEY");
-    s.api_key = std::env::var(key_env).ok().filter(|k| !k.is_empty());
-    s.api_key_source = format!("${key_env}");
-    s.headers = m
-        .headers
-        .iter()
-        .flatten()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    if let Some(secs) = m.connect_timeout_secs {
-        s.connect_timeout = std::time::Duration::from_secs(secs);
-    }
-    if let Some(secs) = m.read_timeout_secs {
-        s.read_timeout = std::time::Duration::from_secs(secs);
-    }
-    if let Some(n) = m.max_retries {
-        s.max_retries = n;
-    }
-    s.context_window = config.compaction.context_window;
-    s
-}
-
-/// Which model a command uses: `--model`, else the run's own, else `[model] name`, else local.
-/// A `script:` path is made absolute, so the run's recorded model still names the same file
-/// when it is resumed from another directory.
-pub fn model_spec(config: &Config, flag: Option<&str>, recorded: Option<&str>) -> String {
-    let spec = flag
-        .or(recorded.filter(|m| !m.is_empty()))
-        .or(config.model.name.as_deref())
-        .unwrap_or("local");
-    match spec.strip_prefix("script:").map(PathBuf::from) {
-        Some(path) if path.is_relative() => match std::env::current_dir() {
-            Ok(cwd) => format!("script:{}", cwd.join(path).display()),
-            Err(_) => spec.to_string(),
-        },
-        _ => spec.to_string(),
-    }
 }
 
 /// Ctrl-C asks the loop to stop at the next step; a second Ctrl-C leaves at once (the store
