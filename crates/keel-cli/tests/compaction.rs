@@ -78,18 +78,19 @@ fn runs_show_lists_every_round_and_marks_the_folded_items() {
     let log = env.dir.path().join("worker.log");
     env.script("w.jsonl", &[json!({"text": "Goal: ship."})]);
     let worker = format!("script:{}", env.dir.path().join("w.jsonl").display());
-    let mut cmd = env.cmd(&[
-        "handoff",
-        &run,
-        "--to",
-        "default",
-        "--worker-model",
-        &worker,
-    ]);
-    cmd.env("KEEL_SCRIPT_LOG", &log);
-    let out = cmd.output().unwrap_or_else(|e| panic!("{e}"));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    let (code, _, err) = env.keel_env(
+        &[
+            "handoff",
+            &run,
+            "--to",
+            "default",
+            "--worker-model",
+            &worker,
+        ],
+        &[("KEEL_SCRIPT_LOG", &log)],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
     assert!(err.contains("compaction   reused whole"), "{err}");
     let request = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(request.contains("【早前上下文压缩摘要】\\nS2"), "{request}");

@@ -51,19 +51,7 @@ fn log_lines(path: &std::path::Path) -> Vec<Value> {
 }
 
 fn keel_logged(env: &Env, args: &[&str], log: &std::path::Path) -> (i32, String, String) {
-    let out = assert_cmd::Command::from_std({
-        let mut c = env.cmd(args);
-        c.env("KEEL_SCRIPT_LOG", log);
-        c
-    })
-    .write_stdin("")
-    .output()
-    .unwrap_or_else(|e| panic!("{e}"));
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    env.keel_env(args, &[("KEEL_SCRIPT_LOG", log)], "")
 }
 
 fn run_count(env: &Env) -> usize {

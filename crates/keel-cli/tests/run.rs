@@ -163,13 +163,13 @@ fn unavailable_models_say_what_to_do() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
     assert!(err.contains("set $OPENAI_API_KEY"), "{err}");
-    let out = env
-        .cmd(&["run", "go", "--model", "local"])
-        .env("KEEL_LLM_WORKER", env.dir.path().join("no-such-worker"))
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
+    let missing = env.dir.path().join("no-such-worker");
+    let (code, _, err) = env.keel_env(
+        &["run", "go", "--model", "local"],
+        &[("KEEL_LLM_WORKER", &missing)],
+        "",
+    );
+    assert_eq!(code, 1);
     assert!(
         err.contains("KEEL_LLM_WORKER names") && err.contains("not a file"),
         "{err}"
@@ -181,12 +181,12 @@ fn unavailable_models_say_what_to_do() {
         "{err}"
     );
     // No model file: nothing is fetched for local:PATH.
-    let out = env
-        .cmd(&["run", "go", "--model", "local:/nonexistent/m.gguf"])
-        .env("KEEL_LLM_WORKER", "/bin/true")
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (code, _, err) = env.keel_env(
+        &["run", "go", "--model", "local:/nonexistent/m.gguf"],
+        &[("KEEL_LLM_WORKER", Path::new("/bin/true"))],
+        "",
+    );
+    assert_eq!(code, 1);
     assert!(
         err.contains("no model file at /nonexistent/m.gguf"),
         "{err}"
@@ -592,8 +592,8 @@ fn a_run_on_the_embedded_local_model() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let spec = format!("local:{model}");
-    let out = env
-        .cmd(&[
+    let (code, _, err) = env.keel_env(
+        &[
             "run",
             "List the files in this folder.",
             "--model",
@@ -602,12 +602,11 @@ fn a_run_on_the_embedded_local_model() {
             "deny",
             "--step-limit",
             "3",
-        ])
-        .env("KEEL_LLM_WORKER", &worker)
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
+        ],
+        &[("KEEL_LLM_WORKER", &worker)],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
     let shown = env.show(&env.only_run());
     assert_eq!(shown["run"]["model"], spec.as_str());
     let items = shown["items"].as_array().cloned().unwrap_or_default();

