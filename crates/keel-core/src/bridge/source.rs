@@ -525,6 +525,116 @@ mod tests {
         }
     }
 
+    fn checkpoint(role: &str, content: &str) -> ChatMessage {
+        let mut m = message(role, content);
+        m.kind = Some("compaction".to_string());
+        m
+    }
+
+    #[test]
+    fn n6_only_the_last_six_assistant_messages_are_read() {
+        let mut messages = vec![message("user", "go")];
+        for i in 1..=8 {
+            messages.push(message("assistant", &format!("a{i}")));
+        }
+        // Blank replies are not among the six; a reply with only a tool call is.
+        messages.insert(4, message("assistant", " \u{3000}"));
+        messages.push(message("assistant", "\n"));
+        messages.push(with_tool(message("assistant", " "), "Read", "src/lib.rs"));
+        let source = build_bridge_source(&messages, SourceOptions::default());
+        assert_eq!(
+            source.text,
+            "【用户消息全文（按时间序）】\n1. go\n\n【最近助手输出摘要】\na4\n---\na5\n---\na6\n---\na7\n---\na8\n---\n[工具] Read src/lib.rs"
+        );
+        // Reading six is the rule, not a cut: nothing is reported dropped.
+        assert!(source.dropped.is_empty() && !source.truncated, "{source:?}");
+        // An assistant checkpoint is still an assistant message (N6: whatever its kind).
+        let mut messages = vec![message("assistant", "a1")];
+        messages.push(checkpoint("assistant", "summary so far"));
+        let source = build_bridge_source(&messages, SourceOptions::default());
+        assert_eq!(
+            source.text,
+            "【早前上下文压缩摘要】\nsummary so far\n\n【最近助手输出摘要】\na1\n---\nsummary so far"
+        );
+    }
+
+    #[test]
+    fn n6_the_last_non_blank_checkpoint_wins() {
+        let messages = vec![
+            checkpoint("system", "first summary"),
+            message("user", "u1"),
+            checkpoint("system", "second summary"),
+            message("user", "u2"),
+            checkpoint("system", "  third summary \n"),
+            message("assistant", "a1"),
+        ];
+        let source = build_bridge_source(&messages, SourceOptions::default());
+        assert!(
+            source
+                .text
+                .starts_with("【早前上下文压缩摘要】\nthird summary\n\n【用户消息全文"),
+            "{}",
+            source.text
+        );
+        assert!(!source.text.contains("first summary") && !source.text.contains("second summary"));
+        assert!(source.reused_compaction);
+
+        // Blank checkpoints (the JavaScript whitespace set, U+FEFF included) are skipped.
+        let mut messages = messages;
+        messages.push(checkpoint("system", " \u{FEFF}\u{3000}\n"));
+        messages.push(checkpoint("system", ""));
+        let source = build_bridge_source(&messages, SourceOptions::default());
+        assert!(
+            source
+                .text
+                .starts_with("【早前上下文压缩摘要】\nthird summary\n\n"),
+            "{}",
+            source.text
+        );
+        // Only blank checkpoints: no compaction section, nothing reused.
+        let source = build_bridge_source(
+            &[checkpoint("system", "\t"), message("user", "u")],
+            SourceOptions::default(),
+        );
+        assert_eq!(source.text, "【用户消息全文（按时间序）】\n1. u");
+        assert!(!source.reused_compaction && source.dropped.is_empty());
+    }
+
+    #[test]
+    fn n6_a_user_checkpoint_is_the_compaction_and_a_user_message_too() {
+        // N6 read literally: the compaction is the last non-blank `kind == "compaction"`
+        // message whatever its role, and a user message with that kind still counts as a user.
+        let messages = vec![
+            checkpoint("system", "older summary"),
+            message("user", "do x"),
+            message("assistant", "did x"),
+            checkpoint("user", "newer summary"),
+        ];
+        let source = build_bridge_source(&messages, SourceOptions::default());
+        assert_eq!(
+            source.text,
+            "【早前上下文压缩摘要】\nnewer summary\n\n【用户消息全文（按时间序）】\n1. do x\n2. newer summary\n\n【最近助手输出摘要】\ndid x"
+        );
+        assert_eq!(
+            (source.user_messages_used, source.user_messages_total),
+            (2, 2)
+        );
+        assert!(source.reused_compaction);
+
+        // A blank user checkpoint with images is a user message but not a checkpoint.
+        let mut images = checkpoint("user", " ");
+        images.image_count = 1;
+        let source = build_bridge_source(
+            &[checkpoint("system", "kept summary"), images],
+            SourceOptions::default(),
+        );
+        assert_eq!(
+            source.text,
+            "【早前上下文压缩摘要】\nkept summary\n\n【用户消息全文（按时间序）】\n1. [image attachments: 1; visual content is not available to the summary worker]"
+        );
+        assert_eq!(source.user_messages_total, 1);
+    }
+
     #[test]
     fn t7_a_numbered_list_counts_once() {
         let source = build_bridge_source(
@@ -612,6 +722,31 @@ mod tests {
             )
         }
 
+        /// How many of `items` the section under `header` shows, when what it shows is exactly
+        /// the newest ones (behind `note(left out)` when any is left out); `Some(0)` when the
+        /// section is absent, `None` when it shows anything else.
+        fn newest_kept(
+            text: &str,
+            header: &str,
+            items: &[String],
+            note: impl Fn(usize) -> String,
+        ) -> Option<usize> {
+            let Some(at) = text.find(&format!("{header}\n")) else {
+                return Some(0);
+            };
+            let body = &text[at + header.len() + 1..];
+            let body = body.find("\n\n【").map_or(body, |end| &body[..end]);
+            (1..=items.len()).find(|&kept| {
+                let newest = items[items.len() - kept..].join("\n");
+                let left_out = items.len() - kept;
+                if left_out == 0 {
+                    body == newest
+                } else {
+                    body == format!("{}\n{newest}", note(left_out))
+                }
+            })
+        }
+
         proptest! {
             #[test]
             fn never_over_budget_and_dropped_exactly_when_cut(
@@ -626,16 +761,40 @@ mod tests {
                 prop_assert_eq!(source.dropped.is_empty(), source.text == whole.text);
                 prop_assert_eq!(source.truncated, !source.dropped.is_empty());
                 prop_assert!(source.user_messages_used <= source.user_messages_total);
-                // Newest-first: the users kept are the newest ones, whole and in order.
+                // Newest-first: each of the users and recent sections shows exactly its newest
+                // items, whole and in order, behind a note that counts every item left out.
                 let users: Vec<String> = messages
                     .iter()
                     .filter(|m| m.role == "user" && (!is_blank(&m.content) || m.image_count > 0))
                     .enumerate()
                     .map(|(i, m)| user_item(i + 1, m))
                     .collect();
-                let used = source.user_messages_used as usize;
-                let newest = users[users.len() - used..].join("\n");
-                prop_assert!(used == 0 || source.text.contains(&newest));
+                let recent: Vec<&ChatMessage> = messages
+                    .iter()
+                    .filter(|m| m.role == "assistant" && (!is_blank(&m.content) || !m.tool_nodes.is_empty()))
+                    .collect();
+                let recent = &recent[recent.len().saturating_sub(6)..];
+                let recent: Vec<String> = recent
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| {
+                        let block = recent_block(m);
+                        if i + 1 < recent.len() { format!("{block}\n---") } else { block }
+                    })
+                    .collect();
+                let users_kept = newest_kept(&source.text, USERS_HEADER, &users, |n| {
+                    format!("（较早的 {n} 条用户消息因预算省略，保留的是最近的）")
+                });
+                let recent_kept = newest_kept(&source.text, RECENT_HEADER, &recent, |n| {
+                    format!("（更早的 {n} 条助手输出因预算省略）")
+                });
+                prop_assert!(users_kept.is_some(), "users section is not the newest users: {:?}", source.text);
+                prop_assert!(recent_kept.is_some(), "recent section is not the newest replies: {:?}", source.text);
+                let users_kept = users_kept.unwrap_or_default();
+                let recent_kept = recent_kept.unwrap_or_default();
+                prop_assert_eq!(source.user_messages_used as usize, users_kept);
+                prop_assert_eq!(source.dropped.iter().any(|d| d == "users"), users_kept < users.len());
+                prop_assert_eq!(source.dropped.iter().any(|d| d == "recent"), recent_kept < recent.len());
             }
         }
     }
