@@ -292,3 +292,111 @@ fn a_source_budget_too_small_for_the_previous_summary_folds_nothing_more() {
     );
     assert_eq!(model.remaining(), 0, "no summary was asked for");
 }
+
+/// The chars the agent weighs a request by: its messages' text and tool calls.
+fn request_chars(request: &ModelRequest) -> usize {
+    request
+        .messages
+        .iter()
+        .map(|m| {
+            m.content.as_deref().map_or(0, |c| c.chars().count())
+                + m.tool_calls
+                    .iter()
+                    .map(|c| c.function.name.len() + c.function.arguments.chars().count())
+                    .sum::<usize>()
+        })
+        .sum()
+}
+
+/// Two turns, the first answered with a reply of `reply_chars` chars; returns the model (with
+/// every request it got) and the world.
+fn two_turns(
+    window: Option<u64>,
+    threshold_percent: u64,
+    reply_chars: usize,
+    replies: &[&str],
+) -> (ScriptedModel, World) {
+    let mut w = world(&[], false);
+    let first = text(&format!("A1 {}", "x".repeat(reply_chars - 3)));
+    let lines: Vec<&str> = std::iter::once(first.as_str())
+        .chain(replies.iter().copied())
+        .collect();
+    let mut model = script(&lines);
+    let mut s = settings(window);
+    s.compaction.threshold_percent = threshold_percent;
+    for user in ["first", "second"] {
+        with_agent(&mut w, &mut model, None, s.clone(), |a| {
+            a.user_turn("r", user)
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    (model, w)
+}
+
+#[test]
+fn the_threshold_is_a_share_of_a_real_window() {
+    // The second turn's request, without compaction, for a first reply of `reply` chars.
+    let probe = |reply: usize| {
+        let (model, _) = two_turns(None, 80, reply, &[&text("A2")]);
+        request_chars(&model.requests[1].0)
+    };
+    let overhead = probe(1_000) - 1_000;
+    assert_eq!(
+        probe(2_000),
+        overhead + 2_000,
+        "the reply counts char for char"
+    );
+    // Tokens are estimated as ceil(chars / 4); a request compacts when tokens × 100 exceed
+    // window × share. At 8192 tokens and 80 %: 6553 tokens (26212 chars) stay, 6554 (26213)
+    // compact. At 8192 and 50 %: 4096 tokens (16384 chars) stay, 4097 (16385) compact. A check
+    // against the whole window would compact neither.
+    for (window, percent, stays) in [(8192u64, 80u64, 26_212usize), (8192, 50, 16_384)] {
+        let below = stays - overhead;
+        assert_eq!(probe(below), stays);
+        assert_eq!(probe(below + 1), stays + 1);
+
+        let (model, w) = two_turns(Some(window), percent, below, &[&text("A2")]);
+        assert_eq!(model.remaining(), 0);
+        assert_eq!(
+            model.requests.len(),
+            2,
+            "{window}/{percent}%: no summary call"
+        );
+        assert_eq!(request_chars(&model.requests[1].0), stays);
+        assert!(
+            w.store
+                .compactions("r")
+                .map(|c| c.is_empty())
+                .unwrap_or(false),
+            "{window}/{percent}%: {stays} chars must not compact"
+        );
+
+        let (model, w) = two_turns(
+            Some(window),
+            percent,
+            below + 1,
+            &[&text("S1"), &text("A2")],
+        );
+        assert_eq!(model.remaining(), 0);
+        assert_eq!(
+            model.requests.len(),
+            3,
+            "{window}/{percent}%: one summary call"
+        );
+        assert!(everything(&model.requests[1].0).contains("consolidate"));
+        let rounds = w.store.compactions("r").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            rounds.iter().map(|c| c.trigger).collect::<Vec<_>>(),
+            [Trigger::Threshold],
+            "{window}/{percent}%: {} chars must compact",
+            stays + 1
+        );
+        let sent = &model.requests[2].0;
+        assert!(system(sent).contains("S1"), "{}", system(sent));
+        assert!(
+            !everything(sent).contains("xxxxxxxxxx"),
+            "the long reply was folded"
+        );
+        assert!(request_chars(sent) < stays);
+    }
+}
