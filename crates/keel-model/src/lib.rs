@@ -47,6 +47,11 @@ pub enum ModelError {
     /// The request was too long for the model's context (system-notes.md N18).
     #[error("the request is longer than the model's context window: {0}")]
     ContextOverflow(String),
+    /// The API refused one tool message of the request (an unknown call id, content it will
+    /// not take): keel records a `[TOOL_OUTPUT_STATUS]` diagnostic in its place and runs
+    /// nothing again (notifications.md N16a).
+    #[error("the model API rejected the result of tool call {call_id}: {message}")]
+    ToolResultRejected { call_id: String, message: String },
     #[error("the model call failed: {0}")]
     Failed(String),
 }

@@ -18,7 +18,7 @@ use std::io::BufRead;
 use std::time::Duration;
 
 use keel_core::ToolCall;
-use keel_core::compose::ModelRequest;
+use keel_core::compose::{ModelRequest, Role};
 use serde_json::{Value, json};
 
 use crate::{Model, ModelError, ModelReply, ToolSpec};
@@ -201,6 +201,49 @@ fn error_text(body: &str) -> String {
     short
 }
 
+/// The call id of the tool message a 4xx error is about, when the error says so: by the
+/// message's index (`messages[3]`, `messages.[3].tool_call_id`, in the text or in `param`), or
+/// by naming a call id of the request's tool messages. Servers word this differently, so
+/// only the request's own tool messages can match; an error about any other message is not a
+/// rejected tool result.
+fn rejected_tool_message(request: &ModelRequest, body: &str) -> Option<String> {
+    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let mut said = body.to_string();
+    if let Some(param) = parsed.as_ref().and_then(|v| v["error"]["param"].as_str()) {
+        said.push(' ');
+        said.push_str(param);
+    }
+    let tool_call_of = |index: usize| {
+        request
+            .messages
+            .get(index)
+            .filter(|m| m.role == Role::Tool)
+            .and_then(|m| m.tool_call_id.clone())
+    };
+    let by_index = message_indexes(&said).find_map(tool_call_of);
+    by_index.or_else(|| {
+        request
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::Tool)
+            .filter_map(|m| m.tool_call_id.as_deref())
+            .find(|id| id.chars().count() >= 4 && said.contains(id))
+            .map(str::to_string)
+    })
+}
+
+/// The indexes in every `messages[N]` or `messages.[N]` of an error text.
+fn message_indexes(text: &str) -> impl Iterator<Item = usize> + '_ {
+    text.match_indices("messages").filter_map(|(at, word)| {
+        let rest = &text[at + word.len()..];
+        let rest = rest.strip_prefix('.').unwrap_or(rest).strip_prefix('[')?;
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        rest[digits.len()..]
+            .starts_with(']')
+            .then(|| digits.parse().ok())?
+    })
+}
+
 fn is_context_overflow(text: &str) -> bool {
     let t = text.to_lowercase();
     [
@@ -266,7 +309,16 @@ impl Model for OpenAiModel {
             }
             let code = status.as_u16();
             let wait = retry_after(&response);
-            let text = error_text(&response.text().unwrap_or_default());
+            let raw = response.text().unwrap_or_default();
+            let text = error_text(&raw);
+            if matches!(code, 400 | 422) {
+                if let Some(call_id) = rejected_tool_message(request, &raw) {
+                    return Err(ModelError::ToolResultRejected {
+                        call_id,
+                        message: format!("HTTP {code} from {endpoint}: {text}"),
+                    });
+                }
+            }
             let retryable = code == 429 || status.is_server_error();
             if retryable && !last_try && wait.is_none_or(|w| w <= MAX_RETRY_AFTER) {
                 std::thread::sleep(self.backoff(retry, wait));

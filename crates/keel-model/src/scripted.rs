@@ -2,7 +2,9 @@
 //! object per line, `{"text"?: "...", "tool_calls"?: [{"name", "arguments", "id"?}]}`. Blank
 //! lines and lines starting with `#` are skipped. A call without an id gets `call_<n>`, unique
 //! within the script. A line may instead fail the way a provider does —
-//! `{"error": "context_overflow" | "failed", "message"?: "..."}` — and any line may carry
+//! `{"error": "context_overflow" | "failed", "message"?: "..."}`, or reject one tool result of
+//! the request as an API does, `{"error": "tool_result_rejected", "call_id": "..."}` — and any
+//! line may carry
 //! `"delay_ms": N` to answer slowly (for timeouts). Each request it receives is kept, so tests
 //! can assert on what keel sent, and, with [`ScriptedModel::log_requests_to`], appended to a
 //! file as one JSON line per request, so tests of the `keel` binary can too.
@@ -25,6 +27,8 @@ struct ScriptLine {
     tool_calls: Vec<ScriptCall>,
     error: Option<ScriptError>,
     message: Option<String>,
+    /// The call whose tool result a `tool_result_rejected` line rejects.
+    call_id: Option<String>,
     #[serde(default)]
     delay_ms: u64,
 }
@@ -34,12 +38,13 @@ struct ScriptLine {
 enum ScriptError {
     ContextOverflow,
     Failed,
+    ToolResultRejected,
 }
 
 /// One scripted answer.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Scripted {
-    reply: Result<ModelReply, (ScriptError, String)>,
+    reply: Result<ModelReply, ModelError>,
     delay: std::time::Duration,
 }
 
@@ -140,13 +145,21 @@ impl ScriptedModel {
                     }
                 })
                 .collect();
+            let message = parsed
+                .message
+                .unwrap_or_else(|| format!("scripted failure at line {}", i + 1));
             let reply = match parsed.error {
-                Some(kind) => Err((
-                    kind,
-                    parsed
-                        .message
-                        .unwrap_or_else(|| format!("scripted failure at line {}", i + 1)),
-                )),
+                Some(ScriptError::ContextOverflow) => Err(ModelError::ContextOverflow(message)),
+                Some(ScriptError::Failed) => Err(ModelError::Failed(message)),
+                Some(ScriptError::ToolResultRejected) => Err(ModelError::ToolResultRejected {
+                    call_id: parsed.call_id.ok_or_else(|| {
+                        ModelError::Setup(format!(
+                            "{name}: line {}: a tool_result_rejected line needs a call_id",
+                            i + 1
+                        ))
+                    })?,
+                    message,
+                }),
                 None => Ok(ModelReply {
                     text: parsed.text,
                     tool_calls,
@@ -193,10 +206,7 @@ impl Model for ScriptedModel {
             ))
         })?;
         std::thread::sleep(scripted.delay);
-        let reply = scripted.reply.map_err(|(kind, message)| match kind {
-            ScriptError::ContextOverflow => ModelError::ContextOverflow(message),
-            ScriptError::Failed => ModelError::Failed(message),
-        })?;
+        let reply = scripted.reply?;
         if !reply.text.is_empty() {
             on_text(&reply.text);
         }

@@ -257,3 +257,35 @@ fn an_unreachable_server_is_retried_then_named() {
         "{err}"
     );
 }
+
+#[test]
+fn a_rejected_tool_message_is_told_apart_by_index_or_by_call_id() {
+    // In the request, messages[3] is the tool message of call_1 (index 0 is the system one).
+    let rejected = [
+        r#"{"error":{"message":"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.","type":"invalid_request_error","param":"messages.[3].role"}}"#,
+        r#"{"error":{"message":"Invalid 'messages[3].content': string too long."}}"#,
+        r#"{"error":"tool call id call_1 was not found"}"#,
+    ];
+    for body in rejected {
+        let server = serve(vec![http("400 Bad Request", "", body)]);
+        match complete(&mut model(&server)).0 {
+            Err(ModelError::ToolResultRejected { call_id, message }) => {
+                assert_eq!(call_id, "call_1", "{body}");
+                assert!(message.contains("HTTP 400"), "{message}");
+            }
+            other => panic!("{body}: {other:?}"),
+        }
+        assert_eq!(seen(&server).len(), 1, "never retried");
+    }
+    // An error about another message, or about none, is not a rejected tool result.
+    for body in [
+        r#"{"error":{"message":"Invalid 'messages[1].content': expected a string."}}"#,
+        r#"{"error":{"message":"unsupported value for temperature"}}"#,
+    ] {
+        let server = serve(vec![http("400 Bad Request", "", body)]);
+        assert!(
+            matches!(complete(&mut model(&server)).0, Err(ModelError::Failed(_))),
+            "{body}"
+        );
+    }
+}

@@ -25,7 +25,7 @@ use keel_core::compaction::{self, Compaction, CompactionLimits, PriorSummary, Tr
 use keel_core::compose::{ComposeInput, ModelRequest, compose, stable_head};
 use keel_core::item::{Diagnostic, Item, ItemBody, ItemId, ToolCall, Untrusted};
 use keel_core::notes::producers;
-use keel_core::notify::{Lang, ResponseOrigin};
+use keel_core::notify::{Lang, OutputStatus, ResponseOrigin, tool_output_status};
 use keel_core::time::Timestamp;
 use keel_model::{Model, ModelError, ToolSpec};
 use keel_store::{
@@ -558,6 +558,113 @@ impl Agent<'_> {
         Ok(true)
     }
 
+    /// One step's model call, with the two recoveries a failed call allows. A context overflow
+    /// compacts once and retries once (system-notes.md N18); a second overflow is the user's to
+    /// see. A tool result the API rejects is replaced, in this and every later request, by its
+    /// `[TOOL_OUTPUT_STATUS]` diagnostic (notifications.md N16a), and the request is made
+    /// again: no tool runs again, and a result is given up on only once.
+    fn ask_model(
+        &mut self,
+        run: &str,
+        head: &str,
+        specs: &[ToolSpec],
+    ) -> Result<keel_model::ModelReply, LoopError> {
+        let mut request = self.request(run, head)?;
+        if self.over_threshold(&request) && self.compact(run, Trigger::Threshold)? {
+            request = self.request(run, head)?;
+        }
+        let mut compacted = false;
+        loop {
+            let events = &mut *self.events;
+            let failure = match self
+                .model
+                .complete(&request, specs, &mut |t| events(Event::Text(t.to_string())))
+            {
+                Ok(reply) => return Ok(reply),
+                Err(e) => e,
+            };
+            match failure {
+                ModelError::ContextOverflow(first) if !compacted => {
+                    compacted = true;
+                    if !self.compact(run, Trigger::Overflow)? {
+                        return Err(ModelError::ContextOverflow(format!(
+                            "{first} (there is nothing left to compact: the newest step alone \
+                             is too long for the model; use a model with a larger context)"
+                        ))
+                        .into());
+                    }
+                }
+                ModelError::ContextOverflow(m) => {
+                    return Err(ModelError::ContextOverflow(format!(
+                        "{m} (even after compacting once and retrying: the newest steps are too \
+                         long for this model; use a model with a larger context)"
+                    ))
+                    .into());
+                }
+                ModelError::ToolResultRejected { call_id, message } => {
+                    self.record_rejected_output(run, &call_id, &message)?;
+                }
+                other => return Err(other.into()),
+            }
+            request = self.request(run, head)?;
+        }
+    }
+
+    /// Records the `[TOOL_OUTPUT_STATUS]` diagnostic for a call whose tool result the API
+    /// rejected, so later requests carry it as that call's `tool` message. Rejected again as
+    /// the diagnostic, or naming a call the run has no result for, the call fails: there is
+    /// nothing else keel could send in its place.
+    fn record_rejected_output(
+        &mut self,
+        run: &str,
+        call_id: &str,
+        message: &str,
+    ) -> Result<(), LoopError> {
+        let record = self.record(run)?;
+        let already = record.items.iter().any(|i| {
+            matches!(&i.body, ItemBody::Diagnostic(Diagnostic::ToolCallStatus { call_id: c, .. }) if c == call_id)
+        });
+        let result = record.items.iter().rev().find_map(|i| match &i.body {
+            ItemBody::ToolResult {
+                call_id: c,
+                tool,
+                output,
+                ..
+            } if c == call_id => Some((tool.clone(), output.clone())),
+            _ => None,
+        });
+        let (tool, output) = match result {
+            Some(found) if !already => found,
+            Some(_) => {
+                return Err(ModelError::Failed(format!(
+                    "{message} (this is the second rejection of call {call_id}'s tool message, \
+                     already sent as its [TOOL_OUTPUT_STATUS] diagnostic; keel has nothing else \
+                     to send for it)"
+                ))
+                .into());
+            }
+            None => {
+                return Err(ModelError::Failed(format!(
+                    "{message} (the run has no tool result for call {call_id})"
+                ))
+                .into());
+            }
+        };
+        let diagnostic = self.item(ItemBody::Diagnostic(tool_output_status(
+            OutputStatus::Rejected,
+            &tool,
+            call_id,
+            &output,
+        )));
+        let now = self.now();
+        self.commit(run, |v| RunWrite::append(v, now, vec![diagnostic]))?;
+        (self.events)(Event::Notice(format!(
+            "the model API rejected the result of call {call_id} ({tool}): {message}; it was \
+             replaced by a [TOOL_OUTPUT_STATUS] diagnostic and nothing was run again"
+        )));
+        Ok(())
+    }
+
     fn steps(&mut self, run: &str, origin: ResponseOrigin) -> Result<TurnEnd, LoopError> {
         let head = self.stable_head();
         // A tool the policy denies outright is not offered at all.
@@ -586,40 +693,7 @@ impl Agent<'_> {
                     hit_step_limit: true,
                 });
             }
-            let mut request = self.request(run, &head)?;
-            if self.over_threshold(&request) && self.compact(run, Trigger::Threshold)? {
-                request = self.request(run, &head)?;
-            }
-            let events = &mut *self.events;
-            let reply = match self.model.complete(&request, &specs, &mut |t| {
-                events(Event::Text(t.to_string()))
-            }) {
-                // N18: compact once, then retry once; a second overflow is the user's to see.
-                Err(ModelError::ContextOverflow(first)) => {
-                    if !self.compact(run, Trigger::Overflow)? {
-                        return Err(ModelError::ContextOverflow(format!(
-                            "{first} (there is nothing left to compact: the newest step alone \
-                             is too long for the model; use a model with a larger context)"
-                        ))
-                        .into());
-                    }
-                    let request = self.request(run, &head)?;
-                    let events = &mut *self.events;
-                    self.model
-                        .complete(&request, &specs, &mut |t| {
-                            events(Event::Text(t.to_string()))
-                        })
-                        .map_err(|e| match e {
-                            ModelError::ContextOverflow(m) => ModelError::ContextOverflow(format!(
-                                "{m} (even after compacting once and retrying: the newest \
-                                 steps are too long for this model; use a model with a larger \
-                                 context)"
-                            )),
-                            other => other,
-                        })?
-                }
-                other => other?,
-            };
+            let reply = self.ask_model(run, &head, &specs)?;
             steps += 1;
             final_text = reply.text.clone();
             let assistant = self.item(ItemBody::Assistant {

@@ -466,3 +466,121 @@ fn the_same_failing_calls_again_are_not_run_and_end_the_turn() {
     ));
     assert_well_formed(&model);
 }
+
+fn script(lines: &[&str]) -> ScriptedModel {
+    ScriptedModel::parse("script:t", &lines.join("\n")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn tool_message<'a>(request: &'a keel_core::compose::ModelRequest, id: &str) -> Vec<&'a str> {
+    request
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::Tool && m.tool_call_id.as_deref() == Some(id))
+        .filter_map(|m| m.content.as_deref())
+        .collect()
+}
+
+#[test]
+fn a_rejected_tool_result_becomes_its_tool_output_status_and_nothing_runs_again() {
+    let mut w = world(&[], false);
+    let mut model = script(&[
+        r#"{"tool_calls":[{"id":"c1","name":"write_file","arguments":{"path":"out.txt","content":"hi"}}]}"#,
+        r#"{"error":"tool_result_rejected","call_id":"c1","message":"HTTP 400: Invalid 'messages[2].content'"}"#,
+        r#"{"text":"written"}"#,
+    ]);
+    let end = with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.user_turn("r", "write out.txt")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((end.final_text.as_str(), end.steps), ("written", 2));
+    assert_eq!(
+        model.requests.len(),
+        3,
+        "the rejected request was made again once"
+    );
+    let original = tool_message(&model.requests[1].0, "c1");
+    assert_eq!(original.len(), 1);
+    assert!(
+        !original[0].starts_with("[TOOL_OUTPUT_STATUS]"),
+        "{}",
+        original[0]
+    );
+    // In the retried request, and only there on, the call's one tool message is the diagnostic.
+    let expected = format!(
+        "[TOOL_OUTPUT_STATUS] {}",
+        json!({"status": "rejected", "tool": "write_file", "call_id": "c1", "local_result": original[0]})
+    );
+    assert_eq!(
+        tool_message(&model.requests[2].0, "c1"),
+        vec![expected.as_str()]
+    );
+    assert_well_formed(&model);
+    // Nothing was dispatched again.
+    let ledger = w.store.ledger("r").unwrap_or_default();
+    assert_eq!(ledger.len(), 1);
+    assert_eq!(ledger[0].state, DispatchState::Completed);
+    // Stored as a silent diagnostic, and the person was told.
+    let record = w.store.load_run("r").unwrap_or_else(|e| panic!("{e}"));
+    let diagnostics = record
+        .items
+        .iter()
+        .filter(|i| {
+            matches!(
+                &i.body,
+                ItemBody::Diagnostic(keel_core::item::Diagnostic::ToolCallStatus { call_id, .. })
+                    if call_id == "c1"
+            )
+        })
+        .count();
+    assert_eq!(diagnostics, 1);
+    assert!(
+        w.events
+            .iter()
+            .any(|e| matches!(e, Event::Notice(n) if n.contains("rejected the result of call c1"))),
+        "{:?}",
+        w.events
+    );
+    // A later turn's requests still carry the diagnostic and are accepted.
+    let mut next = script(&[r#"{"text":"again"}"#]);
+    with_agent(&mut w, &mut next, None, LoopSettings::default(), |a| {
+        a.user_turn("r", "and now?")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        tool_message(&next.requests[0].0, "c1"),
+        vec![expected.as_str()]
+    );
+}
+
+#[test]
+fn a_diagnostic_rejected_again_fails_the_call_and_runs_nothing() {
+    let mut w = world(&[], false);
+    let mut model = script(&[
+        r#"{"tool_calls":[{"id":"c1","name":"write_file","arguments":{"path":"out.txt","content":"hi"}}]}"#,
+        r#"{"error":"tool_result_rejected","call_id":"c1","message":"no"}"#,
+        r#"{"error":"tool_result_rejected","call_id":"c1","message":"still no"}"#,
+    ]);
+    let err = with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.user_turn("r", "write out.txt")
+    })
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_default();
+    assert!(err.contains("second rejection of call c1"), "{err}");
+    assert_eq!(model.requests.len(), 3);
+    assert_eq!(w.store.ledger("r").unwrap_or_default().len(), 1);
+}
+
+#[test]
+fn a_rejection_naming_an_unknown_call_is_a_clear_failure() {
+    let mut w = world(&[], false);
+    let mut model =
+        script(&[r#"{"error":"tool_result_rejected","call_id":"nope","message":"bad id"}"#]);
+    let err = with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.user_turn("r", "hello")
+    })
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_default();
+    assert!(err.contains("no tool result for call nope"), "{err}");
+}
