@@ -315,3 +315,101 @@ fn each_failure_is_named_and_creates_nothing() {
     }
     assert_eq!(run_count(&env), runs);
 }
+
+/// The second line of the preview's prominent drop warning.
+const RAISE: &str =
+    "  !! Raise --source-budget to keep more, or check the draft for what is missing.\n";
+
+#[test]
+fn a_preview_under_a_tight_budget_shows_every_dropped_section() {
+    let env = Env::new();
+    config(&env, "");
+    worker(&env, &[json!({ "text": WORKER_SUMMARY })]);
+    let (source, _) = source_run(&env, "Build a CLI.");
+
+    // Users (30 chars) fit; the recent section (81) gets the other 80 of 112 − 2 (N9): room for
+    // the drop note and the newest reply only, exactly the budget (N10, N28).
+    let log = env.dir.path().join("tight.jsonl");
+    let (code, out, err) = keel_logged(
+        &env,
+        &[
+            "handoff",
+            &source,
+            "--to",
+            "review",
+            "--source-budget",
+            "112",
+        ],
+        &log,
+    );
+    assert_eq!(code, 0, "{err}");
+    for shown in [
+        "  source       112 chars (budget 112)\n",
+        "  users        1 of 1 user messages used\n",
+        "  compaction   none in this run\n",
+        &format!(
+            "\n\n  !! DROPPED: recent — the worker does NOT see these sections whole.\n{RAISE}"
+        ),
+    ] {
+        assert!(err.contains(shown), "{shown:?} missing from:\n{err}");
+    }
+    assert!(!err.contains("dropped      nothing"), "{err}");
+    let prompt = log_lines(&log)[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        prompt.ends_with(
+            "【用户消息全文（按时间序）】\n1. Build a CLI.\n\n【最近助手输出摘要】\n\
+             （更早的 1 条助手输出因预算省略）\nCreated src/main.rs; the API listens on port 9090."
+        ),
+        "{prompt}"
+    );
+    assert!(!prompt.contains("[工具] write_file"), "{prompt}");
+    // The draft is still written: a drop is shown, not refused.
+    assert_eq!(
+        std::fs::read_to_string(out.trim()).unwrap_or_default(),
+        WORKER_SUMMARY
+    );
+
+    // A run made by a handoff carries its summary as the compaction section. At 100 chars it
+    // is clipped (24 of 98: "Goal" and the marker) and the kickoff does not fit at all.
+    let (code, out, err) = env.keel(&["handoff", &source, "--go"], "");
+    assert_eq!(code, 0, "{err}");
+    let target = out.trim().to_string();
+    worker(&env, &[json!({ "text": "Goal: review the CLI again." })]);
+    let log = env.dir.path().join("clipped.jsonl");
+    let (code, _, err) = keel_logged(
+        &env,
+        &[
+            "handoff",
+            &target,
+            "--to",
+            "default",
+            "--source-budget",
+            "100",
+        ],
+        &log,
+    );
+    assert_eq!(code, 0, "{err}");
+    for shown in [
+        "  source       24 chars (budget 100)\n",
+        "  users        0 of 1 user messages used\n",
+        "  compaction   CLIPPED or dropped (see below)\n",
+        &format!(
+            "\n\n  !! DROPPED: compaction, users — the worker does NOT see these sections \
+             whole.\n{RAISE}"
+        ),
+    ] {
+        assert!(err.contains(shown), "{shown:?} missing from:\n{err}");
+    }
+    let prompt = log_lines(&log)[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        prompt.ends_with("\n\n【早前上下文压缩摘要】\nGoal\n…（底稿截断）"),
+        "{prompt}"
+    );
+    assert!(!prompt.contains("Current state"), "{prompt}");
+}
