@@ -118,14 +118,14 @@ fn fold_run(run: &RunRecord) -> (Vec<ChatMessage>, Option<PriorSummary<'_>>) {
     )
 }
 
-fn describe_source(
-    out: &mut String,
-    source: &BridgeSource,
-    budget: Option<i64>,
-    had_compaction: bool,
-) {
+/// The source budget `build_bridge_source` applies for `--source-budget` (N5): the default
+/// when it is absent, and 0 for a negative value.
+fn source_budget(flag: Option<i64>) -> i64 {
+    flag.map_or(keel_core::bridge::source::SOURCE_CHAR_BUDGET, |b| b.max(0))
+}
+
+fn describe_source(out: &mut String, source: &BridgeSource, budget: i64, had_compaction: bool) {
     use std::fmt::Write;
-    let budget = budget.map_or(keel_core::bridge::source::SOURCE_CHAR_BUDGET, |b| b.max(0));
     let _ = writeln!(
         out,
         "  source       {} chars (budget {budget})",
@@ -185,10 +185,15 @@ pub fn preview(
     );
     if keel_core::text::is_blank(&source.text) {
         if !source.dropped.is_empty() {
+            let budget = source_budget(flags.source_budget);
+            let which = match flags.source_budget {
+                Some(given) if given == budget => format!("--source-budget {budget}"),
+                Some(given) => format!("--source-budget {given} (taken as {budget})"),
+                None => format!("the default source budget {budget}"),
+            };
             bail!(
-                "empty-source: --source-budget {} left no room for any section of run {run_id} \
-                 (dropped: {}); raise it",
-                flags.source_budget.unwrap_or_default(),
+                "empty-source: {which} left no room for any section of run {run_id} (dropped: \
+                 {}); raise it with --source-budget",
                 source.dropped.join(", ")
             );
         }
@@ -223,7 +228,12 @@ pub fn preview(
     let estimate =
         estimate_summary_tokens(source.text.chars().count() as i64, flags.summary_budget);
     let mut shown = format!("Handoff preview: run {run_id} → preset {to}\n");
-    describe_source(&mut shown, &source, flags.source_budget, prior.is_some());
+    describe_source(
+        &mut shown,
+        &source,
+        source_budget(flags.source_budget),
+        prior.is_some(),
+    );
     shown.push_str(&format!(
         "  language     {} ({how})\n  worker       {worker_spec} (timeout {} s; about {} tokens \
          in, ≤{} out)\n",

@@ -413,3 +413,66 @@ fn a_preview_under_a_tight_budget_shows_every_dropped_section() {
     );
     assert!(!prompt.contains("Current state"), "{prompt}");
 }
+
+#[test]
+fn empty_source_names_the_budget_it_used() {
+    let env = Env::new();
+    config(&env, "");
+    // One user message longer than the default budget (60000) and no reply: nothing fits.
+    let failing = env.script(
+        "fail.jsonl",
+        &[json!({"error": "failed", "message": "HTTP 500"})],
+    );
+    let task = "x".repeat(61_000);
+    let (code, _, err) = env.keel(&["run", &task, "--model", &failing], "");
+    assert_ne!(code, 0, "{err}");
+    let run = env.only_run();
+    let shown = env.show(&run);
+    assert_eq!(shown["items"][0]["kind"], "user", "{shown}");
+    assert!(
+        shown["items"]
+            .as_array()
+            .is_some_and(|items| items.iter().all(|i| i["kind"] != "assistant")),
+        "{shown}"
+    );
+
+    let (code, out, err) = env.keel(&["handoff", &run, "--to", "review"], "");
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains(&format!(
+            "empty-source: the default source budget 60000 left no room for any section of run \
+             {run} (dropped: users); raise it with --source-budget"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("budget 0"), "{err}");
+    // A negative budget is taken as 0 (N5), and the error says both.
+    let (code, _, err) = env.keel(
+        &["handoff", &run, "--to", "review", "--source-budget", "-5"],
+        "",
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("empty-source: --source-budget -5 (taken as 0) left no room"),
+        "{err}"
+    );
+    // A budget that holds the message previews it.
+    worker(&env, &[json!({ "text": "Goal: x." })]);
+    let (code, _, err) = env.keel(
+        &[
+            "handoff",
+            &run,
+            "--to",
+            "review",
+            "--source-budget",
+            "61100",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("(budget 61100)") && err.contains("dropped      nothing"),
+        "{err}"
+    );
+}
