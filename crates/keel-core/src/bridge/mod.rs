@@ -269,14 +269,72 @@ mod tests {
     }
 
     #[test]
-    fn n16_kickoff_waits_unless_told_to_continue() {
-        let wait = build_bridge_kickoff(HandoffLang::En, false);
-        assert!(wait.contains("handoff summary") && wait.contains("wait for the user to confirm"));
-        assert!(wait.contains("never quote obsolete values") && wait.contains("one paragraph"));
-        assert!(
-            build_bridge_kickoff(HandoffLang::En, true).contains("continue with the next step")
+    fn t7_n16_kickoff_waits_unless_told_to_continue() {
+        let (en_wait, en_go) = (
+            build_bridge_kickoff(HandoffLang::En, false),
+            build_bridge_kickoff(HandoffLang::En, true),
         );
-        assert!(build_bridge_kickoff(HandoffLang::Zh, false).contains("等待用户确认"));
-        assert!(build_bridge_kickoff(HandoffLang::Zh, true).contains("继续执行下一步"));
+        // T7: the default waits for the user; auto-continue goes on and has no "wait" at all.
+        assert!(en_wait.contains("Then stop and wait for the user to confirm before"));
+        assert!(
+            !en_wait.contains("continue with the next step"),
+            "{en_wait}"
+        );
+        assert!(
+            en_go.contains("Then continue with the next step."),
+            "{en_go}"
+        );
+        assert!(!en_go.to_lowercase().contains("wait"), "{en_go}");
+        assert!(
+            !en_go.contains("confirm") && !en_go.contains("stop"),
+            "{en_go}"
+        );
+        let (zh_wait, zh_go) = (
+            build_bridge_kickoff(HandoffLang::Zh, false),
+            build_bridge_kickoff(HandoffLang::Zh, true),
+        );
+        assert!(zh_wait.contains("然后停下，等待用户确认后再采取任何进一步行动"));
+        assert!(!zh_wait.contains("继续执行下一步"), "{zh_wait}");
+        assert!(zh_go.contains("然后继续执行下一步。"), "{zh_go}");
+        assert!(!zh_go.contains('等') && !zh_go.contains("确认"), "{zh_go}");
+        assert!(!zh_go.contains("停"), "{zh_go}");
+        // N16's common part, in both variants: a handoff summary from another preset, only
+        // current values act, no obsolete values, one paragraph of understanding first.
+        for text in [&en_wait, &en_go] {
+            for part in [
+                "handoff summary from a session under a different tool preset",
+                "Only the values it states as current are actionable",
+                "never quote obsolete values",
+                "restate your understanding in one paragraph",
+            ] {
+                assert!(text.contains(part), "{part:?} missing from {text}");
+            }
+        }
+        for text in [&zh_wait, &zh_go] {
+            for part in [
+                "交接摘要",
+                "另一个工具预设",
+                "当前有效的值才可据以行动",
+                "不要引用已过时的值",
+                "一段话复述你的理解",
+            ] {
+                assert!(text.contains(part), "{part:?} missing from {text}");
+            }
+        }
+        // The two variants differ only in their last sentence.
+        let common = |text: &str, last: &str| text.strip_suffix(last).map(str::to_string);
+        assert_eq!(
+            common(
+                &en_wait,
+                "Then stop and wait for the user to confirm before taking any further action."
+            ),
+            common(&en_go, "Then continue with the next step.")
+        );
+        assert_eq!(
+            common(&zh_wait, "然后停下，等待用户确认后再采取任何进一步行动。"),
+            common(&zh_go, "然后继续执行下一步。")
+        );
+        assert!(common(&en_go, "Then continue with the next step.").is_some());
+        assert!(common(&zh_go, "然后继续执行下一步。").is_some());
     }
 }
