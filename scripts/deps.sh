@@ -20,6 +20,9 @@ ensure_deps() {
   if [ "${1:-}" = test ]; then
     # `script` runs keel under a pseudo-terminal in the ask_user tests.
     command -v script >/dev/null 2>&1 || apt_packages+=(bsdutils)
+    # Node.js and npm for the real MCP server the MCP tests run.
+    command -v node >/dev/null 2>&1 || apt_packages+=(nodejs)
+    command -v npm >/dev/null 2>&1 || apt_packages+=(npm)
   fi
   if [ ${#apt_packages[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
@@ -37,4 +40,21 @@ ensure_deps() {
     echo "Install one with rustup (https://rustup.rs), then run this again." >&2
     exit 1
   fi
+}
+
+# The npm MCP server the MCP tests run, pinned, into .local/npm of the checkout (ignored by
+# git). Prints the path of its executable.
+MCP_FILESYSTEM_PACKAGE="@modelcontextprotocol/server-filesystem@2026.8.31"
+ensure_mcp_test_server() {
+  local prefix=".local/npm"
+  local bin="$prefix/node_modules/.bin/mcp-server-filesystem"
+  local stamp="$prefix/.installed"
+  if [ ! -x "$bin" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$MCP_FILESYSTEM_PACKAGE" ]; then
+    say "installing the MCP test server ($MCP_FILESYSTEM_PACKAGE) into $prefix" >&2
+    mkdir -p "$prefix"
+    npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error \
+      "$MCP_FILESYSTEM_PACKAGE" >&2
+    printf '%s' "$MCP_FILESYSTEM_PACKAGE" > "$stamp"
+  fi
+  printf '%s\n' "$(pwd)/$bin"
 }

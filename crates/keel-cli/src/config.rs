@@ -172,6 +172,10 @@ pub struct McpServer {
     pub command: String,
     pub args: Vec<String>,
     pub env: BTreeMap<String, String>,
+    /// Wait for the server's handshake (default 30).
+    pub start_timeout_secs: Option<u64>,
+    /// Wait for one tool call (default 120).
+    pub call_timeout_secs: Option<u64>,
 }
 
 /// One file as written: every key optional, so a file sets only what it names.

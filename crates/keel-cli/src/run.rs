@@ -2,18 +2,21 @@
 //! with the whole gate, durable at every step.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use keel_core::ItemId;
 use keel_core::legacy::CallerField;
 use keel_core::policy::provenance::OnTainted;
 use keel_core::policy::rules::Mode;
+use keel_mcp::{McpClient, ServerConfig};
 use keel_model::Model;
 use keel_runtime::agent::{Agent, DEFAULT_INSTRUCTIONS, Event, LoopSettings};
 use keel_runtime::approval::{Approver, RecordingApprover, TerminalApprover};
 use keel_runtime::gate::Gate;
+use keel_runtime::mcp::server_tools;
 use keel_runtime::policy_gate::{GateEnv, PolicyGate};
 use keel_runtime::tools::{ToolContext, Toolbox};
 use keel_store::{
@@ -152,6 +155,7 @@ fn session(
         registry: Default::default(),
     });
     let mut tools = Toolbox::builtin();
+    add_mcp_tools(&mut tools, config, &cwd);
     if let Some(names) = preset.and_then(|p| p.tools.clone()) {
         tools.retain(&names);
     }
@@ -190,6 +194,33 @@ fn session(
             ..LoopSettings::default()
         },
     })
+}
+
+/// Starts every `[mcp_servers.NAME]` and offers its tools. A server that does not start is
+/// named on stderr with why, and the run goes on without its tools: one broken server should
+/// not stop every run, and nothing is left out without saying so.
+fn add_mcp_tools(tools: &mut Toolbox, config: &Config, cwd: &Path) {
+    for (name, server) in &config.mcp_servers {
+        let mut settings = ServerConfig::new(name, &server.command);
+        settings.args = server.args.clone();
+        settings.env = server.env.clone();
+        settings.cwd = Some(cwd.to_path_buf());
+        if let Some(secs) = server.start_timeout_secs {
+            settings.start_timeout = Duration::from_secs(secs);
+        }
+        if let Some(secs) = server.call_timeout_secs {
+            settings.call_timeout = Duration::from_secs(secs);
+        }
+        match McpClient::start(settings).and_then(server_tools) {
+            Ok(list) => {
+                tracing::info!(server = %name, tools = list.len(), "MCP server started");
+                for tool in list {
+                    tools.add(tool);
+                }
+            }
+            Err(e) => eprintln!("keel: {e}; its tools are not offered in this run"),
+        }
+    }
 }
 
 fn print_event(e: Event) {

@@ -1,11 +1,10 @@
 //! keel-runtime: what happens between a model and the world, turn by turn.
 //!
-//! This crate turns keel-core's pure decisions into durable steps on a [`keel_store::Store`].
-//! Today it holds the turn boundary (ARCHITECTURE.md, "One turn, as data", steps 1 and 8):
-//! opening a real user turn — the conversation language observes it, and notifications waiting
-//! for the run are merged into it — and delivering a notification as a turn of its own after a
-//! turn closes, each in one transaction. The model loop, the gate pipeline and dispatch join it
-//! with the issues that build them.
+//! This crate turns keel-core's pure decisions into durable steps on a [`keel_store::Store`]:
+//! the turn loop (`agent`), turn boundaries and notification delivery (`boundary`), the one
+//! gate pipeline every proposed call passes (`gate`, `policy_gate`, external `checker`s,
+//! `approval`), the tools it runs (`tools`, MCP servers' tools in `mcp`), and the summary
+//! worker compaction and handoff ask (`worker`).
 //!
 //! Not here: rendering (keel-core), persistence details (keel-store), the command line.
 
@@ -14,6 +13,7 @@ pub mod approval;
 pub mod boundary;
 pub mod checker;
 pub mod gate;
+pub mod mcp;
 pub mod policy_gate;
 pub mod tools;
 pub mod worker;

@@ -63,7 +63,8 @@ impl ToolContext {
         Ok(self.cwd.join(p))
     }
 
-    fn cap(&self, text: String) -> String {
+    /// `text`, cut at `output_cap` bytes on a char boundary, with the cut said.
+    pub fn cap(&self, text: String) -> String {
         if text.len() <= self.output_cap {
             return text;
         }
@@ -390,6 +391,11 @@ impl Toolbox {
                 )
             })
             .collect()
+    }
+
+    /// Offers one more tool (an MCP server's); a tool of the same name is replaced.
+    pub fn add(&mut self, tool: Box<dyn Tool>) {
+        self.tools.insert(tool.spec().name, tool);
     }
 
     /// Keeps only the named tools (a preset's `tools`).
