@@ -525,3 +525,62 @@ fn keys(value: &serde_json::Value) -> Vec<&str> {
         .map(|o| o.keys().map(String::as_str).collect())
         .unwrap_or_default()
 }
+
+#[test]
+fn a_message_role_other_than_user_assistant_or_system_is_bad_input() {
+    for function in [
+        "build-bridge-source",
+        "collect-visual-evidence",
+        "preserve-active-user-constraints",
+    ] {
+        let input = |second: Value| {
+            json!({
+                "summary": "S",
+                "lang": "en",
+                "messages": [{"role": "user", "content": "hi"}, second],
+            })
+            .to_string()
+        };
+        for role in ["tool", "User", "", "developer"] {
+            assert_bad_input(
+                &call(function, input(json!({"role": role, "content": "x"}))),
+                "messages.1.role",
+            );
+        }
+        for bad in [json!({"content": "x"}), json!({"role": 1, "content": "x"})] {
+            assert_bad_input(&call(function, input(bad)), "messages.1.role");
+        }
+        for role in ["user", "assistant", "system"] {
+            let out = call(function, input(json!({"role": role, "content": "x"})));
+            assert_eq!(out.code, 0, "{function} {role}: {}", out.stderr);
+        }
+    }
+}
+
+#[test]
+fn collect_visual_evidence_prints_blocks_and_attachments_in_the_seed_key_order() {
+    // Input keys in another order, unknown keys and a null name: the output order is the
+    // seed's, whatever the input's.
+    let input = r#"{"charBudget":null,"messages":[
+        {"imageAttachments":[{"height":3,"name":"shot.png","width":2,"extra":0,"bytes":10,"mediaType":"image/png","attachmentId":"a1"}],
+         "imageCount":1,"content":" What is in this screenshot? ","role":"user"},
+        {"content":"A login form.","role":"assistant"},
+        {"role":"user","content":"","imageCount":2,
+         "imageAttachments":[{"name":null,"attachmentId":"a2","bytes":20,"height":5,"mediaType":"image/jpeg","width":4}]}
+    ]}"#;
+    let out = call("collect-visual-evidence", input);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        concat!(
+            r#"{"imageMessages":2,"images":3,"represented":1,"unresolved":1,"included":["#,
+            r#"{"userMessage":1,"imageCount":1,"userText":"What is in this screenshot?","#,
+            r#""assistantText":"A login form.","attachments":[{"attachmentId":"a1","#,
+            r#""mediaType":"image/png","bytes":10,"width":2,"height":3,"name":"shot.png"}]},"#,
+            r#"{"userMessage":2,"imageCount":2,"userText":"","assistantText":"","#,
+            r#""attachments":[{"attachmentId":"a2","mediaType":"image/jpeg","bytes":20,"#,
+            r#""width":4,"height":5}]}],"omitted":0,"truncated":false}"#,
+            "\n"
+        )
+    );
+}

@@ -104,7 +104,7 @@ fn chat_messages(root: &Obj<'_>) -> Result<Vec<ChatMessage>, BadInput> {
                 None => Vec::new(),
             };
             Ok(ChatMessage {
-                role: m.req_str("role")?.to_string(),
+                role: role(m)?.to_string(),
                 content: m.req_str("content")?.to_string(),
                 kind: m.opt_str("kind")?.map(str::to_string),
                 tool_nodes,
@@ -113,6 +113,21 @@ fn chat_messages(root: &Obj<'_>) -> Result<Vec<ChatMessage>, BadInput> {
             })
         })
         .collect()
+}
+
+/// A message's `role`: `user`, `assistant` or `system` (bridge.md N2); anything else is a wrong
+/// value (interfaces.md §1), not a message to skip.
+fn role<'a>(message: &Obj<'a>) -> Result<&'a str, BadInput> {
+    match message.req_str("role")? {
+        role @ ("user" | "assistant" | "system") => Ok(role),
+        other => Err(BadInput::new(
+            message.path_of("role"),
+            format!(
+                "`{}` must be \"user\", \"assistant\" or \"system\", not {other:?}",
+                message.path_of("role")
+            ),
+        )),
+    }
 }
 
 fn attachments(owner: &Obj<'_>, key: &str) -> Result<Vec<ImageAttachment>, BadInput> {
