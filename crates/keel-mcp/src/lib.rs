@@ -233,10 +233,10 @@ impl McpClient {
             .map(|block| render_block(&block))
             .collect();
         let mut text = blocks.join("\n");
-        if text.is_empty() {
-            if let Some(structured) = &result.structured_content {
-                text = structured.to_string();
-            }
+        if text.is_empty()
+            && let Some(structured) = &result.structured_content
+        {
+            text = structured.to_string();
         }
         Ok(CallOutcome {
             text,

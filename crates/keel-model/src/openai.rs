@@ -311,13 +311,13 @@ impl Model for OpenAiModel {
             let wait = retry_after(&response);
             let raw = response.text().unwrap_or_default();
             let text = error_text(&raw);
-            if matches!(code, 400 | 422) {
-                if let Some(call_id) = rejected_tool_message(request, &raw) {
-                    return Err(ModelError::ToolResultRejected {
-                        call_id,
-                        message: format!("HTTP {code} from {endpoint}: {text}"),
-                    });
-                }
+            if matches!(code, 400 | 422)
+                && let Some(call_id) = rejected_tool_message(request, &raw)
+            {
+                return Err(ModelError::ToolResultRejected {
+                    call_id,
+                    message: format!("HTTP {code} from {endpoint}: {text}"),
+                });
             }
             let retryable = code == 429 || status.is_server_error();
             if retryable && !last_try && wait.is_none_or(|w| w <= MAX_RETRY_AFTER) {

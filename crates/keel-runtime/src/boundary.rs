@@ -118,10 +118,10 @@ pub fn open_user_turn(
         },
     };
     let mut notification_language = language_for(store, run, &language, fallback)?;
-    if is_sample(text) {
-        if let Some(samples) = notification_language.samples.as_mut() {
-            samples.push(text.to_string());
-        }
+    if is_sample(text)
+        && let Some(samples) = notification_language.samples.as_mut()
+    {
+        samples.push(text.to_string());
     }
     let delivery = next_delivery(
         &store.pending_notifications(run)?,

@@ -480,21 +480,19 @@ impl PersistentChecker {
             );
         };
         // A process that died between checks is replaced before it is asked anything.
-        if let Some(r) = slot.as_mut() {
-            if matches!(r.child.try_wait(), Ok(Some(_))) {
-                if let Some(dead) = slot.take() {
-                    self.stop(dead, false);
-                }
-            }
+        if let Some(r) = slot.as_mut()
+            && matches!(r.child.try_wait(), Ok(Some(_)))
+            && let Some(dead) = slot.take()
+        {
+            self.stop(dead, false);
         }
         // Output nobody asked for (a second line to an earlier request) means the process is
         // out of step with the protocol: replace it rather than read a stale answer.
-        if let Some(r) = slot.as_mut() {
-            if r.lines.has_pending() {
-                if let Some(stale) = slot.take() {
-                    self.stop(stale, false);
-                }
-            }
+        if let Some(r) = slot.as_mut()
+            && r.lines.has_pending()
+            && let Some(stale) = slot.take()
+        {
+            self.stop(stale, false);
         }
         let mut running = match slot.take() {
             Some(r) => r,
@@ -614,10 +612,10 @@ impl PersistentChecker {
 
 impl Drop for PersistentChecker {
     fn drop(&mut self) {
-        if let Ok(mut slot) = self.running.lock() {
-            if let Some(running) = slot.take() {
-                self.stop(running, false);
-            }
+        if let Ok(mut slot) = self.running.lock()
+            && let Some(running) = slot.take()
+        {
+            self.stop(running, false);
         }
     }
 }

@@ -167,12 +167,10 @@ fn resolve_from(joined: PathBuf, fs: &dyn PathResolver, links: usize) -> Result<
     }
     if let (Some(parent), Some(Component::Normal(name))) =
         (joined.parent(), joined.components().next_back())
+        && fs.read_link(&joined).is_none()
+        && let Ok(canonical) = fs.canonicalize(parent)
     {
-        if fs.read_link(&joined).is_none() {
-            if let Ok(canonical) = fs.canonicalize(parent) {
-                return Ok(canonical.join(name));
-            }
-        }
+        return Ok(canonical.join(name));
     }
     let components: Vec<Component<'_>> = joined.components().collect();
     let mut prefix = PathBuf::from("/");

@@ -225,15 +225,15 @@ pub fn history_turns(items: &[Item], pending_question: Option<&str>) -> Vec<Conv
             model: ModelPart::default(),
         });
     }
-    if turns.is_empty() {
-        if let Some(q) = pending_question {
-            turns.push(ConversationTurn {
-                user: UserPart {
-                    text: q.to_string(),
-                },
-                model: ModelPart::default(),
-            });
-        }
+    if turns.is_empty()
+        && let Some(q) = pending_question
+    {
+        turns.push(ConversationTurn {
+            user: UserPart {
+                text: q.to_string(),
+            },
+            model: ModelPart::default(),
+        });
     }
     turns
 }

@@ -259,10 +259,10 @@ impl Matcher {
         {
             return false;
         }
-        if let Some(modes) = &self.modes {
-            if !modes.contains(&call.mode) {
-                return false;
-            }
+        if let Some(modes) = &self.modes
+            && !modes.contains(&call.mode)
+        {
+            return false;
         }
         if with_interactive && self.interactive.is_some_and(|i| i != call.interactive) {
             return false;
@@ -275,10 +275,10 @@ impl Matcher {
                 return false;
             }
         }
-        if let Some(pattern) = &self.args_pattern {
-            if !pattern.is_match(&stable_stringify(call.args)) {
-                return false;
-            }
+        if let Some(pattern) = &self.args_pattern
+            && !pattern.is_match(&stable_stringify(call.args))
+        {
+            return false;
         }
         if !self.command_prefixes.is_empty() || self.command_regex.is_some() {
             let Some(command) = shell_command(call.args) else {
