@@ -151,6 +151,16 @@ pub struct HandoffSettings {
     pub worker_timeout_secs: Option<u64>,
 }
 
+/// `[tasks]`: background subagents started by `spawn_task`.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct TasksSettings {
+    /// The model a task runs on (default: its parent's). A model choice: user or admin tier.
+    pub model: Option<String>,
+    /// How long a task waits for the answer to a permission request (default 600).
+    pub permission_timeout_secs: Option<u64>,
+}
+
 /// `[compaction]` (bridge issue, system-notes.md N18): when and how much a run compacts.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(default)]
@@ -189,6 +199,7 @@ struct FileSettings {
     store: StoreSettings,
     presets: BTreeMap<String, Preset>,
     handoff: HandoffSettings,
+    tasks: TasksSettings,
     compaction: CompactionConfig,
     mcp_servers: BTreeMap<String, McpServer>,
     computer_use: Option<toml::Table>,
@@ -218,6 +229,7 @@ pub struct Config {
     pub store: StoreSettings,
     pub presets: BTreeMap<String, Preset>,
     pub handoff: HandoffSettings,
+    pub tasks: TasksSettings,
     pub compaction: CompactionConfig,
     pub mcp_servers: BTreeMap<String, McpServer>,
     pub computer_use: Option<toml::Table>,
@@ -263,6 +275,15 @@ impl Config {
         self.handoff
             .worker_timeout_secs
             .map_or(keel_runtime::worker::DEFAULT_WORKER_TIMEOUT, |s| {
+                std::time::Duration::from_secs(s)
+            })
+    }
+
+    /// How long a background task waits for an answer to a permission request.
+    pub fn permission_timeout(&self) -> std::time::Duration {
+        self.tasks
+            .permission_timeout_secs
+            .map_or(keel_runtime::tasks::DEFAULT_PERMISSION_TIMEOUT, |s| {
                 std::time::Duration::from_secs(s)
             })
     }
@@ -427,6 +448,9 @@ fn check_workspace_limits(path: &Path, file: &FileSettings) -> Result<(), Config
     if file.handoff.worker_model.is_some() {
         return refuse("[handoff] worker_model");
     }
+    if file.tasks.model.is_some() {
+        return refuse("[tasks] model");
+    }
     if file.mode.as_deref() == Some("yolo") {
         return refuse("mode = \"yolo\" (it loosens the approval mode)");
     }
@@ -484,6 +508,11 @@ fn merge(config: &mut Config, tier: Tier, path: &Path, file: FileSettings, polic
     later(
         &mut config.handoff.worker_timeout_secs,
         file.handoff.worker_timeout_secs,
+    );
+    later(&mut config.tasks.model, file.tasks.model);
+    later(
+        &mut config.tasks.permission_timeout_secs,
+        file.tasks.permission_timeout_secs,
     );
     let (c, f) = (&mut config.compaction, file.compaction);
     later(&mut c.context_window, f.context_window);

@@ -15,6 +15,7 @@ mod paths;
 mod policy;
 mod run;
 mod runs;
+mod tasks;
 
 use std::io::{Read, Write};
 use std::path::PathBuf;

@@ -18,6 +18,7 @@ use keel_runtime::approval::{Approver, RecordingApprover, TerminalApprover};
 use keel_runtime::gate::Gate;
 use keel_runtime::mcp::server_tools;
 use keel_runtime::policy_gate::{GateEnv, PolicyGate};
+use keel_runtime::tasks::{RespondPermission, SpawnTask, TaskHub};
 use keel_runtime::tools::{ToolContext, Toolbox};
 use keel_store::{
     CallerMessage, SqliteStore, StartRun, Store, StoreOptions, start_run_from_caller,
@@ -92,25 +93,36 @@ pub fn interactive(flag: Option<&str>, stdin_is_terminal: bool) -> bool {
     }
 }
 
-struct Session {
-    store: SqliteStore,
+pub(crate) struct Session {
+    pub(crate) store: SqliteStore,
     model: Box<dyn Model + Send>,
-    model_spec: String,
-    preset: String,
+    pub(crate) model_spec: String,
+    pub(crate) preset: String,
     gate: Gate,
     tools: Toolbox,
     cwd: PathBuf,
     interactive: bool,
-    settings: LoopSettings,
+    pub(crate) settings: LoopSettings,
+    /// This process's background tasks (those this session's run spawned).
+    pub(crate) hub: TaskHub,
+}
+
+/// Whom a session serves: a person (with `spawn_task` and `respond_permission` on offer), or
+/// a background task of another run (asking through the parent, and spawning nothing).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    Person,
+    Task,
 }
 
 /// Sets up a session; `existing` is the run it continues, whose recorded model is the default.
-fn session(
+pub(crate) fn session(
     config: &Config,
     flags: &RunFlags,
     db: &std::path::Path,
     options: &StoreOptions,
     existing: Option<&str>,
+    role: Role,
 ) -> Result<Session> {
     let store = SqliteStore::open(db, options)?;
     let recorded = match existing {
@@ -156,6 +168,12 @@ fn session(
     });
     let mut tools = Toolbox::builtin();
     add_mcp_tools(&mut tools, config, &cwd);
+    let hub = TaskHub::default();
+    if role == Role::Person {
+        let spawner = crate::tasks::spawner(config, flags, db, options, &hub);
+        tools.add(Box::new(SpawnTask::new(spawner)));
+        tools.add(Box::new(RespondPermission::new(hub.clone())));
+    }
     if let Some(names) = preset.and_then(|p| p.tools.clone()) {
         tools.retain(&names);
     }
@@ -193,6 +211,7 @@ fn session(
             compaction: config.compaction(),
             ..LoopSettings::default()
         },
+        hub,
     })
 }
 
@@ -267,13 +286,24 @@ fn with_agent<T>(
     run: &str,
     f: impl FnOnce(&mut Agent<'_>) -> Result<T, keel_runtime::agent::LoopError>,
 ) -> Result<T> {
-    let mut next_id = item_ids();
-    let mut events = print_event;
     let terminal = TerminalApprover::new(input, std::io::stderr());
+    with_approver(s, terminal, run, print_event, f)
+}
+
+/// Runs `f` with an agent on the session whose ask_user goes to `approver` (when the
+/// session is interactive), each answer recorded with the run.
+pub(crate) fn with_approver<T, A: Approver>(
+    s: &mut Session,
+    approver: A,
+    run: &str,
+    mut events: impl FnMut(Event),
+    f: impl FnOnce(&mut Agent<'_>) -> Result<T, keel_runtime::agent::LoopError>,
+) -> Result<T> {
+    let mut next_id = item_ids();
     // The agent writes the run; answers are recorded through a second connection.
     let db = s.store.path().to_path_buf();
     let mut answers_store = SqliteStore::open(&db, &StoreOptions::default())?;
-    let mut recording = RecordingApprover::new(terminal, &mut answers_store, run, ids::now);
+    let mut recording = RecordingApprover::new(approver, &mut answers_store, run, ids::now);
     let approver: Option<&mut dyn Approver> = if s.interactive {
         Some(&mut recording)
     } else {
@@ -344,7 +374,7 @@ pub fn run(
         messages.iter().map(|m| m.role.as_str()),
     )
     .map_err(keel_store::StoreError::from)?;
-    let mut s = session(config, flags, db, options, None)?;
+    let mut s = session(config, flags, db, options, None, Role::Person)?;
     let run_id = ids::unique("run");
     let mut next_id = item_ids();
     start_run_from_caller(
@@ -366,6 +396,7 @@ pub fn run(
         other => other?,
     };
     report_end(&s, &run_id, Some(end));
+    settle_tasks(&mut s, &mut input, &run_id)?;
     eprintln!("keel: run {run_id} (keel runs show {run_id})");
     Ok(ExitCode::SUCCESS)
 }
@@ -378,7 +409,7 @@ pub fn resume(
     db: &std::path::Path,
     options: &StoreOptions,
 ) -> Result<ExitCode> {
-    let mut s = session(config, flags, db, options, Some(run_id))?;
+    let mut s = session(config, flags, db, options, Some(run_id), Role::Person)?;
     // "Allow for this run" answers given before still hold.
     if let Some(policy) = s.gate.policy() {
         policy.restore_answers(&s.store.approvals(run_id)?);
@@ -398,8 +429,60 @@ pub fn resume(
         other => other?,
     };
     report_end(&s, run_id, end);
+    settle_tasks(&mut s, &mut input, run_id)?;
     eprintln!("keel: run {run_id} (keel runs show {run_id})");
     Ok(ExitCode::SUCCESS)
+}
+
+/// How often a process that waits for its background tasks looks at the queue.
+const TASK_POLL: Duration = Duration::from_millis(200);
+
+/// Before `keel run` (or `resume`) exits: waits for the background tasks it started and
+/// delivers what they send, one notification turn each. `keel run` takes no further user
+/// turn, so nobody could answer a task's permission request: each is denied as soon as it is
+/// seen, and the person is told to use `keel chat` for tasks that need answers.
+fn settle_tasks(s: &mut Session, input: &mut dyn std::io::BufRead, run: &str) -> Result<()> {
+    let mut announced = false;
+    let cancel = s.settings.cancel.clone();
+    let cancelled = || {
+        cancel
+            .as_ref()
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst))
+    };
+    loop {
+        if cancelled() {
+            // Ctrl-C stops the tasks too, at their next step; what they send stays queued
+            // for `keel runs resume`.
+            while s.hub.running(run) > 0 {
+                s.hub.wait_for_change(TASK_POLL);
+            }
+            return Ok(());
+        }
+        with_agent(s, input, run, |a| a.deliver_notifications(run))?;
+        for request in s.hub.waiting_requests(run) {
+            if s.hub
+                .answer(run, &request, keel_store::Answer::Deny)
+                .is_ok()
+            {
+                eprintln!(
+                    "keel: a background task's permission request {request} was denied: `keel \
+                     run` takes no further turn from you to answer it (use `keel chat` for tasks \
+                     that need your answers)"
+                );
+            }
+        }
+        let running = s.hub.running(run);
+        if running == 0 {
+            // What the last task sent on its way out.
+            with_agent(s, input, run, |a| a.deliver_notifications(run))?;
+            return Ok(());
+        }
+        if !announced {
+            eprintln!("keel: waiting for {running} background task(s) to finish");
+            announced = true;
+        }
+        s.hub.wait_for_change(TASK_POLL);
+    }
 }
 
 /// `keel chat`: a conversation on one run, turn after turn. Notifications that arrive between
@@ -412,7 +495,14 @@ pub fn chat(
     db: &std::path::Path,
     options: &StoreOptions,
 ) -> Result<ExitCode> {
-    let mut s = session(config, flags, db, options, existing.as_deref())?;
+    let mut s = session(
+        config,
+        flags,
+        db,
+        options,
+        existing.as_deref(),
+        Role::Person,
+    )?;
     let run_id = match existing {
         Some(id) => {
             if let Some(policy) = s.gate.policy() {

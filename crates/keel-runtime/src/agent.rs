@@ -860,6 +860,9 @@ impl Agent<'_> {
         self.commit(run, |v| {
             RunWrite::append(v, now, vec![]).with_ledger(vec![dispatched])
         })?;
+        if self.tool_context.run_id != run {
+            self.tool_context.run_id = run.to_string();
+        }
         let output = tool.call(&call.arguments, &self.tool_context);
         let now = self.now();
         let result = self.item(ItemBody::ToolResult {

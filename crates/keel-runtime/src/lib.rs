@@ -3,7 +3,8 @@
 //! This crate turns keel-core's pure decisions into durable steps on a [`keel_store::Store`]:
 //! the turn loop (`agent`), turn boundaries and notification delivery (`boundary`), the one
 //! gate pipeline every proposed call passes (`gate`, `policy_gate`, external `checker`s,
-//! `approval`), the tools it runs (`tools`, MCP servers' tools in `mcp`), and the summary
+//! `approval`), the tools it runs (`tools`, MCP servers' tools in `mcp`, background subagents in
+//! `tasks`), and the summary
 //! worker compaction and handoff ask (`worker`).
 //!
 //! Not here: rendering (keel-core), persistence details (keel-store), the command line.
@@ -15,5 +16,6 @@ pub mod checker;
 pub mod gate;
 pub mod mcp;
 pub mod policy_gate;
+pub mod tasks;
 pub mod tools;
 pub mod worker;

@@ -22,14 +22,14 @@ pub struct ToolOutput {
 }
 
 impl ToolOutput {
-    fn ok(text: impl Into<String>) -> Self {
+    pub fn ok(text: impl Into<String>) -> Self {
         Self {
             text: text.into(),
             is_error: false,
         }
     }
 
-    fn error(text: impl Into<String>) -> Self {
+    pub fn error(text: impl Into<String>) -> Self {
         Self {
             text: text.into(),
             is_error: true,
@@ -40,6 +40,8 @@ impl ToolOutput {
 /// Where tools run and their limits; every one is configurable.
 #[derive(Clone, Debug)]
 pub struct ToolContext {
+    /// The run the call belongs to (set by the loop for each call).
+    pub run_id: String,
     pub cwd: PathBuf,
     pub shell_timeout: Duration,
     /// Most bytes of output a tool returns; the rest is cut, and the cut is said.
@@ -49,6 +51,7 @@ pub struct ToolContext {
 impl ToolContext {
     pub fn new(cwd: PathBuf) -> Self {
         Self {
+            run_id: String::new(),
             cwd,
             shell_timeout: Duration::from_secs(60),
             output_cap: 64 * 1024,
@@ -189,10 +192,10 @@ impl Tool for WriteFile {
             Ok(c) => c,
             Err(e) => return e,
         };
-        if let Some(parent) = path.parent() {
-            if let Err(e) = std::fs::create_dir_all(parent) {
-                return ToolOutput::error(format!("cannot create {}: {e}", parent.display()));
-            }
+        if let Some(parent) = path.parent()
+            && let Err(e) = std::fs::create_dir_all(parent)
+        {
+            return ToolOutput::error(format!("cannot create {}: {e}", parent.display()));
         }
         match std::fs::write(&path, content) {
             Ok(()) => ToolOutput::ok(format!(

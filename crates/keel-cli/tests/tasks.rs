@@ -1,0 +1,202 @@
+//! Background tasks end to end: `spawn_task` in `keel run` starts a child run on its own
+//! scripted model; its end comes back as a `task_result` notification, its ask_user as a
+//! `permission` notification, and `keel run` waits for it before exiting.
+
+mod common;
+
+use common::Env;
+use serde_json::{Value, json};
+
+fn call(name: &str, args: Value) -> Value {
+    json!({"tool_calls": [{"name": name, "arguments": args}]})
+}
+
+/// The user's own config: tasks on `child`'s script, and spawning allowed without asking
+/// (by default keel asks before delegating).
+fn config(env: &Env, child: &str) {
+    let dir = env.dir.path().join("config/keel");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        dir.join("config.toml"),
+        format!(
+            "[tasks]\nmodel = {child:?}\npermission_timeout_secs = 30\n\n[[rule]]\n\
+             toolName = \"spawn_task\"\ndecision = \"allow\"\npriority = 100\n"
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+fn notifications(shown: &Value) -> Vec<Value> {
+    shown["items"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .filter(|i| i["kind"] == "notification")
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The `[NOTIFICATION]` envelope of a delivered item, parsed.
+fn envelope(item: &Value) -> Value {
+    let line = item["envelope"].as_str().unwrap_or_default();
+    let json = line.split_once("[NOTIFICATION] ").map_or("", |(_, j)| j);
+    serde_json::from_str(json).unwrap_or_default()
+}
+
+fn kind(item: &Value) -> String {
+    envelope(item)["kind"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn payload(item: &Value) -> Value {
+    serde_json::from_str(envelope(item)["payload"].as_str().unwrap_or_default()).unwrap_or_default()
+}
+
+fn runs(env: &Env) -> Vec<Value> {
+    let (_, out, _) = env.keel(&["runs", "list", "--json"], "");
+    serde_json::from_str::<Value>(&out)
+        .ok()
+        .and_then(|v| v.as_array().cloned())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_task_runs_in_the_background_and_its_result_comes_back_as_a_notification() {
+    let env = Env::new();
+    let child = env.script(
+        "child.jsonl",
+        &[
+            call(
+                "write_file",
+                json!({"path": "child.txt", "content": "from the task"}),
+            ),
+            json!({"text": "child done"}),
+        ],
+    );
+    config(&env, &child);
+    let parent = env.script(
+        "parent.jsonl",
+        &[
+            call("spawn_task", json!({"task": "write child.txt"})),
+            json!({"text": "started it"}),
+            json!({"text": "the task finished"}),
+        ],
+    );
+    let (code, out, err) = env.keel(
+        &["run", "delegate", "--model", &parent, "--approval", "deny"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("the task finished"), "{out}\n{err}");
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("child.txt")).unwrap_or_default(),
+        "from the task"
+    );
+    let all = runs(&env);
+    assert_eq!(all.len(), 2, "{all:?}");
+    let parent_id = all
+        .iter()
+        .find(|r| r["origin"].is_null())
+        .and_then(|r| r["id"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    let child_run = all
+        .iter()
+        .find(|r| r["origin"] == format!("task of {parent_id}"))
+        .unwrap_or_else(|| panic!("no child run in {all:?}"));
+    let child_id = child_run["id"].as_str().unwrap_or_default();
+    let shown = env.show(&parent_id);
+    let delivered = notifications(&shown);
+    assert_eq!(delivered.len(), 1, "{shown}");
+    assert_eq!(kind(&delivered[0]), "task_result", "{shown}");
+    assert_eq!(
+        payload(&delivered[0]),
+        json!({"run_id": child_id, "status": "completed", "result": "child done"})
+    );
+    // The child's own run holds its work; the parent's holds only the spawn and the result.
+    let child_shown = env.show(child_id);
+    assert!(
+        child_shown["items"]
+            .as_array()
+            .is_some_and(|items| items.iter().any(|i| i["kind"] == "tool_result")),
+        "{child_shown}"
+    );
+}
+
+#[test]
+fn a_tasks_ask_user_comes_back_as_a_permission_notification_and_keel_run_denies_it() {
+    let env = Env::new();
+    let child = env.script(
+        "child.jsonl",
+        &[
+            call("shell", json!({"command": "touch made-by-task"})),
+            json!({"text": "I was not allowed"}),
+        ],
+    );
+    config(&env, &child);
+    let parent = env.script(
+        "parent.jsonl",
+        &[
+            call("spawn_task", json!({"task": "touch a file"})),
+            json!({"text": "started it"}),
+            json!({"text": "a task asks"}),
+            json!({"text": "the task ended"}),
+        ],
+    );
+    let (code, _, err) = env.keel(
+        &["run", "delegate", "--model", &parent, "--approval", "deny"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!env.work().join("made-by-task").exists());
+    assert!(
+        err.contains("permission request") && err.contains("was denied"),
+        "{err}"
+    );
+    let parent_id = runs(&env)
+        .iter()
+        .find(|r| r["origin"].is_null())
+        .and_then(|r| r["id"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    let shown = env.show(&parent_id);
+    let delivered = notifications(&shown);
+    let kinds: Vec<String> = delivered.iter().map(kind).collect();
+    assert_eq!(kinds, ["permission", "task_result"], "{shown}");
+    let request = payload(&delivered[0]);
+    let keys: Vec<&str> = request
+        .as_object()
+        .map(|m| m.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    // Exactly these keys: keel has no automatic approval, so no automatic_delivery_failed.
+    assert_eq!(keys, ["request_id", "run_id", "tool", "args", "reason"]);
+    assert_eq!(request["tool"], "shell");
+    assert_eq!(request["args"], json!({"command": "touch made-by-task"}));
+    assert!(request["reason"].as_str().is_some_and(|r| !r.is_empty()));
+    let end = payload(&delivered[1]);
+    assert_eq!(end["status"], "completed");
+    assert_eq!(end["result"], "I was not allowed");
+}
+
+#[test]
+fn by_default_spawning_a_task_is_asked_and_without_a_person_denied() {
+    let env = Env::new();
+    let parent = env.script(
+        "parent.jsonl",
+        &[
+            call("spawn_task", json!({"task": "anything"})),
+            json!({"text": "not started"}),
+        ],
+    );
+    let (code, _, err) = env.keel(
+        &["run", "delegate", "--model", &parent, "--approval", "deny"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(runs(&env).len(), 1, "no task run was created");
+}
