@@ -10,6 +10,7 @@ mod config;
 mod eval;
 mod handoff;
 mod ids;
+mod linefeed;
 mod models;
 mod paths;
 mod policy;

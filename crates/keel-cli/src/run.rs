@@ -25,6 +25,7 @@ use keel_store::{
 };
 
 use crate::config::Config;
+use crate::linefeed::{LineFeed, Next};
 use crate::models::{model_for, model_spec};
 use crate::{ids, policy};
 
@@ -485,8 +486,9 @@ fn settle_tasks(s: &mut Session, input: &mut dyn std::io::BufRead, run: &str) ->
     }
 }
 
-/// `keel chat`: a conversation on one run, turn after turn. Notifications that arrive between
-/// turns are delivered before the next prompt; `/quit` or end of input leaves.
+/// `keel chat`: a conversation on one run, turn after turn. Notifications are delivered as
+/// they arrive, between turns and while it waits for the person's next line; `/quit` or end of
+/// input leaves, after the background tasks the run started have ended.
 pub fn chat(
     config: &Config,
     flags: &RunFlags,
@@ -530,18 +532,30 @@ pub fn chat(
         }
     };
     eprintln!("keel: chatting on run {run_id}; /quit to leave");
-    let mut input = stdin_reader();
-    loop {
+    let mut input = LineFeed::stdin();
+    'chat: loop {
         with_agent(&mut s, &mut input, &run_id, |a| {
             a.recover(&run_id)?;
             a.deliver_notifications(&run_id)
         })?;
         eprint!("you> ");
         let _ = std::io::stderr().flush();
-        let mut line = String::new();
-        if std::io::BufRead::read_line(&mut input, &mut line)? == 0 {
-            break;
-        }
+        // While the person thinks, what background tasks send is delivered as it comes.
+        let line = loop {
+            match input.next_line(TASK_POLL) {
+                Next::Line(line) => break line,
+                Next::Closed => break 'chat,
+                Next::Quiet => {
+                    let delivered = with_agent(&mut s, &mut input, &run_id, |a| {
+                        a.deliver_notifications(&run_id)
+                    })?;
+                    if delivered > 0 {
+                        eprint!("\nyou> ");
+                        let _ = std::io::stderr().flush();
+                    }
+                }
+            }
+        };
         let line = line.trim_end_matches(['\n', '\r']);
         if line.trim() == "/quit" {
             break;
@@ -555,6 +569,7 @@ pub fn chat(
         };
         report_end(&s, &run_id, Some(end));
     }
+    settle_tasks(&mut s, &mut input, &run_id)?;
     eprintln!("keel: run {run_id} (keel runs show {run_id})");
     Ok(ExitCode::SUCCESS)
 }

@@ -200,3 +200,78 @@ fn by_default_spawning_a_task_is_asked_and_without_a_person_denied() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(runs(&env).len(), 1, "no task run was created");
 }
+
+#[test]
+fn keel_chat_delivers_a_task_result_while_it_waits_for_the_person() {
+    use std::io::Write;
+    let env = Env::new();
+    let child = env.script(
+        "child.jsonl",
+        &[json!({"text": "child done", "delay_ms": 300})],
+    );
+    config(&env, &child);
+    let parent = env.script(
+        "parent.jsonl",
+        &[
+            call("spawn_task", json!({"task": "think"})),
+            json!({"text": "started it"}),
+            json!({"text": "the task is back"}),
+        ],
+    );
+    let mut chat = env.cmd(&["chat", "--model", &parent, "--approval", "deny"]);
+    let mut child_process = chat
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut stdin = child_process
+        .stdin
+        .take()
+        .unwrap_or_else(|| panic!("stdin"));
+    stdin
+        .write_all(b"delegate\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    stdin.flush().unwrap_or_else(|e| panic!("{e}"));
+    // No further line is typed: the result must arrive while chat waits.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let delivered = loop {
+        let parent_run = runs(&env)
+            .iter()
+            .find(|r| r["origin"].is_null())
+            .and_then(|r| r["id"].as_str().map(str::to_string));
+        if let Some(run) = parent_run {
+            let shown = env.show(&run);
+            let items = shown["items"].as_array().cloned().unwrap_or_default();
+            let answered = items
+                .iter()
+                .any(|i| i["kind"] == "assistant" && i["text"] == "the task is back");
+            if answered {
+                break items;
+            }
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the task's result was not delivered while chat waited"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let result = delivered
+        .iter()
+        .find(|i| i["kind"] == "notification")
+        .unwrap_or_else(|| panic!("no notification in {delivered:?}"));
+    assert_eq!(kind(result), "task_result");
+    assert_eq!(payload(result)["result"], "child done");
+    stdin
+        .write_all(b"/quit\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    drop(stdin);
+    let out = child_process
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
