@@ -66,6 +66,9 @@ enum Command {
         /// System text for a new run; it becomes the `caller-instructions` note.
         #[arg(long, value_name = "TEXT")]
         instructions: Option<String>,
+        /// Earlier messages for a new run, one {"role":"user"|"assistant","content"} per line.
+        #[arg(long, value_name = "FILE.jsonl", conflicts_with = "run")]
+        history: Option<PathBuf>,
     },
     /// Move a run to another preset: preview a summary draft, edit it, then --go.
     Handoff {
@@ -247,6 +250,7 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             flags,
             run,
             instructions,
+            history,
         } => {
             let config = load_config(&flags.policy)?;
             let db = paths::db_path(cli.db.as_ref())?;
@@ -255,6 +259,7 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 &flags,
                 run,
                 instructions,
+                history,
                 &db,
                 &store_options(&config),
             )

@@ -347,18 +347,10 @@ fn stdin_reader() -> std::io::BufReader<std::io::Stdin> {
     std::io::BufReader::new(std::io::stdin())
 }
 
-/// `keel run "TASK"`.
-pub fn run(
-    config: &Config,
-    flags: &RunFlags,
-    task: &str,
-    instructions: Option<String>,
-    history: Option<PathBuf>,
-    db: &std::path::Path,
-    options: &StoreOptions,
-) -> Result<ExitCode> {
-    // Caller messages are read and validated before anything is written (system-notes.md N13).
-    let messages = match &history {
+/// `--history FILE.jsonl`, read and validated before anything is written (system-notes.md
+/// N13): a role-`system` line is refused with its index.
+fn read_history(history: Option<&Path>) -> Result<Vec<CallerMessage>> {
+    let messages = match history {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read --history {}", path.display()))?;
@@ -375,6 +367,20 @@ pub fn run(
         messages.iter().map(|m| m.role.as_str()),
     )
     .map_err(keel_store::StoreError::from)?;
+    Ok(messages)
+}
+
+/// `keel run "TASK"`.
+pub fn run(
+    config: &Config,
+    flags: &RunFlags,
+    task: &str,
+    instructions: Option<String>,
+    history: Option<PathBuf>,
+    db: &std::path::Path,
+    options: &StoreOptions,
+) -> Result<ExitCode> {
+    let messages = read_history(history.as_deref())?;
     let mut s = session(config, flags, db, options, None, Role::Person)?;
     let run_id = ids::unique("run");
     let mut next_id = item_ids();
@@ -494,9 +500,11 @@ pub fn chat(
     flags: &RunFlags,
     existing: Option<String>,
     instructions: Option<String>,
+    history: Option<PathBuf>,
     db: &std::path::Path,
     options: &StoreOptions,
 ) -> Result<ExitCode> {
+    let messages = read_history(history.as_deref())?;
     let mut s = session(
         config,
         flags,
@@ -523,7 +531,7 @@ pub fn chat(
                     preset: s.preset.clone(),
                     now: ids::now(),
                     field: CallerField::SeedMessages,
-                    messages: Vec::new(),
+                    messages,
                     instructions,
                 },
                 &mut next_id,
