@@ -680,3 +680,86 @@ fn chat_takes_history_too_and_refuses_a_system_line_before_writing() {
         ["my name is Ada", "Hello Ada", "what is my name?"]
     );
 }
+
+/// A llama.cpp abort in the worker fails the call with a clear error; the run keeps everything
+/// it had and `keel runs resume` continues it on a fresh worker.
+#[test]
+fn a_worker_abort_leaves_the_run_intact_and_resumable() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let gguf = env.dir.path().join("m.gguf");
+    std::fs::write(&gguf, b"GGUF").unwrap_or_else(|e| panic!("{e}"));
+    let worker = |name: &str, body: &str| {
+        let path = env.dir.path().join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+            .unwrap_or_else(|e| panic!("{e}"));
+        path
+    };
+    let ready = r#"echo '{"ready":true,"n_ctx":4096}'"#;
+    let aborting = worker(
+        "abort.sh",
+        &format!("{ready}\nread line\necho 'GGML_ASSERT failed' >&2\nkill -ABRT $$"),
+    );
+    let model = format!("local:{}", gguf.display());
+    let (code, _, err) = env.keel_env(
+        &["run", "say hello", "--model", &model],
+        &[("KEEL_LLM_WORKER", &aborting)],
+        "",
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("llama.cpp aborted (SIGABRT)"), "{err}");
+    assert!(err.contains("keel runs resume"), "{err}");
+    let run = env.only_run();
+    let shown = env.show(&run);
+    assert_eq!(shown["items"][0]["kind"], "user", "{shown}");
+    assert_eq!(shown["items"][0]["text"], "say hello", "{shown}");
+    let answering = worker(
+        "answer.sh",
+        &format!(
+            "{ready}\nread line\necho '{{\"text\":\"{{\\\"reply\\\": \\\"hello\\\"}}\",\"finished\":true,\"prompt_tokens\":3}}'\nread line"
+        ),
+    );
+    let (code, out, err) = env.keel_env(
+        &["runs", "resume", &run],
+        &[("KEEL_LLM_WORKER", &answering)],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("hello"), "{out}");
+    let kinds: Vec<String> = env.show(&run)["items"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|i| i["kind"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(kinds, ["user", "assistant"]);
+}
+
+#[test]
+fn a_notification_after_keel_run_exits_is_delivered_by_resume() {
+    let env = Env::new();
+    let first = env.script("first.jsonl", &[json!({"text": "started"})]);
+    let (code, _, err) = env.keel(&["run", "start", "--model", &first], "");
+    assert_eq!(code, 0, "{err}");
+    let run = env.only_run();
+    let (code, _, err) = env.keel(
+        &["notify", &run, "--kind", "search_result", "--id", "s1"],
+        "{\"answer\":\"42\"}",
+    );
+    assert_eq!(code, 0, "{err}");
+    let later = env.script("later.jsonl", &[json!({"text": "The search says 42."})]);
+    let (code, out, err) = env.keel(&["runs", "resume", &run, "--model", &later], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("The search says 42."), "{out}");
+    let shown = env.show(&run);
+    let items = shown["items"].as_array().cloned().unwrap_or_default();
+    let notification = items
+        .iter()
+        .find(|i| i["kind"] == "notification")
+        .unwrap_or_else(|| panic!("{shown}"));
+    assert_eq!(notification["notification_id"], "s1");
+    assert_eq!(notification["merged_with_user"], false);
+}
