@@ -417,6 +417,7 @@ pub fn resume(
     options: &StoreOptions,
 ) -> Result<ExitCode> {
     let mut s = session(config, flags, db, options, Some(run_id), Role::Person)?;
+    crate::tasks::report_orphaned_tasks(&mut s.store, &s.hub, run_id)?;
     // "Allow for this run" answers given before still hold.
     if let Some(policy) = s.gate.policy() {
         policy.restore_answers(&s.store.approvals(run_id)?);
@@ -518,6 +519,7 @@ pub fn chat(
             if let Some(policy) = s.gate.policy() {
                 policy.restore_answers(&s.store.approvals(&id)?);
             }
+            crate::tasks::report_orphaned_tasks(&mut s.store, &s.hub, &id)?;
             id
         }
         None => {

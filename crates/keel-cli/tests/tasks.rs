@@ -275,3 +275,82 @@ fn keel_chat_delivers_a_task_result_while_it_waits_for_the_person() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_task_left_by_a_killed_process_is_reported_failed_on_resume() {
+    let env = Env::new();
+    let child = env.script(
+        "child.jsonl",
+        &[json!({"text": "too late", "delay_ms": 60000})],
+    );
+    config(&env, &child);
+    let parent = env.script(
+        "parent.jsonl",
+        &[
+            call("spawn_task", json!({"task": "take your time"})),
+            json!({"text": "started it"}),
+        ],
+    );
+    let mut keel = env
+        .cmd(&["run", "delegate", "--model", &parent, "--approval", "deny"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while runs(&env).len() < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the task never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    keel.kill().unwrap_or_else(|e| panic!("{e}"));
+    let _ = keel.wait();
+    let parent_id = runs(&env)
+        .iter()
+        .find(|r| r["origin"].is_null())
+        .and_then(|r| r["id"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    let after = env.script("after.jsonl", &[json!({"text": "the task failed"})]);
+    let (code, out, err) = env.keel(
+        &[
+            "runs",
+            "resume",
+            &parent_id,
+            "--model",
+            &after,
+            "--approval",
+            "deny",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("left unfinished by a stopped process"),
+        "{err}"
+    );
+    assert!(out.contains("the task failed"), "{out}");
+    let shown = env.show(&parent_id);
+    let delivered = notifications(&shown);
+    assert_eq!(delivered.len(), 1, "{shown}");
+    let end = payload(&delivered[0]);
+    assert_eq!(end["status"], "failed", "never reported as done: {end}");
+    // Resuming again reports nothing twice.
+    let (code, _, err) = env.keel(
+        &[
+            "runs",
+            "resume",
+            &parent_id,
+            "--model",
+            &after,
+            "--approval",
+            "deny",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("left unfinished"), "{err}");
+}

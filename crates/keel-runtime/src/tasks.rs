@@ -122,6 +122,11 @@ impl TaskHub {
         self.changed();
     }
 
+    /// Whether task `child` runs in this process.
+    pub fn is_running(&self, child: &str) -> bool {
+        self.state().running.contains_key(child)
+    }
+
     pub fn task_ended(&self, child: &str) {
         self.state().running.remove(child);
         self.changed();
@@ -197,6 +202,12 @@ pub fn task_result_payload(child: &str, end: &TaskEnd) -> String {
     json!({"run_id": child, "status": end.status.as_str(), "result": end.result}).to_string()
 }
 
+/// The id of a task's `task_result` notification: one per task, so a result queued twice is
+/// delivered once (notifications.md N27a).
+pub fn task_result_id(child: &str) -> String {
+    format!("task-result-{child}")
+}
+
 /// Queues a task's end for its parent and marks it ended. The notification's id is the child
 /// run's, so a task's result is delivered once even if this is called again.
 pub fn finish_task(
@@ -210,7 +221,7 @@ pub fn finish_task(
     let queued = store.enqueue_notification(
         parent,
         NewNotification {
-            id: format!("task-result-{child}"),
+            id: task_result_id(child),
             kind: NotificationKind::TaskResult,
             payload: task_result_payload(child, end),
             now,
