@@ -182,15 +182,15 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
             })).collect::<Vec<_>>(),
         });
         let mut value = value;
-        if !run.skipped_notes.is_empty() {
-            if let Value::Object(map) = &mut value {
-                let skipped: Vec<Value> = run
-                    .skipped_notes
-                    .iter()
-                    .map(|(position, reason)| json!({"position": position, "reason": reason}))
-                    .collect();
-                map.insert("skipped_notes".into(), Value::Array(skipped));
-            }
+        if !run.skipped_notes.is_empty()
+            && let Value::Object(map) = &mut value
+        {
+            let skipped: Vec<Value> = run
+                .skipped_notes
+                .iter()
+                .map(|(position, reason)| json!({"position": position, "reason": reason}))
+                .collect();
+            map.insert("skipped_notes".into(), Value::Array(skipped));
         }
         return Ok(format!("{value}\n"));
     }
