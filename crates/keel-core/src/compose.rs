@@ -7,6 +7,8 @@
 //! after index 0 may have the `system` or `developer` role, and every tool call is answered by
 //! exactly one `tool` message.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::envelope::tool_message_content;
@@ -169,6 +171,7 @@ pub fn compose(input: &ComposeInput<'_>) -> Result<ModelRequest, ComposeError> {
     // the items after it and before the next call with the same id.
     let items = input.items;
     let mut consumed = vec![false; items.len()];
+    let by_call = index_by_call(items);
     let mut conversation = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         match &item.body {
@@ -176,11 +179,9 @@ pub fn compose(input: &ComposeInput<'_>) -> Result<ModelRequest, ComposeError> {
             ItemBody::Assistant { text, tool_calls } => {
                 conversation.push(assistant_message(text, tool_calls));
                 for call in tool_calls {
-                    let answer =
-                        answer_for(items, i, &call.id, &mut consumed).ok_or_else(|| {
-                            ComposeError::UnansweredToolCall {
-                                call_id: call.id.clone(),
-                            }
+                    let answer = answer_for(items, &by_call, i, &call.id, &mut consumed)
+                        .ok_or_else(|| ComposeError::UnansweredToolCall {
+                            call_id: call.id.clone(),
                         })?;
                     conversation.push(ChatMessage::tool(&call.id, answer));
                 }
@@ -225,12 +226,48 @@ pub fn compose(input: &ComposeInput<'_>) -> Result<ModelRequest, ComposeError> {
     Ok(ModelRequest { messages })
 }
 
+/// For each call id, the positions of the items that make or answer a call with it, in order:
+/// so a call finds its answer without scanning the rest of the run (a run of n calls composes
+/// in O(n log n), not O(n²)).
+fn index_by_call(items: &[Item]) -> HashMap<&str, Vec<usize>> {
+    let mut by_call: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (j, item) in items.iter().enumerate() {
+        match &item.body {
+            ItemBody::Assistant { tool_calls, .. } => {
+                for call in tool_calls {
+                    let at = by_call.entry(call.id.as_str()).or_default();
+                    // One entry per item, even if a reply repeats an id.
+                    if at.last() != Some(&j) {
+                        at.push(j);
+                    }
+                }
+            }
+            ItemBody::ToolResult { call_id, .. }
+            | ItemBody::Diagnostic(
+                Diagnostic::ToolCallStatus { call_id, .. }
+                | Diagnostic::DispatchUnknown { call_id, .. },
+            ) => by_call.entry(call_id.as_str()).or_default().push(j),
+            _ => {}
+        }
+    }
+    by_call
+}
+
 /// The answer to call `id` made by item `at`: the last diagnostic for it, else its first
 /// result, among the items before the next call that reuses the id. Marks what it used.
-fn answer_for(items: &[Item], at: usize, id: &str, consumed: &mut [bool]) -> Option<String> {
+fn answer_for(
+    items: &[Item],
+    by_call: &HashMap<&str, Vec<usize>>,
+    at: usize,
+    id: &str,
+    consumed: &mut [bool],
+) -> Option<String> {
     let mut result = None;
     let mut diagnostic = None;
-    for (j, item) in items.iter().enumerate().skip(at + 1) {
+    let positions = by_call.get(id).map_or(&[][..], Vec::as_slice);
+    let start = positions.partition_point(|&j| j <= at);
+    for &j in &positions[start..] {
+        let item = &items[j];
         match &item.body {
             ItemBody::Assistant { tool_calls, .. } if tool_calls.iter().any(|c| c.id == id) => {
                 break;

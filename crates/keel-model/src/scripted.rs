@@ -64,6 +64,11 @@ pub struct ScriptedModel {
     /// Every request received, in order.
     pub requests: Vec<(ModelRequest, Vec<ToolSpec>)>,
     log: Option<std::path::PathBuf>,
+    /// Off for benchmarks, where copying every request would be the provider's cost, not
+    /// keel's.
+    keep_requests: bool,
+    /// Requests received so far.
+    asked: usize,
 }
 
 impl ScriptedModel {
@@ -86,10 +91,18 @@ impl ScriptedModel {
             replies: replies.into(),
             requests: Vec::new(),
             log: None,
+            keep_requests: true,
+            asked: 0,
         }
     }
 
     /// Also append every request, as `{"messages": [...], "tools": [names]}`, to `path`.
+    /// Stops keeping the requests it receives (`requests` stays empty).
+    pub fn forgetting_requests(mut self) -> Self {
+        self.keep_requests = false;
+        self
+    }
+
     pub fn log_requests_to(mut self, path: std::path::PathBuf) -> Self {
         self.log = Some(path);
         self
@@ -196,13 +209,15 @@ impl Model for ScriptedModel {
         tools: &[ToolSpec],
         on_text: &mut dyn FnMut(&str),
     ) -> Result<ModelReply, ModelError> {
-        self.requests.push((request.clone(), tools.to_vec()));
+        self.asked += 1;
+        if self.keep_requests {
+            self.requests.push((request.clone(), tools.to_vec()));
+        }
         self.log(request, tools)?;
         let scripted = self.replies.pop_front().ok_or_else(|| {
             ModelError::Exhausted(format!(
                 "{} has no more replies (keel asked for reply {})",
-                self.name,
-                self.requests.len()
+                self.name, self.asked
             ))
         })?;
         std::thread::sleep(scripted.delay);

@@ -2,7 +2,9 @@
 //! gate, ledger and persist — with the scripted provider, on runs of 10, 1k and 10k items.
 //! Target (issue 5): p50 ≤ 0.5 ms at every size, flat in history length. Each sample is one
 //! model step that calls `list_dir` once (gate + ledger + tool + persist), measured from the
-//! agent's side (the scripted model answers instantly).
+//! agent's side (the scripted model answers instantly, and keeps no copy of the requests).
+//! The history is users, tool calls, their results and replies; the first step of the turn
+//! composes all of it, later steps only what they appended.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -61,15 +63,37 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .map(|i| NewItem {
                 id: ItemId::try_from(format!("h{i}")).unwrap_or_else(|_| unreachable!()),
                 ts: Timestamp(0),
-                body: if i % 2 == 0 {
-                    ItemBody::User {
-                        text: format!("message {i} about the project plan"),
-                    }
+                // User, a tool call, its result, a reply: the history a real run has.
+                // (The last item is never a call left without its result.)
+                body: match if i + 1 == size && i % 4 == 1 {
+                    3
                 } else {
-                    ItemBody::Assistant {
+                    i % 4
+                } {
+                    0 => ItemBody::User {
+                        text: format!("message {i} about the project plan"),
+                    },
+                    1 => ItemBody::Assistant {
+                        text: String::new(),
+                        tool_calls: vec![ToolCall {
+                            id: format!("h{i}"),
+                            name: "read_file".into(),
+                            arguments: serde_json::json!({"path": format!("notes/{i}.md")}),
+                        }],
+                    },
+                    2 => ItemBody::ToolResult {
+                        call_id: format!("h{}", i - 1),
+                        tool: "read_file".into(),
+                        output: keel_core::item::Untrusted::new(format!(
+                            "contents of notes/{}.md: the plan, step {i}",
+                            i - 1
+                        )),
+                        is_error: false,
+                    },
+                    _ => ItemBody::Assistant {
                         text: format!("reply {i}: noted, here is what I found"),
                         tool_calls: vec![],
-                    }
+                    },
                 },
             })
             .collect();
@@ -97,7 +121,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 tool_calls: vec![],
             }))
             .collect();
-        let mut model = ScriptedModel::from_replies("bench", replies);
+        let mut model = ScriptedModel::from_replies("bench", replies).forgetting_requests();
         let env = GateEnv {
             cwd: cwd.clone(),
             workspaces: vec![],

@@ -120,10 +120,9 @@ impl Default for CompactionSettings {
 /// The default share of the context window a request may fill before compaction.
 pub const DEFAULT_COMPACTION_THRESHOLD_PERCENT: u64 = 80;
 
-/// The chars a request's messages carry, for the compaction estimate.
-fn request_chars(request: &ModelRequest) -> usize {
-    request
-        .messages
+/// The chars messages carry, for the compaction estimate.
+fn message_chars(messages: &[keel_core::compose::ChatMessage]) -> usize {
+    messages
         .iter()
         .map(|m| {
             m.content.as_deref().map_or(0, |c| c.chars().count())
@@ -183,6 +182,22 @@ pub struct Agent<'a> {
 #[derive(Default)]
 pub struct TurnCache {
     run: Option<(String, RunRecord)>,
+    composed: Option<Composed>,
+}
+
+/// The last request composed, kept between steps so a step composes only the items appended
+/// since (the run's items are append-only). Valid for one run and one compaction round.
+struct Composed {
+    run: String,
+    round: Option<u32>,
+    /// How many of the run's items the conversation covers.
+    covered: usize,
+    /// The chars of the conversation (everything after the system message), for the
+    /// compaction estimate.
+    conversation_chars: usize,
+    /// The request itself, once sent (it is lent to the model meanwhile); a request that was
+    /// never sent is never extended.
+    request: Option<ModelRequest>,
 }
 
 impl Agent<'_> {
@@ -405,9 +420,69 @@ impl Agent<'_> {
     }
 
     /// The request for the run as stored: after a compaction, the summary note plus what was
-    /// not folded.
-    fn request(&mut self, run: &str, head: &str) -> Result<ModelRequest, LoopError> {
+    /// not folded. Composes only the items appended since the previous request of this run
+    /// (kept by [`Self::keep_request`]); anything that could change an earlier message — a
+    /// compaction, a diagnostic that replaces an earlier call's tool message, a slice that does
+    /// not stand on its own — composes the whole run again. Returns the request and its
+    /// estimated chars.
+    fn request(&mut self, run: &str, head: &str) -> Result<(ModelRequest, usize), LoopError> {
+        let previous = self.cache.composed.take();
         let record = self.record(run)?;
+        let round = record.compaction.as_ref().map(|c| c.round);
+        let notes = &record.notes;
+        let reusable = previous.filter(|p| {
+            p.run == run && p.round.is_none() && round.is_none() && p.covered <= record.items.len()
+        });
+        if let Some(previous) = reusable
+            && let Some(mut request) = previous.request
+        {
+            let fresh = &record.items[previous.covered..];
+            let replaces_earlier = fresh.iter().any(|i| {
+                matches!(
+                    i.body,
+                    ItemBody::Diagnostic(
+                        Diagnostic::ToolCallStatus { .. } | Diagnostic::DispatchUnknown { .. }
+                    )
+                )
+            });
+            if !replaces_earlier
+                && let Ok(part) = compose(&ComposeInput {
+                    stable_head: head,
+                    volatile: &[],
+                    notes,
+                    items: fresh,
+                })
+            {
+                let mut messages = part.messages.into_iter();
+                if let (Some(system), Some(slot)) = (messages.next(), request.messages.first_mut())
+                {
+                    *slot = system;
+                }
+                let added: Vec<_> = messages.collect();
+                let conversation_chars = previous.conversation_chars + message_chars(&added);
+                request.messages.extend(added);
+                let chars = conversation_chars + message_chars(&request.messages[..1]);
+                // Every test run checks the increment against composing the whole run.
+                #[cfg(debug_assertions)]
+                {
+                    let whole = compose(&ComposeInput {
+                        stable_head: head,
+                        volatile: &[],
+                        notes,
+                        items: &record.items,
+                    });
+                    debug_assert_eq!(whole.as_ref().ok(), Some(&request), "incremental compose");
+                }
+                self.cache.composed = Some(Composed {
+                    run: run.to_string(),
+                    round,
+                    covered: record.items.len(),
+                    conversation_chars,
+                    request: None,
+                });
+                return Ok((request, chars));
+            }
+        }
         let visible;
         let items = match &record.compaction {
             Some(c) => {
@@ -416,15 +491,32 @@ impl Agent<'_> {
             }
             None => &record.items[..],
         };
-        Ok(compose(&ComposeInput {
+        let request = compose(&ComposeInput {
             stable_head: head,
             volatile: &[],
-            notes: &record.notes,
+            notes,
             items,
-        })?)
+        })?;
+        let conversation_chars = message_chars(&request.messages[1..]);
+        let chars = conversation_chars + message_chars(&request.messages[..1]);
+        self.cache.composed = Some(Composed {
+            run: run.to_string(),
+            round,
+            covered: record.items.len(),
+            conversation_chars,
+            request: None,
+        });
+        Ok((request, chars))
     }
 
-    fn over_threshold(&self, request: &ModelRequest) -> bool {
+    /// Keeps the request just sent, so the next step of the run extends it.
+    fn keep_request(&mut self, request: ModelRequest) {
+        if let Some(composed) = self.cache.composed.as_mut() {
+            composed.request = Some(request);
+        }
+    }
+
+    fn over_threshold(&self, chars: usize) -> bool {
         let settings = self.settings.compaction;
         let Some(window) = settings
             .context_window
@@ -432,8 +524,7 @@ impl Agent<'_> {
         else {
             return false;
         };
-        compaction::estimate_tokens(request_chars(request)) * 100
-            > window * settings.threshold_percent
+        compaction::estimate_tokens(chars) * 100 > window * settings.threshold_percent
     }
 
     /// One compaction round. `false` when there was nothing to fold, or (before a call that
@@ -569,9 +660,9 @@ impl Agent<'_> {
         head: &str,
         specs: &[ToolSpec],
     ) -> Result<keel_model::ModelReply, LoopError> {
-        let mut request = self.request(run, head)?;
-        if self.over_threshold(&request) && self.compact(run, Trigger::Threshold)? {
-            request = self.request(run, head)?;
+        let (mut request, chars) = self.request(run, head)?;
+        if self.over_threshold(chars) && self.compact(run, Trigger::Threshold)? {
+            request = self.request(run, head)?.0;
         }
         let mut compacted = false;
         loop {
@@ -580,9 +671,14 @@ impl Agent<'_> {
                 .model
                 .complete(&request, specs, &mut |t| events(Event::Text(t.to_string())))
             {
-                Ok(reply) => return Ok(reply),
+                Ok(reply) => {
+                    self.keep_request(request);
+                    return Ok(reply);
+                }
                 Err(e) => e,
             };
+            // A failed request is not kept: the next one is composed whole.
+            self.cache.composed = None;
             match failure {
                 ModelError::ContextOverflow(first) if !compacted => {
                     compacted = true;
@@ -606,7 +702,7 @@ impl Agent<'_> {
                 }
                 other => return Err(other.into()),
             }
-            request = self.request(run, head)?;
+            request = self.request(run, head)?.0;
         }
     }
 
