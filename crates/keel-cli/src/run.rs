@@ -195,9 +195,12 @@ pub(crate) fn session(
     if let Some(prompt) = preset.and_then(|p| p.system_prompt.clone()) {
         base = format!("{base}\n\n{prompt}");
     }
+    let mut model = model_for(&model_spec, config, flags.base_url.as_deref())?;
+    // Ctrl-C also stops a model call in flight, not only the next step.
+    model.watch_cancel(cancel_flag());
     Ok(Session {
         store,
-        model: model_for(&model_spec, config, flags.base_url.as_deref())?,
+        model,
         model_spec,
         preset: preset_name,
         gate,
@@ -335,6 +338,12 @@ fn is_cancelled(e: &anyhow::Error) -> bool {
 
 fn report_end(s: &Session, run: &str, end: Option<keel_runtime::agent::TurnEnd>) {
     println!();
+    if let Some(used) = end.as_ref().and_then(|e| e.usage) {
+        eprintln!(
+            "keel: {} prompt + {} completion tokens this turn",
+            used.prompt_tokens, used.completion_tokens
+        );
+    }
     if end.is_some_and(|e| e.hit_step_limit) {
         eprintln!(
             "keel: stopped at the step limit ({}); `keel runs resume {run}` continues",

@@ -763,3 +763,55 @@ fn a_notification_after_keel_run_exits_is_delivered_by_resume() {
     assert_eq!(notification["notification_id"], "s1");
     assert_eq!(notification["merged_with_user"], false);
 }
+
+/// Ctrl-C while the model is still answering stops that call, not only the next step: the run
+/// keeps the user's turn, open, and resumes.
+#[test]
+fn ctrl_c_during_a_model_answer_stops_it_and_the_run_resumes() {
+    let env = Env::new();
+    let model = env.script(
+        "slow.jsonl",
+        &[json!({"text": "never shown", "delay_ms": 60000})],
+    );
+    let child = env
+        .cmd(&[
+            "run",
+            "wait for it",
+            "--model",
+            &model,
+            "--approval",
+            "deny",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    // The run exists (and the model is being asked) once the database has it.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while env.only_run().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    );
+    let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    // 130 from the cancelled call: a 60 s answer cannot have finished.
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let run = env.only_run();
+    let shown = env.show(&run);
+    assert_eq!(shown["items"].as_array().map(Vec::len), Some(1), "{shown}");
+    let quick = env.script(
+        "quick.jsonl",
+        &[json!({"text": "here I am", "usage": {"prompt_tokens": 40, "completion_tokens": 3}})],
+    );
+    let (code, out, err) = env.keel(&["runs", "resume", &run, "--model", &quick], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("here I am"), "{out}");
+    assert!(
+        err.contains("keel: 40 prompt + 3 completion tokens this turn"),
+        "{err}"
+    );
+}

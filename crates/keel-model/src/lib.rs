@@ -34,6 +34,43 @@ pub struct ToolSpec {
 pub struct ModelReply {
     pub text: String,
     pub tool_calls: Vec<ToolCall>,
+    /// The tokens the call used, when the provider says.
+    pub usage: Option<Usage>,
+}
+
+/// Tokens one call used.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+impl Usage {
+    /// Reads `{"prompt_tokens", "completion_tokens"}` (the Chat Completions `usage` object, and
+    /// the local worker's answer); `None` when neither is there.
+    pub fn from_json(value: &Value) -> Option<Self> {
+        let prompt = value["prompt_tokens"].as_u64();
+        let completion = value["completion_tokens"].as_u64();
+        (prompt.is_some() || completion.is_some()).then(|| Self {
+            prompt_tokens: prompt.unwrap_or(0),
+            completion_tokens: completion.unwrap_or(0),
+        })
+    }
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Self) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+    }
+}
+
+/// Set from outside (Ctrl-C) to stop a call in flight; providers look at it between the
+/// pieces of an answer.
+pub type CancelFlag = std::sync::Arc<std::sync::atomic::AtomicBool>;
+
+fn is_set(flag: Option<&CancelFlag>) -> bool {
+    flag.is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -54,6 +91,9 @@ pub enum ModelError {
     ToolResultRejected { call_id: String, message: String },
     #[error("the model call failed: {0}")]
     Failed(String),
+    /// Stopped on request while the model was answering; nothing of the answer is used.
+    #[error("the model call was cancelled")]
+    Cancelled,
 }
 
 /// A language model, as keel uses it.
@@ -66,6 +106,10 @@ pub trait Model {
     fn context_window(&self) -> Option<u64> {
         None
     }
+
+    /// Gives the provider a flag to watch during calls: once set, a call in flight stops with
+    /// [`ModelError::Cancelled`] at its next chance. Providers that answer at once ignore it.
+    fn watch_cancel(&mut self, _flag: CancelFlag) {}
 
     /// One call. `on_text` receives reply text as it streams.
     fn complete(

@@ -119,6 +119,7 @@ pub struct LocalModel {
     name: String,
     settings: LocalSettings,
     running: Option<Running>,
+    cancel: Option<crate::CancelFlag>,
 }
 
 impl LocalModel {
@@ -134,6 +135,7 @@ impl LocalModel {
             name: name.to_string(),
             settings,
             running: None,
+            cancel: None,
         })
     }
 
@@ -201,6 +203,7 @@ impl LocalModel {
                 s.start_timeout.as_secs()
             )),
             Wait::Gone => ModelError::Failed(running.death("while loading the model")),
+            Wait::Cancelled => ModelError::Cancelled,
         })?;
         let ready: Value = serde_json::from_str(&ready).unwrap_or_default();
         if ready["ready"] != true {
@@ -257,6 +260,7 @@ impl LocalModel {
 enum Wait {
     Timeout,
     Gone,
+    Cancelled,
 }
 
 impl Running {
@@ -265,6 +269,28 @@ impl Running {
             Ok(line) => Ok(line),
             Err(RecvTimeoutError::Timeout) => Err(Wait::Timeout),
             Err(RecvTimeoutError::Disconnected) => Err(Wait::Gone),
+        }
+    }
+
+    /// The next line within `timeout`, looking at `cancel` every 50 ms.
+    fn next_line_unless(
+        &mut self,
+        timeout: Duration,
+        cancel: Option<&crate::CancelFlag>,
+    ) -> Result<String, Wait> {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            if crate::is_set(cancel) {
+                return Err(Wait::Cancelled);
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Err(Wait::Timeout);
+            }
+            match self.next_line(left.min(Duration::from_millis(50))) {
+                Err(Wait::Timeout) => continue,
+                other => return other,
+            }
         }
     }
 
@@ -330,7 +356,7 @@ fn parse_output(text: &str, finished: bool, max_tokens: usize) -> Result<ModelRe
                 let partial = rest.trim_start().trim_start_matches('"');
                 return Ok(ModelReply {
                     text: format!("{partial}…"),
-                    tool_calls: vec![],
+                    ..ModelReply::default()
                 });
             }
             return Err(ModelError::Failed(format!(
@@ -348,17 +374,17 @@ fn parse_output(text: &str, finished: bool, max_tokens: usize) -> Result<ModelRe
     if let Some(reply) = value["reply"].as_str() {
         return Ok(ModelReply {
             text: reply.to_string(),
-            tool_calls: vec![],
+            ..ModelReply::default()
         });
     }
     match (value["tool"].as_str(), value.get("arguments")) {
         (Some(name), arguments) => Ok(ModelReply {
-            text: String::new(),
             tool_calls: vec![ToolCall {
                 id: String::new(),
                 name: name.to_string(),
                 arguments: arguments.cloned().unwrap_or_else(|| json!({})),
             }],
+            ..ModelReply::default()
         }),
         _ => Err(ModelError::Failed(format!(
             "the local model answered neither a reply nor a call: {}",
@@ -370,6 +396,10 @@ fn parse_output(text: &str, finished: bool, max_tokens: usize) -> Result<ModelRe
 impl Model for LocalModel {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn watch_cancel(&mut self, flag: crate::CancelFlag) {
+        self.cancel = Some(flag);
     }
 
     fn context_window(&self) -> Option<u64> {
@@ -401,7 +431,7 @@ impl Model for LocalModel {
         };
         let sent = writeln!(running.stdin, "{line}").and_then(|()| running.stdin.flush());
         let answer = match sent {
-            Ok(()) => running.next_line(timeout),
+            Ok(()) => running.next_line_unless(timeout, self.cancel.as_ref()),
             Err(_) => Err(Wait::Gone),
         };
         let answer = match answer {
@@ -413,6 +443,11 @@ impl Model for LocalModel {
                      request_timeout_secs)",
                     timeout.as_secs()
                 )));
+            }
+            Err(Wait::Cancelled) => {
+                // The worker is mid-answer: stopping it is the only way to stop the answer.
+                self.running = None;
+                return Err(ModelError::Cancelled);
             }
             Err(Wait::Gone) => {
                 let why = running.death("while answering");
@@ -434,6 +469,7 @@ impl Model for LocalModel {
         let text = answer["text"].as_str().unwrap_or_default();
         let finished = answer["finished"].as_bool().unwrap_or(false);
         let mut reply = parse_output(text, finished, self.settings.max_tokens)?;
+        reply.usage = crate::Usage::from_json(&answer);
         for (i, call) in reply.tool_calls.iter_mut().enumerate() {
             call.id = format!(
                 "local_{}_{i}",

@@ -21,7 +21,7 @@ use keel_core::ToolCall;
 use keel_core::compose::{ModelRequest, Role};
 use serde_json::{Value, json};
 
-use crate::{Model, ModelError, ModelReply, ToolSpec};
+use crate::{CancelFlag, Model, ModelError, ModelReply, ToolSpec, Usage, is_set};
 
 /// Where and how to reach the server; every timeout and the retry policy are configurable.
 #[derive(Clone, Debug)]
@@ -92,6 +92,7 @@ pub struct OpenAiModel {
     settings: HttpSettings,
     endpoint: String,
     client: reqwest::blocking::Client,
+    cancel: Option<CancelFlag>,
 }
 
 impl OpenAiModel {
@@ -137,6 +138,7 @@ impl OpenAiModel {
             endpoint: format!("{}/chat/completions", settings.base_url),
             settings,
             client,
+            cancel: None,
         })
     }
 
@@ -269,6 +271,10 @@ impl Model for OpenAiModel {
         self.settings.context_window
     }
 
+    fn watch_cancel(&mut self, flag: CancelFlag) {
+        self.cancel = Some(flag);
+    }
+
     fn complete(
         &mut self,
         request: &ModelRequest,
@@ -280,6 +286,9 @@ impl Model for OpenAiModel {
         let endpoint = &self.endpoint;
         let mut retry = 0;
         loop {
+            if is_set(self.cancel.as_ref()) {
+                return Err(ModelError::Cancelled);
+            }
             let sent = self
                 .client
                 .post(endpoint)
@@ -305,7 +314,7 @@ impl Model for OpenAiModel {
             let status = response.status();
             if status.is_success() {
                 // From here on nothing is retried: the reply has begun.
-                return read_reply(response, on_text, endpoint);
+                return read_reply(response, on_text, endpoint, self.cancel.as_ref());
             }
             let code = status.as_u16();
             let wait = retry_after(&response);
@@ -377,6 +386,7 @@ struct PartialCall {
 struct Assembly {
     text: String,
     calls: Vec<(i64, PartialCall)>,
+    usage: Option<Usage>,
 }
 
 impl Assembly {
@@ -447,6 +457,7 @@ impl Assembly {
         Ok(ModelReply {
             text: self.text,
             tool_calls,
+            usage: self.usage,
         })
     }
 }
@@ -464,6 +475,7 @@ fn read_reply(
     response: reqwest::blocking::Response,
     on_text: &mut dyn FnMut(&str),
     endpoint: &str,
+    cancel: Option<&CancelFlag>,
 ) -> Result<ModelReply, ModelError> {
     let is_stream = response
         .headers()
@@ -489,6 +501,9 @@ fn read_reply(
     let mut reader = std::io::BufReader::new(response);
     let mut line = String::new();
     loop {
+        if is_set(cancel) {
+            return Err(ModelError::Cancelled);
+        }
         line.clear();
         let n = reader.read_line(&mut line).map_err(broken)?;
         let trimmed = line.trim_end_matches(['\n', '\r']);
@@ -514,6 +529,10 @@ fn read_reply(
                 }
                 if !event["choices"][0]["finish_reason"].is_null() {
                     finished = true;
+                }
+                // Servers that report usage send it in a last chunk (often with no choices).
+                if let Some(usage) = Usage::from_json(&event["usage"]) {
+                    assembly.usage = Some(usage);
                 }
                 let delta = &event["choices"][0]["delta"];
                 if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
@@ -574,7 +593,10 @@ fn parse_completion(
             body.chars().take(200).collect::<String>()
         )));
     }
-    let mut assembly = Assembly::default();
+    let mut assembly = Assembly {
+        usage: Usage::from_json(&value["usage"]),
+        ..Assembly::default()
+    };
     if let Some(text) = message["content"].as_str() {
         if !text.is_empty() {
             on_text(text);

@@ -4,7 +4,7 @@
 //! within the script. A line may instead fail the way a provider does —
 //! `{"error": "context_overflow" | "failed", "message"?: "..."}`, or reject one tool result of
 //! the request as an API does, `{"error": "tool_result_rejected", "call_id": "..."}` — and any
-//! line may carry
+//! line may carry `"usage": {"prompt_tokens", "completion_tokens"}` and
 //! `"delay_ms": N` to answer slowly (for timeouts). Each request it receives is kept, so tests
 //! can assert on what keel sent, and, with [`ScriptedModel::log_requests_to`], appended to a
 //! file as one JSON line per request, so tests of the `keel` binary can too.
@@ -29,6 +29,8 @@ struct ScriptLine {
     message: Option<String>,
     /// The call whose tool result a `tool_result_rejected` line rejects.
     call_id: Option<String>,
+    /// `{"prompt_tokens", "completion_tokens"}`, reported as the call's usage.
+    usage: Option<Value>,
     #[serde(default)]
     delay_ms: u64,
 }
@@ -69,6 +71,7 @@ pub struct ScriptedModel {
     keep_requests: bool,
     /// Requests received so far.
     asked: usize,
+    cancel: Option<crate::CancelFlag>,
 }
 
 impl ScriptedModel {
@@ -93,6 +96,7 @@ impl ScriptedModel {
             log: None,
             keep_requests: true,
             asked: 0,
+            cancel: None,
         }
     }
 
@@ -176,6 +180,7 @@ impl ScriptedModel {
                 None => Ok(ModelReply {
                     text: parsed.text,
                     tool_calls,
+                    usage: parsed.usage.as_ref().and_then(crate::Usage::from_json),
                 }),
             };
             replies.push(Scripted {
@@ -203,6 +208,10 @@ impl Model for ScriptedModel {
         &self.name
     }
 
+    fn watch_cancel(&mut self, flag: crate::CancelFlag) {
+        self.cancel = Some(flag);
+    }
+
     fn complete(
         &mut self,
         request: &ModelRequest,
@@ -220,7 +229,18 @@ impl Model for ScriptedModel {
                 self.name, self.asked
             ))
         })?;
-        std::thread::sleep(scripted.delay);
+        // A slow answer can be cancelled while it is awaited, like a real one.
+        let until = std::time::Instant::now() + scripted.delay;
+        loop {
+            if crate::is_set(self.cancel.as_ref()) {
+                return Err(ModelError::Cancelled);
+            }
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            std::thread::sleep(left.min(std::time::Duration::from_millis(20)));
+        }
         let reply = scripted.reply?;
         if !reply.text.is_empty() {
             on_text(&reply.text);
@@ -257,6 +277,33 @@ mod tests {
             Err(ModelError::Exhausted(_))
         ));
         assert_eq!(m.requests.len(), 3);
+        Ok(())
+    }
+
+    #[test]
+    fn usage_is_reported_and_a_slow_answer_can_be_cancelled()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let script = "{\"text\":\"a\",\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":3}}\n{\"text\":\"b\",\"delay_ms\":30000}\n";
+        let mut m = ScriptedModel::parse("s", script)?;
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        m.watch_cancel(flag.clone());
+        let request = ModelRequest { messages: vec![] };
+        let first = m.complete(&request, &[], &mut |_| {})?;
+        assert_eq!(
+            first.usage,
+            Some(crate::Usage {
+                prompt_tokens: 12,
+                completion_tokens: 3
+            })
+        );
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        // Only a cancel seen during the 30 s wait ends it as Cancelled.
+        let second = m.complete(&request, &[], &mut |_| {});
+        assert!(matches!(second, Err(ModelError::Cancelled)), "{second:?}");
+        let _ = setter.join();
         Ok(())
     }
 

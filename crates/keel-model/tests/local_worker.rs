@@ -89,3 +89,25 @@ fn worker_errors_are_told_apart() {
         "{err}"
     );
 }
+
+#[test]
+fn a_cancel_stops_the_worker_mid_answer() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut m = model(dir.path(), &format!("{READY}\nsleep 30"));
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    m.watch_cancel(flag.clone());
+    let setter = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        flag.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    // Longer than the cancel, shorter than the hang: only the cancel can end it in time.
+    let started = std::time::Instant::now();
+    let result = ask(&mut m);
+    assert!(matches!(result, Err(ModelError::Cancelled)), "{result:?}");
+    assert!(
+        started.elapsed() < Duration::from_millis(450),
+        "{:?}",
+        started.elapsed()
+    );
+    let _ = setter.join();
+}

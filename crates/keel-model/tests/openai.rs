@@ -9,7 +9,7 @@ use std::time::Duration;
 use keel_core::compose::{ChatMessage, ModelRequest, Role, WireFunction, WireToolCall};
 use keel_model::openai::{HttpSettings, OpenAiModel};
 use keel_model::testing::{Server, http, seen, serve, sse};
-use keel_model::{Model, ModelError, ModelReply, ToolSpec};
+use keel_model::{Model, ModelError, ModelReply, ToolSpec, Usage};
 use serde_json::{Value, json};
 
 fn model(server: &Server) -> OpenAiModel {
@@ -124,6 +124,14 @@ fn streamed_text_and_parallel_tool_calls_are_assembled() {
             ("call_b", "list_dir", json!({}))
         ]
     );
+    // The usage a server reports in its last chunk.
+    assert_eq!(
+        reply.usage,
+        Some(Usage {
+            prompt_tokens: 9,
+            completion_tokens: 0
+        })
+    );
 }
 
 #[test]
@@ -139,6 +147,44 @@ fn a_whole_json_completion_is_read_too() {
     assert_eq!(reply.tool_calls.len(), 1);
     assert_eq!(reply.tool_calls[0].id, "call_1");
     assert_eq!(reply.tool_calls[0].arguments, json!({"path": "a.txt"}));
+    assert_eq!(reply.usage, None, "no usage reported, none invented");
+    let body = json!({"choices": [{"message": {"content": "hi"}}], "usage": {"prompt_tokens": 20, "completion_tokens": 2, "total_tokens": 22}});
+    let server = serve(vec![http("200 OK", "", &body.to_string())]);
+    let reply = complete(&mut model(&server))
+        .0
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        reply.usage,
+        Some(Usage {
+            prompt_tokens: 20,
+            completion_tokens: 2
+        })
+    );
+}
+
+#[test]
+fn a_cancel_stops_a_streaming_answer_at_its_next_piece() {
+    let server = serve(vec![sse(&[
+        json!({"choices": [{"delta": {"content": "one "}}]}),
+        json!({"choices": [{"delta": {"content": "two "}}]}),
+        json!({"choices": [{"delta": {"content": "three"}, "finish_reason": "stop"}]}),
+    ])]);
+    let mut m = model(&server);
+    let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    m.watch_cancel(flag.clone());
+    let mut streamed = String::new();
+    let reply = m.complete(&request(), &tools(), &mut |t| {
+        streamed.push_str(t);
+        flag.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    assert!(matches!(reply, Err(ModelError::Cancelled)), "{reply:?}");
+    assert_eq!(streamed, "one ", "nothing after the cancel is read");
+    // Set before the call: nothing is sent.
+    let server = serve(vec![]);
+    let mut m = model(&server);
+    m.watch_cancel(Arc::new(std::sync::atomic::AtomicBool::new(true)));
+    assert!(matches!(complete(&mut m).0, Err(ModelError::Cancelled)));
+    assert!(seen(&server).is_empty());
 }
 
 #[test]

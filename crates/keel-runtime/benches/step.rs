@@ -115,10 +115,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     name: "list_dir".into(),
                     arguments: serde_json::json!({}),
                 }],
+                usage: None,
             })
             .chain(std::iter::once(ModelReply {
                 text: "done".into(),
-                tool_calls: vec![],
+                ..ModelReply::default()
             }))
             .collect();
         let mut model = ScriptedModel::from_replies("bench", replies).forgetting_requests();

@@ -158,6 +158,8 @@ pub struct TurnEnd {
     pub final_text: String,
     pub steps: usize,
     pub hit_step_limit: bool,
+    /// The tokens the turn's model calls used, as far as the provider reported them.
+    pub usage: Option<keel_model::Usage>,
 }
 
 /// One agent: the run's store, a model, the gate, the tools.
@@ -700,6 +702,7 @@ impl Agent<'_> {
                 ModelError::ToolResultRejected { call_id, message } => {
                     self.record_rejected_output(run, &call_id, &message)?;
                 }
+                ModelError::Cancelled => return Err(LoopError::Cancelled),
                 other => return Err(other.into()),
             }
             request = self.request(run, head)?.0;
@@ -774,6 +777,7 @@ impl Agent<'_> {
         let mut final_text = String::new();
         // The previous step's calls, when every one of them failed.
         let mut last_failed: Option<Vec<(String, String)>> = None;
+        let mut usage: Option<keel_model::Usage> = None;
         loop {
             self.check_cancel()?;
             if steps >= self.settings.step_limit {
@@ -787,9 +791,13 @@ impl Agent<'_> {
                     final_text,
                     steps,
                     hit_step_limit: true,
+                    usage,
                 });
             }
             let reply = self.ask_model(run, &head, &specs)?;
+            if let Some(used) = reply.usage {
+                *usage.get_or_insert_default() += used;
+            }
             steps += 1;
             final_text = reply.text.clone();
             let assistant = self.item(ItemBody::Assistant {
@@ -805,6 +813,7 @@ impl Agent<'_> {
                     final_text,
                     steps,
                     hit_step_limit: false,
+                    usage,
                 });
             }
             self.commit(run, |v| RunWrite::append(v, now, vec![assistant]))?;
@@ -839,6 +848,7 @@ impl Agent<'_> {
                     final_text,
                     steps,
                     hit_step_limit: false,
+                    usage,
                 });
             }
             let mut all_failed = true;
@@ -855,6 +865,7 @@ impl Agent<'_> {
                     final_text,
                     steps,
                     hit_step_limit: false,
+                    usage,
                 });
             }
         }

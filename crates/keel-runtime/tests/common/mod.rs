@@ -120,6 +120,7 @@ pub fn reply(text: &str, calls: &[(&str, serde_json::Value)]) -> ModelReply {
                 arguments: a.clone(),
             })
             .collect(),
+        usage: None,
     }
 }
 
