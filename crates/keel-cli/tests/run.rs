@@ -209,21 +209,39 @@ fn a_run_against_an_openai_compatible_server_on_loopback() {
             json!({"choices": [{"delta": {"content": "alpha."}, "finish_reason": "stop"}]}),
         ]),
     ]);
-    let (code, out, err) = env.keel(
-        &[
-            "run",
-            "what is in a.txt?",
-            "--model",
-            "openai:local-test",
-            "--base-url",
-            &server.url,
-        ],
-        "",
+    // No key anywhere: a server on loopback needs none, and none is sent.
+    let mut cmd = env.cmd(&[
+        "run",
+        "what is in a.txt?",
+        "--model",
+        "openai:local-test",
+        "--base-url",
+        &server.url,
+    ]);
+    cmd.env_remove("OPENAI_API_KEY");
+    let done = assert_cmd::Command::from_std(cmd)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (code, out, err) = (
+        done.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&done.stdout).into_owned(),
+        String::from_utf8_lossy(&done.stderr).into_owned(),
     );
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("It says alpha."), "{out}");
     let requests = seen(&server);
     assert_eq!(requests.len(), 2);
+    for request in &requests {
+        assert_eq!(request.path, "/v1/chat/completions");
+        assert!(
+            !request
+                .headers
+                .iter()
+                .any(|(name, _)| name.eq_ignore_ascii_case("authorization")),
+            "{:?}",
+            request.headers
+        );
+    }
     assert_eq!(requests[0].body["model"], "local-test");
     let second = &requests[1].body["messages"];
     let tool = second
@@ -351,12 +369,13 @@ fn killed_at_any_point_each_effect_happens_at_most_once() {
 /// On a terminal keel asks by default (interfaces.md §3): run under a pseudo-terminal
 /// (`script` from util-linux) and answer at the prompt.
 #[test]
-fn on_a_terminal_ask_user_is_asked_by_default() {
+fn on_a_terminal_ask_user_is_asked_by_default_and_yes_and_no_both_hold() {
     let env = Env::new();
     let model = env.script(
         "s.jsonl",
         &[
             call("shell", json!({"command": "touch asked-and-allowed"})),
+            call("shell", json!({"command": "touch asked-and-denied"})),
             json!({"text": "ok"}),
         ],
     );
@@ -367,7 +386,7 @@ fn on_a_terminal_ask_user_is_asked_by_default() {
         .current_dir(env.work())
         .env("KEEL_HOME", env.dir.path().join("home"))
         .env("XDG_CONFIG_HOME", env.dir.path().join("config"))
-        .write_stdin("o\n")
+        .write_stdin("o\nd\n")
         .timeout(Duration::from_secs(60))
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
@@ -378,14 +397,35 @@ fn on_a_terminal_ask_user_is_asked_by_default() {
         "{shown}"
     );
     assert!(env.work().join("asked-and-allowed").exists(), "{shown}");
-    // The answer is recorded with the run.
+    assert!(!env.work().join("asked-and-denied").exists(), "{shown}");
+    // The answers are recorded with the run.
     let run = env.only_run();
     let db = env.dir.path().join("home/keel.db");
     let store = keel_store::SqliteStore::open(&db, &keel_store::StoreOptions::default())
         .unwrap_or_else(|e| panic!("{e}"));
     let answers = keel_store::Store::approvals(&store, &run).unwrap_or_default();
-    assert_eq!(answers.len(), 1);
-    assert_eq!(answers[0].answer, keel_store::Answer::AllowOnce);
+    let given: Vec<keel_store::Answer> = answers.iter().map(|a| a.answer).collect();
+    assert_eq!(
+        given,
+        [keel_store::Answer::AllowOnce, keel_store::Answer::Deny]
+    );
+    // The model read the denial as that call's result.
+    let denied = env.show(&run)["items"]
+        .as_array()
+        .and_then(|items| {
+            items
+                .iter()
+                .filter(|i| i["kind"] == "tool_result")
+                .nth(1)
+                .cloned()
+        })
+        .unwrap_or_default();
+    assert!(
+        denied["output"]
+            .as_str()
+            .is_some_and(|o| o.starts_with("The user denied this tool call.")),
+        "{denied}"
+    );
 }
 
 #[test]
