@@ -65,11 +65,32 @@ fn runs(env: &Env) -> Vec<Value> {
         .unwrap_or_default()
 }
 
+/// `keel run "delegate"` on `parent`'s replies, with tasks on `child`'s.
+fn delegate(env: &Env, child: &[Value], parent: &[Value]) -> (i32, String, String) {
+    let child = env.script("child.jsonl", child);
+    config(env, &child);
+    let parent = env.script("parent.jsonl", parent);
+    env.keel(
+        &["run", "delegate", "--model", &parent, "--approval", "deny"],
+        "",
+    )
+}
+
+/// The run a person started (tasks' runs name their parent as their origin).
+fn parent_run(env: &Env) -> String {
+    runs(env)
+        .iter()
+        .find(|r| r["origin"].is_null())
+        .and_then(|r| r["id"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
 #[test]
 fn a_task_runs_in_the_background_and_its_result_comes_back_as_a_notification() {
     let env = Env::new();
-    let child = env.script(
-        "child.jsonl",
+    let (code, out, err) = delegate(
+        &env,
         &[
             call(
                 "write_file",
@@ -77,19 +98,11 @@ fn a_task_runs_in_the_background_and_its_result_comes_back_as_a_notification() {
             ),
             json!({"text": "child done"}),
         ],
-    );
-    config(&env, &child);
-    let parent = env.script(
-        "parent.jsonl",
         &[
             call("spawn_task", json!({"task": "write child.txt"})),
             json!({"text": "started it"}),
             json!({"text": "the task finished"}),
         ],
-    );
-    let (code, out, err) = env.keel(
-        &["run", "delegate", "--model", &parent, "--approval", "deny"],
-        "",
     );
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("the task finished"), "{out}\n{err}");
@@ -99,12 +112,7 @@ fn a_task_runs_in_the_background_and_its_result_comes_back_as_a_notification() {
     );
     let all = runs(&env);
     assert_eq!(all.len(), 2, "{all:?}");
-    let parent_id = all
-        .iter()
-        .find(|r| r["origin"].is_null())
-        .and_then(|r| r["id"].as_str())
-        .unwrap_or_default()
-        .to_string();
+    let parent_id = parent_run(&env);
     let child_run = all
         .iter()
         .find(|r| r["origin"] == format!("task of {parent_id}"))
@@ -131,16 +139,12 @@ fn a_task_runs_in_the_background_and_its_result_comes_back_as_a_notification() {
 #[test]
 fn a_tasks_ask_user_comes_back_as_a_permission_notification_and_keel_run_denies_it() {
     let env = Env::new();
-    let child = env.script(
-        "child.jsonl",
+    let (code, _, err) = delegate(
+        &env,
         &[
             call("shell", json!({"command": "touch made-by-task"})),
             json!({"text": "I was not allowed"}),
         ],
-    );
-    config(&env, &child);
-    let parent = env.script(
-        "parent.jsonl",
         &[
             call("spawn_task", json!({"task": "touch a file"})),
             json!({"text": "started it"}),
@@ -148,22 +152,13 @@ fn a_tasks_ask_user_comes_back_as_a_permission_notification_and_keel_run_denies_
             json!({"text": "the task ended"}),
         ],
     );
-    let (code, _, err) = env.keel(
-        &["run", "delegate", "--model", &parent, "--approval", "deny"],
-        "",
-    );
     assert_eq!(code, 0, "{err}");
     assert!(!env.work().join("made-by-task").exists());
     assert!(
         err.contains("permission request") && err.contains("was denied"),
         "{err}"
     );
-    let parent_id = runs(&env)
-        .iter()
-        .find(|r| r["origin"].is_null())
-        .and_then(|r| r["id"].as_str())
-        .unwrap_or_default()
-        .to_string();
+    let parent_id = parent_run(&env);
     let shown = env.show(&parent_id);
     let delivered = notifications(&shown);
     let kinds: Vec<String> = delivered.iter().map(kind).collect();
@@ -236,11 +231,8 @@ fn keel_chat_delivers_a_task_result_while_it_waits_for_the_person() {
     // No further line is typed: the result must arrive while chat waits.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     let delivered = loop {
-        let parent_run = runs(&env)
-            .iter()
-            .find(|r| r["origin"].is_null())
-            .and_then(|r| r["id"].as_str().map(str::to_string));
-        if let Some(run) = parent_run {
+        let run = parent_run(&env);
+        if !run.is_empty() {
             let shown = env.show(&run);
             let items = shown["items"].as_array().cloned().unwrap_or_default();
             let answered = items
@@ -308,12 +300,7 @@ fn a_task_left_by_a_killed_process_is_reported_failed_on_resume() {
     }
     keel.kill().unwrap_or_else(|e| panic!("{e}"));
     let _ = keel.wait();
-    let parent_id = runs(&env)
-        .iter()
-        .find(|r| r["origin"].is_null())
-        .and_then(|r| r["id"].as_str())
-        .unwrap_or_default()
-        .to_string();
+    let parent_id = parent_run(&env);
     let after = env.script("after.jsonl", &[json!({"text": "the task failed"})]);
     let (code, out, err) = env.keel(
         &[
