@@ -150,6 +150,38 @@ pub enum ResponseOrigin {
     Notification(NotificationKind),
 }
 
+/// Who the open turn of a run was opened for, from its items: the last real user turn, or the
+/// last notification delivered as a turn of its own, whichever came later (merged
+/// notifications belong to the user turn they joined). A turn continued after a crash or a
+/// cancel keeps its origin, so a notification's turn never gains a user's authority by being
+/// resumed (N15a).
+pub fn open_turn_origin(items: &[crate::item::Item]) -> ResponseOrigin {
+    use crate::item::ItemBody;
+    for item in items.iter().rev() {
+        match &item.body {
+            ItemBody::User { .. } => return ResponseOrigin::UserTurn,
+            ItemBody::Notification {
+                envelope,
+                merged_with_user: false,
+                ..
+            } => {
+                let kind = envelope
+                    .as_str()
+                    .find('{')
+                    .and_then(|at| {
+                        serde_json::from_str::<serde_json::Value>(&envelope.as_str()[at..]).ok()
+                    })
+                    .and_then(|v| v["kind"].as_str().and_then(NotificationKind::parse));
+                // An envelope keel wrote always names its kind; failing that, still no
+                // authority.
+                return ResponseOrigin::Notification(kind.unwrap_or(NotificationKind::PeerReport));
+            }
+            _ => {}
+        }
+    }
+    ResponseOrigin::UserTurn
+}
+
 /// The tool result every call of a notification-created response gets (N15a).
 pub const NOT_AUTHORIZED_RESULT: &str =
     r#"{"status":"error","note":"This response is not authorized to call tools."}"#;

@@ -294,9 +294,11 @@ impl Agent<'_> {
         self.steps(run, ResponseOrigin::UserTurn)
     }
 
-    /// Continues an open turn (after a crash or a cancel), from the run as stored.
+    /// Continues an open turn (after a crash or a cancel), from the run as stored, with the
+    /// authority of whoever opened it: a notification's turn stays one.
     pub fn continue_turn(&mut self, run: &str) -> Result<TurnEnd, LoopError> {
-        self.steps(run, ResponseOrigin::UserTurn)
+        let origin = keel_core::notify::open_turn_origin(&self.record(run)?.items);
+        self.steps(run, origin)
     }
 
     /// Marks every call left intended or dispatched as `unknown`, answers each with a

@@ -584,3 +584,48 @@ fn a_rejection_naming_an_unknown_call_is_a_clear_failure() {
     .unwrap_or_default();
     assert!(err.contains("no tool result for call nope"), "{err}");
 }
+
+#[test]
+fn a_notification_turn_left_open_keeps_no_authority_when_continued() {
+    let mut w = world(&[], false);
+    w.store
+        .enqueue_notification(
+            "r",
+            NewNotification {
+                id: "t1".into(),
+                kind: NotificationKind::TaskResult,
+                payload: "{\"status\":\"completed\"}".into(),
+                now: Timestamp(1),
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    // The notification's turn opens, then its model call fails: the turn stays open.
+    let mut failing = script(&[r#"{"error":"failed","message":"HTTP 503"}"#]);
+    let failed = with_agent(&mut w, &mut failing, None, LoopSettings::default(), |a| {
+        a.deliver_notifications("r")
+    });
+    assert!(failed.is_err());
+    assert!(w.store.run_head("r").map(|h| h.turn_open).unwrap_or(false));
+    // Continued (as `keel runs resume` does), it is still the notification's turn.
+    let mut model = script(&[
+        r#"{"tool_calls":[{"id":"c1","name":"write_file","arguments":{"path":"x.txt","content":"1"}}]}"#,
+    ]);
+    with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.continue_turn("r")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!w.cwd.join("x.txt").exists());
+    assert!(
+        w.store.ledger("r").unwrap_or_default().is_empty(),
+        "nothing dispatched"
+    );
+    let run = w.store.load_run("r").unwrap_or_else(|e| panic!("{e}"));
+    let refusal = run.items.iter().find_map(|i| match &i.body {
+        ItemBody::ToolResult { output, .. } => {
+            Some(keel_core::envelope::tool_message_content(output).to_string())
+        }
+        _ => None,
+    });
+    assert_eq!(refusal.as_deref(), Some(NOT_AUTHORIZED_RESULT));
+    assert!(!run.head.turn_open);
+}
