@@ -204,17 +204,30 @@ fn error_text(body: &str) -> String {
 }
 
 /// The call id of the tool message a 4xx error is about, when the error says so: by the
-/// message's index (`messages[3]`, `messages.[3].tool_call_id`, in the text or in `param`), or
-/// by naming a call id of the request's tool messages. Servers word this differently, so
-/// only the request's own tool messages can match; an error about any other message is not a
-/// rejected tool result.
+/// message's index (`messages[3]`, `messages.[3].tool_call_id`), or by naming a call id of the
+/// request's tool messages. Only the error's own words count (`error.message`, `error.param`,
+/// or the text a server sent instead of JSON), never the whole body: some servers echo the
+/// request back in a 422, and a call id found there says nothing. An error about any other
+/// message is not a rejected tool result.
 fn rejected_tool_message(request: &ModelRequest, body: &str) -> Option<String> {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
-    let mut said = body.to_string();
-    if let Some(param) = parsed.as_ref().and_then(|v| v["error"]["param"].as_str()) {
-        said.push(' ');
-        said.push_str(param);
-    }
+    let said = match &parsed {
+        Some(v) => {
+            let error = &v["error"];
+            [
+                error["message"].as_str(),
+                error["param"].as_str(),
+                error.as_str(),
+                v["message"].as_str(),
+                v["detail"].as_str(),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" ")
+        }
+        None => body.chars().take(2000).collect(),
+    };
     let tool_call_of = |index: usize| {
         request
             .messages

@@ -323,10 +323,12 @@ fn a_rejected_tool_message_is_told_apart_by_index_or_by_call_id() {
         }
         assert_eq!(seen(&server).len(), 1, "never retried");
     }
-    // An error about another message, or about none, is not a rejected tool result.
+    // An error about another message, or about none, is not a rejected tool result; nor is a
+    // call id that only appears in the request a server echoes back.
     for body in [
         r#"{"error":{"message":"Invalid 'messages[1].content': expected a string."}}"#,
         r#"{"error":{"message":"unsupported value for temperature"}}"#,
+        r#"{"detail":[{"msg":"field required","loc":["body","temperature"],"input":{"messages":[{"role":"tool","tool_call_id":"call_1"}]}}]}"#,
     ] {
         let server = serve(vec![http("400 Bad Request", "", body)]);
         assert!(

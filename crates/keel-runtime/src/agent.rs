@@ -722,7 +722,17 @@ impl Agent<'_> {
         message: &str,
     ) -> Result<(), LoopError> {
         let record = self.record(run)?;
-        let already = record.items.iter().any(|i| {
+        // Models reuse call ids across steps: only what follows the latest call with this id
+        // is about it.
+        let since_call = record
+            .items
+            .iter()
+            .rposition(|i| {
+                matches!(&i.body, ItemBody::Assistant { tool_calls, .. }
+                    if tool_calls.iter().any(|c| c.id == call_id))
+            })
+            .map_or(0, |at| at + 1);
+        let already = record.items[since_call..].iter().any(|i| {
             matches!(&i.body, ItemBody::Diagnostic(Diagnostic::ToolCallStatus { call_id: c, .. }) if c == call_id)
         });
         let result = record.items.iter().rev().find_map(|i| match &i.body {
