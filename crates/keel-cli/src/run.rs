@@ -274,7 +274,8 @@ fn print_event(e: Event) {
                 if is_error { "error" } else { "done" }
             );
         }
-        Event::Notice(n) => eprintln!("keel: {n}"),
+        // Notices quote what others wrote (servers, tasks): never raw control characters.
+        Event::Notice(n) => eprintln!("keel: {}", keel_runtime::approval::terminal_safe(&n)),
     }
 }
 
@@ -451,6 +452,11 @@ pub fn resume(
     Ok(ExitCode::SUCCESS)
 }
 
+fn is_set(flag: &Option<std::sync::Arc<std::sync::atomic::AtomicBool>>) -> bool {
+    flag.as_ref()
+        .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
+}
+
 /// How often a process that waits for its background tasks looks at the queue.
 const TASK_POLL: Duration = Duration::from_millis(200);
 
@@ -460,17 +466,15 @@ const TASK_POLL: Duration = Duration::from_millis(200);
 /// seen, and the person is told to use `keel chat` for tasks that need answers.
 fn settle_tasks(s: &mut Session, input: &mut dyn std::io::BufRead, run: &str) -> Result<()> {
     let mut announced = false;
-    let cancel = s.settings.cancel.clone();
-    let cancelled = || {
-        cancel
-            .as_ref()
-            .is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst))
-    };
     loop {
-        if cancelled() {
+        if is_set(&s.settings.cancel) {
             // Ctrl-C stops the tasks too, at their next step; what they send stays queued
             // for `keel runs resume`.
             while s.hub.running(run) > 0 {
+                // A task waiting for an answer would otherwise wait out its timeout.
+                for request in s.hub.waiting_requests(run) {
+                    let _ = s.hub.answer(run, &request, keel_store::Answer::Deny);
+                }
                 s.hub.wait_for_change(TASK_POLL);
             }
             return Ok(());
@@ -564,6 +568,11 @@ pub fn chat(
             match input.next_line(TASK_POLL) {
                 Next::Line(line) => break line,
                 Next::Closed => break 'chat,
+                Next::Quiet if is_set(&s.settings.cancel) => {
+                    // Ctrl-C at the prompt leaves; the run is saved as it is.
+                    settle_tasks(&mut s, &mut input, &run_id)?;
+                    return Ok(cancelled(&run_id));
+                }
                 Next::Quiet => {
                     let delivered = with_agent(&mut s, &mut input, &run_id, |a| {
                         a.deliver_notifications(&run_id)

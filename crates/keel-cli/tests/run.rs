@@ -855,3 +855,32 @@ fn ctrl_c_during_a_model_answer_stops_it_and_the_run_resumes() {
         "{err}"
     );
 }
+
+#[test]
+fn ctrl_c_at_the_chat_prompt_leaves_without_waiting_for_a_line() {
+    let env = Env::new();
+    let model = env.script("s.jsonl", &[json!({"text": "unused"})]);
+    let mut child = env
+        .cmd(&["chat", "--model", &model, "--approval", "deny"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    // Keep stdin open and silent: only the Ctrl-C can end the chat.
+    let stdin = child.stdin.take();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while env.only_run().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    );
+    let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    drop(stdin);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("keel runs resume"), "{err}");
+}

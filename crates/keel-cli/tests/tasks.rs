@@ -158,6 +158,12 @@ fn a_tasks_ask_user_comes_back_as_a_permission_notification_and_keel_run_denies_
         err.contains("permission request") && err.contains("was denied"),
         "{err}"
     );
+    // The person saw the request itself, not only the model's account of it.
+    assert!(
+        err.contains("a background task asks for your permission")
+            && err.contains("touch made-by-task"),
+        "{err}"
+    );
     let parent_id = parent_run(&env);
     let shown = env.show(&parent_id);
     let delivered = notifications(&shown);

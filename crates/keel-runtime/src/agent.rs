@@ -37,6 +37,26 @@ use crate::boundary::{deliver_after_close, open_user_turn};
 use crate::gate::{Gate, GateInput, Verdict};
 use crate::tools::{ToolContext, Toolbox};
 
+/// What the person is told of a delivery. A permission request is shown whole — the tool,
+/// arguments and reason the task gave — so the person who may answer it sees what is asked,
+/// not only the model's account of it.
+fn delivery_notice(item: &keel_core::notify::PlannedDelivery, what: &str) -> String {
+    let base = format!("notification {} ({}) {what}", item.id, item.kind.as_str());
+    if item.kind != keel_core::notify::NotificationKind::Permission {
+        return base;
+    }
+    let payload = item
+        .envelope
+        .as_str()
+        .find('{')
+        .and_then(|at| {
+            serde_json::from_str::<serde_json::Value>(&item.envelope.as_str()[at..]).ok()
+        })
+        .and_then(|v| v["payload"].as_str().map(str::to_string))
+        .unwrap_or_default();
+    format!("{base}: a background task asks for your permission: {payload}")
+}
+
 /// What the model reads for a call keel never started (it stopped before recording the intent).
 pub const NOT_STARTED: &str = "keel stopped before this call was started, so it did not run. \
      Call it again if it is still needed.";
@@ -286,9 +306,9 @@ impl Agent<'_> {
         let opened = open_user_turn(self.store, run, text, now, fallback, self.next_id)?;
         self.forget();
         for merged in &opened.delivery.items {
-            (self.events)(Event::Notice(format!(
-                "notification {} merged into your turn",
-                merged.id
+            (self.events)(Event::Notice(delivery_notice(
+                merged,
+                "merged into your turn",
             )));
         }
         self.steps(run, ResponseOrigin::UserTurn)
@@ -403,7 +423,7 @@ impl Agent<'_> {
             let Some(origin) = d.origin else { break };
             delivered += 1;
             for item in &d.delivery.items {
-                (self.events)(Event::Notice(format!("notification {} delivered", item.id)));
+                (self.events)(Event::Notice(delivery_notice(item, "delivered")));
             }
             self.steps(run, origin)?;
         }

@@ -11,7 +11,7 @@ pub use keel_store::Answer;
 
 /// Control characters (other than tabs) shown escaped, so a tool name, an argument or a
 /// reason cannot rewrite the prompt a person is answering.
-fn terminal_safe(text: &str) -> String {
+pub fn terminal_safe(text: &str) -> String {
     text.chars()
         .map(|c| {
             if c.is_control() && c != '\t' {
