@@ -16,7 +16,7 @@ use keel_model::Model;
 use keel_runtime::agent::{Agent, DEFAULT_INSTRUCTIONS, Event, LoopSettings};
 use keel_runtime::approval::{Approver, RecordingApprover, TerminalApprover};
 use keel_runtime::gate::Gate;
-use keel_runtime::mcp::server_tools;
+use keel_runtime::mcp::{is_server_name, server_tools};
 use keel_runtime::policy_gate::{GateEnv, PolicyGate};
 use keel_runtime::tasks::{RespondPermission, SpawnTask, TaskHub};
 use keel_runtime::tools::{ToolContext, Toolbox};
@@ -224,6 +224,14 @@ pub(crate) fn session(
 /// not stop every run, and nothing is left out without saying so.
 fn add_mcp_tools(tools: &mut Toolbox, config: &Config, cwd: &Path) {
     for (name, server) in &config.mcp_servers {
+        if !is_server_name(name) {
+            eprintln!(
+                "keel: [mcp_servers.{name}] is not started: a server's name may hold only ASCII \
+                 letters, digits, '_' and '-' (no '__'), so its tools can be named \
+                 mcp__{{server}}__{{tool}}; rename the table"
+            );
+            continue;
+        }
         let mut settings = ServerConfig::new(name, &server.command);
         settings.args = server.args.clone();
         settings.env = server.env.clone();
@@ -235,10 +243,17 @@ fn add_mcp_tools(tools: &mut Toolbox, config: &Config, cwd: &Path) {
             settings.call_timeout = Duration::from_secs(secs);
         }
         match McpClient::start(settings).and_then(server_tools) {
-            Ok(list) => {
+            Ok((list, skipped)) => {
                 tracing::info!(server = %name, tools = list.len(), "MCP server started");
                 for tool in list {
                     tools.add(tool);
+                }
+                if !skipped.is_empty() {
+                    eprintln!(
+                        "keel: MCP server {name:?}: not offered, because a model API would refuse \
+                         their names: {}",
+                        skipped.join(", ")
+                    );
                 }
             }
             Err(e) => eprintln!("keel: {e}; its tools are not offered in this run"),

@@ -127,7 +127,7 @@ fn a_server_that_does_not_start_is_named_and_the_run_goes_on() {
     let env = Env::new();
     user_config(
         &env,
-        "[mcp_servers.broken]\ncommand = \"/nonexistent/mcp-server\"\n",
+        "[mcp_servers.broken]\ncommand = \"/nonexistent/mcp-server\"\n\n[mcp_servers.\"a__b\"]\ncommand = \"/bin/true\"\n",
     );
     let model = env.script("s.jsonl", &[json!({"text": "still here"})]);
     let (code, out, err) = env.keel(&["run", "hello", "--model", &model], "");
@@ -137,6 +137,10 @@ fn a_server_that_does_not_start_is_named_and_the_run_goes_on() {
         err.contains("MCP server \"broken\" did not start")
             && err.contains("/nonexistent/mcp-server")
             && err.contains("its tools are not offered in this run"),
+        "{err}"
+    );
+    assert!(
+        err.contains("[mcp_servers.a__b] is not started") && err.contains("rename the table"),
         "{err}"
     );
 }

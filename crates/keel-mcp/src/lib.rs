@@ -224,8 +224,22 @@ impl McpClient {
                 server: self.config.name.clone(),
                 tool: tool.to_string(),
                 secs: self.config.call_timeout.as_secs(),
-            })?
-            .map_err(|e| failed(e.to_string()))?;
+            })?;
+        let result = match result {
+            Ok(result) => result,
+            // The server answered with a JSON-RPC error (unknown tool, invalid arguments): the
+            // call was refused, not lost, and the model can correct it.
+            Err(rmcp::ServiceError::McpError(refused)) => {
+                return Ok(CallOutcome {
+                    text: format!(
+                        "the MCP server refused the call ({:?}): {}",
+                        refused.code, refused.message
+                    ),
+                    is_error: true,
+                });
+            }
+            Err(e) => return Err(failed(e.to_string())),
+        };
         let blocks: Vec<String> = result
             .content
             .iter()

@@ -61,4 +61,9 @@ fn tools_come_with_their_schemas_and_annotations_and_calls_reach_the_server() {
         .call("read_text_file", args(json!({"path": "/etc/hostname"})))
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(refused.is_error, "{refused:?}");
+    // A call the server rejects outright (no such tool) is a definite error, not a lost call.
+    let unknown = client
+        .call("no_such_tool", Map::new())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(unknown.is_error, "{unknown:?}");
 }

@@ -27,20 +27,43 @@ pub struct McpServerTool {
     name: String,
 }
 
-/// The tools of a started server, ready for a [`crate::tools::Toolbox`].
-pub fn server_tools(client: McpClient) -> Result<Vec<Box<dyn Tool>>, McpError> {
+/// Whether `name` can be offered to a model: Chat Completions APIs take function names of 1
+/// to 64 ASCII letters, digits, `_` and `-`, and refuse the whole request otherwise.
+pub fn is_offerable_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Whether `server` can name an MCP server: offerable, and without `__`, so that
+/// `mcp__<server>__<tool>` always splits one way.
+pub fn is_server_name(server: &str) -> bool {
+    is_offerable_name(server) && !server.contains("__")
+}
+
+/// A started server's tools, ready for a [`crate::tools::Toolbox`], and the names of those
+/// that cannot be offered (their keel name would not be a valid function name).
+pub type ServerTools = (Vec<Box<dyn Tool>>, Vec<String>);
+
+/// The tools of a started server.
+pub fn server_tools(client: McpClient) -> Result<ServerTools, McpError> {
     let client = Arc::new(client);
-    Ok(client
-        .tools()?
-        .into_iter()
-        .map(|tool| -> Box<dyn Tool> {
-            Box::new(McpServerTool {
-                name: tool_name(client.name(), &tool.name),
-                client: Arc::clone(&client),
-                tool,
-            })
-        })
-        .collect())
+    let mut offered: Vec<Box<dyn Tool>> = Vec::new();
+    let mut skipped = Vec::new();
+    for tool in client.tools()? {
+        let name = tool_name(client.name(), &tool.name);
+        if !is_offerable_name(&name) {
+            skipped.push(tool.name);
+            continue;
+        }
+        offered.push(Box::new(McpServerTool {
+            name,
+            client: Arc::clone(&client),
+            tool,
+        }));
+    }
+    Ok((offered, skipped))
 }
 
 impl Tool for McpServerTool {
@@ -77,5 +100,21 @@ impl Tool for McpServerTool {
                 is_error: false,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_a_model_api_takes_and_that_split_one_way() {
+        assert!(is_offerable_name("mcp__fs__read_text_file"));
+        assert!(!is_offerable_name("mcp__fs__read file"));
+        assert!(!is_offerable_name(&"x".repeat(65)));
+        assert!(!is_offerable_name(""));
+        assert!(is_server_name("files-2"));
+        assert!(!is_server_name("a__b"));
+        assert!(!is_server_name("a.b"));
     }
 }
