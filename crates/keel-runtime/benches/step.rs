@@ -1,7 +1,8 @@
 //! `cargo bench -p keel-runtime --bench step`: the runtime's own cost per step — compose,
 //! gate, ledger and persist — with the scripted provider, on runs of 10, 1k and 10k items.
 //! Target (issue 5): p50 ≤ 0.5 ms at every size, flat in history length. Each sample is one
-//! model step that calls `list_dir` once (gate + ledger + tool + persist), measured from the
+//! model step that calls `list_dir` (read-only) or `write_file` (side-effecting, so provenance
+//! attributes its arguments) once (gate + ledger + tool + persist), measured from the
 //! agent's side (the scripted model answers instantly, and keeps no copy of the requests).
 //! The history is users, tool calls, their results and replies; the first step of the turn
 //! composes all of it, later steps only what they appended.
@@ -107,78 +108,91 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             note_ops: Vec::new(),
             items: history,
         })?;
-        let replies: Vec<ModelReply> = (0..steps)
-            .map(|k| ModelReply {
-                text: String::new(),
-                tool_calls: vec![ToolCall {
-                    id: format!("c{k}"),
-                    name: "list_dir".into(),
-                    arguments: serde_json::json!({}),
-                }],
-                usage: None,
-            })
-            .chain(std::iter::once(ModelReply {
-                text: "done".into(),
-                ..ModelReply::default()
-            }))
-            .collect();
-        let mut model = ScriptedModel::from_replies("bench", replies).forgetting_requests();
-        let env = GateEnv {
-            cwd: cwd.clone(),
-            workspaces: vec![],
-            mode: Mode::Default,
-            interactive: false,
-            on_tainted: OnTainted::AskUser,
-            tools: tools.infos(),
-        };
-        let gate = Gate::authority_only().with_policy(PolicyGate::new(
-            policy.clone(),
-            BTreeMap::new(),
-            env,
-        ))?;
-        let mut n = 0u64;
-        let mut next_id = || {
-            n += 1;
-            ItemId::try_from(format!("b{n}")).unwrap_or_else(|_| unreachable!())
-        };
-        let mut marks: Vec<Instant> = Vec::new();
-        let mut events = |e: keel_runtime::agent::Event| {
-            if matches!(e, keel_runtime::agent::Event::ToolResult { .. }) {
-                marks.push(Instant::now());
-            }
-        };
-        let start = Instant::now();
-        let mut agent = Agent {
-            store: &mut store,
-            model: &mut model,
-            gate: &gate,
-            tools: &tools,
-            tool_context: ToolContext::new(cwd.clone()),
-            approver: None,
-            settings: LoopSettings {
-                step_limit: steps + 5,
-                ..LoopSettings::default()
-            },
-            clock: || Timestamp(1),
-            next_id: &mut next_id,
-            events: &mut events,
-            cache: keel_runtime::agent::TurnCache::default(),
-        };
-        agent.user_turn("r", "list the directory again and again")?;
-        // Per-step times: between consecutive tool results.
-        let mut times: Vec<Duration> = std::iter::once(start)
-            .chain(marks.iter().copied())
-            .collect::<Vec<_>>()
-            .windows(2)
-            .map(|w| w[1] - w[0])
-            .collect();
-        times.sort();
-        let at = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
-        println!(
-            "step (compose + gate + ledger + persist) @ {size:>6} items  p50 {:>10.3?}  p90 {:>10.3?}",
-            at(0.5),
-            at(0.9)
-        );
+        // A read-only call (the provenance checker has nothing to do), and a side-effecting
+        // one whose arguments it attributes against the whole history.
+        type Arguments = fn(usize) -> serde_json::Value;
+        let kinds: [(&str, Arguments); 2] = [
+            ("list_dir", |_| serde_json::json!({})),
+            (
+                "write_file",
+                |k| serde_json::json!({"path": format!("out/{k}.md"), "content": "a short note"}),
+            ),
+        ];
+        std::fs::create_dir_all(cwd.join("out"))?;
+        for (tool, arguments) in kinds {
+            let replies: Vec<ModelReply> = (0..steps)
+                .map(|k| ModelReply {
+                    text: String::new(),
+                    tool_calls: vec![ToolCall {
+                        id: format!("{tool}-c{k}"),
+                        name: tool.into(),
+                        arguments: arguments(k),
+                    }],
+                    usage: None,
+                })
+                .chain(std::iter::once(ModelReply {
+                    text: "done".into(),
+                    ..ModelReply::default()
+                }))
+                .collect();
+            let mut model = ScriptedModel::from_replies("bench", replies).forgetting_requests();
+            let env = GateEnv {
+                cwd: cwd.clone(),
+                workspaces: vec![],
+                mode: Mode::Default,
+                interactive: false,
+                on_tainted: OnTainted::AskUser,
+                tools: tools.infos(),
+            };
+            let gate = Gate::authority_only().with_policy(PolicyGate::new(
+                policy.clone(),
+                BTreeMap::new(),
+                env,
+            ))?;
+            let mut n = 0u64;
+            let mut next_id = || {
+                n += 1;
+                ItemId::try_from(format!("b{n}")).unwrap_or_else(|_| unreachable!())
+            };
+            let mut marks: Vec<Instant> = Vec::new();
+            let mut events = |e: keel_runtime::agent::Event| {
+                if matches!(e, keel_runtime::agent::Event::ToolResult { .. }) {
+                    marks.push(Instant::now());
+                }
+            };
+            let start = Instant::now();
+            let mut agent = Agent {
+                store: &mut store,
+                model: &mut model,
+                gate: &gate,
+                tools: &tools,
+                tool_context: ToolContext::new(cwd.clone()),
+                approver: None,
+                settings: LoopSettings {
+                    step_limit: steps + 5,
+                    ..LoopSettings::default()
+                },
+                clock: || Timestamp(1),
+                next_id: &mut next_id,
+                events: &mut events,
+                cache: keel_runtime::agent::TurnCache::default(),
+            };
+            agent.user_turn("r", "work on the notes, step after step")?;
+            // Per-step times: between consecutive tool results.
+            let mut times: Vec<Duration> = std::iter::once(start)
+                .chain(marks.iter().copied())
+                .collect::<Vec<_>>()
+                .windows(2)
+                .map(|w| w[1] - w[0])
+                .collect();
+            times.sort();
+            let at = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
+            println!(
+                "step (compose + gate + ledger + persist) @ {size:>6} items, {tool:<10}  p50 {:>10.3?}  p90 {:>10.3?}",
+                at(0.5),
+                at(0.9)
+            );
+        }
     }
     Ok(())
 }
