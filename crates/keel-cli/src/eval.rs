@@ -184,6 +184,7 @@ impl<'g> Replay<'g> {
                 origin: ResponseOrigin::UserTurn,
                 call: &call,
                 items: &self.items,
+                run: None,
             },
             Some(&mut RecordAsks),
         );

@@ -99,6 +99,7 @@ fn time(
                     origin: ResponseOrigin::UserTurn,
                     call,
                     items,
+                    run: None,
                 },
                 None,
             );

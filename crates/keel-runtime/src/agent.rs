@@ -919,6 +919,7 @@ impl Agent<'_> {
                 origin,
                 call,
                 items,
+                run: Some(run),
             },
             self.approver
                 .as_mut()

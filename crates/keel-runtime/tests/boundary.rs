@@ -321,6 +321,7 @@ fn calls_of_a_notification_response_are_refused_and_recorded() -> R {
             origin,
             call: &calls[0],
             items: &[],
+            run: None,
         },
         None,
     );

@@ -106,6 +106,7 @@ fn decide(g: &Gate, c: &ToolCall, items: &[Item], approver: Option<&mut dyn Appr
             origin: ResponseOrigin::UserTurn,
             call: c,
             items,
+            run: None,
         },
         approver,
     )
@@ -162,6 +163,7 @@ fn authority_refusal_stops_every_later_stage() {
             origin: ResponseOrigin::Notification(NotificationKind::TaskResult),
             call: &c,
             items: &[],
+            run: None,
         },
         None,
     );

@@ -8,6 +8,7 @@
 //! value came from. Read-only calls are not checked.
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -20,10 +21,16 @@ use crate::item::{Diagnostic, Item, ItemBody};
 pub const MIN_TAINT_CHARS: usize = 3;
 
 /// Where a piece of untrusted text came from.
+/// Where a piece of untrusted text came from; described in a tainted argument's reason.
 #[derive(Clone, Debug)]
 enum Source<'a> {
-    ToolResult { tool: &'a str, call_id: &'a str },
-    Notification { id: &'a str },
+    ToolResult {
+        tool: Cow<'a, str>,
+        call_id: Cow<'a, str>,
+    },
+    Notification {
+        id: Cow<'a, str>,
+    },
     Described(String),
 }
 
@@ -39,74 +46,164 @@ impl Source<'_> {
     }
 }
 
-/// Where the text of a run came from. It borrows the run's items, so building it per call
-/// costs no copies.
+/// Which texts contain each 3-byte sequence, so a value is looked for only in the texts that
+/// hold its rarest trigram instead of in the whole history (an argument is attributed in time
+/// that does not grow with the run).
+#[derive(Clone, Debug, Default)]
+struct Trigrams(HashMap<u32, Vec<u32>>);
+
+fn trigram(w: &[u8]) -> u32 {
+    (u32::from(w[0]) << 16) | (u32::from(w[1]) << 8) | u32::from(w[2])
+}
+
+impl Trigrams {
+    fn add(&mut self, at: usize, text: &str) {
+        let at = u32::try_from(at).unwrap_or(u32::MAX);
+        let mut seen = HashSet::new();
+        for w in text.as_bytes().windows(3) {
+            let key = trigram(w);
+            if seen.insert(key) {
+                self.0.entry(key).or_default().push(at);
+            }
+        }
+    }
+
+    /// The positions of the texts that may contain `value`, in order; `None` when `value` is
+    /// too short to say (every text may).
+    fn candidates(&self, value: &str) -> Option<&[u32]> {
+        let bytes = value.as_bytes();
+        if bytes.len() < 3 {
+            return None;
+        }
+        let mut best: &[u32] = &[];
+        for (n, w) in bytes.windows(3).enumerate() {
+            let Some(list) = self.0.get(&trigram(w)) else {
+                return Some(&[]);
+            };
+            if n == 0 || list.len() < best.len() {
+                best = list;
+            }
+        }
+        Some(best)
+    }
+}
+
+/// What the provenance checker compares arguments against: the run's real user turns, and its
+/// untrusted texts with where each came from. It can own its texts and grow with the run
+/// ([`ProvenanceIndex::extend_owned`]), so a gate keeps one per run instead of rebuilding it
+/// for every call.
 #[derive(Clone, Debug, Default)]
 pub struct ProvenanceIndex<'a> {
-    /// Real user turns, in order.
     user: Vec<Cow<'a, str>>,
-    /// Untrusted data, with its source.
     untrusted: Vec<(Source<'a>, Cow<'a, str>)>,
+    user_grams: Trigrams,
+    untrusted_grams: Trigrams,
+}
+
+/// What one item contributes: user text, or untrusted text with its source.
+enum Contribution<'a> {
+    User(&'a str),
+    Untrusted(Source<'a>, Cow<'a, str>),
+}
+
+fn contribution(item: &Item) -> Option<Contribution<'_>> {
+    match &item.body {
+        ItemBody::User { text } => Some(Contribution::User(text)),
+        ItemBody::ToolResult {
+            tool,
+            output,
+            call_id,
+            ..
+        } => Some(Contribution::Untrusted(
+            Source::ToolResult {
+                tool: Cow::Borrowed(tool),
+                call_id: Cow::Borrowed(call_id),
+            },
+            Cow::Borrowed(tool_message_content(output)),
+        )),
+        ItemBody::Notification {
+            notification_id,
+            envelope,
+            ..
+        } => Some(Contribution::Untrusted(
+            Source::Notification {
+                id: Cow::Borrowed(notification_id),
+            },
+            quoted_field(envelope.as_str(), "payload"),
+        )),
+        ItemBody::Diagnostic(Diagnostic::ToolCallStatus { call_id, envelope }) => {
+            Some(Contribution::Untrusted(
+                Source::ToolResult {
+                    tool: Cow::Borrowed("(a tool)"),
+                    call_id: Cow::Borrowed(call_id),
+                },
+                quoted_field(envelope.as_str(), "local_result"),
+            ))
+        }
+        _ => None,
+    }
+}
+
+fn owned(c: Cow<'_, str>) -> Cow<'static, str> {
+    Cow::Owned(c.into_owned())
 }
 
 impl<'a> ProvenanceIndex<'a> {
     pub fn from_items(items: &'a [Item]) -> Self {
         let mut index = Self::default();
-        for item in items {
-            match &item.body {
-                ItemBody::User { text } => index.user.push(Cow::Borrowed(text)),
-                ItemBody::ToolResult {
-                    tool,
-                    output,
-                    call_id,
-                    ..
-                } => index.untrusted.push((
-                    Source::ToolResult { tool, call_id },
-                    Cow::Borrowed(tool_message_content(output)),
-                )),
-                // Envelopes quote their data as JSON strings: compare the data itself, not its
-                // escaped form, or a multi-line or quoted payload would never be found.
-                ItemBody::Notification {
-                    notification_id,
-                    envelope,
-                    ..
-                } => index.untrusted.push((
-                    Source::Notification {
-                        id: notification_id,
-                    },
-                    quoted_field(envelope.as_str(), "payload"),
-                )),
-                ItemBody::Diagnostic(Diagnostic::ToolCallStatus { call_id, envelope }) => {
-                    index.untrusted.push((
-                        Source::ToolResult {
-                            tool: "(a tool)",
-                            call_id,
-                        },
-                        quoted_field(envelope.as_str(), "local_result"),
-                    ))
-                }
-                _ => {}
+        for c in items.iter().filter_map(contribution) {
+            match c {
+                Contribution::User(text) => index.add_user(Cow::Borrowed(text)),
+                Contribution::Untrusted(source, text) => index.add_untrusted(source, text),
             }
         }
         index
     }
 
-    /// Adds a user turn (for callers that build the index incrementally).
-    pub fn push_user(&mut self, text: &str) {
-        self.user.push(Cow::Owned(text.to_string()));
+    fn add_user(&mut self, text: Cow<'a, str>) {
+        self.user_grams.add(self.user.len(), &text);
+        self.user.push(text);
     }
 
-    /// Adds untrusted text with a description of its source.
+    fn add_untrusted(&mut self, source: Source<'a>, text: Cow<'a, str>) {
+        self.untrusted_grams.add(self.untrusted.len(), &text);
+        self.untrusted.push((source, text));
+    }
+
+    pub fn push_user(&mut self, text: &str) {
+        self.add_user(Cow::Owned(text.to_string()));
+    }
+
     pub fn push_untrusted(&mut self, source: &str, text: &str) {
-        self.untrusted.push((
+        self.add_untrusted(
             Source::Described(source.to_string()),
             Cow::Owned(text.to_string()),
-        ));
+        );
     }
 }
 
-/// The string field `key` of an envelope (`[PREFIX] {json}`), unescaped; the whole envelope if
-/// it cannot be read, which is never less strict.
+impl ProvenanceIndex<'static> {
+    /// Adds what `items` contribute, as owned text: for an index kept while its run grows.
+    pub fn extend_owned(&mut self, items: &[Item]) {
+        for c in items.iter().filter_map(contribution) {
+            match c {
+                Contribution::User(text) => self.add_user(Cow::Owned(text.to_string())),
+                Contribution::Untrusted(source, text) => {
+                    let source = match source {
+                        Source::ToolResult { tool, call_id } => Source::ToolResult {
+                            tool: owned(tool),
+                            call_id: owned(call_id),
+                        },
+                        Source::Notification { id } => Source::Notification { id: owned(id) },
+                        Source::Described(d) => Source::Described(d),
+                    };
+                    self.add_untrusted(source, owned(text));
+                }
+            }
+        }
+    }
+}
+
 fn quoted_field<'a>(envelope: &'a str, key: &str) -> Cow<'a, str> {
     envelope
         .find('{')
@@ -136,17 +233,28 @@ pub fn attribute(index: &ProvenanceIndex<'_>, value: &str) -> Attribution {
     if value.trim().is_empty() {
         return Attribution::Unattributed;
     }
-    if index.user.iter().any(|u| u.contains(value)) {
+    let grounded = match index.user_grams.candidates(value) {
+        Some(at) => at.iter().any(|&i| index.user[i as usize].contains(value)),
+        None => index.user.iter().any(|u| u.contains(value)),
+    };
+    if grounded {
         return Attribution::Grounded;
     }
     if value.chars().count() < MIN_TAINT_CHARS {
         return Attribution::Unattributed;
     }
-    match index
-        .untrusted
-        .iter()
-        .find(|(_, text)| text.contains(value))
-    {
+    // The first source in order, as a scan of every text would find.
+    let found = match index.untrusted_grams.candidates(value) {
+        Some(at) => at
+            .iter()
+            .map(|&i| &index.untrusted[i as usize])
+            .find(|(_, text)| text.contains(value)),
+        None => index
+            .untrusted
+            .iter()
+            .find(|(_, text)| text.contains(value)),
+    };
+    match found {
         Some((source, _)) => Attribution::Tainted {
             source: source.describe(),
         },
@@ -230,6 +338,61 @@ mod tests {
     use super::*;
     use crate::policy::Decision;
     use serde_json::json;
+
+    /// What `attribute` must answer: a scan of every text, in order.
+    fn scanned(users: &[String], untrusted: &[(String, String)], value: &str) -> Attribution {
+        if value.trim().is_empty() {
+            return Attribution::Unattributed;
+        }
+        if users.iter().any(|u| u.contains(value)) {
+            return Attribution::Grounded;
+        }
+        if value.chars().count() < MIN_TAINT_CHARS {
+            return Attribution::Unattributed;
+        }
+        match untrusted.iter().find(|(_, t)| t.contains(value)) {
+            Some((source, _)) => Attribution::Tainted {
+                source: source.clone(),
+            },
+            None => Attribution::Unattributed,
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_trigram_index_answers_as_a_scan_of_every_text(
+            users in proptest::collection::vec("[abc 中]{0,12}", 0..6),
+            untrusted in proptest::collection::vec("[abcd 中😀]{0,16}", 0..8),
+            value in "[abcd中]{0,5}",
+            pick in 0usize..8,
+            from in 0usize..16,
+            len in 0usize..8,
+        ) {
+            let untrusted: Vec<(String, String)> = untrusted
+                .into_iter()
+                .enumerate()
+                .map(|(n, t)| (format!("source {n}"), t))
+                .collect();
+            let mut index = ProvenanceIndex::default();
+            for u in &users {
+                index.push_user(u);
+            }
+            for (source, text) in &untrusted {
+                index.push_untrusted(source, text);
+            }
+            // A random value, and a piece of one of the untrusted texts.
+            let mut values = vec![value];
+            if let Some((_, text)) = untrusted.get(pick % untrusted.len().max(1)) {
+                let chars: Vec<char> = text.chars().collect();
+                let start = from.min(chars.len());
+                let end = (start + len).min(chars.len());
+                values.push(chars[start..end].iter().collect());
+            }
+            for v in values {
+                proptest::prop_assert_eq!(attribute(&index, &v), scanned(&users, &untrusted, &v));
+            }
+        }
+    }
 
     fn index() -> ProvenanceIndex<'static> {
         let mut i = ProvenanceIndex::default();
