@@ -98,7 +98,7 @@ struct KeptProvenance {
 
 impl KeptProvenance {
     fn build(run: &str, items: &[Item]) -> Self {
-        let mut index = ProvenanceIndex::default();
+        let mut index = ProvenanceIndex::kept();
         index.extend_owned(items);
         Self {
             run: run.to_string(),

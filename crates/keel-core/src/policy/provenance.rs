@@ -96,8 +96,9 @@ impl Trigrams {
 pub struct ProvenanceIndex<'a> {
     user: Vec<Cow<'a, str>>,
     untrusted: Vec<(Source<'a>, Cow<'a, str>)>,
-    user_grams: Trigrams,
-    untrusted_grams: Trigrams,
+    /// Trigram postings of `user` and `untrusted`, kept only by an index that lives across
+    /// calls: for one call, a scan of the texts is cheaper than building them.
+    grams: Option<(Trigrams, Trigrams)>,
 }
 
 /// What one item contributes: user text, or untrusted text with its source.
@@ -161,13 +162,25 @@ impl<'a> ProvenanceIndex<'a> {
     }
 
     fn add_user(&mut self, text: Cow<'a, str>) {
-        self.user_grams.add(self.user.len(), &text);
+        if let Some((user, _)) = self.grams.as_mut() {
+            user.add(self.user.len(), &text);
+        }
         self.user.push(text);
     }
 
     fn add_untrusted(&mut self, source: Source<'a>, text: Cow<'a, str>) {
-        self.untrusted_grams.add(self.untrusted.len(), &text);
+        if let Some((_, untrusted)) = self.grams.as_mut() {
+            untrusted.add(self.untrusted.len(), &text);
+        }
         self.untrusted.push((source, text));
+    }
+
+    /// An empty index that keeps trigram postings as it grows: for one kept across calls.
+    pub fn kept() -> Self {
+        Self {
+            grams: Some(Default::default()),
+            ..Self::default()
+        }
     }
 
     pub fn push_user(&mut self, text: &str) {
@@ -233,7 +246,11 @@ pub fn attribute(index: &ProvenanceIndex<'_>, value: &str) -> Attribution {
     if value.trim().is_empty() {
         return Attribution::Unattributed;
     }
-    let grounded = match index.user_grams.candidates(value) {
+    let (user_grams, untrusted_grams) = match &index.grams {
+        Some((u, t)) => (u.candidates(value), t.candidates(value)),
+        None => (None, None),
+    };
+    let grounded = match user_grams {
         Some(at) => at.iter().any(|&i| index.user[i as usize].contains(value)),
         None => index.user.iter().any(|u| u.contains(value)),
     };
@@ -244,7 +261,7 @@ pub fn attribute(index: &ProvenanceIndex<'_>, value: &str) -> Attribution {
         return Attribution::Unattributed;
     }
     // The first source in order, as a scan of every text would find.
-    let found = match index.untrusted_grams.candidates(value) {
+    let found = match untrusted_grams {
         Some(at) => at
             .iter()
             .map(|&i| &index.untrusted[i as usize])
@@ -373,7 +390,7 @@ mod tests {
                 .enumerate()
                 .map(|(n, t)| (format!("source {n}"), t))
                 .collect();
-            let mut index = ProvenanceIndex::default();
+            let mut index = ProvenanceIndex::kept();
             for u in &users {
                 index.push_user(u);
             }
