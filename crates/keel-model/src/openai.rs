@@ -2,7 +2,8 @@
 //! server, Ollama, vLLM and OpenAI alike.
 //!
 //! Requests are the composed messages as interfaces.md §4 shapes them, the offered tools as
-//! `{"type":"function","function":{name, description, parameters}}`, and `"stream": true`. The
+//! `{"type":"function","function":{name, description, parameters}}`, `"stream": true` and
+//! `"stream_options": {"include_usage": true}` (usage arrives in a last chunk). The
 //! reply is read as server-sent events — text deltas streamed to the caller, tool-call name and
 //! argument deltas assembled by index, several calls in one reply — or, from a server that
 //! ignores `stream`, as one JSON completion. Parsing is lenient where servers differ (arguments
@@ -148,6 +149,9 @@ impl OpenAiModel {
             "model": self.settings.model,
             "messages": request.messages,
             "stream": true,
+            // Usage comes in a last chunk only when asked for; servers that do not know the
+            // option ignore it.
+            "stream_options": {"include_usage": true},
         });
         if !tools.is_empty() {
             body["tools"] = tools
