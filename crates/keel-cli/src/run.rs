@@ -176,6 +176,18 @@ pub(crate) fn session(
         tools.add(Box::new(RespondPermission::new(hub.clone())));
     }
     if let Some(names) = preset.and_then(|p| p.tools.clone()) {
+        let unknown: Vec<&str> = names
+            .iter()
+            .filter(|n| tools.get(n).is_none())
+            .map(String::as_str)
+            .collect();
+        if !unknown.is_empty() {
+            eprintln!(
+                "keel: [presets.{preset_name}] tools names tools keel does not have, so they are not \
+                 offered: {}",
+                unknown.join(", ")
+            );
+        }
         tools.retain(&names);
     }
     let env = GateEnv {

@@ -574,7 +574,7 @@ fn a_preset_limits_the_tools_and_is_recorded_with_the_run() {
     let env = Env::new();
     std::fs::write(
         env.work().join("keel.toml"),
-        "[presets.reader]\nsystem_prompt = \"Only read.\"\ntools = [\"read_file\", \"list_dir\"]\n",
+        "[presets.reader]\nsystem_prompt = \"Only read.\"\ntools = [\"read_file\", \"list_dir\", \"grep_files\"]\n",
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let model = env.script(
@@ -592,6 +592,11 @@ fn a_preset_limits_the_tools_and_is_recorded_with_the_run() {
     assert!(
         !env.work().join("out.md").exists(),
         "a tool outside the preset must not run"
+    );
+    assert!(
+        err.contains("[presets.reader] tools names tools keel does not have")
+            && err.contains("grep_files"),
+        "{err}"
     );
     let run = env.only_run();
     let shown = env.show(&run);
