@@ -454,38 +454,42 @@ impl Agent<'_> {
         let record = self.record(run)?;
         let round = record.compaction.as_ref().map(|c| c.round);
         let notes = &record.notes;
-        let reusable = previous.filter(|p| {
-            p.run == run && p.round.is_none() && round.is_none() && p.covered <= record.items.len()
-        });
-        if let Some(previous) = reusable
-            && let Some(mut request) = previous.request
-        {
-            let fresh = &record.items[previous.covered..];
-            let replaces_earlier = fresh.iter().any(|i| {
-                matches!(
-                    i.body,
-                    ItemBody::Diagnostic(
-                        Diagnostic::ToolCallStatus { .. } | Diagnostic::DispatchUnknown { .. }
+        let extended = previous
+            .filter(|p| {
+                p.run == run
+                    && p.round.is_none()
+                    && round.is_none()
+                    && p.covered <= record.items.len()
+            })
+            .and_then(|p| {
+                let fresh = &record.items[p.covered..];
+                let replaces_earlier = fresh.iter().any(|i| {
+                    matches!(
+                        i.body,
+                        ItemBody::Diagnostic(
+                            Diagnostic::ToolCallStatus { .. } | Diagnostic::DispatchUnknown { .. }
+                        )
                     )
-                )
-            });
-            if !replaces_earlier
-                && let Ok(part) = compose(&ComposeInput {
+                });
+                if replaces_earlier {
+                    return None;
+                }
+                let mut request = p.request?;
+                let part = compose(&ComposeInput {
                     stable_head: head,
                     volatile: &[],
                     notes,
                     items: fresh,
                 })
-            {
+                .ok()?;
                 let mut messages = part.messages.into_iter();
                 if let (Some(system), Some(slot)) = (messages.next(), request.messages.first_mut())
                 {
                     *slot = system;
                 }
                 let added: Vec<_> = messages.collect();
-                let conversation_chars = previous.conversation_chars + message_chars(&added);
+                let conversation_chars = p.conversation_chars + message_chars(&added);
                 request.messages.extend(added);
-                let chars = conversation_chars + message_chars(&request.messages[..1]);
                 // Every test run checks the increment against composing the whole run.
                 #[cfg(debug_assertions)]
                 {
@@ -497,31 +501,29 @@ impl Agent<'_> {
                     });
                     debug_assert_eq!(whole.as_ref().ok(), Some(&request), "incremental compose");
                 }
-                self.cache.composed = Some(Composed {
-                    run: run.to_string(),
-                    round,
-                    covered: record.items.len(),
-                    conversation_chars,
-                    request: None,
-                });
-                return Ok((request, chars));
+                Some((request, conversation_chars))
+            });
+        let (request, conversation_chars) = match extended {
+            Some(done) => done,
+            None => {
+                let visible;
+                let items = match &record.compaction {
+                    Some(c) => {
+                        visible = compaction::visible_items(&record.items, c);
+                        &visible[..]
+                    }
+                    None => &record.items[..],
+                };
+                let request = compose(&ComposeInput {
+                    stable_head: head,
+                    volatile: &[],
+                    notes,
+                    items,
+                })?;
+                let chars = message_chars(&request.messages[1..]);
+                (request, chars)
             }
-        }
-        let visible;
-        let items = match &record.compaction {
-            Some(c) => {
-                visible = compaction::visible_items(&record.items, c);
-                &visible[..]
-            }
-            None => &record.items[..],
         };
-        let request = compose(&ComposeInput {
-            stable_head: head,
-            volatile: &[],
-            notes,
-            items,
-        })?;
-        let conversation_chars = message_chars(&request.messages[1..]);
         let chars = conversation_chars + message_chars(&request.messages[..1]);
         self.cache.composed = Some(Composed {
             run: run.to_string(),
