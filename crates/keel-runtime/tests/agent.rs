@@ -229,15 +229,8 @@ fn a_notification_turn_cannot_call_tools_and_gets_no_follow_up() {
         w.store.ledger("r").unwrap_or_default().is_empty(),
         "nothing dispatched"
     );
-    let run = w.store.load_run("r").unwrap_or_else(|e| panic!("{e}"));
-    let refusal = run.items.iter().find_map(|i| match &i.body {
-        ItemBody::ToolResult { output, .. } => {
-            Some(keel_core::envelope::tool_message_content(output).to_string())
-        }
-        _ => None,
-    });
-    assert_eq!(refusal.as_deref(), Some(NOT_AUTHORIZED_RESULT));
-    assert!(!run.head.turn_open);
+    assert_eq!(tool_outputs(&w.store, "r"), [NOT_AUTHORIZED_RESULT]);
+    assert!(!w.store.run_head("r").map(|h| h.turn_open).unwrap_or(true));
 }
 
 #[test]
@@ -619,13 +612,6 @@ fn a_notification_turn_left_open_keeps_no_authority_when_continued() {
         w.store.ledger("r").unwrap_or_default().is_empty(),
         "nothing dispatched"
     );
-    let run = w.store.load_run("r").unwrap_or_else(|e| panic!("{e}"));
-    let refusal = run.items.iter().find_map(|i| match &i.body {
-        ItemBody::ToolResult { output, .. } => {
-            Some(keel_core::envelope::tool_message_content(output).to_string())
-        }
-        _ => None,
-    });
-    assert_eq!(refusal.as_deref(), Some(NOT_AUTHORIZED_RESULT));
-    assert!(!run.head.turn_open);
+    assert_eq!(tool_outputs(&w.store, "r"), [NOT_AUTHORIZED_RESULT]);
+    assert!(!w.store.run_head("r").map(|h| h.turn_open).unwrap_or(true));
 }

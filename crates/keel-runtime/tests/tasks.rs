@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use keel_core::item::{ItemBody, ToolCall};
+use keel_core::item::ToolCall;
 use keel_core::time::Timestamp;
 use keel_model::scripted::ScriptedModel;
 use keel_runtime::agent::LoopSettings;
@@ -87,19 +87,7 @@ fn a_permission_request_is_answered_only_in_a_real_user_turn() {
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(task.join().ok(), Some(Answer::AllowOnce));
     assert!(hub.waiting_requests("r").is_empty());
-    let outputs: Vec<String> = w
-        .store
-        .load_run("r")
-        .unwrap_or_else(|e| panic!("{e}"))
-        .items
-        .iter()
-        .filter_map(|i| match &i.body {
-            ItemBody::ToolResult { output, .. } => {
-                Some(keel_core::envelope::tool_message_content(output).to_string())
-            }
-            _ => None,
-        })
-        .collect();
+    let outputs = tool_outputs(&w.store, "r");
     assert_eq!(outputs.len(), 2, "{outputs:?}");
     assert_eq!(outputs[0], keel_core::notify::NOT_AUTHORIZED_RESULT);
     assert_eq!(

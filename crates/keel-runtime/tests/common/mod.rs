@@ -187,3 +187,19 @@ pub fn assert_well_formed(model: &ScriptedModel) {
         assert_eq!(calls, answers);
     }
 }
+
+/// The text of every tool result the run holds, in order, as the model reads them.
+pub fn tool_outputs(store: &SqliteStore, run: &str) -> Vec<String> {
+    store
+        .load_run(run)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .items
+        .iter()
+        .filter_map(|i| match &i.body {
+            keel_core::item::ItemBody::ToolResult { output, .. } => {
+                Some(keel_core::envelope::tool_message_content(output).to_string())
+            }
+            _ => None,
+        })
+        .collect()
+}
