@@ -12,6 +12,7 @@
 pub mod bridge;
 pub mod compaction;
 pub mod compose;
+pub mod computer;
 pub mod envelope;
 pub mod item;
 pub mod language;

@@ -1005,7 +1005,11 @@ impl Agent<'_> {
         if self.tool_context.run_id != run {
             self.tool_context.run_id = run.to_string();
         }
-        let output = tool.call(&call.arguments, &self.tool_context);
+        let asker = self
+            .approver
+            .as_mut()
+            .map(|a| &mut **a as &mut dyn Approver);
+        let output = tool.call_asking(&call.arguments, &self.tool_context, asker);
         let now = self.now();
         let result = self.item(ItemBody::ToolResult {
             call_id: call.id.clone(),

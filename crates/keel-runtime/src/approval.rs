@@ -28,6 +28,13 @@ pub trait Approver {
     /// Asks about one call; `reasons` are each asking stage's name and reason, in priority
     /// order. An approver that cannot reach a person must answer [`Answer::Deny`].
     fn ask(&mut self, call: &ToolCall, reasons: &[String]) -> Answer;
+
+    /// Asks the person a question in words (the `clarify` tool) and returns their answer;
+    /// `None` when no person can be reached. Never answered by anyone but the person.
+    fn clarify(&mut self, question: &str) -> Option<String> {
+        let _ = question;
+        None
+    }
 }
 
 /// Asks on a terminal: the question on `output`, the answer from `input`. End of input, or
@@ -105,6 +112,10 @@ impl<'s, A: Approver> RecordingApprover<'s, A> {
 }
 
 impl<A: Approver> Approver for RecordingApprover<'_, A> {
+    fn clarify(&mut self, question: &str) -> Option<String> {
+        self.inner.clarify(question)
+    }
+
     fn ask(&mut self, call: &ToolCall, reasons: &[String]) -> Answer {
         let answer = self.inner.ask(call, reasons);
         let record = keel_store::ApprovalRecord {

@@ -84,6 +84,19 @@ pub trait Tool: Send + Sync {
     fn spec(&self) -> ToolSpec;
     fn annotations(&self) -> Map<String, Value>;
     fn call(&self, args: &Value, ctx: &ToolContext) -> ToolOutput;
+
+    /// Runs the call for a tool that may need a person mid-call (desktop consent, a
+    /// clarifying question). `asker` is `None` when nobody can answer; such a tool then
+    /// refuses what it would have asked. Most tools never ask: the default runs [`Tool::call`].
+    fn call_asking(
+        &self,
+        args: &Value,
+        ctx: &ToolContext,
+        asker: Option<&mut dyn crate::approval::Approver>,
+    ) -> ToolOutput {
+        let _ = asker;
+        self.call(args, ctx)
+    }
 }
 
 fn string_arg<'a>(args: &'a Value, key: &str) -> Result<&'a str, ToolOutput> {

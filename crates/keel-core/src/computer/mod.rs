@@ -1,0 +1,25 @@
+//! Computer use (computer-use.md, seed 003): the `computer_use` tool's pure half.
+//!
+//! One desktop window, operated one grounded input at a time, never replaying an input whose
+//! delivery is unknown. Here are the parts that need no desktop and no clock of their own:
+//! the strict input schema ([`input`]), the error codes and their fixed `nextAction` texts
+//! ([`codes`]), the observation vocabulary and the summary JSON ([`observation`]), verification
+//! from native evidence only ([`verify`]), the no-progress counter ([`progress`]), the model's
+//! one proposal ([`proposal`]), the manual the model reads ([`manual`]), the [`desktop::Desktop`]
+//! trait a backend implements, and the session machine that ties them together ([`session`]).
+//!
+//! Not here: a real desktop (keel-desktop), the simulated one and the tool wrapper that asks
+//! the model and the user (keel-runtime).
+
+pub mod codes;
+pub mod desktop;
+pub mod input;
+pub mod manual;
+pub mod observation;
+pub mod progress;
+pub mod proposal;
+pub mod session;
+pub mod verify;
+
+pub use codes::ErrorCode;
+pub use observation::{Action, Element, Expectation, Verification, VerificationStatus};
