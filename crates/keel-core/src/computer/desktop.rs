@@ -95,4 +95,10 @@ pub trait Desktop: Send {
     fn snapshot(&mut self, window: &str, with_frame: bool) -> Result<Snapshot, DesktopError>;
     /// Delivers one input to the window. `Ok` means delivered completely.
     fn act(&mut self, window: &str, action: &Action) -> Result<(), DispatchError>;
+    /// Gives control of the window back (N28). `Ok` confirms the release; a backend that
+    /// holds nothing on the desktop confirms at once.
+    fn release(&mut self, window: &str) -> Result<(), DesktopError> {
+        let _ = window;
+        Ok(())
+    }
 }
