@@ -20,6 +20,8 @@ pub mod legacy;
 pub mod notes;
 pub mod notify;
 pub mod policy;
+#[cfg(test)]
+mod seed_literal;
 pub mod text;
 pub mod time;
 

@@ -1,73 +1,11 @@
 use super::*;
 use proptest::prelude::*;
-use sha2::{Digest, Sha256};
-
-const SEED: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/seeds/000_5d41f7c06b100716.txt"
-);
-
-/// Decodes a JavaScript double-quoted string literal (the text between the quotes).
-fn decode_js_literal(body: &str) -> String {
-    let mut out = String::new();
-    let mut units: Vec<u16> = Vec::new();
-    let mut chars = body.chars();
-    let flush = |units: &mut Vec<u16>, out: &mut String| {
-        out.push_str(&String::from_utf16(units).unwrap_or_else(|e| panic!("bad \\u escapes: {e}")));
-        units.clear();
-    };
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            flush(&mut units, &mut out);
-            out.push(c);
-            continue;
-        }
-        let e = chars.next().unwrap_or_else(|| panic!("dangling backslash"));
-        if e == 'u' {
-            let hex: String = chars.by_ref().take(4).collect();
-            units.push(u16::from_str_radix(&hex, 16).unwrap_or_else(|e| panic!("{hex}: {e}")));
-            continue;
-        }
-        flush(&mut units, &mut out);
-        out.push(match e {
-            'n' => '\n',
-            'r' => '\r',
-            't' => '\t',
-            'b' => '\u{8}',
-            'f' => '\u{c}',
-            'v' => '\u{b}',
-            '0' => '\0',
-            other => other, // \" \\ \' \/
-        });
-    }
-    flush(&mut units, &mut out);
-    out
-}
 
 fn seed_constant() -> String {
-    let seed = std::fs::read_to_string(SEED)
-        .unwrap_or_else(|e| panic!("seed 000 must be at {SEED} (shared/ beside the repo): {e}"));
-    let start_marker = "REALTIME_NOTIFICATION_INSTRUCTIONS = \"";
-    let start = seed
-        .find(start_marker)
-        .unwrap_or_else(|| panic!("constant not in seed"))
-        + start_marker.len();
-    let rest = &seed[start..];
-    // The literal ends at the first unescaped quote.
-    let mut end = None;
-    let mut escaped = false;
-    for (i, c) in rest.char_indices() {
-        match (escaped, c) {
-            (true, _) => escaped = false,
-            (false, '\\') => escaped = true,
-            (false, '"') => {
-                end = Some(i);
-                break;
-            }
-            _ => {}
-        }
-    }
-    decode_js_literal(&rest[..end.unwrap_or_else(|| panic!("unterminated literal"))])
+    crate::seed_literal::seed_literal(
+        &crate::seed_literal::seed_path("000_5d41f7c06b100716.txt"),
+        "REALTIME_NOTIFICATION_INSTRUCTIONS",
+    )
 }
 
 #[test]
@@ -76,10 +14,8 @@ fn t1_policy_is_the_seed_constant_byte_for_byte() {
     let c = REALTIME_NOTIFICATION_INSTRUCTIONS;
     assert_eq!(c.chars().count(), 5833);
     assert_eq!(c.len(), 5929);
-    let digest = Sha256::digest(c.as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     assert_eq!(
-        hex,
+        crate::seed_literal::sha256_hex(c),
         "55a90cdc71a9d73f5525362486cc558819880b9458fa1d7a17313261007d8017"
     );
     assert!(c.starts_with("## Runtime result messages\n\n"));
