@@ -2,6 +2,11 @@
 //! `shell` (timeout, output cap, confined working directory). Each has a JSON schema and
 //! side-effect annotations the gate reads. Paths are relative to the session directory; the
 //! gate's allowed-path checker keeps them inside it.
+//!
+//! `tool_manual` ([`manual`]) lives in a submodule and is not built in: whoever offers computer
+//! use adds it with [`Toolbox::add`].
+
+pub mod manual;
 
 use std::collections::BTreeMap;
 use std::io::Read;
