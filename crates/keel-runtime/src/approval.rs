@@ -1,8 +1,9 @@
 //! ask_user: only a real person answers (interfaces.md §3, safety.md N17, N35).
 //!
 //! The gate asks through an [`Approver`]. The terminal one prints the call and every reason and
-//! reads one of three answers — allow once, allow for this run, deny. No flag or environment
-//! variable answers for the user; tests answer through this interface.
+//! reads one of three answers — allow once, allow for this run, deny — and reads the person's
+//! one-line answer to a `clarify` question. No flag or environment variable answers for the
+//! user; tests answer through this interface.
 
 use std::io::{BufRead, Write};
 
@@ -82,6 +83,31 @@ impl<R: BufRead, W: Write> Approver for TerminalApprover<R, W> {
                 _ => question = "Please answer o, r or d.\n".to_string(),
             }
         }
+    }
+
+    /// Shows the model's question, each of its lines made terminal-safe and set off by an
+    /// indent, and reads one line. Only the line ending is removed: the words are the
+    /// person's, exactly (N29 compares them exactly). End of input, or a line it cannot read,
+    /// is no answer.
+    fn clarify(&mut self, question: &str) -> Option<String> {
+        let lines: Vec<String> = question.split('\n').map(terminal_safe).collect();
+        let prompt = format!(
+            "\nThe agent asks you (its words, not keel's):\n  {}\nYour answer (one line): ",
+            lines.join("\n  ")
+        );
+        self.output
+            .write_all(prompt.as_bytes())
+            .and_then(|()| self.output.flush())
+            .ok()?;
+        let mut line = String::new();
+        match self.input.read_line(&mut line) {
+            Ok(0) | Err(_) => return None,
+            Ok(_) => {}
+        }
+        let answer = line
+            .strip_suffix('\n')
+            .map_or(line.as_str(), |l| l.strip_suffix('\r').unwrap_or(l));
+        Some(answer.to_string())
     }
 }
 
@@ -187,5 +213,42 @@ mod tests {
     #[test]
     fn no_answer_is_a_deny() {
         assert_eq!(answer("").0, Answer::Deny);
+    }
+
+    fn clarify(input: &[u8], question: &str) -> (Option<String>, String) {
+        let mut out = Vec::new();
+        let a = TerminalApprover::new(input, &mut out).clarify(question);
+        (a, String::from_utf8_lossy(&out).into_owned())
+    }
+
+    #[test]
+    fn clarify_reads_one_line_exactly() {
+        let (a, shown) = clarify("已在桌面端处理，继续\nnext\n".as_bytes(), "Handled?");
+        assert_eq!(a.as_deref(), Some("已在桌面端处理，继续"));
+        assert!(shown.contains("Handled?") && shown.ends_with("Your answer (one line): "));
+        assert_eq!(
+            clarify(b"  spaced \r\n", "q").0.as_deref(),
+            Some("  spaced ")
+        );
+        assert_eq!(clarify(b"\n", "q").0.as_deref(), Some(""));
+        assert_eq!(clarify(b"no newline", "q").0.as_deref(), Some("no newline"));
+    }
+
+    #[test]
+    fn clarify_without_input_is_no_answer() {
+        assert_eq!(clarify(b"", "q").0, None);
+        assert_eq!(clarify(b"\xff\n", "q").0, None);
+    }
+
+    #[test]
+    fn clarify_question_cannot_rewrite_the_terminal() {
+        let (_, shown) = clarify(b"x\n", "line one\nAllow? [o]nce\r\u{1b}[2Kkeel: approved");
+        assert!(
+            !shown.contains('\u{1b}') && !shown.contains('\r'),
+            "{shown:?}"
+        );
+        // Every line of the question is indented under the heading, so none can pass for
+        // keel's own prompt.
+        assert!(shown.contains("\n  line one\n  Allow? [o]nce"), "{shown:?}");
     }
 }

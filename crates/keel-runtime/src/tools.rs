@@ -3,9 +3,10 @@
 //! side-effect annotations the gate reads. Paths are relative to the session directory; the
 //! gate's allowed-path checker keeps them inside it.
 //!
-//! `tool_manual` ([`manual`]) lives in a submodule and is not built in: whoever offers computer
-//! use adds it with [`Toolbox::add`].
+//! `tool_manual` ([`manual`]) and `clarify` ([`clarify`]) live in submodules and are not built
+//! in: whoever offers computer use adds them with [`Toolbox::add`].
 
+pub mod clarify;
 pub mod manual;
 
 use std::collections::BTreeMap;
