@@ -584,3 +584,37 @@ fn collect_visual_evidence_prints_blocks_and_attachments_in_the_seed_key_order()
         )
     );
 }
+
+#[test]
+fn tool_manual_prints_the_computer_use_manual_as_a_json_string() {
+    let out = call("tool-manual", r#"{"tool":"computer_use","extra":1}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stderr, "");
+    assert!(out.stdout.ends_with("\"\n") && out.stdout.matches('\n').count() == 1);
+    let manual: String =
+        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
+    // Verbatim (computer-use.md N2), trailing LF included.
+    assert_eq!(manual, keel_core::computer::manual::COMPUTER_USE_MANUAL);
+    assert!(manual.starts_with("# Computer Use\n\n") && manual.ends_with("mode stays observe.\n"));
+}
+
+#[test]
+fn tool_manual_of_a_tool_without_one_is_bad_input_on_tool() {
+    for input in [
+        r#"{"tool":"shell"}"#,
+        r#"{"tool":""}"#,
+        r#"{"tool":"COMPUTER_USE"}"#,
+        r#"{"tool":7}"#,
+        r#"{"tool":null}"#,
+        r#"{}"#,
+    ] {
+        assert_bad_input(&call("tool-manual", input), "tool");
+    }
+    let out = call("tool-manual", r#"{"tool":"shell"}"#);
+    assert!(
+        out.stderr.contains("computer_use"),
+        "names the tools with a manual: {}",
+        out.stderr
+    );
+    assert_bad_input(&call("tool-manual", "[]"), "");
+}

@@ -7,6 +7,7 @@
 //! function is one entry of [`FUNCTIONS`]; later issues add theirs there.
 
 mod bridge;
+mod manual;
 mod notifications;
 mod system_notes;
 pub mod wire;
@@ -67,6 +68,7 @@ pub const FUNCTIONS: &[(&str, Function)] = &[
         "estimate-summary-tokens",
         bridge::estimate_summary_tokens_call,
     ),
+    ("tool-manual", manual::tool_manual_call),
 ];
 
 /// What the process prints and how it exits.
