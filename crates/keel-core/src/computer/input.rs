@@ -305,7 +305,10 @@ mod tests {
             "prepare"
         );
         assert_eq!(err(json!({"op":"observe","question":""})).field, "question");
-        assert_eq!(err(json!({"op":"step","goal":"x","extra":1})).field, "extra");
+        assert_eq!(
+            err(json!({"op":"step","goal":"x","extra":1})).field,
+            "extra"
+        );
         assert_eq!(
             err(json!({"op":"step","goal":"g","expect":{"kind":"field","label":"a".repeat(301),"value":""}}))
                 .field,
@@ -323,7 +326,9 @@ mod tests {
     #[test]
     fn each_op_parses_with_its_fields() {
         assert_eq!(
-            ok(json!({"op":"open","appRef":"app-1","mode":"control","prepare":true,"windowRef":"w"})),
+            ok(
+                json!({"op":"open","appRef":"app-1","mode":"control","prepare":true,"windowRef":"w"})
+            ),
             Op::Open {
                 app_ref: "app-1".into(),
                 window_ref: Some("w".into()),
@@ -339,7 +344,9 @@ mod tests {
             }
         );
         assert_eq!(
-            ok(json!({"op":"step","goal":"Tick it","expect":{"kind":"selected","label":"Memories"}})),
+            ok(
+                json!({"op":"step","goal":"Tick it","expect":{"kind":"selected","label":"Memories"}})
+            ),
             Op::Step {
                 goal: "Tick it".into(),
                 expect: Some(Expectation::Selected {

@@ -19,6 +19,7 @@ pub mod observation;
 pub mod progress;
 pub mod proposal;
 pub mod session;
+pub mod sim;
 pub mod summary;
 pub mod verify;
 

@@ -107,9 +107,7 @@ pub fn parse(reply: &str) -> Result<Proposal, BadProposal> {
             "the reply is a list; one proposal was asked for",
         ));
     }
-    if first.get("actions").is_some()
-        || first.get("action").is_some_and(Value::is_array)
-    {
+    if first.get("actions").is_some() || first.get("action").is_some_and(Value::is_array) {
         return Err(bad(
             ErrorCode::ExpectedSingleAction,
             "the reply proposes several actions; one was asked for",
@@ -212,14 +210,18 @@ mod tests {
             })
         );
         assert_eq!(
-            parse("```json\n{\"type\":\"action\",\"action\":{\"type\":\"click\",\"x\":10,\"y\":20}}\n```"),
+            parse(
+                "```json\n{\"type\":\"action\",\"action\":{\"type\":\"click\",\"x\":10,\"y\":20}}\n```"
+            ),
             Ok(Proposal::Action {
                 action: Action::Click { x: 10, y: 20 },
                 consequential: false
             })
         );
         assert_eq!(
-            parse(r#"{"type":"action","action":{"type":"typeText","text":"hi"},"consequential":true}"#),
+            parse(
+                r#"{"type":"action","action":{"type":"typeText","text":"hi"},"consequential":true}"#
+            ),
             Ok(Proposal::Action {
                 action: Action::TypeText {
                     text: "hi".into(),
@@ -235,12 +237,30 @@ mod tests {
     fn malformed_output_is_never_repaired() {
         assert_eq!(code("click the button"), ErrorCode::InvalidModelOutput);
         assert_eq!(code(""), ErrorCode::InvalidModelOutput);
-        assert_eq!(code(r#"{"type":"action","action":{"type":"click","x":1}"#), ErrorCode::InvalidModelOutput);
-        assert_eq!(code(r#"{"type":"action","action":{"type":"click","x":1}}"#), ErrorCode::InvalidModelOutput);
-        assert_eq!(code(r#"{"type":"action","action":{"type":"drag","x":1,"y":2}}"#), ErrorCode::InvalidModelOutput);
-        assert_eq!(code(r#"{"type":"answer","text":"a","extra":1}"#), ErrorCode::InvalidModelOutput);
-        assert_eq!(code(r#"{"type":"answer","text":"a"} trailing"#), ErrorCode::InvalidModelOutput);
-        assert_eq!(code(r#"Sure! {"type":"answer","text":"a"}"#), ErrorCode::InvalidModelOutput);
+        assert_eq!(
+            code(r#"{"type":"action","action":{"type":"click","x":1}"#),
+            ErrorCode::InvalidModelOutput
+        );
+        assert_eq!(
+            code(r#"{"type":"action","action":{"type":"click","x":1}}"#),
+            ErrorCode::InvalidModelOutput
+        );
+        assert_eq!(
+            code(r#"{"type":"action","action":{"type":"drag","x":1,"y":2}}"#),
+            ErrorCode::InvalidModelOutput
+        );
+        assert_eq!(
+            code(r#"{"type":"answer","text":"a","extra":1}"#),
+            ErrorCode::InvalidModelOutput
+        );
+        assert_eq!(
+            code(r#"{"type":"answer","text":"a"} trailing"#),
+            ErrorCode::InvalidModelOutput
+        );
+        assert_eq!(
+            code(r#"Sure! {"type":"answer","text":"a"}"#),
+            ErrorCode::InvalidModelOutput
+        );
     }
 
     #[test]
@@ -254,7 +274,9 @@ mod tests {
             ErrorCode::ExpectedSingleAction
         );
         assert_eq!(
-            code(r#"{"type":"action","action":[{"type":"click","x":1,"y":1},{"type":"click","x":2,"y":2}]}"#),
+            code(
+                r#"{"type":"action","action":[{"type":"click","x":1,"y":1},{"type":"click","x":2,"y":2}]}"#
+            ),
             ErrorCode::ExpectedSingleAction
         );
         assert_eq!(
