@@ -439,8 +439,17 @@ impl Agent<'_> {
         }
     }
 
-    fn stable_head(&self) -> String {
-        stable_head(&self.settings.base_instructions, &[])
+    /// The byte-stable head for a turn offering `offered`: the base instructions, the
+    /// notification policy, and the manual summary of each offered tool that has a manual —
+    /// never the manual itself, which the model reads with `tool_manual` when it needs it.
+    /// `offered` is in the toolbox's name order, so the head's bytes do not change between
+    /// turns of a run.
+    fn stable_head(&self, offered: &[ToolSpec]) -> String {
+        let summaries: Vec<&str> = offered
+            .iter()
+            .filter_map(|s| keel_core::computer::manual::manual_summary(&s.name))
+            .collect();
+        stable_head(&self.settings.base_instructions, &summaries)
     }
 
     /// The request for the run as stored: after a compaction, the summary note plus what was
@@ -799,14 +808,14 @@ impl Agent<'_> {
     }
 
     fn steps(&mut self, run: &str, origin: ResponseOrigin) -> Result<TurnEnd, LoopError> {
-        let head = self.stable_head();
-        // A tool the policy denies outright is not offered at all.
+        // A tool the policy denies outright is not offered at all, nor summarised in the head.
         let specs: Vec<ToolSpec> = self
             .tools
             .specs()
             .into_iter()
             .filter(|s| !self.gate.policy().is_some_and(|p| p.hides_tool(&s.name)))
             .collect();
+        let head = self.stable_head(&specs);
         let mut steps = 0;
         let mut final_text = String::new();
         // The previous step's calls, when every one of them failed.
