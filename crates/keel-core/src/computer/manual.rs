@@ -174,6 +174,7 @@ mod tests {
             include_str!("verify.rs"),
             include_str!("progress.rs"),
             include_str!("proposal.rs"),
+            include_str!("summary.rs"),
         ]
         .iter()
         .map(|file| {
@@ -253,8 +254,6 @@ mod tests {
     ];
 
     #[test]
-    #[ignore = "session.rs is not written yet: pending_action, stop_unconfirmed, \
-                recentActions and model_finished are not in the computer module's code"]
     fn n32_every_name_the_manual_uses_exists_in_the_runtime() {
         let source = runtime_source();
         let mut missing = Vec::new();
