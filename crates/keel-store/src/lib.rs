@@ -491,4 +491,69 @@ pub trait Store {
     fn notifications(&self, run: &str) -> Result<Vec<NotificationRecord>, StoreError>;
     /// The run's compaction rounds, oldest first.
     fn compactions(&self, run: &str) -> Result<Vec<Compaction>, StoreError>;
+    /// Records a change of the run's desktop lease (computer-use.md N41).
+    fn record_lease(&mut self, run: &str, event: &LeaseEvent) -> Result<(), StoreError>;
+    /// The run's lease changes, oldest first.
+    fn lease_events(&self, run: &str) -> Result<Vec<LeaseEvent>, StoreError>;
+    /// Pauses desktop control for every run (`keel computer stop`), or resumes it (`None`).
+    fn set_desktop_pause(&mut self, pause: Option<&DesktopPause>) -> Result<(), StoreError>;
+    /// The pause in force, if any.
+    fn desktop_pause(&self) -> Result<Option<DesktopPause>, StoreError>;
+}
+
+/// What happened to a run's desktop lease.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeaseChange {
+    /// A computer-use session holds the gate shut.
+    Held,
+    /// The release was confirmed: the gate is open.
+    Released,
+    /// Found held by a process that is gone, and released on resume (N41).
+    ReleasedOnResume,
+    /// The user stopped desktop control (`keel computer stop`).
+    Revoked,
+}
+
+impl LeaseChange {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LeaseChange::Held => "held",
+            LeaseChange::Released => "released",
+            LeaseChange::ReleasedOnResume => "released_on_resume",
+            LeaseChange::Revoked => "revoked",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "held" => LeaseChange::Held,
+            "released" => LeaseChange::Released,
+            "released_on_resume" => LeaseChange::ReleasedOnResume,
+            "revoked" => LeaseChange::Revoked,
+            _ => return None,
+        })
+    }
+
+    /// Whether the gate is shut after this change.
+    pub fn holds(self) -> bool {
+        self == LeaseChange::Held
+    }
+}
+
+/// One lease change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeaseEvent {
+    pub change: LeaseChange,
+    /// The window the lease is for, as the user knows it (its title).
+    pub window: String,
+    pub detail: String,
+    pub at: Timestamp,
+}
+
+/// A user's stop of desktop control, in force until `keel computer resume`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DesktopPause {
+    pub at: Timestamp,
+    /// Who stopped it: the run named to `keel computer stop`.
+    pub by: String,
 }

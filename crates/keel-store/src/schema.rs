@@ -111,6 +111,28 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE TRIGGER compactions_append_only_delete BEFORE DELETE ON compactions
         BEGIN SELECT RAISE(ABORT, 'compaction records are append-only'); END;
     "#,
+    // v3: desktop leases (computer-use.md N41), one append-only row per change, so a lease a
+    // crashed process left held is seen and released on resume, and the release is recorded;
+    // and the one desktop-control pause a user's stop sets (N30).
+    r#"
+    CREATE TABLE desktop_leases (
+        run_id      TEXT NOT NULL REFERENCES runs (id),
+        seq         INTEGER NOT NULL,
+        event       TEXT NOT NULL
+                    CHECK (event IN ('held', 'released', 'released_on_resume', 'revoked')),
+        window      TEXT NOT NULL,
+        detail      TEXT NOT NULL DEFAULT '',
+        at          INTEGER NOT NULL,
+        PRIMARY KEY (run_id, seq)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER desktop_leases_append_only_update BEFORE UPDATE ON desktop_leases
+        BEGIN SELECT RAISE(ABORT, 'lease records are append-only'); END;
+    CREATE TABLE desktop_control (
+        id          INTEGER PRIMARY KEY CHECK (id = 1),
+        paused_at   INTEGER NOT NULL,
+        paused_by   TEXT NOT NULL
+    );
+    "#,
 ];
 
 /// The version a fully migrated database has.

@@ -622,3 +622,41 @@ fn compaction_rounds_are_recorded_with_their_note_in_order_and_append_only() -> 
     assert!(deleted.is_err(), "compaction records are append-only");
     Ok(())
 }
+
+#[test]
+fn lease_changes_and_the_desktop_pause_survive_a_reopen() -> R {
+    use keel_store::{DesktopPause, LeaseChange, LeaseEvent};
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("keel.db");
+    let mut store = open(&path)?;
+    store.create_run(new_run("r1"))?;
+    let event = |change, at| LeaseEvent {
+        change,
+        window: "Settings".into(),
+        detail: String::new(),
+        at: Timestamp(at),
+    };
+    store.record_lease("r1", &event(LeaseChange::Held, 1))?;
+    assert!(store.desktop_pause()?.is_none());
+    store.set_desktop_pause(Some(&DesktopPause {
+        at: Timestamp(2),
+        by: "r1".into(),
+    }))?;
+    drop(store);
+    let mut store = open(&path)?;
+    let events = store.lease_events("r1")?;
+    assert_eq!(events, vec![event(LeaseChange::Held, 1)]);
+    assert!(events.last().is_some_and(|e| e.change.holds()));
+    assert_eq!(store.desktop_pause()?.map(|p| p.by), Some("r1".to_string()));
+    store.record_lease("r1", &event(LeaseChange::ReleasedOnResume, 3))?;
+    store.set_desktop_pause(None)?;
+    let events = store.lease_events("r1")?;
+    assert_eq!(events.len(), 2);
+    assert!(!events[1].change.holds());
+    assert!(store.desktop_pause()?.is_none());
+    assert!(matches!(
+        store.record_lease("nope", &event(LeaseChange::Held, 4)),
+        Err(StoreError::RunNotFound(_))
+    ));
+    Ok(())
+}

@@ -1,6 +1,7 @@
 //! The SQLite implementation of [`Store`]: one file, WAL, `synchronous=NORMAL`.
 
 mod compaction;
+mod desktop;
 mod ledger;
 mod queue;
 use std::path::{Path, PathBuf};
@@ -547,5 +548,21 @@ impl Store for SqliteStore {
 
     fn compactions(&self, run: &str) -> Result<Vec<keel_core::compaction::Compaction>, StoreError> {
         compaction::read(&self.conn, run, false)
+    }
+
+    fn record_lease(&mut self, run: &str, event: &crate::LeaseEvent) -> Result<(), StoreError> {
+        desktop::record_lease(self, run, event)
+    }
+
+    fn lease_events(&self, run: &str) -> Result<Vec<crate::LeaseEvent>, StoreError> {
+        desktop::lease_events(&self.conn, run)
+    }
+
+    fn set_desktop_pause(&mut self, pause: Option<&crate::DesktopPause>) -> Result<(), StoreError> {
+        desktop::set_pause(&self.conn, pause)
+    }
+
+    fn desktop_pause(&self) -> Result<Option<crate::DesktopPause>, StoreError> {
+        desktop::pause(&self.conn)
     }
 }
