@@ -91,6 +91,11 @@ pub enum ModelError {
     ToolResultRejected { call_id: String, message: String },
     #[error("the model call failed: {0}")]
     Failed(String),
+    /// The endpoint answered with an HTTP error status (after any retries); `message` says
+    /// what it was and what to do. Kept apart so a caller that reports statuses (computer
+    /// use's `COMPUTER_MODEL_HTTP_<status>`) need not read it out of prose.
+    #[error("the model call failed: {message}")]
+    Http { status: u16, message: String },
     /// Stopped on request while the model was answering; nothing of the answer is used.
     #[error("the model call was cancelled")]
     Cancelled,

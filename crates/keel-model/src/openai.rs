@@ -380,14 +380,21 @@ fn classify(
         400 | 413 | 422 if is_context_overflow(text) => {
             ModelError::ContextOverflow(format!("HTTP {code} from {endpoint}: {text}"))
         }
-        429 => ModelError::Failed(format!(
-            "{endpoint} is rate limiting (HTTP 429: {text}) after {attempts} attempts; wait, then \
-             `keel runs resume` the run"
-        )),
-        _ if code >= 500 => ModelError::Failed(format!(
-            "{endpoint} failed (HTTP {code}: {text}) after {attempts} attempts"
-        )),
-        _ => ModelError::Failed(format!("HTTP {code} from {endpoint}: {text}")),
+        429 => ModelError::Http {
+            status: code,
+            message: format!(
+                "{endpoint} is rate limiting (HTTP 429: {text}) after {attempts} attempts; wait, \
+                 then `keel runs resume` the run"
+            ),
+        },
+        _ if code >= 500 => ModelError::Http {
+            status: code,
+            message: format!("{endpoint} failed (HTTP {code}: {text}) after {attempts} attempts"),
+        },
+        _ => ModelError::Http {
+            status: code,
+            message: format!("HTTP {code} from {endpoint}: {text}"),
+        },
     }
 }
 

@@ -332,7 +332,10 @@ fn a_rejected_tool_message_is_told_apart_by_index_or_by_call_id() {
     ] {
         let server = serve(vec![http("400 Bad Request", "", body)]);
         assert!(
-            matches!(complete(&mut model(&server)).0, Err(ModelError::Failed(_))),
+            matches!(
+                complete(&mut model(&server)).0,
+                Err(ModelError::Http { status: 400, .. })
+            ),
             "{body}"
         );
     }

@@ -13,6 +13,7 @@ pub mod agent;
 pub mod approval;
 pub mod boundary;
 pub mod checker;
+pub mod computer;
 pub mod gate;
 pub mod mcp;
 pub mod policy_gate;

@@ -146,7 +146,6 @@ impl ErrorCode {
                 | ErrorCode::SessionNotFound
                 | ErrorCode::CloseBeforeTargetChange
                 | ErrorCode::ReleaseUnconfirmed
-                | ErrorCode::ControlPaused
         )
     }
 

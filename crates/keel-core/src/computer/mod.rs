@@ -13,6 +13,7 @@
 
 pub mod codes;
 pub mod desktop;
+pub mod grounding;
 pub mod input;
 pub mod manual;
 pub mod observation;

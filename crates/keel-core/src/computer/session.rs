@@ -212,8 +212,9 @@ pub struct Computer {
     /// Window refs handed out with an ambiguity error: ref → (app key, window key).
     window_refs: BTreeMap<String, (String, String)>,
     session: Option<Session>,
-    /// The window whose release is not confirmed; while set, the gate stays shut (N28).
-    unreleased: Option<String>,
+    /// The window (key, title) whose release is not confirmed; while set, the gate stays
+    /// shut (N28).
+    unreleased: Option<(String, String)>,
 }
 
 /// Whether other tools may run (N27).
@@ -299,7 +300,9 @@ impl Computer {
             (Some(s), _) => Lease::Held {
                 window: s.window_title.clone(),
             },
-            (None, Some(w)) => Lease::Held { window: w.clone() },
+            (None, Some((_, title))) => Lease::Held {
+                window: title.clone(),
+            },
             (None, None) => Lease::Free,
         }
     }
@@ -365,7 +368,7 @@ impl Computer {
         if let Some(s) = self.session.take() {
             match env.desktop.release(&s.window_key) {
                 Ok(()) => self.unreleased = None,
-                Err(_) => self.unreleased = Some(s.window_key),
+                Err(_) => self.unreleased = Some((s.window_key, s.window_title)),
             }
         }
     }
@@ -1077,12 +1080,12 @@ impl Computer {
                         })
                     })
                     .collect();
-                (Some(s.window_key), recent)
+                (Some((s.window_key, s.window_title)), recent)
             }
             None => (self.unreleased.clone(), Vec::new()),
         };
         if let Some(w) = window
-            && env.desktop.release(&w).is_err()
+            && env.desktop.release(&w.0).is_err()
         {
             self.unreleased = Some(w);
             return json!({
@@ -1105,7 +1108,7 @@ impl Computer {
         if let Some(s) = self.session.take()
             && desktop.release(&s.window_key).is_err()
         {
-            self.unreleased = Some(s.window_key);
+            self.unreleased = Some((s.window_key, s.window_title));
         }
     }
 }

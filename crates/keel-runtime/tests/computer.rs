@@ -1,0 +1,561 @@
+//! Computer use through the runtime: the `computer_use` tool on the simulated desktop, driven
+//! by scripted models (the chat model and the computer-use model), the desktop lease stage of
+//! the real gate, consent through the approver, deadlines on a hung backend, the lease kept
+//! with the run in a real SQLite file, and `keel computer stop`/`resume`.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use common::{policy, reply, tool_outputs, with_agent, world};
+use keel_core::ToolCall;
+use keel_core::computer::desktop::{
+    AppInfo, Desktop, DesktopError, DispatchError, Snapshot, WindowInfo,
+};
+use keel_core::computer::observation::Action;
+use keel_core::computer::session::{Lease, Limits};
+use keel_core::computer::sim::{SimDesktop, SimWindow, check_box, element, text_field};
+use keel_core::policy::provenance::OnTainted;
+use keel_core::policy::rules::Mode;
+use keel_core::time::Timestamp;
+use keel_model::ModelReply;
+use keel_model::scripted::ScriptedModel;
+use keel_runtime::agent::LoopSettings;
+use keel_runtime::approval::{Answer, Approver};
+use keel_runtime::computer::{
+    ComputerHub, ComputerSettings, Deadlines, ModelGrounder, TimedDesktop, resume_control,
+    stop_control,
+};
+use keel_runtime::gate::{Gate, GateInput, Stage, Verdict};
+use keel_runtime::policy_gate::{GateEnv, PolicyGate};
+use keel_runtime::tools::ToolContext;
+use keel_store::{LeaseChange, SqliteStore, Store, StoreOptions};
+use serde_json::{Value, json};
+
+fn settings_window() -> SimWindow {
+    SimWindow::new("win:settings", "Settings")
+        .with(text_field("Name", "", [10, 10, 200, 20]))
+        .with(check_box("Memories", false, [10, 40, 20, 20]))
+        .with(element("push button", "Delete account", [10, 70, 120, 20]))
+}
+
+fn grounder(replies: &[&str]) -> ModelGrounder {
+    let replies = replies
+        .iter()
+        .map(|r| ModelReply {
+            text: r.to_string(),
+            tool_calls: vec![],
+            usage: None,
+        })
+        .collect();
+    ModelGrounder::new(
+        Box::new(ScriptedModel::from_replies("vision", replies)),
+        "script",
+    )
+}
+
+fn store_at(path: &std::path::Path) -> Box<dyn Store + Send> {
+    Box::new(SqliteStore::open(path, &StoreOptions::default()).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn hub_with(desktop: Box<dyn Desktop>, replies: &[&str], db: &std::path::Path) -> ComputerHub {
+    ComputerHub::new(
+        ComputerSettings {
+            enabled: true,
+            limits: Limits::default(),
+        },
+        desktop,
+        Ok(Box::new(grounder(replies))),
+        store_at(db),
+        || Timestamp(1_795_987_900_000),
+    )
+}
+
+/// A gate with the lease stage between authority and the policy.
+fn gate(hub: &ComputerHub, cwd: &std::path::Path) -> Gate {
+    let env = GateEnv {
+        cwd: cwd.to_path_buf(),
+        workspaces: vec![],
+        mode: Mode::Default,
+        interactive: true,
+        on_tainted: OnTainted::AskUser,
+        tools: Default::default(),
+    };
+    Gate::new(vec![hub.stage()])
+        .and_then(|g| g.with_policy(PolicyGate::new(policy(&[]), BTreeMap::new(), env)))
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Answers consent questions in order, and keeps them.
+struct Person {
+    answers: Vec<Answer>,
+    asked: Vec<(ToolCall, Vec<String>)>,
+}
+
+impl Person {
+    fn new(answers: &[Answer]) -> Self {
+        Self {
+            answers: answers.to_vec(),
+            asked: Vec::new(),
+        }
+    }
+}
+
+impl Person {
+    /// The consent questions computer use asked (the gate's own asks are not among them).
+    fn consents(&self) -> Vec<&(ToolCall, Vec<String>)> {
+        self.asked
+            .iter()
+            .filter(|(_, r)| r.iter().any(|r| r.starts_with("computer use:")))
+            .collect()
+    }
+}
+
+impl Approver for Person {
+    fn ask(&mut self, call: &ToolCall, reasons: &[String]) -> Answer {
+        self.asked.push((call.clone(), reasons.to_vec()));
+        // The gate's own ask_user decisions (provenance, rules) are answered yes; consent
+        // questions take the scripted answers.
+        if !reasons.iter().any(|r| r.starts_with("computer use:")) {
+            return Answer::AllowOnce;
+        }
+        if self.answers.is_empty() {
+            panic!("asked more often than scripted: {reasons:?}");
+        }
+        self.answers.remove(0)
+    }
+}
+
+fn call_tool(hub: &ComputerHub, run: &str, args: Value, asker: Option<&mut dyn Approver>) -> Value {
+    let tools = hub.tools();
+    let tool = tools
+        .iter()
+        .find(|t| t.spec().name == "computer_use")
+        .unwrap_or_else(|| panic!("no computer_use tool"));
+    let mut ctx = ToolContext::new(std::env::temp_dir());
+    ctx.run_id = run.to_string();
+    let out = tool.call_asking(&args, &ctx, asker);
+    serde_json::from_str(&out.text).unwrap_or_else(|e| panic!("{e}: {}", out.text))
+}
+
+fn discover(hub: &ComputerHub, run: &str) -> String {
+    let r = call_tool(hub, run, json!({"op":"discover","query":"Settings"}), None);
+    r["apps"][0]["appRef"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{r}"))
+        .to_string()
+}
+
+fn decide(gate: &Gate, run: &str, name: &str) -> Verdict {
+    let call = ToolCall {
+        id: "c".into(),
+        name: name.into(),
+        arguments: json!({"command": "ls"}),
+    };
+    gate.decide(
+        &GateInput {
+            origin: keel_core::notify::ResponseOrigin::UserTurn,
+            call: &call,
+            items: &[],
+            run: Some(run),
+        },
+        None,
+    )
+}
+
+fn lease_events(db: &std::path::Path, run: &str) -> Vec<LeaseChange> {
+    store_at(db)
+        .lease_events(run)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .map(|e| e.change)
+        .collect()
+}
+
+#[test]
+fn an_agent_drives_the_simulated_desktop_end_to_end_behind_the_lease() {
+    let mut w = world(&[], true);
+    let db = w._dir.path().join("keel.db");
+    let hub = hub_with(
+        Box::new(SimDesktop::single("Settings", settings_window())),
+        &[
+            r#"{"type":"action","action":{"type":"click","x":15,"y":45}}"#,
+            r#"{"type":"action","action":{"type":"typeText","text":"Ada","x":20,"y":15}}"#,
+        ],
+        &db,
+    );
+    for t in hub.tools() {
+        w.tools.add(t);
+    }
+    w.gate = gate(&hub, &w.cwd);
+    let app_ref = discover(&hub, "r");
+    let mut chat = ScriptedModel::from_replies(
+        "chat",
+        vec![
+            reply("", &[("tool_manual", json!({"name": "computer_use"}))]),
+            reply(
+                "",
+                &[(
+                    "computer_use",
+                    json!({"op":"open","appRef":app_ref,"mode":"control","prepare":true}),
+                )],
+            ),
+            reply(
+                "",
+                &[(
+                    "computer_use",
+                    json!({"op":"step","goal":"Tick Memories","expect":{"kind":"selected","label":"Memories"}}),
+                )],
+            ),
+            // While the lease is held, shell is refused by the lease stage.
+            reply("", &[("shell", json!({"command": "ls"}))]),
+            reply(
+                "",
+                &[(
+                    "computer_use",
+                    json!({"op":"step","goal":"Type Ada as the name","expect":{"kind":"field","label":"Name","value":"Ada"}}),
+                )],
+            ),
+            reply("", &[("computer_use", json!({"op":"close"}))]),
+            reply("", &[("list_dir", json!({}))]),
+            reply("Done: Memories ticked and the name set.", &[]),
+        ],
+    );
+    // One consent: the open. The two inputs are routine.
+    let mut person = Person::new(&[Answer::AllowOnce]);
+    let end = with_agent(
+        &mut w,
+        &mut chat,
+        Some(&mut person),
+        LoopSettings::default(),
+        |a| a.user_turn("r", "Tick Memories and set my name to Ada in Settings"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!end.hit_step_limit);
+    let outputs = tool_outputs(&w.store, "r");
+    assert!(
+        outputs[0].starts_with("# Computer Use"),
+        "the manual: {}",
+        outputs[0]
+    );
+    let results: Vec<Value> = outputs[1..]
+        .iter()
+        .map(|o| serde_json::from_str(o).unwrap_or(Value::String(o.clone())))
+        .collect();
+    assert_eq!(results[0]["status"], "open", "{:?}", results[0]);
+    assert_eq!(results[1]["status"], "done");
+    assert_eq!(results[1]["verified"], true);
+    let refused = results[2].as_str().unwrap_or_default();
+    assert!(
+        refused.contains("desktop-control lease is active") && refused.contains("Never use shell"),
+        "{refused}"
+    );
+    assert_eq!(
+        results[3]["verification"]["status"], "satisfied",
+        "{:?}",
+        results[3]
+    );
+    assert_eq!(results[4]["status"], "stopped");
+    assert_eq!(
+        results[4]["handoff"]["recentActions"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+    // After the confirmed release, other tools run again.
+    assert!(
+        !results[5].to_string().contains("lease"),
+        "{:?}",
+        results[5]
+    );
+    let consents = person.consents();
+    assert_eq!(consents.len(), 1, "only the open: {:?}", person.asked);
+    assert!(consents[0].1[0].contains("Settings"));
+    assert_eq!(
+        lease_events(&db, "r"),
+        vec![LeaseChange::Held, LeaseChange::Released]
+    );
+    // The consent answer is shown as a computer_use call naming what is consented to.
+    assert_eq!(consents[0].0.arguments["op"], "open");
+}
+
+#[test]
+fn a_consequential_action_is_asked_and_its_rejection_stops_the_session() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("keel.db");
+    let mut s = store_at(&db);
+    s.create_run(common_run("r"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let hub = hub_with(
+        Box::new(SimDesktop::single("Settings", settings_window())),
+        &[r#"{"type":"action","action":{"type":"click","x":20,"y":75}}"#],
+        &db,
+    );
+    let app_ref = discover(&hub, "r");
+    let mut person = Person::new(&[Answer::AllowOnce, Answer::Deny]);
+    let r = call_tool(
+        &hub,
+        "r",
+        json!({"op":"open","appRef":app_ref,"mode":"control","prepare":false}),
+        Some(&mut person),
+    );
+    assert_eq!(r["status"], "open");
+    let r = call_tool(
+        &hub,
+        "r",
+        json!({"op":"step","goal":"Delete the account"}),
+        Some(&mut person),
+    );
+    assert_eq!(r["errorCode"], "COMPUTER_ACTION_REJECTED", "{r}");
+    assert!(
+        person.asked[1].1[0].contains("Delete account"),
+        "{:?}",
+        person.asked[1]
+    );
+    assert_eq!(hub.lease("r"), Lease::Free);
+}
+
+fn common_run(id: &str) -> keel_store::NewRun {
+    keel_store::NewRun {
+        model: String::new(),
+        origin: None,
+        open_turn: false,
+        id: id.into(),
+        preset: "default".into(),
+        now: Timestamp(0),
+        note_ops: Vec::new(),
+        items: vec![],
+    }
+}
+
+/// A desktop whose release never answers, and whose inputs hang when told to.
+struct Stuck {
+    inner: SimDesktop,
+    hang_act: bool,
+    hang_release: bool,
+}
+
+impl Desktop for Stuck {
+    fn apps(&mut self) -> Result<Vec<AppInfo>, DesktopError> {
+        self.inner.apps()
+    }
+    fn windows(&mut self, app: &str) -> Result<Vec<WindowInfo>, DesktopError> {
+        self.inner.windows(app)
+    }
+    fn prepare(&mut self, window: &str) -> Result<(), DesktopError> {
+        self.inner.prepare(window)
+    }
+    fn snapshot(&mut self, window: &str, with_frame: bool) -> Result<Snapshot, DesktopError> {
+        self.inner.snapshot(window, with_frame)
+    }
+    fn act(&mut self, window: &str, action: &Action) -> Result<(), DispatchError> {
+        if self.hang_act {
+            self.hang_act = false;
+            std::thread::sleep(Duration::from_millis(400));
+        }
+        self.inner.act(window, action)
+    }
+    fn release(&mut self, window: &str) -> Result<(), DesktopError> {
+        if self.hang_release {
+            std::thread::sleep(Duration::from_millis(400));
+        }
+        self.inner.release(window)
+    }
+}
+
+fn short() -> Deadlines {
+    Deadlines {
+        endpoint: Duration::from_millis(150),
+        release: Duration::from_millis(100),
+    }
+}
+
+#[test]
+fn a_hung_input_is_unknown_never_resent_and_an_unanswered_release_keeps_the_gate_shut() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("keel.db");
+    store_at(&db)
+        .create_run(common_run("r"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stuck = Stuck {
+        inner: SimDesktop::single("Settings", settings_window()),
+        hang_act: true,
+        hang_release: true,
+    };
+    let hub = hub_with(
+        Box::new(TimedDesktop::new(Box::new(stuck), short())),
+        &[r#"{"type":"action","action":{"type":"click","x":15,"y":45}}"#],
+        &db,
+    );
+    let cwd = dir.path().to_path_buf();
+    let gate = gate(&hub, &cwd);
+    let app_ref = discover(&hub, "r");
+    let mut person = Person::new(&[Answer::AllowOnce]);
+    call_tool(
+        &hub,
+        "r",
+        json!({"op":"open","appRef":app_ref,"mode":"control","prepare":false}),
+        Some(&mut person),
+    );
+    let r = call_tool(&hub, "r", json!({"op":"step","goal":"Tick"}), None);
+    assert_eq!(r["errorCode"], "COMPUTER_DISPATCH_UNKNOWN", "{r}");
+    // The release after the error did not answer either: the gate stays shut (T5).
+    assert!(matches!(hub.lease("r"), Lease::Held { .. }));
+    assert!(matches!(
+        decide(&gate, "r", "shell"),
+        Verdict::Refuse {
+            stage: Stage::DesktopLease,
+            ..
+        }
+    ));
+    let r = call_tool(&hub, "r", json!({"op":"close"}), None);
+    assert_eq!(r["status"], "stop_unconfirmed", "{r}");
+    assert_eq!(r["errorCode"], "COMPUTER_RELEASE_UNCONFIRMED");
+    assert!(matches!(
+        decide(&gate, "r", "shell"),
+        Verdict::Refuse { .. }
+    ));
+    // The tools of the lease are still admitted.
+    for admitted in ["computer_use", "clarify", "tool_manual"] {
+        assert!(
+            !matches!(
+                decide(&gate, "r", admitted),
+                Verdict::Refuse {
+                    stage: Stage::DesktopLease,
+                    ..
+                }
+            ),
+            "{admitted}"
+        );
+    }
+}
+
+#[test]
+fn a_lease_left_by_a_crash_is_released_on_resume_and_recorded() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("keel.db");
+    store_at(&db)
+        .create_run(common_run("r"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    {
+        let hub = hub_with(
+            Box::new(SimDesktop::single("Settings", settings_window())),
+            &[],
+            &db,
+        );
+        let app_ref = discover(&hub, "r");
+        let mut person = Person::new(&[Answer::AllowOnce]);
+        call_tool(
+            &hub,
+            "r",
+            json!({"op":"open","appRef":app_ref,"mode":"observe","prepare":false}),
+            Some(&mut person),
+        );
+        // The process dies here, holding the lease.
+    }
+    let hub = hub_with(
+        Box::new(SimDesktop::single("Settings", settings_window())),
+        &[],
+        &db,
+    );
+    let cwd = dir.path().to_path_buf();
+    let gate = gate(&hub, &cwd);
+    assert!(
+        matches!(hub.lease("r"), Lease::Held { .. }),
+        "recorded as held"
+    );
+    assert!(matches!(
+        decide(&gate, "r", "shell"),
+        Verdict::Refuse { .. }
+    ));
+    assert_eq!(hub.release_stale("r").as_deref(), Some("Settings"));
+    assert_eq!(hub.lease("r"), Lease::Free);
+    assert!(!matches!(
+        decide(&gate, "r", "shell"),
+        Verdict::Refuse {
+            stage: Stage::DesktopLease,
+            ..
+        }
+    ));
+    assert_eq!(
+        lease_events(&db, "r"),
+        vec![LeaseChange::Held, LeaseChange::ReleasedOnResume]
+    );
+    assert_eq!(hub.release_stale("r"), None, "released once");
+}
+
+#[test]
+fn stop_revokes_a_live_session_and_pauses_until_resume() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("keel.db");
+    store_at(&db)
+        .create_run(common_run("r"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let hub = hub_with(
+        Box::new(SimDesktop::single("Settings", settings_window())),
+        &[],
+        &db,
+    );
+    let app_ref = discover(&hub, "r");
+    let mut person = Person::new(&[Answer::AllowOnce, Answer::AllowOnce]);
+    call_tool(
+        &hub,
+        "r",
+        json!({"op":"open","appRef":app_ref,"mode":"control","prepare":false}),
+        Some(&mut person),
+    );
+    // Another process (keel computer stop) writes the pause.
+    let mut other = store_at(&db);
+    stop_control(other.as_mut(), "r", Timestamp(5)).unwrap_or_else(|e| panic!("{e}"));
+    let r = call_tool(&hub, "r", json!({"op":"observe"}), None);
+    assert_eq!(r["errorCode"], "COMPUTER_CONTROL_PAUSED", "{r}");
+    assert_eq!(
+        hub.lease("r"),
+        Lease::Free,
+        "the session is stopped and released"
+    );
+    let app_ref = discover(&hub, "r");
+    let open = json!({"op":"open","appRef":app_ref,"mode":"control","prepare":false});
+    let r = call_tool(&hub, "r", open.clone(), Some(&mut person));
+    assert_eq!(r["errorCode"], "COMPUTER_CONTROL_PAUSED");
+    assert!(
+        r["nextAction"]
+            .as_str()
+            .is_some_and(|n| n.contains("keel computer resume"))
+    );
+    assert_eq!(resume_control(other.as_mut()), Ok(true));
+    let r = call_tool(&hub, "r", open, Some(&mut person));
+    assert_eq!(r["status"], "open", "{r}");
+    assert!(stop_control(other.as_mut(), "no-such-run", Timestamp(6)).is_err());
+}
+
+#[test]
+fn every_default_deadline() {
+    let d = Deadlines::default();
+    assert_eq!(d.endpoint, Duration::from_secs(30));
+    assert_eq!(d.release, Duration::from_secs(5));
+}
+
+#[test]
+fn the_model_grounder_maps_http_statuses_and_sends_the_screen_quoted() {
+    let mut g = ModelGrounder::new(
+        Box::new(
+            ScriptedModel::parse("vision", r#"{"error":"failed","message":"boom"}"#)
+                .unwrap_or_else(|e| panic!("{e}")),
+        ),
+        "script",
+    );
+    use keel_core::computer::session::{Grounder, GroundingError, GroundingRequest};
+    let request = GroundingRequest {
+        task: "t",
+        read_only: true,
+        summary: "{}",
+        frame: None,
+        history: &[],
+        format_problem: None,
+    };
+    assert_eq!(g.propose(&request), Err(GroundingError::Http(0)));
+    assert!(!g.takes_images());
+    assert_eq!(g.label(), "vision");
+}
