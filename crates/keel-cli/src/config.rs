@@ -161,6 +161,30 @@ pub struct TasksSettings {
     pub permission_timeout_secs: Option<u64>,
 }
 
+/// `[computer_use]` (computer-use.md N40, N44): user or admin tier only, because its model
+/// receives what is on the screen. Every timeout and budget is configurable.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct ComputerUseConfig {
+    /// Off unless set: calls fail `COMPUTER_DISABLED` (N4).
+    pub enabled: Option<bool>,
+    /// The computer-use model, in `--model` syntax; never the chat model (N6a).
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub api_key_env: Option<String>,
+    pub max_session_duration_ms: Option<i64>,
+    pub max_actions_per_session: Option<u32>,
+    pub max_model_requests: Option<u32>,
+    pub app_ref_ttl_ms: Option<i64>,
+    pub action_deadline_ms: Option<i64>,
+    pub authorization_timeout_ms: Option<i64>,
+    /// The backend's deadlines (N26, N28).
+    pub endpoint_timeout_ms: Option<u64>,
+    pub release_timeout_ms: Option<u64>,
+    /// The model's HTTP timeout (N21, default 60 000).
+    pub model_timeout_ms: Option<u64>,
+}
+
 /// `[compaction]` (bridge issue, system-notes.md N18): when and how much a run compacts.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(default)]
@@ -202,7 +226,7 @@ struct FileSettings {
     tasks: TasksSettings,
     compaction: CompactionConfig,
     mcp_servers: BTreeMap<String, McpServer>,
-    computer_use: Option<toml::Table>,
+    computer_use: Option<ComputerUseConfig>,
     checkers: BTreeMap<String, toml::Table>,
     // Read with their lines through `PolicySpans`; named here so they are not reported as
     // unknown keys.
@@ -232,7 +256,7 @@ pub struct Config {
     pub tasks: TasksSettings,
     pub compaction: CompactionConfig,
     pub mcp_servers: BTreeMap<String, McpServer>,
-    pub computer_use: Option<toml::Table>,
+    pub computer_use: Option<ComputerUseConfig>,
     /// `[checkers.NAME]` registry entries (user and admin tiers only); a later file's entry of
     /// the same name replaces an earlier one.
     pub checkers: BTreeMap<String, TieredTable>,

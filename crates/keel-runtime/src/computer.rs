@@ -151,6 +151,58 @@ impl Desktop for TimedDesktop {
     }
 }
 
+/// Connects the backend on first use, and again after a failed connect, so a run that never
+/// touches the desktop never needs a display, and one started before the display comes up
+/// still finds it.
+pub struct LazyDesktop {
+    connect: Box<dyn FnMut() -> Result<Box<dyn Desktop>, DesktopError> + Send>,
+    desktop: Option<Box<dyn Desktop>>,
+}
+
+impl LazyDesktop {
+    pub fn new(
+        connect: impl FnMut() -> Result<Box<dyn Desktop>, DesktopError> + Send + 'static,
+    ) -> Self {
+        Self {
+            connect: Box::new(connect),
+            desktop: None,
+        }
+    }
+
+    fn get(&mut self) -> Result<&mut Box<dyn Desktop>, DesktopError> {
+        if self.desktop.is_none() {
+            self.desktop = Some((self.connect)()?);
+        }
+        self.desktop
+            .as_mut()
+            .ok_or_else(|| DesktopError::Unavailable("not connected".into()))
+    }
+}
+
+impl Desktop for LazyDesktop {
+    fn apps(&mut self) -> Result<Vec<AppInfo>, DesktopError> {
+        self.get()?.apps()
+    }
+    fn windows(&mut self, app: &str) -> Result<Vec<WindowInfo>, DesktopError> {
+        self.get()?.windows(app)
+    }
+    fn prepare(&mut self, window: &str) -> Result<(), DesktopError> {
+        self.get()?.prepare(window)
+    }
+    fn snapshot(&mut self, window: &str, with_frame: bool) -> Result<Snapshot, DesktopError> {
+        self.get()?.snapshot(window, with_frame)
+    }
+    fn act(&mut self, window: &str, action: &Action) -> Result<(), DispatchError> {
+        match self.get() {
+            Ok(d) => d.act(window, action),
+            Err(e) => Err(DispatchError::NotStarted(e.to_string())),
+        }
+    }
+    fn release(&mut self, window: &str) -> Result<(), DesktopError> {
+        self.get()?.release(window)
+    }
+}
+
 /// The computer-use model over a [`Model`] (N6a): text only, the accessibility tree as the
 /// observation. No retries (N21) are the provider's settings, made by whoever builds it.
 pub struct ModelGrounder {
@@ -334,13 +386,50 @@ impl ComputerHub {
         }
     }
 
-    /// The tools computer use brings: `computer_use`, `clarify`, `tool_manual`.
+    /// The tools computer use brings: `computer_use`, `clarify` (which stops control on any
+    /// answer to a `computer:` question but the one N29 names), `tool_manual`.
     pub fn tools(&self) -> Vec<Box<dyn Tool>> {
         vec![
             Box::new(ComputerUseTool { hub: self.clone() }),
-            Box::new(crate::tools::clarify::Clarify::new()),
+            Box::new(ControlClarify { hub: self.clone() }),
             Box::new(crate::tools::manual::ToolManual::new()),
         ]
+    }
+
+    /// Ends `run`'s session and releases its window (N29, N30); the gate opens only if the
+    /// release is confirmed.
+    pub fn revoke(&self, run: &str) {
+        let owner = self.owner(run);
+        let mut owner = lock(&owner);
+        owner.computer.revoke(lock(&self.shared.desktop).as_mut());
+        self.record_change(run, &mut owner);
+    }
+
+    fn record_change(&self, run: &str, owner: &mut Owner) {
+        let lease = owner.computer.lease();
+        if lease == owner.recorded {
+            return;
+        }
+        let (change, window) = match &lease {
+            Lease::Held { window } => (LeaseChange::Held, window.clone()),
+            Lease::Free => (
+                LeaseChange::Released,
+                match &owner.recorded {
+                    Lease::Held { window } => window.clone(),
+                    Lease::Free => String::new(),
+                },
+            ),
+        };
+        let event = LeaseEvent {
+            change,
+            window,
+            detail: String::new(),
+            at: (self.shared.clock)(),
+        };
+        match lock(&self.shared.store).record_lease(run, &event) {
+            Ok(()) => owner.recorded = lease,
+            Err(e) => tracing::warn!(run, error = %e, "could not record a lease change"),
+        }
     }
 
     /// The gate's desktop-lease stage.
@@ -376,29 +465,7 @@ impl ComputerHub {
         };
         let result = owner.computer.call(args, &mut env);
         drop(desktop);
-        let lease = owner.computer.lease();
-        if lease != owner.recorded {
-            let (change, window) = match &lease {
-                Lease::Held { window } => (LeaseChange::Held, window.clone()),
-                Lease::Free => (
-                    LeaseChange::Released,
-                    match &owner.recorded {
-                        Lease::Held { window } => window.clone(),
-                        Lease::Free => String::new(),
-                    },
-                ),
-            };
-            let event = LeaseEvent {
-                change,
-                window,
-                detail: String::new(),
-                at: (self.shared.clock)(),
-            };
-            match lock(&self.shared.store).record_lease(run, &event) {
-                Ok(()) => owner.recorded = lease,
-                Err(e) => tracing::warn!(run, error = %e, "could not record a lease change"),
-            }
-        }
+        self.record_change(run, &mut owner);
         result
     }
 }
@@ -505,6 +572,48 @@ impl Tool for ComputerUseTool {
         } else {
             ToolOutput::ok(text)
         }
+    }
+}
+
+/// `clarify`, and N29: a `computer:` question answered with anything but the one answer
+/// that keeps control — or not answered at all — stops desktop control.
+struct ControlClarify {
+    hub: ComputerHub,
+}
+
+impl Tool for ControlClarify {
+    fn spec(&self) -> ToolSpec {
+        crate::tools::clarify::Clarify::new().spec()
+    }
+
+    fn annotations(&self) -> Map<String, Value> {
+        crate::tools::clarify::Clarify::new().annotations()
+    }
+
+    fn call(&self, args: &Value, ctx: &ToolContext) -> ToolOutput {
+        self.call_asking(args, ctx, None)
+    }
+
+    fn call_asking(
+        &self,
+        args: &Value,
+        ctx: &ToolContext,
+        asker: Option<&mut dyn Approver>,
+    ) -> ToolOutput {
+        let out = crate::tools::clarify::Clarify::new().call_asking(args, ctx, asker);
+        let about_control = args
+            .get("key")
+            .and_then(Value::as_str)
+            .is_some_and(keel_core::computer::manual::is_computer_clarification);
+        if about_control {
+            let keeps = !out.is_error
+                && serde_json::from_str::<Value>(&out.text)
+                    .is_ok_and(|v| v["keepsControl"] == Value::Bool(true));
+            if !keeps {
+                self.hub.revoke(&ctx.run_id);
+            }
+        }
+        out
     }
 }
 

@@ -91,6 +91,7 @@ fn gate(hub: &ComputerHub, cwd: &std::path::Path) -> Gate {
 struct Person {
     answers: Vec<Answer>,
     asked: Vec<(ToolCall, Vec<String>)>,
+    words: Vec<String>,
 }
 
 impl Person {
@@ -98,6 +99,7 @@ impl Person {
         Self {
             answers: answers.to_vec(),
             asked: Vec::new(),
+            words: Vec::new(),
         }
     }
 }
@@ -124,6 +126,10 @@ impl Approver for Person {
             panic!("asked more often than scripted: {reasons:?}");
         }
         self.answers.remove(0)
+    }
+
+    fn clarify(&mut self, _question: &str) -> Option<String> {
+        (!self.words.is_empty()).then(|| self.words.remove(0))
     }
 }
 
@@ -558,4 +564,49 @@ fn the_model_grounder_maps_http_statuses_and_sends_the_screen_quoted() {
     assert_eq!(g.propose(&request), Err(GroundingError::Http(0)));
     assert!(!g.takes_images());
     assert_eq!(g.label(), "vision");
+}
+
+#[test]
+fn a_computer_clarification_keeps_control_only_with_the_exact_answer() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("keel.db");
+    store_at(&db)
+        .create_run(common_run("r"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let hub = hub_with(
+        Box::new(SimDesktop::single("Settings", settings_window())),
+        &[],
+        &db,
+    );
+    let tools = hub.tools();
+    let clarify = tools
+        .iter()
+        .find(|t| t.spec().name == "clarify")
+        .unwrap_or_else(|| panic!("no clarify"));
+    let mut ctx = ToolContext::new(std::env::temp_dir());
+    ctx.run_id = "r".into();
+    let mut person = Person::new(&[Answer::AllowOnce]);
+    person.words = vec!["已在桌面端处理，继续".into(), "sure, go on".into()];
+    let app_ref = discover(&hub, "r");
+    call_tool(
+        &hub,
+        "r",
+        json!({"op":"open","appRef":app_ref,"mode":"control","prepare":false}),
+        Some(&mut person),
+    );
+    let ask = json!({"question": "I handled the dialog on the desktop; continue?", "key": "computer:dialog"});
+    let out = clarify.call_asking(&ask, &ctx, Some(&mut person));
+    assert!(out.text.contains("\"keepsControl\":true"), "{}", out.text);
+    assert!(matches!(hub.lease("r"), Lease::Held { .. }), "control kept");
+    let out = clarify.call_asking(&ask, &ctx, Some(&mut person));
+    assert!(out.text.contains("\"keepsControl\":false"), "{}", out.text);
+    assert_eq!(
+        hub.lease("r"),
+        Lease::Free,
+        "any other answer stops control"
+    );
+    assert_eq!(
+        lease_events(&db, "r"),
+        vec![LeaseChange::Held, LeaseChange::Released]
+    );
 }
