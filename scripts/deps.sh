@@ -23,6 +23,17 @@ ensure_deps() {
     # Node.js and npm for the real MCP server the MCP tests run.
     command -v node >/dev/null 2>&1 || apt_packages+=(nodejs)
     command -v npm >/dev/null 2>&1 || apt_packages+=(npm)
+    # The desktop tests (crates/keel-desktop/tests/display.rs) start their own X server, session
+    # bus and AT-SPI bus, and drive GTK's widget factory through the accessibility bridge.
+    command -v Xvfb >/dev/null 2>&1 || apt_packages+=(xvfb)
+    command -v dbus-daemon >/dev/null 2>&1 || apt_packages+=(dbus)
+    command -v dbus-run-session >/dev/null 2>&1 || apt_packages+=(dbus-x11)
+    [ -x /usr/libexec/at-spi-bus-launcher ] || [ -x /usr/lib/at-spi2-core/at-spi-bus-launcher ] \
+      || apt_packages+=(at-spi2-core)
+    # GTK 3 links the AT-SPI bridge (libatk-bridge2.0-0) itself.
+    command -v gtk3-widget-factory >/dev/null 2>&1 || apt_packages+=(gtk-3-examples libgtk-3-0)
+    # xwininfo and xprop, for looking at the test display by hand.
+    command -v xwininfo >/dev/null 2>&1 || apt_packages+=(x11-utils)
   fi
   if [ ${#apt_packages[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then

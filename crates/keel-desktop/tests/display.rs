@@ -1,0 +1,237 @@
+//! The Linux backend against a real display: each test starts its own Xvfb, session bus,
+//! AT-SPI bus and GTK widget factory (interfaces.md §6), drives the app through
+//! [`LinuxDesktop`], and kills every process it started when it ends.
+//!
+//! The programs come from Debian packages that `scripts/test` installs; a test fails (never
+//! skips) when one is missing.
+
+mod fixture;
+
+use fixture::{Fixture, eventually};
+use keel_core::computer::desktop::{Desktop, DesktopError, Snapshot};
+use keel_core::computer::observation::{Action, Element};
+
+fn center(e: &Element) -> (i32, i32) {
+    (e.bounds[0] + e.bounds[2] / 2, e.bounds[1] + e.bounds[3] / 2)
+}
+
+/// The element with the same role and bounds as `e` in `s`: GTK's entries and check buttons
+/// here have no distinct labels, so the place identifies them.
+fn same<'s>(s: &'s Snapshot, e: &Element) -> Option<&'s Element> {
+    s.elements
+        .iter()
+        .find(|x| x.role == e.role && x.bounds == e.bounds)
+}
+
+#[test]
+fn discovers_the_app_and_snapshots_its_window_with_a_screenshot() {
+    let mut f = Fixture::start();
+    let apps = f.desktop.apps().unwrap();
+    let app = apps.iter().find(|a| a.name == fixture::APP).unwrap();
+    assert!(app.running);
+    assert_eq!(app.instances, 1);
+    let windows = f.desktop.windows(&app.key).unwrap();
+    assert_eq!(windows.len(), 1, "{windows:?}");
+    f.desktop.prepare(&windows[0].key).unwrap();
+
+    let s = f.desktop.snapshot(&windows[0].key, true).unwrap();
+    assert_eq!(s.elements[0].role, "AXWindow");
+    assert_eq!(
+        s.elements[0].bounds,
+        [0, 0, s.width as i32, s.height as i32]
+    );
+    assert_eq!(
+        s.elements.iter().filter(|e| e.role == "AXWindow").count(),
+        1
+    );
+    assert!(
+        s.elements.iter().any(|e| e.role == "AXTextField"),
+        "no text field"
+    );
+    assert!(
+        s.elements.iter().any(|e| e.role == "AXTextArea"),
+        "no text area"
+    );
+    let boxes: Vec<_> = s
+        .elements
+        .iter()
+        .filter(|e| e.role == "check box")
+        .collect();
+    assert!(!boxes.is_empty(), "no check box");
+    assert!(
+        boxes
+            .iter()
+            .all(|b| b.selected.is_some() && b.label == "checkbutton"),
+        "{boxes:?}"
+    );
+    assert!(
+        boxes.iter().any(|b| b.selected == Some(true))
+            && boxes.iter().any(|b| b.selected == Some(false))
+    );
+    assert!(
+        s.elements
+            .iter()
+            .any(|e| e.role == "push button" && e.label == "Close")
+    );
+    // Push buttons have no `selected` (N38a: only selectable or checkable elements do).
+    assert!(
+        s.elements
+            .iter()
+            .filter(|e| e.role == "push button")
+            .all(|e| e.selected.is_none())
+    );
+
+    let frame = s.frame.as_ref().unwrap();
+    assert_eq!((frame.width, frame.height), (s.width, s.height));
+    let decoder = png::Decoder::new(std::io::Cursor::new(&frame.png));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!((info.width, info.height), (s.width, s.height));
+    // GTK's light theme: most of the window is far from black.
+    let bright = pixels
+        .chunks(3)
+        .filter(|p| p.iter().all(|c| *c > 128))
+        .count();
+    assert!(
+        bright > pixels.len() / 3 / 2,
+        "the screenshot is mostly dark: {bright} bright pixels"
+    );
+}
+
+#[test]
+fn typing_into_a_text_field_changes_its_value() {
+    let mut f = Fixture::start();
+    let window = f.window();
+    f.desktop.prepare(&window).unwrap();
+    let s = f.desktop.snapshot(&window, false).unwrap();
+    // The empty entry (its placeholder is not its value), and an entry holding "entry".
+    let empty = s
+        .elements
+        .iter()
+        .find(|e| e.role == "AXTextField" && e.value.as_deref() == Some(""))
+        .unwrap()
+        .clone();
+    let (x, y) = (empty.bounds[0] + 20, center(&empty).1);
+    // é and € are not on Xvfb's US keymap: they go through a temporarily bound keycode.
+    let text = "Keel typed 42 é€";
+    f.desktop
+        .act(
+            &window,
+            &Action::TypeText {
+                text: text.into(),
+                x: Some(x),
+                y: Some(y),
+            },
+        )
+        .unwrap();
+    let typed = eventually(f.timeout, || {
+        let s = f.desktop.snapshot(&window, false).ok()?;
+        let e = same(&s, &empty)?;
+        (e.value.as_deref() == Some(text)).then(|| e.clone())
+    });
+    assert_eq!(typed.focused, Some(true));
+
+    // ctrl+a selects all, so the next text replaces it; Return is a named key.
+    f.desktop
+        .act(
+            &window,
+            &Action::Key {
+                keys: "ctrl+a".into(),
+            },
+        )
+        .unwrap();
+    f.desktop
+        .act(
+            &window,
+            &Action::TypeText {
+                text: "replaced".into(),
+                x: None,
+                y: None,
+            },
+        )
+        .unwrap();
+    f.desktop
+        .act(
+            &window,
+            &Action::Key {
+                keys: "Return".into(),
+            },
+        )
+        .unwrap();
+    eventually(f.timeout, || {
+        let s = f.desktop.snapshot(&window, false).ok()?;
+        (same(&s, &empty)?.value.as_deref() == Some("replaced")).then_some(())
+    });
+
+    // Bad input is refused before anything is sent.
+    let bad = f.desktop.act(
+        &window,
+        &Action::Key {
+            keys: "ctrl+nosuchkey".into(),
+        },
+    );
+    assert!(
+        matches!(
+            bad,
+            Err(keel_core::computer::desktop::DispatchError::NotStarted(_))
+        ),
+        "{bad:?}"
+    );
+    let outside = f.desktop.act(&window, &Action::Click { x: -5, y: 10 });
+    assert!(
+        matches!(
+            outside,
+            Err(keel_core::computer::desktop::DispatchError::NotStarted(_))
+        ),
+        "{outside:?}"
+    );
+}
+
+#[test]
+fn clicking_a_check_button_flips_selected() {
+    let mut f = Fixture::start();
+    let window = f.window();
+    f.desktop.prepare(&window).unwrap();
+    let s = f.desktop.snapshot(&window, false).unwrap();
+    // The topmost unchecked check button; the lower rows of the factory are insensitive.
+    let mut boxes: Vec<_> = s
+        .elements
+        .iter()
+        .filter(|e| e.role == "check box")
+        .collect();
+    boxes.sort_by_key(|e| e.bounds[1]);
+    let target = (*boxes.iter().find(|e| e.selected == Some(false)).unwrap()).clone();
+    let (x, y) = center(&target);
+    for want in [true, false] {
+        f.desktop.act(&window, &Action::Click { x, y }).unwrap();
+        eventually(f.timeout, || {
+            let s = f.desktop.snapshot(&window, false).ok()?;
+            (same(&s, &target)?.selected == Some(want)).then_some(())
+        });
+    }
+    // wait{ms} needs no window work at all.
+    f.desktop.act(&window, &Action::Wait { ms: 1 }).unwrap();
+    f.desktop
+        .act(&window, &Action::Scroll { x, y, dx: 0, dy: 1 })
+        .unwrap();
+}
+
+#[test]
+fn a_closed_app_is_gone() {
+    let mut f = Fixture::start();
+    let window = f.window();
+    f.desktop.snapshot(&window, false).unwrap();
+    f.kill_app();
+    let gone = eventually(f.timeout, || match f.desktop.snapshot(&window, false) {
+        Err(e @ DesktopError::Gone(_)) => Some(e),
+        _ => None,
+    });
+    assert!(matches!(gone, DesktopError::Gone(_)));
+    eventually(f.timeout, || {
+        f.desktop
+            .apps()
+            .ok()
+            .filter(|a| a.iter().all(|a| a.name != fixture::APP))
+    });
+}
