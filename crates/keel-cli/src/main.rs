@@ -6,6 +6,7 @@
 
 mod call;
 mod check;
+mod computer;
 mod config;
 mod eval;
 mod handoff;
@@ -115,6 +116,11 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         policy: Vec<PathBuf>,
     },
+    /// Desktop control (computer use): stop it for a run, or resume it.
+    Computer {
+        #[command(subcommand)]
+        command: ComputerCommand,
+    },
     /// Replay benchmark suites through the gate.
     Eval {
         #[command(subcommand)]
@@ -131,6 +137,17 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         policy: Vec<PathBuf>,
     },
+}
+
+#[derive(Subcommand)]
+enum ComputerCommand {
+    /// Revoke desktop control of RUN now, and pause new desktop sessions until `resume`.
+    Stop {
+        /// The run whose desktop session to stop.
+        run: String,
+    },
+    /// Resume desktop control after a stop (the local "Resume desktop control").
+    Resume,
 }
 
 #[derive(Subcommand)]
@@ -320,6 +337,15 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                     eprintln!("{}", serde_json::json!({ "error": error }));
                     Ok(ExitCode::from(EXIT_BAD_INPUT))
                 }
+            }
+        }
+        Command::Computer { command } => {
+            let config = load_config(&[])?;
+            let db = paths::db_path(cli.db.as_ref())?;
+            let options = store_options(&config);
+            match command {
+                ComputerCommand::Stop { run } => computer::stop(&db, &options, &run),
+                ComputerCommand::Resume => computer::resume(&db, &options),
             }
         }
         Command::Eval {

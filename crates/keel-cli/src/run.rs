@@ -106,6 +106,8 @@ pub(crate) struct Session {
     pub(crate) settings: LoopSettings,
     /// This process's background tasks (those this session's run spawned).
     pub(crate) hub: TaskHub,
+    /// Computer use, when `[computer_use]` is configured.
+    pub(crate) computer: Option<keel_runtime::computer::ComputerHub>,
 }
 
 /// Whom a session serves: a person (with `spawn_task` and `respond_permission` on offer), or
@@ -170,6 +172,17 @@ pub(crate) fn session(
     let mut tools = Toolbox::builtin();
     add_mcp_tools(&mut tools, config, &cwd);
     let hub = TaskHub::default();
+    // Computer use serves the person's own run; a background task gets none (one desktop
+    // session per owner, and consent must reach the person directly).
+    let computer = match role {
+        Role::Person => crate::computer::hub(config, db, options, crate::ids::now)?,
+        Role::Task => None,
+    };
+    if let Some(c) = &computer {
+        for tool in c.tools() {
+            tools.add(tool);
+        }
+    }
     if role == Role::Person {
         let spawner = crate::tasks::spawner(config, flags, db, options, &hub);
         tools.add(Box::new(SpawnTask::new(spawner)));
@@ -198,11 +211,9 @@ pub(crate) fn session(
         on_tainted: OnTainted::AskUser,
         tools: tools.infos(),
     };
-    let gate = Gate::authority_only().with_policy(PolicyGate::new(
-        compiled.policy,
-        compiled.registry,
-        env,
-    ))?;
+    let stages = computer.iter().map(|c| c.stage()).collect();
+    let gate =
+        Gate::new(stages)?.with_policy(PolicyGate::new(compiled.policy, compiled.registry, env))?;
     let mut base = DEFAULT_INSTRUCTIONS.to_string();
     if let Some(prompt) = preset.and_then(|p| p.system_prompt.clone()) {
         base = format!("{base}\n\n{prompt}");
@@ -228,6 +239,7 @@ pub(crate) fn session(
             ..LoopSettings::default()
         },
         hub,
+        computer,
     })
 }
 
@@ -445,6 +457,17 @@ pub fn run(
     Ok(ExitCode::SUCCESS)
 }
 
+/// N41: a desktop lease the run's last process left held is released, and said.
+pub(crate) fn release_stale_lease(s: &Session, run: &str) {
+    if let Some(window) = s.computer.as_ref().and_then(|c| c.release_stale(run)) {
+        eprintln!(
+            "keel: the desktop lease on window {:?} was left by a process that is gone; released \
+             (recorded with the run)",
+            keel_runtime::approval::terminal_safe(&window)
+        );
+    }
+}
+
 /// `keel runs resume ID`.
 pub fn resume(
     config: &Config,
@@ -455,6 +478,7 @@ pub fn resume(
 ) -> Result<ExitCode> {
     let mut s = session(config, flags, db, options, Some(run_id), Role::Person)?;
     crate::tasks::report_orphaned_tasks(&mut s.store, &s.hub, run_id)?;
+    release_stale_lease(&s, run_id);
     // "Allow for this run" answers given before still hold.
     if let Some(policy) = s.gate.policy() {
         policy.restore_answers(&s.store.approvals(run_id)?);
@@ -560,6 +584,7 @@ pub fn chat(
                 policy.restore_answers(&s.store.approvals(&id)?);
             }
             crate::tasks::report_orphaned_tasks(&mut s.store, &s.hub, &id)?;
+            release_stale_lease(&s, &id);
             id
         }
         None => {

@@ -5,7 +5,11 @@
 //! `{"error": "context_overflow" | "failed", "message"?: "..."}`, or reject one tool result of
 //! the request as an API does, `{"error": "tool_result_rejected", "call_id": "..."}` — and any
 //! line may carry `"usage": {"prompt_tokens", "completion_tokens"}` and
-//! `"delay_ms": N` to answer slowly (for timeouts). Each request it receives is kept, so tests
+//! `"delay_ms": N` to answer slowly (for timeouts). A call argument written
+//! `{"$from_last_result": "/json/pointer"}` is replaced by that value of the request's last
+//! tool message read as JSON, so a script can use what a tool handed out (an opaque reference)
+//! without knowing it in advance; a pointer that finds nothing fails the reply, saying so.
+//! Each request it receives is kept, so tests
 //! can assert on what keel sent, and, with [`ScriptedModel::log_requests_to`], appended to a
 //! file as one JSON line per request, so tests of the `keel` binary can too.
 
@@ -241,7 +245,10 @@ impl Model for ScriptedModel {
             }
             std::thread::sleep(left.min(std::time::Duration::from_millis(20)));
         }
-        let reply = scripted.reply?;
+        let mut reply = scripted.reply?;
+        for call in &mut reply.tool_calls {
+            fill_from_last_result(&mut call.arguments, request)?;
+        }
         if !reply.text.is_empty() {
             on_text(&reply.text);
         }
@@ -249,9 +256,74 @@ impl Model for ScriptedModel {
     }
 }
 
+/// Replaces every `{"$from_last_result": POINTER}` in `value` (see the module documentation).
+fn fill_from_last_result(value: &mut Value, request: &ModelRequest) -> Result<(), ModelError> {
+    match value {
+        Value::Object(map) if map.len() == 1 && map.contains_key("$from_last_result") => {
+            let pointer = map["$from_last_result"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let last = request
+                .messages
+                .iter()
+                .rev()
+                .find(|m| m.tool_call_id.is_some())
+                .and_then(|m| m.content.as_deref())
+                .ok_or_else(|| {
+                    ModelError::Failed(format!(
+                        "script: {pointer} asked of the last tool result, but the request has none"
+                    ))
+                })?;
+            let parsed: Value = serde_json::from_str(last).map_err(|e| {
+                ModelError::Failed(format!(
+                    "script: the last tool result is not JSON ({e}), so {pointer} finds nothing"
+                ))
+            })?;
+            *value = parsed.pointer(&pointer).cloned().ok_or_else(|| {
+                ModelError::Failed(format!(
+                    "script: the last tool result has nothing at {pointer}: {last}"
+                ))
+            })?;
+            Ok(())
+        }
+        Value::Object(map) => map
+            .values_mut()
+            .try_for_each(|v| fill_from_last_result(v, request)),
+        Value::Array(items) => items
+            .iter_mut()
+            .try_for_each(|v| fill_from_last_result(v, request)),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_argument_can_come_from_the_last_tool_result() -> Result<(), ModelError> {
+        use keel_core::compose::{ChatMessage, Role};
+        let script = r#"{"tool_calls":[{"name":"open","arguments":{"ref":{"$from_last_result":"/apps/0/appRef"},"mode":"control"}}]}
+{"tool_calls":[{"name":"open","arguments":{"ref":{"$from_last_result":"/nothing"}}}]}"#;
+        let mut m = ScriptedModel::parse("s", script)?;
+        let mut tool = ChatMessage::text(Role::Tool, r#"{"apps":[{"appRef":"app_x_1"}]}"#);
+        tool.tool_call_id = Some("c1".into());
+        let req = ModelRequest {
+            messages: vec![ChatMessage::text(Role::User, "go"), tool],
+        };
+        let reply = m.complete(&req, &[], &mut |_| {})?;
+        assert_eq!(
+            reply.tool_calls[0].arguments,
+            serde_json::json!({"ref": "app_x_1", "mode": "control"})
+        );
+        let missing = m.complete(&req, &[], &mut |_| {});
+        assert!(
+            matches!(&missing, Err(ModelError::Failed(e)) if e.contains("/nothing")),
+            "{missing:?}"
+        );
+        Ok(())
+    }
 
     #[test]
     fn parses_replies_and_numbers_calls() -> Result<(), ModelError> {
