@@ -610,3 +610,63 @@ fn a_computer_clarification_keeps_control_only_with_the_exact_answer() {
         vec![LeaseChange::Held, LeaseChange::Released]
     );
 }
+
+#[test]
+fn a_second_operation_while_one_is_in_flight_is_busy() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("keel.db");
+    store_at(&db)
+        .create_run(common_run("r"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let slow = Stuck {
+        inner: SimDesktop::single("Settings", settings_window()),
+        hang_act: true,
+        hang_release: false,
+    };
+    let hub = hub_with(
+        Box::new(TimedDesktop::new(
+            Box::new(slow),
+            Deadlines {
+                endpoint: Duration::from_secs(10),
+                release: Duration::from_secs(10),
+            },
+        )),
+        &[r#"{"type":"action","action":{"type":"click","x":15,"y":45}}"#],
+        &db,
+    );
+    let app_ref = discover(&hub, "r");
+    let mut person = Person::new(&[Answer::AllowOnce]);
+    call_tool(
+        &hub,
+        "r",
+        json!({"op":"open","appRef":app_ref,"mode":"control","prepare":false}),
+        Some(&mut person),
+    );
+    std::thread::scope(|scope| {
+        let stepping =
+            scope.spawn(|| call_tool(&hub, "r", json!({"op":"step","goal":"Tick"}), None));
+        // Wait until the step holds the owner (the lease then reads "in use"); a second call on
+        // the same owner is refused while it runs.
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while hub.lease("r")
+            != (Lease::Held {
+                window: "in use".into(),
+            })
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the step never started"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let second = call_tool(&hub, "r", json!({"op":"observe"}), None);
+        assert_eq!(second["errorCode"], "COMPUTER_BUSY", "{second}");
+        // Another owner is not busy.
+        let other = call_tool(&hub, "other", json!({"op":"discover","query":""}), None);
+        assert_eq!(other["status"], "ok");
+        let first = stepping
+            .join()
+            .unwrap_or_else(|_| panic!("the step panicked"));
+        assert_eq!(first["status"], "done", "{first}");
+    });
+}

@@ -881,3 +881,170 @@ fn every_default_limit() {
     assert_eq!(l.max_discovered_apps, 100);
     assert_eq!(l.authorization_timeout_ms, 60_000);
 }
+
+/// A held action (no approver, consequential) in a fixture whose authorization limit is long.
+fn held() -> Fixture {
+    let mut f = Fixture::with_limits(Limits {
+        authorization_timeout_ms: 600_000,
+        ..Limits::default()
+    });
+    f.open("control");
+    f.interactive = false;
+    f.script(&[CLICK_SEND]);
+    assert_eq!(
+        f.call(json!({"op":"step","goal":"Send"}))["status"],
+        "pending_action"
+    );
+    f
+}
+
+#[test]
+fn a_held_action_past_its_deadline_is_cleared_not_dispatched() {
+    let mut f = held();
+    f.now += 120_001;
+    f.interactive = true;
+    f.person.answers.push_back(true);
+    let r = f.call(json!({"op":"step","goal":"Send"}));
+    assert_eq!(code(&r), "COMPUTER_OBSERVATION_CHANGED", "{r}");
+    assert!(r.get("receipt").is_none(), "no receipt: never dispatched");
+    assert!(f.desktop.delivered.is_empty());
+    assert_eq!(r["nextAction"], ErrorCode::ObservationChanged.next_action());
+}
+
+#[test]
+fn a_different_action_while_one_is_held_is_refused() {
+    let mut f = held();
+    let s = f
+        .computer
+        .session
+        .as_ref()
+        .unwrap_or_else(|| panic!("a session"));
+    let mut other = s.held.clone().unwrap_or_else(|| panic!("a held action"));
+    other.action_id = "act_other".into();
+    other.consequential = false;
+    let observed = Observed {
+        id: "obs".into(),
+        summary: String::new(),
+        digest: String::new(),
+        snapshot: Snapshot {
+            elements: vec![],
+            width: 800,
+            height: 600,
+            frame: None,
+        },
+    };
+    let mut env = Env {
+        desktop: &mut f.desktop,
+        grounder: Err(ErrorCode::ModelRequired),
+        consent: None,
+        now: Timestamp(f.now),
+        enabled: true,
+        paused: false,
+    };
+    let result = f
+        .computer
+        .release_and_dispatch(other, &observed, None, &mut env);
+    assert!(matches!(
+        result,
+        Err(Failure {
+            code: ErrorCode::DifferentActionPending,
+            ..
+        })
+    ));
+    assert!(f.desktop.delivered.is_empty());
+}
+
+#[test]
+fn the_broker_refuses_stale_envelopes_and_stale_observations() {
+    let mut f = held();
+    let s = f
+        .computer
+        .session
+        .as_ref()
+        .unwrap_or_else(|| panic!("a session"));
+    let envelope = s.held.clone().unwrap_or_else(|| panic!("a held action"));
+    let (obs_id, taken, digest) = s.observation.clone().unwrap_or_else(|| panic!("observed"));
+    let current = Observed {
+        id: obs_id,
+        summary: String::new(),
+        digest: digest.clone(),
+        snapshot: Snapshot {
+            elements: vec![],
+            width: 800,
+            height: 600,
+            frame: None,
+        },
+    };
+    let check = |computer: &mut Computer, e: &Envelope, now: i64| {
+        let mut desktop = SimDesktop::default();
+        let env = Env {
+            desktop: &mut desktop,
+            grounder: Err(ErrorCode::ModelRequired),
+            consent: None,
+            now: Timestamp(now),
+            enabled: true,
+            paused: false,
+        };
+        computer
+            .broker_checks(e, &current, &env)
+            .err()
+            .map(|f| f.code)
+    };
+    let now = f.now;
+    assert_eq!(check(&mut f.computer, &envelope, now), None);
+    for stale in [
+        Envelope {
+            broker_epoch: envelope.broker_epoch + 1,
+            ..envelope.clone()
+        },
+        Envelope {
+            generation: envelope.generation + 1,
+            ..envelope.clone()
+        },
+        Envelope {
+            grant_id: "grant_forged".into(),
+            ..envelope.clone()
+        },
+        Envelope {
+            session_id: "session_other".into(),
+            ..envelope.clone()
+        },
+    ] {
+        assert_eq!(
+            check(&mut f.computer, &stale, now),
+            Some(ErrorCode::StaleAction)
+        );
+    }
+    assert_eq!(
+        check(&mut f.computer, &envelope, envelope.deadline_at + 1),
+        Some(ErrorCode::StaleAction),
+        "past its deadline"
+    );
+    // An observation older than 120 s, or not the one planned on.
+    let late = Envelope {
+        deadline_at: taken.0 + 1_000_000,
+        ..envelope.clone()
+    };
+    assert_eq!(
+        check(&mut f.computer, &late, taken.0 + 120_001),
+        Some(ErrorCode::StaleObservation)
+    );
+    let other_state = Envelope {
+        before_digest: format!("{digest}x"),
+        ..envelope.clone()
+    };
+    assert_eq!(
+        check(&mut f.computer, &other_state, now),
+        Some(ErrorCode::StaleObservation)
+    );
+}
+
+#[test]
+fn several_actions_after_the_retry_are_expected_single_action() {
+    let mut f = Fixture::new();
+    f.open("control");
+    f.script(&["not json", r#"[{"type":"answer","text":"a"}]"#]);
+    let r = f.call(json!({"op":"step","goal":"Tick"}));
+    assert_eq!(code(&r), "COMPUTER_EXPECTED_SINGLE_ACTION");
+    assert!(f.desktop.delivered.is_empty());
+}
