@@ -42,6 +42,30 @@ pub(crate) fn is_window_role(role: Role) -> bool {
     )
 }
 
+/// Roles that only lay other elements out: nothing labels them, so the walk does not ask.
+pub(crate) fn is_layout(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Filler
+            | Role::Panel
+            | Role::Separator
+            | Role::ScrollPane
+            | Role::ScrollBar
+            | Role::Viewport
+            | Role::SplitPane
+            | Role::LayeredPane
+            | Role::RootPane
+            | Role::GlassPane
+            | Role::PageTabList
+            | Role::MenuBar
+            | Role::ToolBar
+            | Role::StatusBar
+            | Role::Section
+            | Role::Unknown
+            | Role::RedundantObject
+    )
+}
+
 /// Roles whose checked state GTK 3 reports without also reporting CHECKABLE. ATK only gained
 /// CHECKABLE late and GTK 3's toggle buttons never set it, so without this a GTK check box
 /// would carry no `selected` and a `selected` expectation could never be checked.

@@ -8,7 +8,7 @@
 //! The subtree walk goes level by level and asks for a whole level at once, so a snapshot costs
 //! about three round trips per level of depth instead of several per element.
 
-use atspi_common::{CoordType, Interface, InterfaceSet, RelationType, Role, State, StateSet};
+use atspi_common::{CoordType, RelationType, Role, State, StateSet};
 use atspi_proxies::accessible::AccessibleProxy;
 use atspi_proxies::component::ComponentProxy;
 use atspi_proxies::text::TextProxy;
@@ -218,19 +218,22 @@ struct Node {
     children: Vec<usize>,
 }
 
-/// Everything the walk reads about one object, in two rounds: first role, states, name and
-/// interfaces; then, only for objects on screen, children, extents, text and labelled-by.
+/// Everything the walk reads about one object, in two rounds: first role, states and name;
+/// then, only for objects on screen, children, extents, text and labelled-by.
+///
+/// Each call crosses the bus daemon twice and the app's main loop once, and the count of calls
+/// is what a snapshot costs, so nothing is asked that the role already answers: the Text
+/// interface is read only for text roles, the Component interface is tried on everything
+/// (nearly every widget has it; a failure just leaves the bounds empty) instead of asking for
+/// the interface list first, and labelled-by only for unnamed elements that are not layout.
 async fn fetch(
     conn: &zbus::Connection,
     obj: &ObjRef,
     in_web: bool,
 ) -> zbus::Result<(Facts, Vec<ObjRef>)> {
     let p = accessible(conn, obj).await?;
-    let (((role, states), name), ifaces): (((Role, StateSet), String), InterfaceSet) = try_zip(
-        try_zip(try_zip(p.get_role(), p.get_state()), p.name()),
-        p.get_interfaces(),
-    )
-    .await?;
+    let ((role, states), name): ((Role, StateSet), String) =
+        try_zip(try_zip(p.get_role(), p.get_state()), p.name()).await?;
     let mut facts = Facts {
         states,
         name,
@@ -240,7 +243,7 @@ async fn fetch(
     if !states.contains(State::Showing) {
         return Ok((facts, Vec::new()));
     }
-    let wants_text = ifaces.contains(Interface::Text) && roles::is_text_element(role, states);
+    let wants_text = roles::is_text_element(role, states);
     let kids = async {
         // An object that manages its descendants (a list or table) creates them on demand;
         // asking for all of a big one's would make the app build every row.
@@ -257,21 +260,17 @@ async fn fetch(
                 .collect::<Vec<_>>(),
         )
     };
-    let bounds = async {
-        if !ifaces.contains(Interface::Component) {
-            return Ok(None);
-        }
-        // A failing extents call leaves the bounds empty rather than dropping the element.
-        Ok::<_, zbus::Error>(extents(conn, obj).await.ok())
-    };
+    // A failing extents call leaves the bounds empty rather than dropping the element.
+    let bounds = async { Ok::<_, zbus::Error>(extents(conn, obj).await.ok()) };
     let contents = async {
         if !wants_text {
             return Ok(None);
         }
+        // A text role without the Text interface has no value.
         Ok::<_, zbus::Error>(text(conn, obj).await?.get_text(0, -1).await.ok())
     };
     let label = async {
-        if !facts.name.is_empty() {
+        if !facts.name.is_empty() || roles::is_layout(role) {
             return Ok(None);
         }
         let relations = p.get_relation_set().await.unwrap_or_default();
