@@ -32,6 +32,10 @@ ensure_deps() {
       || apt_packages+=(at-spi2-core)
     # GTK 3 links the AT-SPI bridge (libatk-bridge2.0-0) itself.
     command -v gtk3-widget-factory >/dev/null 2>&1 || apt_packages+=(gtk-3-examples libgtk-3-0)
+    # keel's own GTK form (crates/keel-desktop/tests/fixture/form.py), with labelled widgets,
+    # runs on Debian's python3 with its GObject bindings.
+    /usr/bin/python3 -c 'import gi; gi.require_version("Gtk", "3.0")' >/dev/null 2>&1 \
+      || apt_packages+=(python3 python3-gi gir1.2-gtk-3.0)
     # xwininfo and xprop, for looking at the test display by hand.
     command -v xwininfo >/dev/null 2>&1 || apt_packages+=(x11-utils)
   fi
