@@ -515,7 +515,7 @@ fn stop_revokes_a_live_session_and_pauses_until_resume() {
     let mut other = store_at(&db);
     stop_control(other.as_mut(), "r", Timestamp(5)).unwrap_or_else(|e| panic!("{e}"));
     let r = call_tool(&hub, "r", json!({"op":"observe"}), None);
-    assert_eq!(r["errorCode"], "COMPUTER_CONTROL_PAUSED", "{r}");
+    assert_eq!(r["status"], "stopped", "{r}");
     assert_eq!(
         hub.lease("r"),
         Lease::Free,

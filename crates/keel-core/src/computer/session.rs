@@ -58,6 +58,11 @@ impl Default for Limits {
     }
 }
 
+/// The largest screenshot sent to a model (N12): 5 MB of PNG and 16 megapixels. A larger one
+/// is not sent; the model gets the tree alone and the result says so.
+pub const MAX_FRAME_BYTES: usize = 5 * 1024 * 1024;
+pub const MAX_FRAME_PIXELS: u64 = 16_000_000;
+
 /// Why the computer-use model gave no reply.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GroundingError {
@@ -234,6 +239,19 @@ struct Failure {
     code: ErrorCode,
     diagnostic: Option<String>,
     extra: Option<(&'static str, Value)>,
+    /// Not an error but the end of the session (N9): control was revoked for this reason,
+    /// and the result is `status:"stopped"`.
+    revoked: Option<String>,
+}
+
+/// N9, N29a, N30: the session is over because control was revoked.
+fn revoked(reason: impl Into<String>) -> Failure {
+    Failure {
+        code: ErrorCode::SessionNotFound,
+        diagnostic: None,
+        extra: None,
+        revoked: Some(reason.into()),
+    }
 }
 
 fn fail(code: ErrorCode) -> Failure {
@@ -241,6 +259,7 @@ fn fail(code: ErrorCode) -> Failure {
         code,
         diagnostic: None,
         extra: None,
+        revoked: None,
     }
 }
 
@@ -249,6 +268,7 @@ fn fail_with(code: ErrorCode, diagnostic: impl Into<String>) -> Failure {
         code,
         diagnostic: Some(diagnostic.into()),
         extra: None,
+        revoked: None,
     }
 }
 
@@ -343,6 +363,21 @@ impl Computer {
         };
         match outcome {
             Ok(v) => v,
+            Err(Failure {
+                revoked: Some(reason),
+                ..
+            }) => {
+                self.end_session(env);
+                let mut v = json!({
+                    "status": "stopped",
+                    "reason": reason,
+                    "nextAction": REVOKED_NEXT,
+                });
+                if self.unreleased.is_some() {
+                    v["lease"] = json!("held: the desktop did not confirm the release; call close");
+                }
+                v
+            }
             Err(f) => {
                 let mut v = error_result(f.code, f.diagnostic.as_deref());
                 if let Some((k, extra)) = f.extra {
@@ -517,6 +552,7 @@ impl Computer {
                         code: ErrorCode::WindowAmbiguous,
                         diagnostic: None,
                         extra: Some(("windows", Value::Array(candidates))),
+                        revoked: None,
                     });
                 }
             },
@@ -601,10 +637,7 @@ impl Computer {
             return Err(fail(ErrorCode::SessionNotFound));
         };
         if env.paused {
-            return Err(fail_with(
-                ErrorCode::ControlPaused,
-                "the user stopped desktop control",
-            ));
+            return Err(revoked("the user stopped desktop control"));
         }
         if env.now.0 - s.opened.0 >= self.limits.max_session_duration_ms {
             return Err(fail(ErrorCode::SessionBudget));
@@ -625,13 +658,24 @@ impl Computer {
             .desktop
             .snapshot(&window, with_frame)
             .map_err(|e| match e {
-                DesktopError::Gone(d) => Failure {
-                    code: ErrorCode::WindowNotFound,
-                    diagnostic: Some(format!("control revoked: {d}")),
-                    extra: Some(("revoked", json!(REVOKED_NEXT))),
-                },
+                DesktopError::Gone(d) => revoked(format!("the window is gone: {d}")),
                 other => fail_with(ErrorCode::WindowNotFound, other.to_string()),
             })?;
+        let mut snap = snap;
+        let mut frame_note = None;
+        if let Some(frame) = snap.frame.as_mut() {
+            let pixels = u64::from(frame.width) * u64::from(frame.height);
+            if frame.png.len() > MAX_FRAME_BYTES || pixels > MAX_FRAME_PIXELS {
+                frame_note = Some(format!(
+                    "the screenshot was not sent: {} bytes, {} pixels (at most {MAX_FRAME_BYTES} \
+                     bytes and {MAX_FRAME_PIXELS} pixels)",
+                    frame.png.len(),
+                    pixels
+                ));
+                frame.zero();
+                snap.frame = None;
+            }
+        }
         let rendered = summary::summarize(&snap.elements);
         let digest = summary::state_digest(&rendered.json);
         let id = self.mint("obs");
@@ -643,6 +687,7 @@ impl Computer {
             summary: rendered.json,
             digest,
             snapshot: snap,
+            frame_note,
         })
     }
 
@@ -737,6 +782,9 @@ impl Computer {
         };
         if let Some(frame) = observed.snapshot.frame.as_mut() {
             frame.zero();
+        }
+        if let Some(note) = observed.frame_note {
+            result["screenshot"] = json!(note);
         }
         if let Some(v) = verification {
             result["verification"] = json!(v);
@@ -958,6 +1006,7 @@ impl Computer {
                     code: ErrorCode::DispatchUnknown,
                     diagnostic: Some(d),
                     extra: Some(("receipt", json!(receipt))),
+                    revoked: None,
                 });
             }
             Err(DispatchError::NotStarted(d)) => {
@@ -965,6 +1014,7 @@ impl Computer {
                     code: ErrorCode::WindowNotFound,
                     diagnostic: Some(format!("the input was not sent: {d}")),
                     extra: Some(("receipt", json!(receipt))),
+                    revoked: None,
                 });
             }
             Ok(()) => {}
@@ -1118,6 +1168,8 @@ struct Observed {
     summary: String,
     digest: String,
     snapshot: Snapshot,
+    /// Why a screenshot taken was not sent to the model.
+    frame_note: Option<String>,
 }
 
 #[cfg(test)]

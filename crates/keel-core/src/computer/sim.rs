@@ -98,8 +98,10 @@ pub struct SimDesktop {
     ticks: u32,
     /// Releases are not confirmed while set.
     pub release_fails: bool,
-    /// Snapshots come with a 1×1 frame.
+    /// Snapshots come with a frame of the window's size.
     pub frames: bool,
+    /// The frame's PNG size in bytes (default: a few).
+    pub frame_bytes: usize,
     /// Snapshots taken.
     pub snapshots: u32,
 }
@@ -215,6 +217,7 @@ impl Desktop for SimDesktop {
         }
         let ticks = self.ticks;
         let frames = self.frames;
+        let frame_bytes = self.frame_bytes;
         let w = self
             .window_mut(window)
             .ok_or_else(|| DesktopError::Gone(window.into()))?;
@@ -232,9 +235,9 @@ impl Desktop for SimDesktop {
             width: w.width,
             height: w.height,
             frame: (with_frame && frames).then(|| Frame {
-                png: vec![0x89, b'P', b'N', b'G'],
-                width: 1,
-                height: 1,
+                png: vec![0x89; frame_bytes.max(4)],
+                width: w.width,
+                height: w.height,
             }),
         })
     }
