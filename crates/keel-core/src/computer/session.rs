@@ -238,7 +238,8 @@ type Outcome = Result<Value, Failure>;
 struct Failure {
     code: ErrorCode,
     diagnostic: Option<String>,
-    extra: Option<(&'static str, Value)>,
+    /// One more key of the error result; boxed, as errors are rare and results are many.
+    extra: Option<Box<(&'static str, Value)>>,
     /// Not an error but the end of the session (N9): control was revoked for this reason,
     /// and the result is `status:"stopped"`.
     revoked: Option<String>,
@@ -380,8 +381,9 @@ impl Computer {
             }
             Err(f) => {
                 let mut v = error_result(f.code, f.diagnostic.as_deref());
-                if let Some((k, extra)) = f.extra {
-                    v[k] = extra;
+                if let Some(extra) = f.extra {
+                    let (k, value) = *extra;
+                    v[k] = value;
                 }
                 if f.code.closes_session() && self.session.is_some() {
                     self.end_session(env);
@@ -551,7 +553,7 @@ impl Computer {
                     return Err(Failure {
                         code: ErrorCode::WindowAmbiguous,
                         diagnostic: None,
-                        extra: Some(("windows", Value::Array(candidates))),
+                        extra: Some(Box::new(("windows", Value::Array(candidates)))),
                         revoked: None,
                     });
                 }
@@ -1005,7 +1007,7 @@ impl Computer {
                 return Err(Failure {
                     code: ErrorCode::DispatchUnknown,
                     diagnostic: Some(d),
-                    extra: Some(("receipt", json!(receipt))),
+                    extra: Some(Box::new(("receipt", json!(receipt)))),
                     revoked: None,
                 });
             }
@@ -1013,7 +1015,7 @@ impl Computer {
                 return Err(Failure {
                     code: ErrorCode::WindowNotFound,
                     diagnostic: Some(format!("the input was not sent: {d}")),
-                    extra: Some(("receipt", json!(receipt))),
+                    extra: Some(Box::new(("receipt", json!(receipt)))),
                     revoked: None,
                 });
             }
