@@ -106,6 +106,7 @@ fn grounder(c: &ComputerUseConfig) -> Result<Box<dyn Grounder + Send>, ErrorCode
         return Err(ErrorCode::ModelKeyMissing);
     }
     s.max_retries = 0;
+    s.follow_redirects = false;
     s.read_timeout = Duration::from_millis(c.model_timeout_ms.unwrap_or(60_000));
     match OpenAiModel::new(s) {
         Ok(m) => Ok(Box::new(ModelGrounder::new(Box::new(m), base))),

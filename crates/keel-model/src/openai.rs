@@ -42,6 +42,9 @@ pub struct HttpSettings {
     /// The first backoff; each retry doubles it.
     pub backoff: Duration,
     pub context_window: Option<u64>,
+    /// Whether a redirect is followed. Off for computer use (computer-use.md N21), where the
+    /// screen content must reach only the configured origin: a redirect is then an HTTP error.
+    pub follow_redirects: bool,
 }
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -65,6 +68,7 @@ impl HttpSettings {
             max_retries: DEFAULT_MAX_RETRIES,
             backoff: DEFAULT_BACKOFF,
             context_window: None,
+            follow_redirects: true,
         }
     }
 }
@@ -132,6 +136,11 @@ impl OpenAiModel {
             // In the blocking client this bounds each wait: for the answer's head, then for
             // every read of the streamed body — an idle limit, not a cap on long replies.
             .timeout(settings.read_timeout)
+            .redirect(if settings.follow_redirects {
+                reqwest::redirect::Policy::default()
+            } else {
+                reqwest::redirect::Policy::none()
+            })
             .build()
             .map_err(|e| ModelError::Setup(format!("cannot set up the HTTP client: {e}")))?;
         Ok(Self {

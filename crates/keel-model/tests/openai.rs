@@ -340,3 +340,21 @@ fn a_rejected_tool_message_is_told_apart_by_index_or_by_call_id() {
         );
     }
 }
+
+#[test]
+fn a_redirect_is_an_http_error_when_redirects_are_off() {
+    let server = serve(vec![
+        http("302 Found", "Location: /elsewhere/chat/completions\r\n", ""),
+        http("200 OK", "", "{}"),
+    ]);
+    let mut s = HttpSettings::new(&server.url, "m");
+    s.follow_redirects = false;
+    s.max_retries = 0;
+    let mut m = OpenAiModel::new(s).unwrap_or_else(|e| panic!("{e}"));
+    let reply = complete(&mut m).0;
+    assert!(
+        matches!(reply, Err(ModelError::Http { status: 302, .. })),
+        "{reply:?}"
+    );
+    assert_eq!(seen(&server).len(), 1, "the redirect was not followed");
+}
