@@ -143,3 +143,48 @@ fn stop_pauses_desktop_control_until_resume() {
     let (_, _, err) = env.keel(&["computer", "resume"], "");
     assert!(err.contains("nothing to resume"), "{err}");
 }
+
+#[test]
+fn resume_releases_a_lease_a_dead_process_left_and_records_it() {
+    use keel_store::{LeaseChange, LeaseEvent, SqliteStore, Store, StoreOptions};
+    let env = Env::new();
+    user_config(&env, "[computer_use]\nenabled = true\n");
+    let model = env.script("first.jsonl", &[json!({"text": "hi"})]);
+    let (code, _, err) = env.keel(&["run", "hello", "--model", &model], "");
+    assert_eq!(code, 0, "{err}");
+    let run = env.only_run();
+    let db = env.dir.path().join("home/keel.db");
+    let mut store =
+        SqliteStore::open(&db, &StoreOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    // What a process killed mid-session leaves behind.
+    store
+        .record_lease(
+            &run,
+            &LeaseEvent {
+                change: LeaseChange::Held,
+                window: "Settings".into(),
+                detail: String::new(),
+                at: keel_core::Timestamp(1),
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (code, _, err) = env.keel(&["runs", "resume", &run], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("desktop lease") && err.contains("Settings"),
+        "{err}"
+    );
+    let changes: Vec<LeaseChange> = store
+        .lease_events(&run)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .map(|e| e.change)
+        .collect();
+    assert_eq!(
+        changes,
+        vec![LeaseChange::Held, LeaseChange::ReleasedOnResume]
+    );
+    // Released once: a second resume has nothing to say about it.
+    let (_, _, err) = env.keel(&["runs", "resume", &run], "");
+    assert!(!err.contains("desktop lease"), "{err}");
+}
