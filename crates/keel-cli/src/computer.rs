@@ -109,7 +109,14 @@ fn grounder(c: &ComputerUseConfig) -> Result<Box<dyn Grounder + Send>, ErrorCode
     s.follow_redirects = false;
     s.read_timeout = Duration::from_millis(c.model_timeout_ms.unwrap_or(60_000));
     match OpenAiModel::new(s) {
-        Ok(m) => Ok(Box::new(ModelGrounder::new(Box::new(m), base))),
+        Ok(m) => {
+            let g = ModelGrounder::new(Box::new(m), base);
+            Ok(Box::new(if c.images == Some(true) {
+                g.seeing()
+            } else {
+                g
+            }))
+        }
         Err(e) => {
             eprintln!("keel: [computer_use] model {spec}: {e}");
             Err(ErrorCode::ModelCapabilityRequired)

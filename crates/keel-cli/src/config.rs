@@ -172,6 +172,8 @@ pub struct ComputerUseConfig {
     pub model: Option<String>,
     pub base_url: Option<String>,
     pub api_key_env: Option<String>,
+    /// The model sees: each request also carries the window's screenshot (default false).
+    pub images: Option<bool>,
     pub max_session_duration_ms: Option<i64>,
     pub max_actions_per_session: Option<u32>,
     pub max_model_requests: Option<u32>,

@@ -123,4 +123,61 @@ pub trait Model {
         tools: &[ToolSpec],
         on_text: &mut dyn FnMut(&str),
     ) -> Result<ModelReply, ModelError>;
+
+    /// One call whose last message also shows `images` (PNG files), for models that see
+    /// (computer use's screenshots). The images go with this request only and are never
+    /// kept. A provider that cannot send images refuses, saying so.
+    fn complete_with_images(
+        &mut self,
+        request: &ModelRequest,
+        images: &[&[u8]],
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<ModelReply, ModelError> {
+        let _ = (request, images, on_text);
+        Err(ModelError::Setup(format!(
+            "{} cannot be sent images",
+            self.name()
+        )))
+    }
+}
+
+/// Standard base64 with padding (RFC 4648 §4): how an image travels in a data URL.
+pub fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18u32, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[((n >> shift) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod base64_tests {
+    #[test]
+    fn rfc_4648_vectors() {
+        for (plain, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(super::base64(plain.as_bytes()), encoded);
+        }
+        assert_eq!(super::base64(&[0xff, 0xfe, 0x00]), "//4A");
+    }
 }

@@ -307,7 +307,47 @@ impl Model for OpenAiModel {
         tools: &[ToolSpec],
         on_text: &mut dyn FnMut(&str),
     ) -> Result<ModelReply, ModelError> {
-        let body = serde_json::to_vec(&self.request_body(request, tools))
+        let body = self.request_body(request, tools);
+        self.send(request, body, on_text)
+    }
+
+    fn complete_with_images(
+        &mut self,
+        request: &ModelRequest,
+        images: &[&[u8]],
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<ModelReply, ModelError> {
+        let mut body = self.request_body(request, &[]);
+        with_images(&mut body, images);
+        self.send(request, body, on_text)
+    }
+}
+
+/// The last message of `body` with `images` after its text, as Chat Completions content
+/// parts (`image_url` with a PNG data URL).
+pub fn with_images(body: &mut Value, images: &[&[u8]]) {
+    let Some(last) = body["messages"].as_array_mut().and_then(|m| m.last_mut()) else {
+        return;
+    };
+    let mut parts =
+        vec![json!({"type": "text", "text": last["content"].as_str().unwrap_or_default()})];
+    parts.extend(images.iter().map(|png| {
+        json!({
+            "type": "image_url",
+            "image_url": {"url": format!("data:image/png;base64,{}", crate::base64(png))}
+        })
+    }));
+    last["content"] = Value::Array(parts);
+}
+
+impl OpenAiModel {
+    fn send(
+        &mut self,
+        request: &ModelRequest,
+        body: Value,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<ModelReply, ModelError> {
+        let body = serde_json::to_vec(&body)
             .map_err(|e| ModelError::Failed(format!("cannot encode the request: {e}")))?;
         let endpoint = &self.endpoint;
         let mut retry = 0;

@@ -75,6 +75,9 @@ pub struct ScriptedModel {
     keep_requests: bool,
     /// Requests received so far.
     asked: usize,
+    /// Images received with requests (`complete_with_images`), for tests of what a seeing
+    /// model is sent; the images themselves are not kept.
+    pub images_seen: usize,
     cancel: Option<crate::CancelFlag>,
 }
 
@@ -100,6 +103,7 @@ impl ScriptedModel {
             log: None,
             keep_requests: true,
             asked: 0,
+            images_seen: 0,
             cancel: None,
         }
     }
@@ -214,6 +218,16 @@ impl Model for ScriptedModel {
 
     fn watch_cancel(&mut self, flag: crate::CancelFlag) {
         self.cancel = Some(flag);
+    }
+
+    fn complete_with_images(
+        &mut self,
+        request: &ModelRequest,
+        images: &[&[u8]],
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<ModelReply, ModelError> {
+        self.images_seen += images.len();
+        self.complete(request, &[], on_text)
     }
 
     fn complete(

@@ -208,6 +208,7 @@ impl Desktop for LazyDesktop {
 pub struct ModelGrounder {
     model: Box<dyn Model + Send>,
     recipient: String,
+    images: bool,
 }
 
 impl ModelGrounder {
@@ -216,7 +217,14 @@ impl ModelGrounder {
         Self {
             model,
             recipient: recipient.to_string(),
+            images: false,
         }
+    }
+
+    /// The model sees: each request also carries the window's screenshot (N6a).
+    pub fn seeing(mut self) -> Self {
+        self.images = true;
+        self
     }
 }
 
@@ -226,22 +234,33 @@ impl Grounder for ModelGrounder {
     }
 
     fn screenshot_recipient(&self) -> String {
-        // Text-only: screenshots go nowhere; the tree goes to the endpoint.
-        String::new()
+        // Without images, screenshots go nowhere; the tree goes to the endpoint either way.
+        if self.images {
+            self.recipient.clone()
+        } else {
+            String::new()
+        }
     }
 
     fn takes_images(&self) -> bool {
-        false
+        self.images
     }
 
     fn propose(&mut self, request: &GroundingRequest<'_>) -> Result<String, GroundingError> {
+        let request_frame = request.frame.filter(|_| self.images);
         let request = ModelRequest {
             messages: vec![
                 ChatMessage::text(Role::System, GROUNDING_INSTRUCTIONS),
                 ChatMessage::text(Role::User, grounding_message(request)),
             ],
         };
-        match self.model.complete(&request, &[], &mut |_| {}) {
+        let reply = match request_frame {
+            Some(frame) => self
+                .model
+                .complete_with_images(&request, &[&frame.png], &mut |_| {}),
+            None => self.model.complete(&request, &[], &mut |_| {}),
+        };
+        match reply {
             Ok(reply) if reply.tool_calls.is_empty() => Ok(reply.text),
             // A tool call is not a proposal: the parser refuses the empty text.
             Ok(_) => Ok(String::new()),

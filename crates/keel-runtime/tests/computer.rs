@@ -670,3 +670,69 @@ fn a_second_operation_while_one_is_in_flight_is_busy() {
         assert_eq!(first["status"], "done", "{first}");
     });
 }
+
+#[test]
+fn a_seeing_grounder_sends_the_screenshot_and_a_blind_one_does_not() {
+    use keel_core::computer::desktop::Frame;
+    use keel_core::computer::session::{Grounder, GroundingRequest};
+    use keel_model::openai::{HttpSettings, OpenAiModel};
+    use keel_model::testing::{seen, serve, sse};
+    let answer = || {
+        sse(&[
+            json!({"choices": [{"index": 0, "delta": {"content": "{\"type\":\"answer\",\"text\":\"ok\"}"}}]}),
+        ])
+    };
+    let server = serve(vec![answer(), answer()]);
+    let frame = Frame {
+        png: b"\x89PNG fake".to_vec(),
+        width: 2,
+        height: 1,
+    };
+    let request = GroundingRequest {
+        task: "what is shown?",
+        read_only: true,
+        summary: r#"{"elements":[],"text":""}"#,
+        frame: Some(&frame),
+        history: &[],
+        format_problem: None,
+    };
+    let model = || {
+        let mut s = HttpSettings::new(&server.url, "vision");
+        s.max_retries = 0;
+        Box::new(OpenAiModel::new(s).unwrap_or_else(|e| panic!("{e}")))
+    };
+    let mut seeing = ModelGrounder::new(model(), &server.url).seeing();
+    assert!(seeing.takes_images());
+    assert_eq!(seeing.screenshot_recipient(), server.url);
+    let reply = seeing.propose(&request).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(reply.contains("answer"), "{reply}");
+    let mut blind = ModelGrounder::new(model(), &server.url);
+    assert_eq!(
+        blind.screenshot_recipient(),
+        "",
+        "no screenshots go anywhere"
+    );
+    blind.propose(&request).unwrap_or_else(|e| panic!("{e:?}"));
+    let bodies: Vec<Value> = seen(&server).into_iter().map(|s| s.body).collect();
+    let last = |b: &Value| {
+        b["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .cloned()
+            .unwrap_or_default()
+    };
+    let parts = last(&bodies[0])["content"].clone();
+    assert_eq!(parts[0]["type"], "text");
+    assert_eq!(
+        parts[1]["image_url"]["url"],
+        format!("data:image/png;base64,{}", keel_model::base64(&frame.png))
+    );
+    assert!(
+        last(&bodies[1])["content"].is_string(),
+        "no image parts: {}",
+        bodies[1]
+    );
+    // The screen is quoted as data, and the instructions say so.
+    assert_eq!(bodies[0]["messages"][0]["role"], "system");
+    assert!(bodies[0].to_string().contains("untrusted_observation"));
+}
