@@ -49,6 +49,9 @@ struct SuiteTool {
     name: String,
     #[serde(default)]
     description: String,
+    /// The arguments' JSON Schema, as real runs know it from a tool's spec.
+    #[serde(default)]
+    parameters: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -366,6 +369,7 @@ fn gate_for(suite: &Suite, policy: &CompiledPolicy, cwd: &Path) -> Result<Gate> 
                     name: t.name.clone(),
                     description: t.description.clone(),
                     annotations: None,
+                    parameters: t.parameters.clone(),
                 },
             )
         })

@@ -236,6 +236,7 @@ impl PolicyGate {
                     classify(&info),
                     &c.call.name,
                     &c.call.args,
+                    info.parameters.as_ref(),
                     c.provenance,
                     on_tainted,
                 );

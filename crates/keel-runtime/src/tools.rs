@@ -370,6 +370,17 @@ fn display(path: &Path, ctx: &ToolContext) -> String {
         .to_string()
 }
 
+fn strip_keel_keywords(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            map.retain(|k, _| !k.starts_with("x-keel-"));
+            map.values_mut().for_each(strip_keel_keywords);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_keel_keywords),
+        _ => {}
+    }
+}
+
 /// The tools on offer, by name.
 pub struct Toolbox {
     tools: BTreeMap<String, Box<dyn Tool>>,
@@ -393,8 +404,17 @@ impl Toolbox {
         self.tools.get(name).map(|t| t.as_ref())
     }
 
+    /// The tools as the model is offered them: keel's own schema keywords (`x-keel-…`, read
+    /// by the gate) are left out, so no model API meets a keyword it does not know.
     pub fn specs(&self) -> Vec<ToolSpec> {
-        self.tools.values().map(|t| t.spec()).collect()
+        self.tools
+            .values()
+            .map(|t| {
+                let mut s = t.spec();
+                strip_keel_keywords(&mut s.parameters);
+                s
+            })
+            .collect()
     }
 
     /// What the gate knows of each tool: name, description, annotations.
@@ -409,6 +429,7 @@ impl Toolbox {
                         name: s.name,
                         description: s.description,
                         annotations: Some(t.annotations()),
+                        parameters: Some(s.parameters),
                     },
                 )
             })

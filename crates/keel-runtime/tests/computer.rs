@@ -74,13 +74,22 @@ fn hub_with(desktop: Box<dyn Desktop>, replies: &[&str], db: &std::path::Path) -
 
 /// A gate with the lease stage between authority and the policy.
 fn gate(hub: &ComputerHub, cwd: &std::path::Path) -> Gate {
+    gate_knowing(hub, cwd, Default::default())
+}
+
+/// The same, knowing the tools' specs as a real session does.
+fn gate_knowing(
+    hub: &ComputerHub,
+    cwd: &std::path::Path,
+    tools: std::collections::HashMap<String, keel_core::policy::classify::ToolInfo>,
+) -> Gate {
     let env = GateEnv {
         cwd: cwd.to_path_buf(),
         workspaces: vec![],
         mode: Mode::Default,
         interactive: true,
         on_tainted: OnTainted::AskUser,
-        tools: Default::default(),
+        tools,
     };
     Gate::new(vec![hub.stage()])
         .and_then(|g| g.with_policy(PolicyGate::new(policy(&[]), BTreeMap::new(), env)))
@@ -194,7 +203,7 @@ fn an_agent_drives_the_simulated_desktop_end_to_end_behind_the_lease() {
     for t in hub.tools() {
         w.tools.add(t);
     }
-    w.gate = gate(&hub, &w.cwd);
+    w.gate = gate_knowing(&hub, &w.cwd, w.tools.infos());
     let app_ref = discover(&hub, "r");
     let mut chat = ScriptedModel::from_replies(
         "chat",
@@ -277,6 +286,20 @@ fn an_agent_drives_the_simulated_desktop_end_to_end_behind_the_lease() {
     );
     let consents = person.consents();
     assert_eq!(consents.len(), 1, "only the open: {:?}", person.asked);
+    // Nor did the gate ask: what the manual and the schema fix (op, mode, prepare) and what
+    // directs nothing (expect) are not read as tainted; routine steps run without a question.
+    assert_eq!(person.asked.len(), 1, "{:?}", person.asked);
+    // The model is offered the schema without keel's own keywords.
+    let offered = chat.requests[0]
+        .1
+        .iter()
+        .find(|t| t.name == "computer_use")
+        .map(|t| t.parameters.to_string())
+        .unwrap_or_default();
+    assert!(
+        offered.contains("appRef") && !offered.contains("x-keel"),
+        "{offered}"
+    );
     assert!(consents[0].1[0].contains("Settings"));
     assert_eq!(
         lease_events(&db, "r"),

@@ -11,6 +11,9 @@ pub struct ToolInfo {
     pub description: String,
     /// `readOnlyHint`, `destructiveHint`, `openWorldHint`, … as the tool declares them.
     pub annotations: Option<Map<String, Value>>,
+    /// The JSON Schema of its arguments, when known: provenance leaves alone what the schema
+    /// itself fixes (an enum's values, booleans, declared keys).
+    pub parameters: Option<Value>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

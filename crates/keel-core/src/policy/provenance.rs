@@ -3,7 +3,13 @@
 //! For a side-effecting call each argument value is **grounded** when it occurs in a real user
 //! turn, **tainted** when it occurs in untrusted data (tool results, notification envelopes)
 //! and is not grounded, and **unattributed** otherwise. Strings shorter than 3 chars never count
-//! as tainted; non-string values are compared as compact JSON. A tainted argument gives
+//! as tainted; non-string values are compared as compact JSON. Nor does what the tool's own
+//! schema fixes: a value of an `enum` or `const`, a boolean where the schema types one, a key
+//! the schema declares. Like a 2-char string, such a value cannot carry what an attacker chose:
+//! the schema, not the data, decides what it can be. A schema may also mark an argument
+//! `"x-keel-provenance": "exempt"`: one that does not direct the effect (a condition to verify)
+//! or an opaque handle the tool itself issued and checks; this is declared by the tool, like its
+//! read-only annotation, and trusted as much. A tainted argument gives
 //! ask_user (or deny, by configuration) with a reason that names the argument and where its
 //! value came from. Read-only calls are not checked.
 
@@ -279,27 +285,63 @@ pub fn attribute(index: &ProvenanceIndex<'_>, value: &str) -> Attribution {
     }
 }
 
+/// The schema keyword by which a tool exempts an argument from provenance (see the module
+/// documentation).
+pub const EXEMPT_KEYWORD: &str = "x-keel-provenance";
+
+/// Whether the schema fixes `value` to one of a closed set: an `enum` or `const` that holds it,
+/// or a boolean where the schema says `"type": "boolean"`.
+fn fixed_by_schema(schema: Option<&Value>, value: &Value) -> bool {
+    let Some(schema) = schema else {
+        return false;
+    };
+    if schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .is_some_and(|e| e.contains(value))
+    {
+        return true;
+    }
+    if schema.get("const") == Some(value) {
+        return true;
+    }
+    value.is_boolean() && schema.get("type").and_then(Value::as_str) == Some("boolean")
+}
+
 /// The leaf values of the arguments, with dot-paths. Containers are compared leaf by leaf, so a
-/// tainted value cannot hide inside an object.
-fn leaves(v: &Value, dot: &str, out: &mut Vec<(String, String)>) {
+/// tainted value cannot hide inside an object. `schema` is the schema of `v`, when known.
+fn leaves(v: &Value, schema: Option<&Value>, dot: &str, out: &mut Vec<(String, String)>) {
+    if schema
+        .and_then(|s| s.get(EXEMPT_KEYWORD))
+        .and_then(Value::as_str)
+        == Some("exempt")
+    {
+        return;
+    }
     match v {
         Value::Object(map) => {
+            let properties = schema.and_then(|s| s.get("properties"));
             for (k, child) in map {
                 let path = super::dot_join(dot, k);
+                let declared = properties.and_then(|p| p.get(k));
                 // A nested key can carry a value too (`{"grants": {"<attacker id>": "admin"}}`);
-                // top-level keys are the tool's own parameter names.
-                if !dot.is_empty() {
+                // top-level keys and keys the schema declares are the tool's own names.
+                if !dot.is_empty() && declared.is_none() {
                     out.push((format!("{path} (key)"), k.clone()));
                 }
-                leaves(child, &path, out);
+                leaves(child, declared, &path, out);
             }
         }
         Value::Array(items) => {
+            let item_schema = schema.and_then(|s| s.get("items"));
             for (i, child) in items.iter().enumerate() {
-                leaves(child, &format!("{dot}.{i}"), out);
+                leaves(child, item_schema, &format!("{dot}.{i}"), out);
             }
         }
         other => {
+            if fixed_by_schema(schema, other) {
+                return;
+            }
             if let Some(n) = needle(other) {
                 out.push((dot.to_string(), n));
             }
@@ -320,6 +362,7 @@ pub fn check_provenance(
     effect: Effect,
     tool: &str,
     args: &Value,
+    schema: Option<&Value>,
     index: &ProvenanceIndex<'_>,
     on_tainted: OnTainted,
 ) -> SafetyCheckResult {
@@ -327,7 +370,7 @@ pub fn check_provenance(
         return SafetyCheckResult::allow();
     }
     let mut values = Vec::new();
-    leaves(args, "", &mut values);
+    leaves(args, schema, "", &mut values);
     let tainted: Vec<String> = values
         .iter()
         .filter_map(|(arg, value)| match attribute(index, value) {
@@ -411,6 +454,64 @@ mod tests {
         }
     }
 
+    #[test]
+    fn what_the_schema_fixes_never_counts_as_tainted() {
+        let mut index = ProvenanceIndex::default();
+        index.push_user("Tick Memories");
+        index.push_untrusted(
+            "the result of tool tool_manual (call c1)",
+            "open {mode:\"observe\"|\"control\", prepare:false} and expect {kind, label, value} \
+             for the payee Mallory Evilcorp",
+        );
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "op": {"type": "string", "enum": ["open", "step"]},
+                "mode": {"type": "string", "enum": ["observe", "control"]},
+                "prepare": {"type": "boolean"},
+                "kind": {"const": "control"},
+                "note": {"type": "string"},
+                "expect": {
+                    "type": "object",
+                    "properties": {"label": {"type": "string"}, "value": {"type": "string"}}
+                },
+                "tags": {"type": "array", "items": {"enum": ["control", "observe"]}},
+                "check": {"type": "object", "x-keel-provenance": "exempt"}
+            }
+        });
+        let args = json!({
+            "op": "open", "mode": "control", "prepare": false, "kind": "control",
+            "expect": {"label": "Memories"}, "tags": ["observe"],
+            "check": {"anything": "Mallory Evilcorp"}
+        });
+        let decide = |args: &Value, schema: Option<&Value>| {
+            check_provenance(
+                Effect::SideEffecting,
+                "t",
+                args,
+                schema,
+                &index,
+                OnTainted::AskUser,
+            )
+        };
+        assert_eq!(decide(&args, Some(&schema)).decision, Decision::Allow);
+        // Without the schema the same values are found in the tool result.
+        let without = decide(&args, None);
+        assert_eq!(without.decision, Decision::AskUser);
+        assert!(without.reason.unwrap_or_default().contains("\"mode\""));
+        // A free string, a value outside the enum, an undeclared key: still tainted.
+        for (tainted, names) in [
+            (json!({"note": "Mallory Evilcorp"}), "\"note\""),
+            (json!({"mode": "open {mode"}), "\"mode\""),
+            (json!({"expect": {"payee": "x"}}), "expect.payee (key)"),
+            (json!({"prepare": "prepare:false"}), "\"prepare\""),
+        ] {
+            let r = decide(&tainted, Some(&schema));
+            assert_eq!(r.decision, Decision::AskUser, "{tainted}");
+            assert!(r.reason.unwrap_or_default().contains(names), "{tainted}");
+        }
+    }
+
     fn index() -> ProvenanceIndex<'static> {
         let mut i = ProvenanceIndex::default();
         i.push_user("Pay my rent to the landlord, IBAN GB29NWBK60161331926819, amount 1200");
@@ -427,6 +528,7 @@ mod tests {
             Effect::SideEffecting,
             "send_money",
             &json!({"recipient": "US133000000121212121212", "amount": 5000}),
+            None,
             &index(),
             OnTainted::AskUser,
         );
@@ -441,6 +543,7 @@ mod tests {
             Effect::SideEffecting,
             "send_money",
             &json!({"recipient": "US133000000121212121212"}),
+            None,
             &index(),
             OnTainted::Deny,
         );
@@ -453,6 +556,7 @@ mod tests {
             Effect::SideEffecting,
             "send_money",
             &json!({"recipient": "GB29NWBK60161331926819", "amount": 1200}),
+            None,
             &index(),
             OnTainted::AskUser,
         );
@@ -465,6 +569,7 @@ mod tests {
             Effect::SideEffecting,
             "send_money",
             &json!({"recipient": "DE89370400440532013000", "note": "ok"}),
+            None,
             &index(),
             OnTainted::AskUser,
         );
@@ -481,6 +586,7 @@ mod tests {
             Effect::ReadOnly,
             "get_balance",
             &json!({"account": "US133000000121212121212"}),
+            None,
             &index(),
             OnTainted::Deny,
         );
@@ -522,6 +628,7 @@ mod tests {
             Effect::SideEffecting,
             "write_file",
             &json!({"path": "deploy.sh", "content": script}),
+            None,
             &index,
             OnTainted::AskUser,
         );
@@ -538,6 +645,7 @@ mod tests {
             Effect::SideEffecting,
             "grant",
             &json!({"grants": {"US133000000121212121212": "admin"}}),
+            None,
             &index(),
             OnTainted::AskUser,
         );
@@ -554,6 +662,7 @@ mod tests {
             Effect::SideEffecting,
             "t",
             &json!({"batch": [{"to": "US133000000121212121212"}]}),
+            None,
             &index(),
             OnTainted::AskUser,
         );
