@@ -8,17 +8,8 @@
 use std::time::Duration;
 
 use keel_core::computer::desktop::DesktopError;
-use x11rb::connection::Connection as _;
 use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _};
 use x11rb::rust_connection::RustConnection;
-
-/// Where the accessibility bus was found, for messages.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum BusSource {
-    Configured,
-    SessionBus,
-    XRootProperty,
-}
 
 /// Finds the accessibility bus address the way at-spi2-atk does (so keel reads the same bus
 /// the apps write to): a configured address first, then `org.a11y.Bus.GetAddress` on the
@@ -30,19 +21,19 @@ pub(crate) fn find_address(
     x: &RustConnection,
     root: u32,
     timeout: Duration,
-) -> Result<(String, BusSource), DesktopError> {
+) -> Result<String, DesktopError> {
     if let Some(address) = configured {
-        return Ok((address.to_string(), BusSource::Configured));
+        return Ok(address.to_string());
     }
     let mut session_error = None;
     if let Some(session) = session_bus {
         match address_from_session_bus(session, timeout) {
-            Ok(address) => return Ok((address, BusSource::SessionBus)),
+            Ok(address) => return Ok(address),
             Err(e) => session_error = Some(e),
         }
     }
     if let Some(address) = address_from_x_root(x, root) {
-        return Ok((address, BusSource::XRootProperty));
+        return Ok(address);
     }
     let why = match (session_bus, session_error) {
         (None, _) => "DBUS_SESSION_BUS_ADDRESS is not set".to_string(),
@@ -129,14 +120,14 @@ pub(crate) fn block_on_timeout<F: std::future::Future>(
     ))
 }
 
-/// D-Bus errors that mean the object or its app no longer exists.
+/// D-Bus errors that mean the object or its app no longer exists. (`NoReply` is not one: a
+/// hung app is still there.)
 const GONE_ERRORS: &[&str] = &[
     "org.freedesktop.DBus.Error.ServiceUnknown",
     "org.freedesktop.DBus.Error.NameHasNoOwner",
     "org.freedesktop.DBus.Error.UnknownObject",
     "org.freedesktop.DBus.Error.UnknownMethod",
     "org.freedesktop.DBus.Error.UnknownInterface",
-    "org.freedesktop.DBus.Error.NoReply",
 ];
 
 /// Whether the error says the remote object is gone (the app quit, the window was destroyed).
@@ -150,7 +141,6 @@ pub(crate) fn is_gone(error: &zbus::Error) -> bool {
                 | zbus::fdo::Error::UnknownObject(_)
                 | zbus::fdo::Error::UnknownMethod(_)
                 | zbus::fdo::Error::UnknownInterface(_)
-                | zbus::fdo::Error::NoReply(_)
         ),
         _ => false,
     }
@@ -180,13 +170,4 @@ pub(crate) fn desktop_error(what: &str, error: &zbus::Error) -> DesktopError {
 /// A timeout over a batch of calls, as a [`DesktopError`].
 pub(crate) fn timed_out(what: &str, t: TimedOut) -> DesktopError {
     DesktopError::Other(format!("{what}: {t}"))
-}
-
-/// The X root window of the default screen, and a check that the display works.
-pub(crate) fn x_root(x: &RustConnection, screen: usize) -> Result<u32, DesktopError> {
-    x.setup()
-        .roots
-        .get(screen)
-        .map(|s| s.root)
-        .ok_or_else(|| DesktopError::Unavailable(format!("the X display has no screen {screen}")))
 }

@@ -114,7 +114,9 @@ impl LinuxDesktop {
                  there, or set DISPLAY to a running one"
             ))
         })?;
-        let root = bus::x_root(&x, screen)?;
+        let root = x.setup().roots.get(screen).map(|s| s.root).ok_or_else(|| {
+            DesktopError::Unavailable(format!("the X display has no screen {screen}"))
+        })?;
         let configured = config
             .a11y_bus
             .clone()
@@ -123,7 +125,7 @@ impl LinuxDesktop {
             .session_bus
             .clone()
             .or_else(|| env("DBUS_SESSION_BUS_ADDRESS"));
-        let (address, _source) = bus::find_address(
+        let address = bus::find_address(
             configured.as_deref(),
             session.as_deref(),
             &x,
@@ -243,6 +245,20 @@ impl LinuxDesktop {
         Ok(win)
     }
 
+    /// The X window's title of an AT-SPI window, when its X window can be found.
+    fn x_title(&mut self, obj: &ObjRef) -> Option<String> {
+        let head = self
+            .block(
+                self.config.call_timeout,
+                "reading the window",
+                tree::head(&self.bus, obj),
+            )
+            .ok()?
+            .ok()?;
+        let win = self.xwindow(obj, &head, true).ok()?;
+        xwin::title_of(&self.x, win).ok()
+    }
+
     /// The live window: its AT-SPI object, X window and X geometry.
     fn live(&mut self, key: &str) -> Result<(ObjRef, Window, Geometry), DesktopError> {
         let (obj, head) = self.window_head(key, true)?;
@@ -328,13 +344,21 @@ impl Desktop for LinuxDesktop {
                 tree::windows(&self.bus, &obj),
             )?
             .map_err(|e| bus::desktop_error("the app", &e))?;
-        Ok(windows
-            .into_iter()
-            .map(|w| WindowInfo {
+        let mut out = Vec::with_capacity(windows.len());
+        for w in windows {
+            let mut title = w.title;
+            if title.is_empty() {
+                // GTK leaves a frame's accessible name empty when the app sets no title (a
+                // header bar shows its own); the X window's title is what a person sees in a
+                // task list, so the consent question can still name the window.
+                title = self.x_title(&w.obj).unwrap_or_default();
+            }
+            out.push(WindowInfo {
                 key: w.obj.key(),
-                title: w.title,
-            })
-            .collect())
+                title,
+            });
+        }
+        Ok(out)
     }
 
     fn prepare(&mut self, window: &str) -> Result<(), DesktopError> {

@@ -83,6 +83,11 @@ fn title(x: &RustConnection, a: &Atoms, win: Window) -> Result<String, ReplyErro
     Ok(String::from_utf8_lossy(&old.value).into_owned())
 }
 
+/// The window's title (`_NET_WM_NAME`, else `WM_NAME`).
+pub(crate) fn title_of(x: &RustConnection, win: Window) -> Result<String, ReplyError> {
+    title(x, &atoms(x)?, win)
+}
+
 /// The window's position relative to the root and its size; `None` when it no longer exists.
 pub(crate) fn geometry(
     x: &RustConnection,

@@ -10,6 +10,7 @@ mod fixture;
 use fixture::{Fixture, eventually};
 use keel_core::computer::desktop::{Desktop, DesktopError, Snapshot};
 use keel_core::computer::observation::{Action, Element};
+use keel_desktop::{DesktopConfig, LinuxDesktop};
 
 fn center(e: &Element) -> (i32, i32) {
     (e.bounds[0] + e.bounds[2] / 2, e.bounds[1] + e.bounds[3] / 2)
@@ -32,6 +33,8 @@ fn discovers_the_app_and_snapshots_its_window_with_a_screenshot() {
     assert_eq!(app.instances, 1);
     let windows = f.desktop.windows(&app.key).unwrap();
     assert_eq!(windows.len(), 1, "{windows:?}");
+    // The frame has no accessible name; the title falls back to the X window's.
+    assert_eq!(windows[0].title, fixture::APP);
     f.desktop.prepare(&windows[0].key).unwrap();
 
     let s = f.desktop.snapshot(&windows[0].key, true).unwrap();
@@ -80,6 +83,16 @@ fn discovers_the_app_and_snapshots_its_window_with_a_screenshot() {
             .filter(|e| e.role == "push button")
             .all(|e| e.selected.is_none())
     );
+
+    // Without a session bus the accessibility bus is found through the X root window's
+    // AT_SPI_BUS property, which at-spi-bus-launcher sets.
+    let mut via_x = LinuxDesktop::connect(DesktopConfig {
+        display: Some(f.display.clone()),
+        session_bus: Some("unix:path=/nonexistent/keel-test-bus".into()),
+        ..DesktopConfig::default()
+    })
+    .unwrap();
+    assert!(via_x.apps().unwrap().iter().any(|a| a.name == fixture::APP));
 
     let frame = s.frame.as_ref().unwrap();
     assert_eq!((frame.width, frame.height), (s.width, s.height));
