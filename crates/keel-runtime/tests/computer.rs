@@ -345,6 +345,27 @@ fn a_consequential_action_is_asked_and_its_rejection_stops_the_session() {
     assert_eq!(hub.lease("r"), Lease::Free);
 }
 
+/// A temporary database holding run `r`.
+fn database() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let db = dir.path().join("keel.db");
+    store_at(&db)
+        .create_run(common_run("r"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    (dir, db)
+}
+
+/// Opens `r`'s session on `hub` with `person` consenting.
+fn open_session(hub: &ComputerHub, mode: &str, person: &mut Person) -> Value {
+    let app_ref = discover(hub, "r");
+    call_tool(
+        hub,
+        "r",
+        json!({"op":"open","appRef":app_ref,"mode":mode,"prepare":false}),
+        Some(person),
+    )
+}
+
 fn common_run(id: &str) -> keel_store::NewRun {
     keel_store::NewRun {
         model: String::new(),
@@ -402,11 +423,7 @@ fn short() -> Deadlines {
 
 #[test]
 fn a_hung_input_is_unknown_never_resent_and_an_unanswered_release_keeps_the_gate_shut() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let db = dir.path().join("keel.db");
-    store_at(&db)
-        .create_run(common_run("r"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (dir, db) = database();
     let stuck = Stuck {
         inner: SimDesktop::single("Settings", settings_window()),
         hang_act: true,
@@ -419,14 +436,8 @@ fn a_hung_input_is_unknown_never_resent_and_an_unanswered_release_keeps_the_gate
     );
     let cwd = dir.path().to_path_buf();
     let gate = gate(&hub, &cwd);
-    let app_ref = discover(&hub, "r");
     let mut person = Person::new(&[Answer::AllowOnce]);
-    call_tool(
-        &hub,
-        "r",
-        json!({"op":"open","appRef":app_ref,"mode":"control","prepare":false}),
-        Some(&mut person),
-    );
+    open_session(&hub, "control", &mut person);
     let r = call_tool(&hub, "r", json!({"op":"step","goal":"Tick"}), None);
     assert_eq!(r["errorCode"], "COMPUTER_DISPATCH_UNKNOWN", "{r}");
     // The release after the error did not answer either: the gate stays shut (T5).
@@ -462,11 +473,7 @@ fn a_hung_input_is_unknown_never_resent_and_an_unanswered_release_keeps_the_gate
 
 #[test]
 fn a_lease_left_by_a_crash_is_released_on_resume_and_recorded() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let db = dir.path().join("keel.db");
-    store_at(&db)
-        .create_run(common_run("r"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (dir, db) = database();
     {
         let hub = hub_with(
             Box::new(SimDesktop::single("Settings", settings_window())),
@@ -516,24 +523,14 @@ fn a_lease_left_by_a_crash_is_released_on_resume_and_recorded() {
 
 #[test]
 fn stop_revokes_a_live_session_and_pauses_until_resume() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let db = dir.path().join("keel.db");
-    store_at(&db)
-        .create_run(common_run("r"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (_dir, db) = database();
     let hub = hub_with(
         Box::new(SimDesktop::single("Settings", settings_window())),
         &[],
         &db,
     );
-    let app_ref = discover(&hub, "r");
     let mut person = Person::new(&[Answer::AllowOnce, Answer::AllowOnce]);
-    call_tool(
-        &hub,
-        "r",
-        json!({"op":"open","appRef":app_ref,"mode":"control","prepare":false}),
-        Some(&mut person),
-    );
+    open_session(&hub, "control", &mut person);
     // Another process (keel computer stop) writes the pause.
     let mut other = store_at(&db);
     stop_control(other.as_mut(), "r", Timestamp(5)).unwrap_or_else(|e| panic!("{e}"));
@@ -591,11 +588,7 @@ fn the_model_grounder_maps_http_statuses_and_sends_the_screen_quoted() {
 
 #[test]
 fn a_computer_clarification_keeps_control_only_with_the_exact_answer() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let db = dir.path().join("keel.db");
-    store_at(&db)
-        .create_run(common_run("r"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (_dir, db) = database();
     let hub = hub_with(
         Box::new(SimDesktop::single("Settings", settings_window())),
         &[],
@@ -636,11 +629,7 @@ fn a_computer_clarification_keeps_control_only_with_the_exact_answer() {
 
 #[test]
 fn a_second_operation_while_one_is_in_flight_is_busy() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let db = dir.path().join("keel.db");
-    store_at(&db)
-        .create_run(common_run("r"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (_dir, db) = database();
     let slow = Stuck {
         inner: SimDesktop::single("Settings", settings_window()),
         hang_act: true,
@@ -657,14 +646,8 @@ fn a_second_operation_while_one_is_in_flight_is_busy() {
         &[r#"{"type":"action","action":{"type":"click","x":15,"y":45}}"#],
         &db,
     );
-    let app_ref = discover(&hub, "r");
     let mut person = Person::new(&[Answer::AllowOnce]);
-    call_tool(
-        &hub,
-        "r",
-        json!({"op":"open","appRef":app_ref,"mode":"control","prepare":false}),
-        Some(&mut person),
-    );
+    open_session(&hub, "control", &mut person);
     std::thread::scope(|scope| {
         let stepping =
             scope.spawn(|| call_tool(&hub, "r", json!({"op":"step","goal":"Tick"}), None));
