@@ -214,8 +214,9 @@ pub struct Computer {
     salt: String,
     counter: u64,
     app_refs: BTreeMap<String, AppRef>,
-    /// Window refs handed out with an ambiguity error: ref → (app key, window key).
-    window_refs: BTreeMap<String, (String, String)>,
+    /// Window refs handed out with an ambiguity error: ref → (app key, window key, when);
+    /// they expire like app refs.
+    window_refs: BTreeMap<String, (String, String, Timestamp)>,
     session: Option<Session>,
     /// The window (key, title) whose release is not confirmed; while set, the gate stays
     /// shut (N28).
@@ -440,6 +441,8 @@ impl Computer {
         matching.truncate(self.limits.max_discovered_apps);
         let ttl = self.limits.app_ref_ttl_ms;
         self.app_refs.retain(|_, r| env.now.0 - r.issued.0 < ttl);
+        self.window_refs
+            .retain(|_, (_, _, issued)| env.now.0 - issued.0 < ttl);
         let mut listed = Vec::new();
         for app in matching {
             let app_ref = self.mint("app");
@@ -527,7 +530,13 @@ impl Computer {
             .map_err(|e| fail_with(ErrorCode::WindowNotFound, e.to_string()))?;
         let window = match window_ref {
             Some(r) => match self.window_refs.get(r) {
-                Some((a, w)) if *a == app_key => windows.iter().find(|x| &x.key == w),
+                Some((_, _, issued)) if env.now.0 - issued.0 >= self.limits.app_ref_ttl_ms => {
+                    return Err(fail_with(
+                        ErrorCode::WindowNotFound,
+                        "the windowRef has expired; open without it to get fresh candidates",
+                    ));
+                }
+                Some((a, w, _)) if *a == app_key => windows.iter().find(|x| &x.key == w),
                 _ => None,
             }
             .ok_or_else(|| fail_with(ErrorCode::WindowNotFound, "no such windowRef"))?
@@ -546,7 +555,7 @@ impl Computer {
                         .map(|w| {
                             let r = self.mint("win");
                             self.window_refs
-                                .insert(r.clone(), (app_key.clone(), w.key.clone()));
+                                .insert(r.clone(), (app_key.clone(), w.key.clone(), env.now));
                             json!({"windowRef": r, "title": w.title})
                         })
                         .collect();

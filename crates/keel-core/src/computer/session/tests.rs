@@ -315,6 +315,21 @@ fn several_windows_are_ambiguous_until_a_window_ref_is_copied() {
         json!({"op":"open","appRef":app_ref,"windowRef":second,"mode":"observe","prepare":false}),
     );
     assert_eq!(r["window"], "Settings — second", "{r}");
+
+    // A window ref expires like an app ref.
+    let mut late = Fixture::new();
+    late.desktop = f.desktop.clone();
+    let late_app = late.app_ref();
+    let r = late.call(json!({"op":"open","appRef":late_app,"mode":"observe","prepare":false}));
+    let late_ref = r["windows"][0]["windowRef"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    late.now += 300_000;
+    let fresh_app = late.app_ref();
+    late.person.answers.push_back(true);
+    let r = late.call(json!({"op":"open","appRef":fresh_app,"windowRef":late_ref,"mode":"observe","prepare":false}));
+    assert_eq!(code(&r), "COMPUTER_WINDOW_NOT_FOUND", "{r}");
 }
 
 #[test]
