@@ -2,9 +2,10 @@
 //! resolved, every point checked), so a bad action fails before anything reaches the display
 //! (N25: `NotStarted`), and then sent as one burst of fake events.
 //!
-//! Characters the keymap lacks are typed by binding a keysym to a spare keycode (one with no
-//! symbols) for the duration of the text and restoring it afterwards, as xdotool does. The app
-//! reads the new binding when it handles the key, so the restore waits `remap_grace` first.
+//! Characters the keymap lacks are typed by binding their keysyms to spare keycodes (ones with
+//! no symbols), as xdotool does. The bindings stay until the spare keycodes run out or the
+//! backend is dropped, because the app reads a binding when it handles the key, which may be
+//! well after the X server delivered it; a character bound once is found in the keymap after.
 
 use std::time::Duration;
 
@@ -306,19 +307,22 @@ pub(crate) fn send(
         // The app learns of the new binding from MappingNotify; give it a moment.
         std::thread::sleep(remap_grace);
     }
-    let sent = send_steps(x, root, &plan.steps).map_err(unknown);
-    if !plan.remaps.is_empty() {
-        std::thread::sleep(remap_grace);
-        for (code, _) in &plan.remaps {
-            let blank = vec![0; map.per];
-            // A failed restore leaves a spare keycode bound, which harms nothing.
-            let _ = x
-                .change_keyboard_mapping(1, *code, per, &blank)
-                .map(VoidCookie::ignore_error);
-        }
-        let _ = x.flush();
+    send_steps(x, root, &plan.steps).map_err(unknown)
+}
+
+/// Unbinds keycodes an earlier [`send`] bound. Not done right after typing: the app may read
+/// the binding only when it handles the key, later than the X server delivered it, and would
+/// then see the restored (empty) key.
+pub(crate) fn unbind(x: &RustConnection, codes: &[u8], map: &Keymap) {
+    let per = u8::try_from(map.per).unwrap_or(u8::MAX);
+    let blank = vec![0; map.per];
+    for code in codes {
+        // A failed restore leaves a spare keycode bound, which harms nothing.
+        let _ = x
+            .change_keyboard_mapping(1, *code, per, &blank)
+            .map(VoidCookie::ignore_error);
     }
-    sent
+    let _ = x.flush();
 }
 
 fn send_steps(x: &RustConnection, root: Window, steps: &[Step]) -> Result<(), String> {

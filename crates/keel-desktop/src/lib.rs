@@ -57,7 +57,7 @@ pub struct DesktopConfig {
     pub max_elements: usize,
     /// Waited after input is delivered, so the app has handled it before the next observation.
     pub input_settle: Duration,
-    /// Waited around typing a character through a temporarily bound keycode.
+    /// Waited after binding a spare keycode to a character the keymap lacks, before typing it.
     pub remap_grace: Duration,
     /// How long `prepare` waits for the window to become viewable.
     pub prepare_timeout: Duration,
@@ -88,6 +88,18 @@ pub struct LinuxDesktop {
     bus: zbus::Connection,
     /// Which X window each AT-SPI window key was found to be (checked again on each use).
     xwindows: HashMap<String, Window>,
+    /// Spare keycodes bound to characters the keymap lacked, unbound on drop.
+    bound: Vec<u8>,
+}
+
+impl Drop for LinuxDesktop {
+    fn drop(&mut self) {
+        if !self.bound.is_empty()
+            && let Ok(map) = input::Keymap::load(&self.x)
+        {
+            input::unbind(&self.x, &self.bound, &map);
+        }
+    }
 }
 
 fn env(name: &str) -> Option<String> {
@@ -140,6 +152,7 @@ impl LinuxDesktop {
             root,
             bus,
             xwindows: HashMap::new(),
+            bound: Vec::new(),
         })
     }
 
@@ -439,10 +452,23 @@ impl Desktop for LinuxDesktop {
                     .into(),
             ));
         }
-        let keymap = input::Keymap::load(&self.x).map_err(not_started)?;
-        let plan =
-            input::plan(action, (g.x, g.y), (g.width, g.height), &keymap).map_err(not_started)?;
-        input::send(&self.x, self.root, &plan, &keymap, self.config.remap_grace)?;
+        let mut keymap = input::Keymap::load(&self.x).map_err(not_started)?;
+        let origin = (g.x, g.y);
+        let size = (g.width, g.height);
+        let plan = match input::plan(action, origin, size, &keymap) {
+            // Out of spare keycodes: free the ones earlier text bound (handled long since).
+            Err(e) if e.contains("spare keycode") && !self.bound.is_empty() => {
+                input::unbind(&self.x, &self.bound, &keymap);
+                self.bound.clear();
+                keymap = input::Keymap::load(&self.x).map_err(not_started)?;
+                input::plan(action, origin, size, &keymap)
+            }
+            other => other,
+        }
+        .map_err(not_started)?;
+        let sent = input::send(&self.x, self.root, &plan, &keymap, self.config.remap_grace);
+        self.bound.extend(plan.remaps.iter().map(|(code, _)| *code));
+        sent?;
         std::thread::sleep(self.config.input_settle);
         Ok(())
     }
