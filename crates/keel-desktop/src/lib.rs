@@ -393,11 +393,11 @@ impl Desktop for LinuxDesktop {
     /// The window's subtree, depth first, only objects that are SHOWING (and their showing
     /// descendants), at most `max_elements` of them (3000 by default: GTK's widget factory, a
     /// dense window, has a few hundred on screen). The walk reads level by level, so when the
-    /// cap bites, the deepest levels are the ones left out. Bounds are in the X window's
-    /// coordinates, the space of screenshots and actions.
+    /// cap bites, the deepest levels are the ones left out and the snapshot says `partial`.
+    /// Bounds are in the X window's coordinates, the space of screenshots and actions.
     fn snapshot(&mut self, window: &str, with_frame: bool) -> Result<Snapshot, DesktopError> {
         let (obj, _win, g) = self.live(window)?;
-        let facts = self
+        let (facts, partial) = self
             .block(
                 self.config.snapshot_timeout,
                 "reading the window's accessibility tree",
@@ -429,6 +429,7 @@ impl Desktop for LinuxDesktop {
             width: g.width,
             height: g.height,
             frame,
+            partial,
         })
     }
 

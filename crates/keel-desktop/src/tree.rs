@@ -301,7 +301,7 @@ pub(crate) async fn walk(
     conn: &zbus::Connection,
     window: &ObjRef,
     max: usize,
-) -> zbus::Result<Vec<Facts>> {
+) -> zbus::Result<(Vec<Facts>, bool)> {
     let (root, root_kids) = fetch(conn, window, false).await?;
     let mut nodes = vec![Node {
         facts: root,
@@ -312,7 +312,10 @@ pub(crate) async fn walk(
     let root_web = web(&nodes[0].facts);
     let mut frontier: Vec<(usize, ObjRef, bool)> =
         root_kids.into_iter().map(|k| (0, k, root_web)).collect();
+    // Whether the cap left objects unread: the observation is then partial.
+    let mut partial = false;
     while !frontier.is_empty() && nodes.len() < max {
+        partial |= frontier.len() > max - nodes.len();
         frontier.truncate(max - nodes.len());
         let mut next = Vec::new();
         for chunk in frontier.chunks(BATCH) {
@@ -340,6 +343,7 @@ pub(crate) async fn walk(
         }
         frontier = next;
     }
+    partial |= !frontier.is_empty();
     // Depth-first order from the level-order arena.
     let mut order = Vec::with_capacity(nodes.len());
     let mut stack = vec![0usize];
@@ -348,7 +352,10 @@ pub(crate) async fn walk(
         stack.extend(nodes[i].children.iter().rev());
     }
     let mut slots: Vec<Option<Facts>> = nodes.into_iter().map(|n| Some(n.facts)).collect();
-    Ok(order.into_iter().filter_map(|i| slots[i].take()).collect())
+    Ok((
+        order.into_iter().filter_map(|i| slots[i].take()).collect(),
+        partial,
+    ))
 }
 
 #[cfg(test)]

@@ -56,6 +56,9 @@ pub struct Snapshot {
     pub height: u32,
     /// A screenshot, when the backend takes them and one was asked for.
     pub frame: Option<Frame>,
+    /// The backend stopped before it had read the whole subtree (its own element cap): the
+    /// summary is then marked truncated, so nothing is verified against a part (N16).
+    pub partial: bool,
 }
 
 /// Why a backend call failed.

@@ -687,7 +687,7 @@ impl Computer {
                 snap.frame = None;
             }
         }
-        let rendered = summary::summarize(&snap.elements);
+        let rendered = summary::summarize_partial(&snap.elements, snap.partial);
         let digest = summary::state_digest(&rendered.json);
         let id = self.mint("obs");
         let now = env.now;

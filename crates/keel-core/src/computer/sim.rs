@@ -104,6 +104,8 @@ pub struct SimDesktop {
     pub frame_bytes: usize,
     /// Snapshots taken.
     pub snapshots: u32,
+    /// Snapshots say they could read only part of the tree.
+    pub partial: bool,
 }
 
 impl SimDesktop {
@@ -218,6 +220,7 @@ impl Desktop for SimDesktop {
         let ticks = self.ticks;
         let frames = self.frames;
         let frame_bytes = self.frame_bytes;
+        let partial = self.partial;
         let w = self
             .window_mut(window)
             .ok_or_else(|| DesktopError::Gone(window.into()))?;
@@ -239,6 +242,7 @@ impl Desktop for SimDesktop {
                 width: w.width,
                 height: w.height,
             }),
+            partial,
         })
     }
 

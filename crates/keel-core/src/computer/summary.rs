@@ -35,6 +35,18 @@ pub fn summarize(elements: &[Element]) -> Summary {
     summarize_within(elements, MAX_SUMMARY_CHARS)
 }
 
+/// As [`summarize`], for elements the backend could read only in part: the summary then says
+/// `truncated` whatever its length, because what is missing may be what a check looks for.
+pub fn summarize_partial(elements: &[Element], partial: bool) -> Summary {
+    let mut s = summarize(elements);
+    if partial && !s.truncated {
+        // `true` is shorter than `false`, so the cap still holds.
+        s.json = render(elements, true);
+        s.truncated = true;
+    }
+    s
+}
+
 /// The labels and values of `elements`, in order, joined with LF; empty strings are left out
 /// so a label-less element does not add a blank line.
 pub fn text_of(elements: &[Element]) -> String {

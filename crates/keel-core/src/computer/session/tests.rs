@@ -843,6 +843,19 @@ fn screenshots_go_only_to_a_model_that_takes_images() {
 }
 
 #[test]
+fn a_tree_the_backend_read_only_in_part_verifies_nothing() {
+    let mut f = Fixture::new();
+    f.desktop.apps[0].windows[0].elements[1].selected = Some(true);
+    f.desktop.partial = true;
+    f.open("control");
+    let r = f.call(json!({"op":"observe","expect":{"kind":"selected","label":"Memories"}}));
+    assert_eq!(r["verification"]["status"], "unavailable", "{r}");
+    assert_eq!(r["verified"], false);
+    let summary: Value = serde_json::from_str(r["text"].as_str().unwrap_or("")).unwrap_or_default();
+    assert_eq!(summary["truncated"], true);
+}
+
+#[test]
 fn a_screenshot_over_the_limits_is_not_sent_and_the_result_says_so() {
     let mut f = Fixture::new();
     f.desktop.frames = true;
@@ -976,6 +989,7 @@ fn a_different_action_while_one_is_held_is_refused() {
             width: 800,
             height: 600,
             frame: None,
+            partial: false,
         },
         frame_note: None,
     };
@@ -1019,6 +1033,7 @@ fn the_broker_refuses_stale_envelopes_and_stale_observations() {
             width: 800,
             height: 600,
             frame: None,
+            partial: false,
         },
         frame_note: None,
     };
