@@ -474,6 +474,13 @@ impl ComputerHub {
             Err(code) => Err(*code),
         };
         let mut consent = asker.map(|a| ApproverConsent { approver: a, run });
+        let shared = &self.shared;
+        let recheck = move || {
+            let paused = lock(&shared.store)
+                .desktop_pause()
+                .map_or(true, |p| p.is_some());
+            ((shared.clock)(), paused)
+        };
         let mut env = Env {
             desktop: desktop.as_mut(),
             grounder,
@@ -481,6 +488,7 @@ impl ComputerHub {
             now: (self.shared.clock)(),
             enabled: self.shared.settings.enabled,
             paused,
+            recheck: Some(&recheck),
         };
         let result = owner.computer.call(args, &mut env);
         drop(desktop);

@@ -16,6 +16,10 @@ use serde_json::Value;
 use super::codes::ErrorCode;
 use super::observation::{Action, Element};
 
+/// The longest `wait` a proposal may ask for. A longer one is refused, not shortened: a
+/// model-chosen wait holds the desktop for every run of the process.
+pub const MAX_WAIT_MS: u32 = 10_000;
+
 /// One proposal.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Proposal {
@@ -117,6 +121,13 @@ pub fn parse(reply: &str) -> Result<Proposal, BadProposal> {
         Ok(Wire::Answer { text }) => Ok(Proposal::Answer { text }),
         Ok(Wire::Finished { claimed_success }) => Ok(Proposal::Finished { claimed_success }),
         Ok(Wire::Takeover { reason }) => Ok(Proposal::Takeover { reason }),
+        Ok(Wire::Action {
+            action: Action::Wait { ms },
+            ..
+        }) if ms > MAX_WAIT_MS => Err(bad(
+            ErrorCode::InvalidModelOutput,
+            format!("a wait is at most {MAX_WAIT_MS} ms, not {ms}"),
+        )),
         Ok(Wire::Action {
             action,
             consequential,
@@ -261,6 +272,11 @@ mod tests {
             code(r#"Sure! {"type":"answer","text":"a"}"#),
             ErrorCode::InvalidModelOutput
         );
+        assert_eq!(
+            code(r#"{"type":"action","action":{"type":"wait","ms":10001}}"#),
+            ErrorCode::InvalidModelOutput
+        );
+        assert!(parse(r#"{"type":"action","action":{"type":"wait","ms":10000}}"#).is_ok());
     }
 
     #[test]

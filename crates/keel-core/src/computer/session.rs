@@ -119,6 +119,9 @@ pub struct Env<'a> {
     pub enabled: bool,
     /// The user stopped desktop control and has not resumed it (N29a, N30).
     pub paused: bool,
+    /// Reads the time and the pause again: called after a person was asked, since an approval
+    /// can take minutes and a stop may have come meanwhile. `None`: they do not change.
+    pub recheck: Option<&'a dyn Fn() -> (Timestamp, bool)>,
 }
 
 /// One entry of the execution history (N18).
@@ -492,6 +495,8 @@ impl Computer {
             if !same {
                 return Err(fail(ErrorCode::CloseBeforeTargetChange));
             }
+            // The same session, if it is still live (N9, N10).
+            self.live_session(env)?;
             return Ok(self.opened_json());
         }
         if self.unreleased.is_some() {

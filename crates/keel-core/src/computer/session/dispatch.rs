@@ -116,10 +116,24 @@ impl Computer {
             if !approved {
                 return Err(fail(ErrorCode::ActionRejected));
             }
+            // Time passed while the person read the question, and they may have stopped
+            // desktop control meanwhile: the checks below see the world as it is now.
+            if let Some(recheck) = env.recheck {
+                let (now, paused) = recheck();
+                env.now = now;
+                env.paused = paused;
+            }
+            if env.paused {
+                let s = self.session_mut()?;
+                s.held = None;
+                return Err(super::revoked("the user stopped desktop control"));
+            }
         }
         // Just before dispatch: the same state it was planned on, or nothing is sent (N24).
         let now_obs = self.snapshot(false, env)?;
-        let unchanged = now_obs.digest == envelope.before_digest
+        // The summaries themselves, not their digests: the screen text is the attacker's to
+        // craft, the digest is not meant to resist that.
+        let unchanged = now_obs.summary == envelope.before_summary
             && proposal::target(&now_obs.snapshot.elements, &envelope.action)
                 == proposal::target(&planned_on.snapshot.elements, &envelope.action);
         if !unchanged || env.now.0 > envelope.deadline_at {
@@ -192,9 +206,10 @@ impl Computer {
         while s.history.len() > history_len {
             s.history.pop_front();
         }
-        let verified = verification
-            .as_ref()
-            .is_some_and(|v| v.status == VerificationStatus::Satisfied);
+        // Text already visible before the action does not verify it (N15).
+        let verified = verification.as_ref().is_some_and(|v| {
+            v.status == VerificationStatus::Satisfied && v.preexisting != Some(true)
+        });
         let mut result = json!({
             "status": "done",
             "action": envelope.action,
@@ -243,6 +258,10 @@ impl Computer {
             || env.now.0 > envelope.deadline_at
         {
             return Err(fail(ErrorCode::StaleAction));
+        }
+        // The broker refuses input in observe mode on its own, whatever the caller checked (N9).
+        if s.mode == super::Mode::Observe {
+            return Err(fail(ErrorCode::ReadOnly));
         }
         match &s.observation {
             Some((_, taken, digest))

@@ -89,6 +89,8 @@ struct Fixture {
     enabled: bool,
     paused: bool,
     no_model: Option<ErrorCode>,
+    /// What happens while a person is asked: this many ms pass, and the user stops control.
+    while_asked: (i64, bool),
 }
 
 const T0: i64 = 1_795_987_900_000;
@@ -109,6 +111,7 @@ impl Fixture {
             enabled: true,
             paused: false,
             no_model: None,
+            while_asked: (0, false),
         }
     }
 
@@ -117,6 +120,9 @@ impl Fixture {
             Some(code) => Err(code),
             None => Ok(&mut self.model),
         };
+        let (later, stop) = self.while_asked;
+        let (now, paused) = (self.now, self.paused);
+        let recheck = move || (Timestamp(now + later), paused || stop);
         let mut env = Env {
             desktop: &mut self.desktop,
             grounder,
@@ -128,6 +134,7 @@ impl Fixture {
             now: Timestamp(self.now),
             enabled: self.enabled,
             paused: self.paused,
+            recheck: Some(&recheck),
         };
         self.computer.call(&args, &mut env)
     }
@@ -360,6 +367,10 @@ fn reopening_the_same_target_is_idempotent_and_another_needs_close_first() {
     let r = f.call(json!({"op":"open","appRef":app_ref,"mode":"control","prepare":false}));
     assert_eq!(code(&r), "COMPUTER_CLOSE_BEFORE_TARGET_CHANGE");
     assert!(f.computer.has_session(), "the open session stays");
+    // A re-open of a session past its time budget is not reported as open.
+    f.now += 900_000;
+    let r = f.call(json!({"op":"open","appRef":app_ref,"mode":"observe","prepare":false}));
+    assert_eq!(code(&r), "COMPUTER_SESSION_BUDGET", "{r}");
 }
 
 #[test]
@@ -447,6 +458,33 @@ fn a_consequential_action_is_asked_and_a_rejection_stops_the_session() {
 }
 
 #[test]
+fn a_stop_or_a_deadline_passing_while_the_person_is_asked_sends_nothing() {
+    let mut f = Fixture::new();
+    f.open("control");
+    f.script(&[CLICK_SEND]);
+    f.person.answers.push_back(true);
+    f.while_asked = (0, true);
+    let r = f.call(json!({"op":"step","goal":"Send"}));
+    assert_eq!(r["status"], "stopped", "{r}");
+    assert!(f.desktop.delivered.is_empty());
+    assert!(!f.computer.has_session());
+
+    let mut g = Fixture::new();
+    g.open("control");
+    g.script(&[CLICK_SEND, CLICK_SEND]);
+    g.person.answers.extend([true, true]);
+    g.while_asked = (120_001, false);
+    // The first envelope's deadline passed during the question: it is not sent, its slot is
+    // refunded, and the step re-plans once with a fresh envelope, asked about again.
+    let r = g.call(json!({"op":"step","goal":"Send"}));
+    assert_eq!(r["status"], "done", "{r}");
+    assert_eq!(g.model.asked.len(), 2);
+    assert_eq!(g.person.questions.len(), 3, "the open and both envelopes");
+    assert_eq!(g.desktop.delivered.len(), 1);
+    assert_eq!(r["budget"]["actionsRemaining"], 79);
+}
+
+#[test]
 fn a_proposal_marked_consequential_is_asked_even_on_a_harmless_target() {
     let mut f = Fixture::new();
     f.open("control");
@@ -522,7 +560,10 @@ fn an_already_satisfied_field_or_selected_skips_input_but_text_never_does() {
     );
     assert_eq!(r["status"], "done", "{r}");
     assert_eq!(r["verification"]["preexisting"], true);
-    assert_eq!(r["verified"], true);
+    assert_eq!(
+        r["verified"], false,
+        "visible before, so it verifies nothing (N15)"
+    );
     assert!(
         r["nextAction"]
             .as_str()
@@ -1000,6 +1041,7 @@ fn a_different_action_while_one_is_held_is_refused() {
         now: Timestamp(f.now),
         enabled: true,
         paused: false,
+        recheck: None,
     };
     let result = f
         .computer
@@ -1046,6 +1088,7 @@ fn the_broker_refuses_stale_envelopes_and_stale_observations() {
             now: Timestamp(now),
             enabled: true,
             paused: false,
+            recheck: None,
         };
         computer
             .broker_checks(e, &current, &env)
