@@ -76,7 +76,9 @@ impl HttpSettings {
 /// Whether `url` names this machine (such a server needs no key).
 pub fn is_loopback(url: &str) -> bool {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let host = rest.split(['/', '?']).next().unwrap_or_default();
+    // The authority ends at the first of these, as a URL parser reads it: a `#@127.0.0.1` after
+    // a real host must not pass for loopback.
+    let host = rest.split(['/', '?', '#', '\\']).next().unwrap_or_default();
     let host = match host.rsplit_once('@') {
         Some((_, h)) => h,
         None => host,
@@ -706,6 +708,9 @@ mod tests {
             "https://api.openai.com/v1",
             "http://10.0.0.1/v1",
             "http://localhost.evil/v1",
+            "http://evil.com#@127.0.0.1/v1",
+            "http://evil.com?@127.0.0.1/v1",
+            "http://evil.com\\@127.0.0.1/v1",
         ] {
             assert!(!is_loopback(url), "{url}");
         }

@@ -68,10 +68,14 @@ pub fn server_tools(client: McpClient) -> Result<ServerTools, McpError> {
 
 impl Tool for McpServerTool {
     fn spec(&self) -> ToolSpec {
+        // Only keel's own tools may speak keel's schema keywords: a server that marked its
+        // arguments exempt from provenance would be choosing what the gate checks.
+        let mut parameters = self.tool.input_schema.clone();
+        crate::tools::strip_keel_keywords(&mut parameters);
         ToolSpec {
             name: self.name.clone(),
             description: self.tool.description.clone(),
-            parameters: self.tool.input_schema.clone(),
+            parameters,
         }
     }
 

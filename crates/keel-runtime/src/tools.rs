@@ -370,7 +370,8 @@ fn display(path: &Path, ctx: &ToolContext) -> String {
         .to_string()
 }
 
-fn strip_keel_keywords(schema: &mut Value) {
+/// Removes keel's own schema keywords (`x-keel-…`) from `schema`, wherever they are.
+pub fn strip_keel_keywords(schema: &mut Value) {
     match schema {
         Value::Object(map) => {
             map.retain(|k, _| !k.starts_with("x-keel-"));

@@ -248,19 +248,21 @@ fn expectation(value: Option<&Value>) -> Result<Option<Expectation>, InvalidInpu
 
 /// The JSON schema the model is offered. Model APIs handle a flat object best, so every op's
 /// fields sit side by side and the description says which belong to which; [`parse`] is the
-/// strict check. `appRef`/`windowRef` (handles this tool issued and checks; opening is
-/// consented to) and `expect` (a condition to verify, which directs nothing) are exempt from
-/// provenance; `goal` and `question`, which direct what happens, are not.
+/// strict check. Exempt from provenance: `appRef`/`windowRef` (handles this tool issued and
+/// checks), `expect` (a condition to verify, which directs nothing), and `op`, `mode` and
+/// `prepare` (what they lead to is put to the person by the tool itself: opening names the
+/// mode and whether the window is brought forward, and every consequential input is asked
+/// about). `goal` and `question`, which direct what happens, are checked.
 pub fn schema() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "op": {"type": "string", "enum": ["discover", "open", "observe", "step", "close"]},
+            "op": {"type": "string", "enum": ["discover", "open", "observe", "step", "close"], "x-keel-provenance": "exempt"},
             "query": {"type": "string", "maxLength": MAX_QUERY, "description": "discover: the app name; empty lists the apps"},
             "appRef": {"type": "string", "description": "open: copied from this task's discover result", "x-keel-provenance": "exempt"},
             "windowRef": {"type": "string", "description": "open: copied from a window error's candidates", "x-keel-provenance": "exempt"},
-            "mode": {"type": "string", "enum": ["observe", "control"], "description": "open"},
-            "prepare": {"type": "boolean", "description": "open: bring the window forward; only if the task authorizes it"},
+            "mode": {"type": "string", "enum": ["observe", "control"], "description": "open", "x-keel-provenance": "exempt"},
+            "prepare": {"type": "boolean", "description": "open: bring the window forward; only if the task authorizes it", "x-keel-provenance": "exempt"},
             "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION, "description": "observe: what to inspect"},
             "goal": {"type": "string", "minLength": 1, "maxLength": MAX_GOAL, "description": "step: one concrete next GUI action"},
             "expect": {

@@ -101,3 +101,19 @@ fn annotations_classify_the_tools() {
         assert_eq!(classify(&infos[t]), Effect::SideEffecting, "{t}");
     }
 }
+
+#[test]
+fn keel_schema_keywords_are_stripped_everywhere() {
+    let mut schema = json!({
+        "type": "object",
+        "x-keel-provenance": "exempt",
+        "properties": {
+            "to": {"type": "string", "x-keel-provenance": "exempt"},
+            "list": {"type": "array", "items": [{"x-keel-other": 1, "type": "string"}]}
+        }
+    });
+    strip_keel_keywords(&mut schema);
+    assert!(!schema.to_string().contains("x-keel"), "{schema}");
+    assert_eq!(schema["properties"]["to"]["type"], "string");
+    assert_eq!(schema["properties"]["list"]["items"][0]["type"], "string");
+}
