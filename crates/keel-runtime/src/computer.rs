@@ -390,6 +390,14 @@ impl ComputerHub {
         let Lease::Held { window } = recorded_lease(store.as_ref(), run) else {
             return None;
         };
+        // A lease another live process holds is its to release: only a dead holder's is.
+        let holder = store
+            .lease_events(run)
+            .ok()
+            .and_then(|events| events.last().and_then(|e| holder_pid(&e.detail)));
+        if holder.is_some_and(|pid| pid != std::process::id() && process_alive(pid)) {
+            return None;
+        }
         let event = LeaseEvent {
             change: LeaseChange::ReleasedOnResume,
             window: window.clone(),
@@ -442,7 +450,10 @@ impl ComputerHub {
         let event = LeaseEvent {
             change,
             window,
-            detail: String::new(),
+            detail: match change {
+                LeaseChange::Held => format!("{HOLDER_PREFIX}{}", std::process::id()),
+                _ => String::new(),
+            },
             at: (self.shared.clock)(),
         };
         match lock(&self.shared.store).record_lease(run, &event) {
@@ -495,6 +506,20 @@ impl ComputerHub {
         self.record_change(run, &mut owner);
         result
     }
+}
+
+/// How a Held record names the process holding the lease.
+const HOLDER_PREFIX: &str = "held by process ";
+
+/// The process a Held record names, if it names one.
+fn holder_pid(detail: &str) -> Option<u32> {
+    detail.strip_prefix(HOLDER_PREFIX)?.trim().parse().ok()
+}
+
+/// Whether `pid` is a running process of this machine (Linux: it has a /proc entry; a pid
+/// reused since keeps the lease shut, which errs on the side of the gate).
+fn process_alive(pid: u32) -> bool {
+    std::path::Path::new("/proc").join(pid.to_string()).exists()
 }
 
 fn recorded_lease(store: &dyn Store, run: &str) -> Lease {

@@ -742,3 +742,34 @@ fn a_seeing_grounder_sends_the_screenshot_and_a_blind_one_does_not() {
     assert_eq!(bodies[0]["messages"][0]["role"], "system");
     assert!(bodies[0].to_string().contains("untrusted_observation"));
 }
+
+#[test]
+fn a_lease_a_live_process_holds_is_not_released_by_another() {
+    let (_dir, db) = database();
+    let mut holder = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    store_at(&db)
+        .record_lease(
+            "r",
+            &keel_store::LeaseEvent {
+                change: LeaseChange::Held,
+                window: "Settings".into(),
+                detail: format!("held by process {}", holder.id()),
+                at: Timestamp(1),
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let hub = hub_with(
+        Box::new(SimDesktop::single("Settings", settings_window())),
+        &[],
+        &db,
+    );
+    assert_eq!(hub.release_stale("r"), None, "its holder is alive");
+    assert!(matches!(hub.lease("r"), Lease::Held { .. }));
+    let _ = holder.kill();
+    let _ = holder.wait();
+    assert_eq!(hub.release_stale("r").as_deref(), Some("Settings"));
+    assert_eq!(hub.lease("r"), Lease::Free);
+}
