@@ -378,9 +378,7 @@ impl Computer {
                     "reason": reason,
                     "nextAction": REVOKED_NEXT,
                 });
-                if self.unreleased.is_some() {
-                    v["lease"] = json!("held: the desktop did not confirm the release; call close");
-                }
+                self.note_unreleased(&mut v);
                 v
             }
             Err(f) => {
@@ -395,9 +393,7 @@ impl Computer {
                 if let Some(b) = self.budget_json() {
                     v["budget"] = b;
                 }
-                if self.unreleased.is_some() {
-                    v["lease"] = json!("held: the desktop did not confirm the release; call close");
-                }
+                self.note_unreleased(&mut v);
                 v
             }
         }
@@ -406,11 +402,13 @@ impl Computer {
     /// Forgets the session and releases its window; the lease stays held if the release is
     /// not confirmed.
     fn end_session(&mut self, env: &mut Env<'_>) {
-        if let Some(s) = self.session.take() {
-            match env.desktop.release(&s.window_key) {
-                Ok(()) => self.unreleased = None,
-                Err(_) => self.unreleased = Some((s.window_key, s.window_title)),
-            }
+        self.revoke(env.desktop);
+    }
+
+    /// Says on a result that the gate is still shut, when it is.
+    fn note_unreleased(&self, v: &mut Value) {
+        if self.unreleased.is_some() {
+            v["lease"] = json!("held: the desktop did not confirm the release; call close");
         }
     }
 
@@ -922,10 +920,11 @@ impl Computer {
     /// The user revoked control (`keel computer stop`, the window gone): the session ends
     /// and its window is released (N29a, N30).
     pub fn revoke(&mut self, desktop: &mut dyn Desktop) {
-        if let Some(s) = self.session.take()
-            && desktop.release(&s.window_key).is_err()
-        {
-            self.unreleased = Some((s.window_key, s.window_title));
+        if let Some(s) = self.session.take() {
+            match desktop.release(&s.window_key) {
+                Ok(()) => self.unreleased = None,
+                Err(_) => self.unreleased = Some((s.window_key, s.window_title)),
+            }
         }
     }
 }
