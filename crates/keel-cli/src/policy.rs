@@ -391,6 +391,11 @@ fn validate_in_process_config(
                     );
                 }
             }
+            ("provenance", "named_records") => {
+                if !value.is_boolean() {
+                    return Err(c.err("`named_records` of \"provenance\" must be true or false"));
+                }
+            }
             _ => return Err(c.err(format!("unknown key `{key}` in the config of \"{name}\""))),
         }
     }

@@ -16,7 +16,9 @@ use keel_core::policy::protocol::{
     CheckContext, Environment, FunctionCall, History, PROTOCOL_VERSION, SafetyCheckInput,
     SafetyCheckResult, history_turns,
 };
-use keel_core::policy::provenance::{OnTainted, ProvenanceIndex, check_provenance};
+use keel_core::policy::provenance::{
+    OnTainted, ProvenanceIndex, ProvenanceSettings, check_provenance,
+};
 use keel_core::policy::rules::{
     CallFacts, CheckerRef, CheckerRule, CheckerVerdict, Final, Mode, Policy, RuleOutcome, compose,
 };
@@ -217,15 +219,21 @@ impl PolicyGate {
                 result
             }
             "provenance" => {
-                let on_tainted = match rule
-                    .config
-                    .as_ref()
+                let config = rule.config.as_ref();
+                let on_tainted = match config
                     .and_then(|v| v.get("on_tainted"))
                     .and_then(|v| v.as_str())
                 {
                     Some("deny") => OnTainted::Deny,
                     Some(_) => OnTainted::AskUser,
                     None => self.env.on_tainted,
+                };
+                let settings = ProvenanceSettings {
+                    on_tainted,
+                    named_records: config
+                        .and_then(|v| v.get("named_records"))
+                        .and_then(serde_json::Value::as_bool)
+                        .unwrap_or(true),
                 };
                 let info = self.tool_info(&c.call.name);
                 let budget = rule
@@ -238,7 +246,7 @@ impl PolicyGate {
                     &c.call.args,
                     info.parameters.as_ref(),
                     c.provenance,
-                    on_tainted,
+                    settings,
                 );
                 if start.elapsed() > budget {
                     return SafetyCheckResult::deny(format!(

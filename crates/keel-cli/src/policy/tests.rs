@@ -176,6 +176,7 @@ fn load_errors_name_the_line() {
     }
     assert!(error_of("[[safety_checker]]\ntoolName = \"x\"\n[safety_checker.checker]\ntype = \"in-process\"\nname = \"conseca\"\n").contains("unknown in-process checker"));
     assert!(error_of("[[safety_checker]]\ntoolName = \"x\"\nconfig = { on_tainted = \"DENY\" }\n[safety_checker.checker]\ntype = \"in-process\"\nname = \"provenance\"\n").contains("`on_tainted`"));
+    assert!(error_of("[[safety_checker]]\ntoolName = \"x\"\nconfig = { named_records = \"no\" }\n[safety_checker.checker]\ntype = \"in-process\"\nname = \"provenance\"\n").contains("`named_records` of \"provenance\" must be true or false"));
     assert!(error_of("[[safety_checker]]\ntoolName = \"x\"\nconfig = { included_args = \"path\" }\n[safety_checker.checker]\ntype = \"in-process\"\nname = \"allowed-path\"\n").contains("array of strings"));
     assert!(error_of("[[safety_checker]]\ntoolName = \"x\"\nconfig = { inclued_args = [] }\n[safety_checker.checker]\ntype = \"in-process\"\nname = \"allowed-path\"\n").contains("unknown key `inclued_args`"));
     let e = error_of("\n\n[[rule]]\ntoolName = \"x\"\ndecision = \"allow\"\nextra = 1\n");

@@ -2,7 +2,7 @@
 //!
 //! The checker protocol's wire types ([`protocol`]), prioritized rules and how their decision
 //! combines with checkers' ([`rules`]), and the in-process checkers: allowed paths over a
-//! [`paths::PathResolver`] passed in ([`paths`]) and provenance ([`provenance`]), with the
+//! [`paths::PathResolver`] passed in ([`paths`]) and provenance ([`provenance`], with the records a user names, [`records`]), with the
 //! read-only/side-effecting tool classifier they share ([`classify`]). Pure: running external
 //! checkers and resolving real paths happen in keel-runtime.
 
@@ -10,6 +10,7 @@ pub mod classify;
 pub mod paths;
 pub mod protocol;
 pub mod provenance;
+pub mod records;
 pub mod rules;
 
 use serde::{Deserialize, Serialize};

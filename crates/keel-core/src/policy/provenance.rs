@@ -305,7 +305,15 @@ fn fixed_by_schema(schema: Option<&Value>, value: &Value) -> bool {
 
 /// The leaf values of the arguments, with dot-paths. Containers are compared leaf by leaf, so a
 /// tainted value cannot hide inside an object. `schema` is the schema of `v`, when known.
-fn leaves(v: &Value, schema: Option<&Value>, dot: &str, out: &mut Vec<(String, String)>) {
+/// One value to attribute: where it sits in the arguments, the text looked for, and the value
+/// itself (`None` for an object key).
+struct Leaf {
+    path: String,
+    needle: String,
+    value: Option<Value>,
+}
+
+fn leaves(v: &Value, schema: Option<&Value>, dot: &str, out: &mut Vec<Leaf>) {
     if schema
         .and_then(|s| s.get(EXEMPT_KEYWORD))
         .and_then(Value::as_str)
@@ -322,7 +330,11 @@ fn leaves(v: &Value, schema: Option<&Value>, dot: &str, out: &mut Vec<(String, S
                 // A nested key can carry a value too (`{"grants": {"<attacker id>": "admin"}}`);
                 // top-level keys and keys the schema declares are the tool's own names.
                 if !dot.is_empty() && declared.is_none() {
-                    out.push((format!("{path} (key)"), k.clone()));
+                    out.push(Leaf {
+                        path: format!("{path} (key)"),
+                        needle: k.clone(),
+                        value: None,
+                    });
                 }
                 leaves(child, declared, &path, out);
             }
@@ -338,7 +350,11 @@ fn leaves(v: &Value, schema: Option<&Value>, dot: &str, out: &mut Vec<(String, S
                 return;
             }
             if let Some(n) = needle(other) {
-                out.push((dot.to_string(), n));
+                out.push(Leaf {
+                    path: dot.to_string(),
+                    needle: n,
+                    value: Some(other.clone()),
+                });
             }
         }
     }
@@ -352,6 +368,40 @@ pub enum OnTainted {
     Deny,
 }
 
+/// How the provenance checker is set: its `config` (`on_tainted`, `named_records`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProvenanceSettings {
+    pub on_tainted: OnTainted,
+    /// Whether a field of a record the user's words name counts as theirs ([`super::records`]).
+    pub named_records: bool,
+}
+
+impl From<OnTainted> for ProvenanceSettings {
+    fn from(on_tainted: OnTainted) -> Self {
+        Self {
+            on_tainted,
+            named_records: true,
+        }
+    }
+}
+
+impl ProvenanceIndex<'_> {
+    /// Where `value` is a field of a record the user named, if it is one anywhere.
+    fn named_field(&self, needle: &str, value: &Value) -> Option<String> {
+        let holds = |(source, text): &(Source<'_>, Cow<'_, str>)| {
+            if !text.contains(needle) {
+                return None;
+            }
+            let how = super::records::named_field(text, value, &self.user)?;
+            Some(format!("{how}, in {}", source.describe()))
+        };
+        match self.grams.as_ref().and_then(|(_, t)| t.candidates(needle)) {
+            Some(at) => at.iter().find_map(|&i| holds(&self.untrusted[i as usize])),
+            None => self.untrusted.iter().find_map(holds),
+        }
+    }
+}
+
 /// The provenance checker.
 pub fn check_provenance(
     effect: Effect,
@@ -359,8 +409,9 @@ pub fn check_provenance(
     args: &Value,
     schema: Option<&Value>,
     index: &ProvenanceIndex<'_>,
-    on_tainted: OnTainted,
+    settings: impl Into<ProvenanceSettings>,
 ) -> SafetyCheckResult {
+    let settings = settings.into();
     if effect == Effect::ReadOnly {
         return SafetyCheckResult::allow();
     }
@@ -368,9 +419,20 @@ pub fn check_provenance(
     leaves(args, schema, "", &mut values);
     let tainted: Vec<String> = values
         .iter()
-        .filter_map(|(arg, value)| match attribute(index, value) {
+        .filter_map(|leaf| match attribute(index, &leaf.needle) {
+            Attribution::Tainted { .. }
+                if settings.named_records
+                    && leaf
+                        .value
+                        .as_ref()
+                        .and_then(|v| index.named_field(&leaf.needle, v))
+                        .is_some() =>
+            {
+                None
+            }
             Attribution::Tainted { source } => Some(format!(
-                "argument \"{arg}\" of {tool} comes from {source}, not from the user"
+                "argument \"{}\" of {tool} comes from {source}, not from the user",
+                leaf.path
             )),
             _ => None,
         })
@@ -382,7 +444,7 @@ pub fn check_provenance(
         "{}. Only the user's own words authorize an action.",
         tainted.join("; ")
     );
-    match on_tainted {
+    match settings.on_tainted {
         OnTainted::AskUser => SafetyCheckResult::ask(reason),
         OnTainted::Deny => SafetyCheckResult::deny(reason),
     }
