@@ -50,6 +50,15 @@ pub(crate) fn limits(c: &ComputerUseConfig) -> Result<Limits> {
     if let Some(ms) = c.authorization_timeout_ms {
         l.authorization_timeout_ms = ms;
     }
+    if let Some(ms) = c.observation_max_age_ms {
+        l.observation_max_age_ms = ms;
+    }
+    if let Some(n) = c.max_app_refs {
+        if n == 0 {
+            bail!("[computer_use] max_app_refs must be at least 1: every session needs a ref");
+        }
+        l.max_app_refs = n;
+    }
     Ok(l)
 }
 
@@ -190,11 +199,20 @@ mod tests {
         let c = ComputerUseConfig {
             max_actions_per_session: Some(3),
             max_session_duration_ms: Some(60_000),
+            observation_max_age_ms: Some(5_000),
+            max_app_refs: Some(7),
             ..ComputerUseConfig::default()
         };
         let l = limits(&c).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(l.max_actions_per_session, 3);
         assert_eq!(l.max_session_duration_ms, 60_000);
+        assert_eq!(l.observation_max_age_ms, 5_000);
+        assert_eq!(l.max_app_refs, 7);
+        let no_refs = ComputerUseConfig {
+            max_app_refs: Some(0),
+            ..ComputerUseConfig::default()
+        };
+        assert!(limits(&no_refs).is_err());
         let too_long = ComputerUseConfig {
             max_session_duration_ms: Some(900_001),
             ..ComputerUseConfig::default()

@@ -180,6 +180,10 @@ pub struct ComputerUseConfig {
     pub app_ref_ttl_ms: Option<i64>,
     pub action_deadline_ms: Option<i64>,
     pub authorization_timeout_ms: Option<i64>,
+    /// How old an observation may be before an action on it is refused as stale (N12, N22).
+    pub observation_max_age_ms: Option<i64>,
+    /// How many app and window refs the broker keeps (N5).
+    pub max_app_refs: Option<usize>,
     /// The backend's deadlines (N26, N28).
     pub endpoint_timeout_ms: Option<u64>,
     pub release_timeout_ms: Option<u64>,
