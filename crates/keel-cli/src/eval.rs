@@ -52,6 +52,29 @@ struct SuiteTool {
     /// The arguments' JSON Schema, as real runs know it from a tool's spec.
     #[serde(default)]
     parameters: Option<serde_json::Value>,
+    /// What the tool returns (`str`, `list`, `dict`, …, or a JSON Schema), as MCP's
+    /// `outputSchema` says it.
+    #[serde(default)]
+    returns: Option<serde_json::Value>,
+}
+
+impl SuiteTool {
+    /// Whether it returns structured data (a list, a dict, an object or array schema) rather
+    /// than text, as a tool with an MCP `outputSchema` does.
+    fn structured_output(&self) -> bool {
+        let kind = match &self.returns {
+            Some(Value::String(s)) => s.as_str(),
+            Some(Value::Object(schema)) => schema.get("type").and_then(Value::as_str).unwrap_or(""),
+            _ => "",
+        };
+        let base = kind
+            .split('[')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        matches!(base.as_str(), "list" | "dict" | "object" | "array")
+    }
 }
 
 #[derive(Deserialize)]
@@ -370,6 +393,7 @@ fn gate_for(suite: &Suite, policy: &CompiledPolicy, cwd: &Path) -> Result<Gate> 
                     description: t.description.clone(),
                     annotations: None,
                     parameters: t.parameters.clone(),
+                    structured_output: t.structured_output(),
                 },
             )
         })

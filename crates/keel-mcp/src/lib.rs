@@ -62,6 +62,8 @@ pub struct McpTool {
     /// MCP annotations (`readOnlyHint`, `destructiveHint`, `openWorldHint`, …) as the server
     /// sent them, camelCase keys; empty when it sent none.
     pub annotations: Map<String, Value>,
+    /// The server declared an `outputSchema`: its results are structured content.
+    pub structured_output: bool,
 }
 
 /// What one call returned: the text of its content blocks, and whether the server flagged it
@@ -197,6 +199,7 @@ impl McpClient {
                         _ => None,
                     })
                     .unwrap_or_default(),
+                structured_output: t.output_schema.is_some(),
             })
             .collect())
     }

@@ -82,6 +82,9 @@ impl Tool for McpServerTool {
     fn annotations(&self) -> Map<String, Value> {
         self.tool.annotations.clone()
     }
+    fn structured_output(&self) -> bool {
+        self.tool.structured_output
+    }
 
     fn call(&self, args: &Value, ctx: &ToolContext) -> ToolOutput {
         let arguments = match args {

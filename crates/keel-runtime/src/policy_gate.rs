@@ -228,12 +228,21 @@ impl PolicyGate {
                     Some(_) => OnTainted::AskUser,
                     None => self.env.on_tainted,
                 };
+                // On unless set off; a value that is not a boolean (the CLI refuses it at load)
+                // is the stricter rule.
+                let named_records = match config.and_then(|v| v.get("named_records")) {
+                    None => true,
+                    Some(v) => v.as_bool() == Some(true),
+                };
+                let structured = |tool: &str| {
+                    self.env
+                        .tools
+                        .get(tool)
+                        .is_some_and(|t| t.structured_output)
+                };
                 let settings = ProvenanceSettings {
                     on_tainted,
-                    named_records: config
-                        .and_then(|v| v.get("named_records"))
-                        .and_then(serde_json::Value::as_bool)
-                        .unwrap_or(true),
+                    structured_tools: named_records.then_some(&structured as &dyn Fn(&str) -> bool),
                 };
                 let info = self.tool_info(&c.call.name);
                 let budget = rule

@@ -89,6 +89,11 @@ impl ToolContext {
 pub trait Tool: Send + Sync {
     fn spec(&self) -> ToolSpec;
     fn annotations(&self) -> Map<String, Value>;
+    /// Whether its results are structured data it serialized itself (an MCP `outputSchema`),
+    /// not text someone else wrote: only such results hold records (provenance).
+    fn structured_output(&self) -> bool {
+        false
+    }
     fn call(&self, args: &Value, ctx: &ToolContext) -> ToolOutput;
 
     /// Runs the call for a tool that may need a person mid-call (desktop consent, a
@@ -431,6 +436,7 @@ impl Toolbox {
                         description: s.description,
                         annotations: Some(t.annotations()),
                         parameters: Some(s.parameters),
+                        structured_output: t.structured_output(),
                     },
                 )
             })

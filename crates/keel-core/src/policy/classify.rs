@@ -14,6 +14,9 @@ pub struct ToolInfo {
     /// The JSON Schema of its arguments, when known: provenance leaves alone what the schema
     /// itself fixes (an enum's values, booleans, declared keys).
     pub parameters: Option<Value>,
+    /// It declares structured output (an MCP `outputSchema`): its results are records it
+    /// serialized itself, which provenance may read for records the user names.
+    pub structured_output: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

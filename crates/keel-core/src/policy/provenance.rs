@@ -28,7 +28,6 @@ use crate::item::{Diagnostic, Item, ItemBody};
 /// Shortest value that can count as tainted.
 pub const MIN_TAINT_CHARS: usize = 3;
 
-/// Where a piece of untrusted text came from.
 /// Where a piece of untrusted text came from; described in a tainted argument's reason.
 #[derive(Clone, Debug)]
 enum Source<'a> {
@@ -303,17 +302,19 @@ fn fixed_by_schema(schema: Option<&Value>, value: &Value) -> bool {
     single_enum || schema.get("const") == Some(value)
 }
 
-/// The leaf values of the arguments, with dot-paths. Containers are compared leaf by leaf, so a
-/// tainted value cannot hide inside an object. `schema` is the schema of `v`, when known.
-/// One value to attribute: where it sits in the arguments, the text looked for, and the value
-/// itself (`None` for an object key).
+/// One value to attribute: where it sits in the arguments, the key it is given for (an array's
+/// elements, their array's), the text looked for, and the value itself (`None` for an object
+/// key, which is never a record's field).
 struct Leaf {
     path: String,
+    key: String,
     needle: String,
     value: Option<Value>,
 }
 
-fn leaves(v: &Value, schema: Option<&Value>, dot: &str, out: &mut Vec<Leaf>) {
+/// The leaf values of the arguments, with dot-paths. Containers are compared leaf by leaf, so a
+/// tainted value cannot hide inside an object. `schema` is the schema of `v`, when known.
+fn leaves(v: &Value, schema: Option<&Value>, dot: &str, key: &str, out: &mut Vec<Leaf>) {
     if schema
         .and_then(|s| s.get(EXEMPT_KEYWORD))
         .and_then(Value::as_str)
@@ -332,17 +333,18 @@ fn leaves(v: &Value, schema: Option<&Value>, dot: &str, out: &mut Vec<Leaf>) {
                 if !dot.is_empty() && declared.is_none() {
                     out.push(Leaf {
                         path: format!("{path} (key)"),
+                        key: k.clone(),
                         needle: k.clone(),
                         value: None,
                     });
                 }
-                leaves(child, declared, &path, out);
+                leaves(child, declared, &path, k, out);
             }
         }
         Value::Array(items) => {
             let item_schema = schema.and_then(|s| s.get("items"));
             for (i, child) in items.iter().enumerate() {
-                leaves(child, item_schema, &format!("{dot}.{i}"), out);
+                leaves(child, item_schema, &format!("{dot}.{i}"), key, out);
             }
         }
         other => {
@@ -352,6 +354,7 @@ fn leaves(v: &Value, schema: Option<&Value>, dot: &str, out: &mut Vec<Leaf>) {
             if let Some(n) = needle(other) {
                 out.push(Leaf {
                     path: dot.to_string(),
+                    key: key.to_string(),
                     needle: n,
                     value: Some(other.clone()),
                 });
@@ -369,30 +372,51 @@ pub enum OnTainted {
 }
 
 /// How the provenance checker is set: its `config` (`on_tainted`, `named_records`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ProvenanceSettings {
+#[derive(Clone, Copy)]
+pub struct ProvenanceSettings<'a> {
     pub on_tainted: OnTainted,
-    /// Whether a field of a record the user's words name counts as theirs ([`super::records`]).
-    pub named_records: bool,
+    /// Which tools declare structured output, whose results may hold records the user names
+    /// ([`super::records`]); `None` when named records are off.
+    pub structured_tools: Option<&'a dyn Fn(&str) -> bool>,
 }
 
-impl From<OnTainted> for ProvenanceSettings {
-    fn from(on_tainted: OnTainted) -> Self {
+impl ProvenanceSettings<'_> {
+    /// Every value from data asks (or denies): the rule without named records.
+    pub fn strict(on_tainted: OnTainted) -> Self {
         Self {
             on_tainted,
-            named_records: true,
+            structured_tools: None,
         }
     }
 }
 
+impl std::fmt::Debug for ProvenanceSettings<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProvenanceSettings")
+            .field("on_tainted", &self.on_tainted)
+            .field("named_records", &self.structured_tools.is_some())
+            .finish()
+    }
+}
+
 impl ProvenanceIndex<'_> {
-    /// Where `value` is a field of a record the user named, if it is one anywhere.
-    fn named_field(&self, needle: &str, value: &Value) -> Option<String> {
+    /// Where `value`, given for the argument `key`, is that field of a record the user named
+    /// in the result of a tool that declares structured output.
+    fn named_field(
+        &self,
+        needle: &str,
+        key: &str,
+        value: &Value,
+        structured: &dyn Fn(&str) -> bool,
+    ) -> Option<String> {
         let holds = |(source, text): &(Source<'_>, Cow<'_, str>)| {
-            if !text.contains(needle) {
+            let Source::ToolResult { tool, .. } = source else {
+                return None;
+            };
+            if !structured(tool) || !text.contains(needle) {
                 return None;
             }
-            let how = super::records::named_field(text, value, &self.user)?;
+            let how = super::records::named_field(text, key, value, &self.user)?;
             Some(format!("{how}, in {}", source.describe()))
         };
         match self.grams.as_ref().and_then(|(_, t)| t.candidates(needle)) {
@@ -409,24 +433,24 @@ pub fn check_provenance(
     args: &Value,
     schema: Option<&Value>,
     index: &ProvenanceIndex<'_>,
-    settings: impl Into<ProvenanceSettings>,
+    settings: ProvenanceSettings<'_>,
 ) -> SafetyCheckResult {
-    let settings = settings.into();
     if effect == Effect::ReadOnly {
         return SafetyCheckResult::allow();
     }
     let mut values = Vec::new();
-    leaves(args, schema, "", &mut values);
+    leaves(args, schema, "", "", &mut values);
     let tainted: Vec<String> = values
         .iter()
         .filter_map(|leaf| match attribute(index, &leaf.needle) {
             Attribution::Tainted { .. }
-                if settings.named_records
-                    && leaf
-                        .value
-                        .as_ref()
-                        .and_then(|v| index.named_field(&leaf.needle, v))
-                        .is_some() =>
+                if settings.structured_tools.is_some_and(|structured| {
+                    leaf.value.as_ref().is_some_and(|v| {
+                        index
+                            .named_field(&leaf.needle, &leaf.key, v, structured)
+                            .is_some()
+                    })
+                }) =>
             {
                 None
             }
@@ -542,7 +566,7 @@ mod tests {
                 args,
                 schema,
                 &index,
-                OnTainted::AskUser,
+                ProvenanceSettings::strict(OnTainted::AskUser),
             )
         };
         // A const, an enum of one, a declared key, an exempt argument: fixed by the tool.
@@ -589,7 +613,7 @@ mod tests {
             &json!({"recipient": "US133000000121212121212", "amount": 5000}),
             None,
             &index(),
-            OnTainted::AskUser,
+            ProvenanceSettings::strict(OnTainted::AskUser),
         );
         assert_eq!(r.decision, Decision::AskUser);
         let reason = r.reason.unwrap_or_default();
@@ -604,7 +628,7 @@ mod tests {
             &json!({"recipient": "US133000000121212121212"}),
             None,
             &index(),
-            OnTainted::Deny,
+            ProvenanceSettings::strict(OnTainted::Deny),
         );
         assert_eq!(denied.decision, Decision::Deny);
     }
@@ -617,7 +641,7 @@ mod tests {
             &json!({"recipient": "GB29NWBK60161331926819", "amount": 1200}),
             None,
             &index(),
-            OnTainted::AskUser,
+            ProvenanceSettings::strict(OnTainted::AskUser),
         );
         assert_eq!(r, SafetyCheckResult::allow());
     }
@@ -630,7 +654,7 @@ mod tests {
             &json!({"recipient": "DE89370400440532013000", "note": "ok"}),
             None,
             &index(),
-            OnTainted::AskUser,
+            ProvenanceSettings::strict(OnTainted::AskUser),
         );
         assert_eq!(
             r,
@@ -647,7 +671,7 @@ mod tests {
             &json!({"account": "US133000000121212121212"}),
             None,
             &index(),
-            OnTainted::Deny,
+            ProvenanceSettings::strict(OnTainted::Deny),
         );
         assert_eq!(r, SafetyCheckResult::allow());
     }
@@ -689,13 +713,47 @@ mod tests {
             &json!({"path": "deploy.sh", "content": script}),
             None,
             &index,
-            OnTainted::AskUser,
+            ProvenanceSettings::strict(OnTainted::AskUser),
         );
         assert!(
             r.reason
                 .unwrap_or_default()
                 .contains("comes from notification s1")
         );
+    }
+
+    #[test]
+    fn only_results_of_structured_tools_hold_records_the_user_names() {
+        let record = r#"[{"vendor": "ACME-2023", "iban": "XX00123456789"}]"#;
+        let mut index = ProvenanceIndex::kept();
+        index.push_user("pay the ACME-2023 invoice");
+        let pay = json!({"iban": "XX00123456789"});
+        let decide = |index: &ProvenanceIndex<'_>, structured: &dyn Fn(&str) -> bool| {
+            let settings = ProvenanceSettings {
+                on_tainted: OnTainted::AskUser,
+                structured_tools: Some(structured),
+            };
+            check_provenance(Effect::SideEffecting, "pay", &pay, None, index, settings).decision
+        };
+        let items = [Item {
+            seq: 0,
+            id: crate::item::ItemId::try_from("r").unwrap_or_else(|_| unreachable!()),
+            ts: crate::Timestamp(0),
+            body: ItemBody::ToolResult {
+                call_id: "c1".into(),
+                tool: "list_invoices".into(),
+                output: crate::item::Untrusted::new(record.into()),
+                is_error: false,
+            },
+        }];
+        index.extend_owned(&items);
+        assert_eq!(decide(&index, &|t| t == "list_invoices"), Decision::Allow);
+        assert_eq!(decide(&index, &|_| false), Decision::AskUser);
+        // Text with no tool behind it (a notification, a described source) has no records.
+        let mut other = ProvenanceIndex::default();
+        other.push_user("pay the ACME-2023 invoice");
+        other.push_untrusted("notification n1", record);
+        assert_eq!(decide(&other, &|_| true), Decision::AskUser);
     }
 
     #[test]
@@ -706,7 +764,7 @@ mod tests {
             &json!({"grants": {"US133000000121212121212": "admin"}}),
             None,
             &index(),
-            OnTainted::AskUser,
+            ProvenanceSettings::strict(OnTainted::AskUser),
         );
         assert!(
             r.reason
@@ -723,7 +781,7 @@ mod tests {
             &json!({"batch": [{"to": "US133000000121212121212"}]}),
             None,
             &index(),
-            OnTainted::AskUser,
+            ProvenanceSettings::strict(OnTainted::AskUser),
         );
         assert!(
             r.reason
