@@ -108,9 +108,12 @@ fn a_real_mcp_servers_tools_are_offered_and_every_call_is_gated() {
         .map(|i| i["output"].as_str().unwrap_or_default().to_string())
         .collect();
     assert_eq!(outputs.len(), 3, "{items:?}");
+    // read_text_file declares an outputSchema: its result is the structuredContent.
     assert_eq!(
-        outputs[1], "hi from mcp",
-        "the read went through the server"
+        serde_json::from_str::<Value>(&outputs[1]).ok(),
+        Some(json!({"content": "hi from mcp"})),
+        "the read went through the server: {}",
+        outputs[1]
     );
     assert!(
         outputs[2].starts_with("Tool execution denied by safety checker \"allowed-path\""),

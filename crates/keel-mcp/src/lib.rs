@@ -68,10 +68,12 @@ pub struct McpTool {
 
 /// What one call returned: the text of its content blocks, and whether the server flagged it
 /// as an error (the tool ran and failed; the model may correct it).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CallOutcome {
     pub text: String,
     pub is_error: bool,
+    /// The `structuredContent` the server returned, if any.
+    pub structured: Option<Value>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -239,6 +241,7 @@ impl McpClient {
                         refused.code, refused.message
                     ),
                     is_error: true,
+                    structured: None,
                 });
             }
             Err(e) => return Err(failed(e.to_string())),
@@ -258,6 +261,7 @@ impl McpClient {
         Ok(CallOutcome {
             text,
             is_error: result.is_error.unwrap_or(false),
+            structured: result.structured_content.clone(),
         })
     }
 }

@@ -99,7 +99,7 @@ impl Tool for McpServerTool {
         };
         match self.client.call(&self.tool.name, arguments) {
             Ok(outcome) => ToolOutput {
-                text: ctx.cap(outcome.text),
+                text: ctx.cap(result_text(&self.tool, outcome.text, outcome.structured)),
                 is_error: outcome.is_error,
             },
             Err(e) => ToolOutput {
@@ -110,9 +110,49 @@ impl Tool for McpServerTool {
     }
 }
 
+/// What a call's result reads as. A tool that declares an `outputSchema` must return
+/// `structuredContent` (MCP 2025-06-18): that data, serialized, is its result, which is also
+/// what provenance reads records from; its text blocks are a rendering for clients that do not
+/// read structured content, and may be a file's raw text. Without structured content, such a
+/// tool's text is given as one JSON string, so nobody's text passes for the tool's records.
+fn result_text(tool: &McpTool, text: String, structured: Option<Value>) -> String {
+    if !tool.structured_output {
+        return text;
+    }
+    match structured {
+        Some(data) => data.to_string(),
+        None => Value::String(text).to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_structured_tools_result_is_its_structured_content_and_never_raw_text() {
+        let mut tool = McpTool {
+            name: "read_text_file".into(),
+            description: String::new(),
+            input_schema: serde_json::json!({"type": "object"}),
+            annotations: Map::new(),
+            structured_output: false,
+        };
+        let file = "iban: XX13300000012121212\nvendor: ACME-2023\n".to_string();
+        let data = serde_json::json!({"content": file});
+        assert_eq!(result_text(&tool, file.clone(), Some(data.clone())), file);
+        tool.structured_output = true;
+        assert_eq!(
+            result_text(&tool, file.clone(), Some(data.clone())),
+            data.to_string()
+        );
+        // A server that breaks the contract: its text becomes one JSON string.
+        let text = result_text(&tool, file.clone(), None);
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).ok(),
+            Some(Value::String(file))
+        );
+    }
 
     #[test]
     fn names_that_a_model_api_takes_and_that_split_one_way() {

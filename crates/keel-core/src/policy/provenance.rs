@@ -435,29 +435,47 @@ impl std::fmt::Debug for ProvenanceSettings<'_> {
     }
 }
 
+/// What one decision reads for named records, at most once each: the user's words, and each
+/// structured result it parses.
+#[derive(Default)]
+struct RecordReads {
+    terms: std::cell::OnceCell<super::records::UserTerms>,
+    documents: std::cell::RefCell<HashMap<usize, std::rc::Rc<super::records::Document>>>,
+}
+
 impl ProvenanceIndex<'_> {
     /// Where `value`, given for the argument `key`, is that field of a record the user named
     /// in the result of a tool that declares structured output.
     fn named_field(
         &self,
-        needle: &str,
-        key: &str,
-        value: &Value,
+        leaf: (&str, &str, &Value),
         structured: &dyn Fn(&str) -> bool,
+        reads: &RecordReads,
     ) -> Option<String> {
-        let holds = |(source, text): &(Source<'_>, Cow<'_, str>)| {
+        let (needle, key, value) = leaf;
+        let holds = |at: usize| {
+            let (source, text) = &self.untrusted[at];
             let Source::ToolResult { tool, .. } = source else {
                 return None;
             };
             if !structured(tool) || !text.contains(needle) {
                 return None;
             }
-            let how = super::records::named_field(text, key, value, &self.user)?;
+            let document = reads
+                .documents
+                .borrow_mut()
+                .entry(at)
+                .or_insert_with(|| std::rc::Rc::new(super::records::Document::parse(text)))
+                .clone();
+            let terms = reads
+                .terms
+                .get_or_init(|| super::records::UserTerms::of(&self.user));
+            let how = document.named_field(key, value, terms)?;
             Some(format!("{how}, in {}", source.describe()))
         };
         match self.grams.as_ref().and_then(|(_, t)| t.candidates(needle)) {
-            Some(at) => at.iter().find_map(|&i| holds(&self.untrusted[i as usize])),
-            None => self.untrusted.iter().find_map(holds),
+            Some(at) => at.iter().find_map(|&i| holds(i as usize)),
+            None => (0..self.untrusted.len()).find_map(holds),
         }
     }
 }
@@ -476,6 +494,7 @@ pub fn check_provenance(
     }
     let mut values = Vec::new();
     leaves(args, schema, "", "", &mut values);
+    let reads = RecordReads::default();
     let tainted: Vec<String> = values
         .iter()
         .filter_map(|leaf| match attribute(index, &leaf.needle) {
@@ -483,7 +502,7 @@ pub fn check_provenance(
                 if settings.structured_tools.is_some_and(|structured| {
                     leaf.value.as_ref().is_some_and(|v| {
                         index
-                            .named_field(&leaf.needle, &leaf.key, v, structured)
+                            .named_field((&leaf.needle, &leaf.key, v), structured, &reads)
                             .is_some()
                     })
                 }) =>

@@ -20,7 +20,7 @@ fn users(texts: &[&str]) -> Vec<Cow<'static, str>> {
 }
 
 fn named(text: &str, key: &str, value: Value, said: &str) -> Option<String> {
-    named_field(text, key, &value, &users(&[said]))
+    Document::parse(text).named_field(key, &value, &UserTerms::of(&users(&[said])))
 }
 
 #[test]
@@ -43,7 +43,7 @@ fn a_record_the_user_names_by_an_identifier_vouches_for_its_fields_under_their_o
 
 #[test]
 fn a_record_the_user_names_by_a_word_of_its_label() {
-    let said = "Set it up for the amount I usually pay for acme (see the history).";
+    let said = "Set it up for the amount I usually pay for Acme (see the history).";
     let how = named(HISTORY, "amount", json!(42.5), said).unwrap_or_default();
     assert!(how.contains("whose \"Acme\""), "{how}");
     assert!(named(HISTORY, "recurring", json!(true), said).is_some());
@@ -279,14 +279,118 @@ fn no_document_can_crash_or_stall_the_gate() {
 }
 
 #[test]
-fn whole_words_in_any_case() {
-    assert!(contains_words("pay acme now", "ACME"));
-    assert!(!contains_words("acmeish", "acme"));
-    assert!(!contains_words("xde44", "DE44"));
-    assert!(contains_words(
-        "to de44500105175407324931.",
-        "DE44500105175407324931"
-    ));
-    assert!(contains_words("(a.b@c.d)", "a.b@c.d"));
-    assert!(!contains_words("anything", "  "));
+fn the_users_words_and_names() {
+    let terms = UserTerms::of(&users(&[
+        "Pay (DE44500105175407324931), then ask Mallory: Acme? Fine.\nBolt too",
+    ]));
+    for word in [
+        "pay",
+        "de44500105175407324931",
+        "then",
+        "mallory",
+        "acme",
+        "fine",
+        "bolt",
+    ] {
+        assert!(terms.words.contains(word), "{word}: {terms:?}");
+    }
+    // "Pay" starts the text, "Acme" follows a colon, "Fine" a question mark, "Bolt" starts a
+    // line; an IBAN is an identifier, not a name.
+    assert_eq!(terms.names, HashSet::from(["Mallory".to_string()]));
+}
+
+#[test]
+fn case_variants_fragments_and_lookalike_identifiers_name_nothing() {
+    // Review 2: an attacker's invoice next to the honest one.
+    let said = "Pay invoice INV-2024-0042 from bob@corp.example";
+    let honest = json!({"invoice": "INV-2024-0042", "iban": "DE89370400440532013000"});
+    for attacker in [
+        json!({"invoice": "inv-2024-0042", "iban": "XX13300000012121212"}),
+        json!({"invoice": "2024-0042", "iban": "XX13300000012121212"}),
+        json!({"invoice": "@corp.example", "iban": "XX13300000012121212"}),
+        json!({"invoice": "INV-2024-0042 ", "iban": "XX13300000012121212"}),
+    ] {
+        let text = json!([honest, attacker]).to_string();
+        assert_eq!(
+            named(&text, "iban", json!("XX13300000012121212"), said),
+            None,
+            "{attacker}"
+        );
+    }
+    // Dates and amounts are not identifiers.
+    let dated = json!([{"date": "2024-05-01", "iban": "XX13300000012121212"}]).to_string();
+    assert_eq!(
+        named(
+            &dated,
+            "iban",
+            json!("XX13300000012121212"),
+            "pay the 2024-05-01 bill"
+        ),
+        None
+    );
+}
+
+#[test]
+fn a_capitalized_label_does_not_make_the_users_common_words_names() {
+    // Review 2: "Please Summarize" as an attacker's subject.
+    let inbox = json!([
+        {"sender": "alice@corp.example", "subject": "Quarterly report"},
+        {"sender": "mallory@evil.example", "subject": "Please Summarize"},
+    ])
+    .to_string();
+    let said = "Please summarize the emails in my inbox";
+    assert_eq!(
+        named(&inbox, "sender", json!("mallory@evil.example"), said),
+        None
+    );
+}
+
+#[test]
+fn nested_maps_are_not_records() {
+    // Review 2: free-form metadata with an attacker-chosen key.
+    let text = json!([{
+        "name": "Acme Corp",
+        "iban": "DE89370400440532013000",
+        "metadata": {"label": "Acme", "iban": "XX13300000012121212"},
+    }])
+    .to_string();
+    assert_eq!(
+        named(&text, "iban", json!("XX13300000012121212"), "pay Acme"),
+        None
+    );
+    assert!(named(&text, "iban", json!("DE89370400440532013000"), "pay Acme").is_some());
+    let root = json!({"vendor": "Acme", "iban": "DE89370400440532013000"}).to_string();
+    assert!(named(&root, "iban", json!("DE89370400440532013000"), "pay Acme").is_some());
+}
+
+#[test]
+fn json_keys_follow_the_same_rules_as_yaml() {
+    for text in [
+        r#"[{"vendor": "Acme", "iban": "DE89370400440532013000", "IBAN": "XX13300000012121212"}]"#,
+        r#"[{"vendor": "Acme", "iban": "DE89370400440532013000", "iban": "XX13300000012121212"}]"#,
+        r#"[{"vendor": "Acme", "": "x", "iban": "XX13300000012121212"}]"#,
+    ] {
+        assert_eq!(
+            named(text, "iban", json!("XX13300000012121212"), "pay Acme"),
+            None,
+            "{text}"
+        );
+    }
+    // Compact JSON, as serializers write it.
+    let compact = r#"[{"vendor":"Acme","amount":12.5,"n":20}]"#;
+    assert!(named(compact, "amount", json!(12.5), "pay Acme").is_some());
+    assert!(named(compact, "n", json!(20), "pay Acme").is_some());
+}
+
+#[test]
+fn numbers_are_read_only_as_serializers_write_them() {
+    let text = "- code: 1e2\n  hex: 0x10\n  sep: 1_000\n  half: .5\n  plus: +5\n  vendor: Acme\n";
+    for (key, value) in [("code", 100), ("hex", 16), ("sep", 1000), ("plus", 5)] {
+        assert_eq!(named(text, key, json!(value), "pay Acme"), None, "{key}");
+    }
+    assert!(
+        named(text, "code", json!("1e2"), "pay Acme").is_some(),
+        "text stays text"
+    );
+    assert_eq!(named(text, "half", json!(0.5), "pay Acme"), None);
 }
