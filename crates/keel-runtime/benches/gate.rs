@@ -2,6 +2,9 @@
 //!
 //! - In-process: rules + allowed-path + provenance over a 50-item conversation. Target p50
 //!   ≤ 20 µs.
+//! - In-process, a named record: the same gate deciding a refund whose amount is a field of a
+//!   record the user named, in a structured result of 200 records (the slow path: the value
+//!   is tainted, so the result is parsed).
 //! - External, same checker logic (`keel-example-checker`), through the whole gate:
 //!   spawn-per-call against one persistent process. Target: persistent p50 ≤ 100 µs.
 
@@ -153,6 +156,67 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     report(
         "in-process gate, 50-item conversation",
         time(&gate, &call, &items, samples, &Verdict::Allow),
+    );
+
+    // The named-record path: a structured result of 200 transfers, the user naming one.
+    let transfers: Vec<serde_json::Value> = (0..200)
+        .map(|i| {
+            serde_json::json!({"id": i, "sender": format!("DE{:020}", 44_000 + i),
+                               "amount": 10.0 + f64::from(i), "subject": format!("Transfer {i}")})
+        })
+        .collect();
+    let named_items = vec![
+        Item {
+            seq: 0,
+            id: ItemId::try_from("u0").unwrap_or_else(|_| unreachable!()),
+            ts: Timestamp(0),
+            body: ItemBody::User {
+                text: format!("Refund DE{:020} for what they sent me", 44_123),
+            },
+        },
+        Item {
+            seq: 1,
+            id: ItemId::try_from("r1").unwrap_or_else(|_| unreachable!()),
+            ts: Timestamp(0),
+            body: ItemBody::ToolResult {
+                call_id: "c1".into(),
+                tool: "list_transfers".into(),
+                output: Untrusted::new(serde_json::Value::Array(transfers).to_string()),
+                is_error: false,
+            },
+        },
+    ];
+    let refund = ToolCall {
+        id: "cr".into(),
+        name: "send_money".into(),
+        arguments: serde_json::json!({"recipient": format!("DE{:020}", 44_123), "amount": 133.0}),
+    };
+    let mut named_env = env(&cwd);
+    named_env.tools.insert(
+        "list_transfers".into(),
+        keel_core::policy::classify::ToolInfo {
+            name: "list_transfers".into(),
+            structured_output: true,
+            ..Default::default()
+        },
+    );
+    let named_gate = Gate::authority_only().with_policy(PolicyGate::new(
+        Policy::new(
+            vec![allow_all.clone()],
+            vec![checker_rule(CheckerRef::InProcess("provenance".into()))?],
+        ),
+        BTreeMap::new(),
+        named_env,
+    ))?;
+    report(
+        "in-process gate, named record in 200",
+        time(
+            &named_gate,
+            &refund,
+            &named_items,
+            samples.min(500),
+            &Verdict::Allow,
+        ),
     );
 
     let program = env!("CARGO_BIN_EXE_keel-example-checker").to_string();
