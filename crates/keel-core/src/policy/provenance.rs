@@ -103,6 +103,9 @@ impl Trigrams {
 pub struct ProvenanceIndex<'a> {
     user: Vec<Cow<'a, str>>,
     untrusted: Vec<(Source<'a>, Cow<'a, str>)>,
+    /// Each untrusted text with its backslash escapes decoded, where it has any (see
+    /// [`unescaped`]): a value is looked for in both.
+    decoded: Vec<Option<String>>,
     /// Trigram postings of `user` and `untrusted`, kept only by an index that lives across
     /// calls: for one call, a scan of the texts is cheaper than building them.
     grams: Option<(Trigrams, Trigrams)>,
@@ -176,10 +179,15 @@ impl<'a> ProvenanceIndex<'a> {
     }
 
     fn add_untrusted(&mut self, source: Source<'a>, text: Cow<'a, str>) {
+        let decoded = unescaped(&text);
         if let Some((_, untrusted)) = self.grams.as_mut() {
             untrusted.add(self.untrusted.len(), &text);
+            if let Some(d) = &decoded {
+                untrusted.add(self.untrusted.len(), d);
+            }
         }
         self.untrusted.push((source, text));
+        self.decoded.push(decoded);
     }
 
     /// An empty index that keeps trigram postings as it grows: for one kept across calls.
@@ -264,62 +272,88 @@ pub fn attribute(index: &ProvenanceIndex<'_>, value: &str) -> Attribution {
     if value.chars().count() < MIN_TAINT_CHARS {
         return Attribution::Unattributed;
     }
-    // A JSON result holds a value escaped: a line break as `\n`, a quote as `\"`, and from
-    // many serializers (Python's `json.dumps`) anything beyond ASCII as `\uXXXX`. Each form is
-    // looked for, so escaping cannot hide a value.
-    let mut forms = vec![Cow::Borrowed(value)];
-    forms.extend(escaped_forms(value).into_iter().map(Cow::Owned));
-    let found = forms.iter().find_map(|form| {
-        // The first source in order, as a scan of every text would find.
-        let candidates = match &index.grams {
-            Some((_, t)) => t.candidates(form),
-            None => None,
-        };
-        match candidates {
-            Some(at) => at
-                .iter()
-                .map(|&i| &index.untrusted[i as usize])
-                .find(|(_, text)| text.contains(form.as_ref())),
-            None => index
-                .untrusted
-                .iter()
-                .find(|(_, text)| text.contains(form.as_ref())),
-        }
-    });
+    // The first source in order, as a scan of every text would find.
+    let holds = |at: usize| {
+        index.untrusted[at].1.contains(value)
+            || index.decoded[at]
+                .as_deref()
+                .is_some_and(|d| d.contains(value))
+    };
+    let found = match index.grams.as_ref().and_then(|(_, t)| t.candidates(value)) {
+        Some(at) => at.iter().map(|&i| i as usize).find(|&i| holds(i)),
+        None => (0..index.untrusted.len()).find(|&i| holds(i)),
+    };
     match found {
-        Some((source, _)) => Attribution::Tainted {
-            source: source.describe(),
+        Some(at) => Attribution::Tainted {
+            source: index.untrusted[at].0.describe(),
         },
         None => Attribution::Unattributed,
     }
 }
 
-/// `value` as it appears inside a JSON string, when that differs from `value`: escaped as
-/// serde and most serializers write it, and with everything beyond ASCII as `\uXXXX` too.
-fn escaped_forms(value: &str) -> Vec<String> {
-    let quoted = serde_json::to_string(value).unwrap_or_default();
-    let json = quoted
-        .get(1..quoted.len().saturating_sub(1))
-        .unwrap_or_default()
-        .to_string();
-    let mut ascii = String::with_capacity(json.len());
-    for c in json.chars() {
-        if c.is_ascii() {
-            ascii.push(c);
-        } else {
-            let mut units = [0u16; 2];
-            for unit in c.encode_utf16(&mut units) {
-                ascii.push_str(&format!("\\u{unit:04x}"));
+/// `text` with the backslash escapes of JSON (and of the serializers that write more of them:
+/// `\/`, `\u0026`, `\u00E9`, surrogate pairs) decoded, when it has any; `None` otherwise. A
+/// value escaped in a result is what the model reads unescaped, so it is looked for decoded
+/// too. Decoding runs over the whole text, not only inside strings: it is for finding values,
+/// and a stray backslash only adds a text to look in.
+fn unescaped(text: &str) -> Option<String> {
+    if !text.contains('\\') {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    // Four hex digits, or the digits it took (fewer than four) to give back.
+    let hex4 = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>| -> Result<u32, String> {
+        let digits: String = (0..4)
+            .map_while(|_| chars.next_if(char::is_ascii_hexdigit))
+            .collect();
+        match u32::from_str_radix(&digits, 16) {
+            Ok(code) if digits.len() == 4 => Ok(code),
+            _ => Err(digits),
+        }
+    };
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('b') => out.push('\u{8}'),
+            Some('f') => out.push('\u{c}'),
+            Some(c @ ('/' | '"' | '\\' | '\'')) => out.push(c),
+            Some('u') => match hex4(&mut chars) {
+                Ok(high @ 0xD800..=0xDBFF) => {
+                    let mut pair = chars.clone();
+                    let low = (pair.next() == Some('\\') && pair.next() == Some('u'))
+                        .then(|| hex4(&mut pair).ok())
+                        .flatten()
+                        .filter(|low| (0xDC00..=0xDFFF).contains(low));
+                    match low {
+                        Some(low) => {
+                            chars = pair;
+                            let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+                            out.extend(char::from_u32(code));
+                        }
+                        None => out.push('\u{fffd}'),
+                    }
+                }
+                Ok(code) => out.push(char::from_u32(code).unwrap_or('\u{fffd}')),
+                Err(taken) => {
+                    out.push_str("\\u");
+                    out.push_str(&taken);
+                }
+            },
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
             }
+            None => out.push('\\'),
         }
     }
-    let mut forms = Vec::new();
-    for form in [json, ascii] {
-        if form != value && !forms.contains(&form) {
-            forms.push(form);
-        }
-    }
-    forms
+    Some(out)
 }
 
 /// The schema keyword by which a tool exempts an argument from provenance (see the module
@@ -458,7 +492,10 @@ impl ProvenanceIndex<'_> {
             let Source::ToolResult { tool, .. } = source else {
                 return None;
             };
-            if !structured(tool) || !text.contains(needle) {
+            let decoded = self.decoded[at].as_deref();
+            if !structured(tool)
+                || !(text.contains(needle) || decoded.is_some_and(|d| d.contains(needle)))
+            {
                 return None;
             }
             let document = reads
@@ -546,11 +583,9 @@ mod tests {
         if value.chars().count() < MIN_TAINT_CHARS {
             return Attribution::Unattributed;
         }
-        let mut forms = vec![value.to_string()];
-        forms.extend(escaped_forms(value));
-        let found = forms
+        let found = untrusted
             .iter()
-            .find_map(|f| untrusted.iter().find(|(_, t)| t.contains(f.as_str())));
+            .find(|(_, t)| t.contains(value) || unescaped(t).is_some_and(|d| d.contains(value)));
         match found {
             Some((source, _)) => Attribution::Tainted {
                 source: source.clone(),
@@ -836,7 +871,22 @@ mod tests {
                 other => panic!("{value:?}: {other:?}"),
             }
         }
-        assert_eq!(escaped_forms("plain"), Vec::<String>::new());
+        // Go writes & as \u0026, PHP / as \/, .NET hex in capitals.
+        index.push_untrusted(
+            "the result of tool fetch (call c3)",
+            r#"{"url": "https:\/\/evil.example\/?a=1\u0026b=2", "who": "Ren\u00C9E"}"#,
+        );
+        for value in ["https://evil.example/?a=1&b=2", "RenÉE"] {
+            assert!(
+                matches!(attribute(&index, value), Attribution::Tainted { .. }),
+                "{value}"
+            );
+        }
+        assert_eq!(unescaped("plain"), None);
+        assert_eq!(
+            unescaped(r"a\q \ud83d \u12"),
+            Some("a\\q \u{fffd} \\u12".into())
+        );
     }
 
     #[test]

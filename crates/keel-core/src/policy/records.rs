@@ -13,18 +13,20 @@
 //!   decides the shape, so they have no records;
 //! - that result is, as a whole, one JSON or YAML document (no aliases or tags, no duplicate
 //!   keys, at most [`MAX_DEPTH`] deep and [`MAX_NODES`] nodes), and the value is **the whole
-//!   value of one field of a top-level record** (the root mapping, or a mapping that is an
-//!   item of the root list; nested maps are free-form, so they are not records) **under the
-//!   argument's own key** (`amount` for `amount`; case, `_` and `-` ignored): a number, a
-//!   boolean, or a one-line string of at most [`MAX_FIELD_CHARS`]: a value, not a message;
+//!   value of one field of a top-level record** (the root mapping, an item of the root list,
+//!   or an item of a list directly under the root mapping, as MCP wraps a list; other nested
+//!   maps are free-form, so they are not records) **under the argument's own key**
+//!   (`amount` for `amount`; case, `_` and `-` ignored): a number, a boolean, or a one-line
+//!   string of at most [`MAX_FIELD_CHARS`]: a value, not a message;
 //! - **the user's own words name that record** through *another* of its fields:
 //!   - an identifier (at least [`MIN_IDENTIFIER_CHARS`] letters and digits, with a letter and
 //!     a digit or `@`: an IBAN, an order number, an e-mail address) that is, in any case, a
 //!     whole word the user typed, and that no other record has under the same key;
 //!   - or a short label (at most [`MAX_LABEL_WORDS`] words, [`MAX_LABEL_CHARS`] characters)
-//!     with a name: a word of letters, at least [`MIN_NAME_WORD_CHARS`] long, with a capital,
-//!     that the user wrote the same way, not at the start of a sentence, and that
-//!     occurs in no other record of the document.
+//!     with a name: a word of letters, at least [`MIN_NAME_WORD_CHARS`] long, with a capital
+//!     and a small letter, that the user wrote the same way, not at the start of a sentence
+//!     (nor after a bullet, a dash or `1)`), and that occurs in no other record of the
+//!     document, anywhere in it (nested, or in long text), nor outside the records.
 //!
 //! Why injections stay out: an instruction hidden in data is text inside one field. What it
 //! introduces is never the whole value of a field, so its IBAN, address or password still
@@ -33,8 +35,8 @@
 //! to you, their own invoice) chose its fields; they get one allowed only when the user's words
 //! name that record: by a name the user uses, or by the user's identifier written into another
 //! of its fields. A tool that declares structured output but splices untrusted text into it by
-//! hand lets that text forge records. `named_records = false` in the provenance checker's
-//! config turns all of this off.
+//! hand lets that text forge records; a malicious MCP server writes all of its records.
+//! `named_records = false` in the provenance checker's config turns all of this off.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -167,25 +169,39 @@ struct Open {
     record: Option<Record>,
 }
 
+/// What a document holds: its top-level records, and the names (see [`is_name_word`]) that
+/// occur anywhere in each of them, nested and long strings included, and outside them.
+#[derive(Debug, Default)]
+struct Parsed {
+    records: Vec<Record>,
+    names: Vec<HashSet<String>>,
+    outside: HashSet<String>,
+}
+
 /// The top-level records of `text`, read from parser events (JSON is read as the YAML it
 /// also is): nothing recurses, no alias is expanded, and any of these gives no records at all:
 /// a second document, an alias, a tag, a key that is not a string, a duplicate or empty key,
-/// or a bound passed.
-fn records_of(text: &str) -> Vec<Record> {
+/// or a bound passed. Top-level: the root mapping, a mapping that is an item of the root list,
+/// or an item of a list directly under the root mapping (`{"result": [...]}`, as MCP wraps a
+/// list). Other nested maps are free-form data, not records.
+fn parse(text: &str) -> Parsed {
     if text.len() > MAX_PARSED_BYTES {
-        return Vec::new();
+        return Parsed::default();
     }
     read_records(text).unwrap_or_default()
 }
 
-fn read_records(text: &str) -> Option<Vec<Record>> {
+fn read_records(text: &str) -> Option<Parsed> {
     let mut parser = Parser::new_from_str(text);
-    let mut out = Vec::new();
+    let mut out = Parsed::default();
     let mut stack: Vec<Open> = Vec::new();
     let (mut documents, mut nodes) = (0, 0usize);
+    // The names of the top-level record being read, if one is open.
+    let mut open_names: Option<HashSet<String>> = None;
     loop {
         let (event, _) = parser.next_token().ok()?;
         let opens = matches!(event, Event::MappingStart(..) | Event::SequenceStart(..));
+        let is_mapping = matches!(event, Event::MappingStart(..));
         if matches!(event, Event::Scalar(..)) || opens {
             nodes += 1;
             if nodes > MAX_NODES {
@@ -209,24 +225,35 @@ fn read_records(text: &str) -> Option<Vec<Record>> {
                 let top = stack.last_mut()?;
                 match &mut top.mapping {
                     Some((seen, next @ None)) => {
+                        // `1`, `true` and `null` as plain keys are not strings.
+                        let is_string = style != TScalarStyle::Plain
+                            || matches!(
+                                Scalar::of_document(value.clone(), style),
+                                Some(Scalar::Str(_))
+                            );
                         let key = folded_key(&value);
-                        if key.is_empty() || !seen.insert(key.clone()) {
+                        if !is_string || key.is_empty() || !seen.insert(key.clone()) {
                             return None;
                         }
                         *next = Some(key);
+                        continue;
                     }
                     Some((_, next)) => {
                         let key = next.take().unwrap_or_default();
+                        note_names(&value, open_names.as_mut().unwrap_or(&mut out.outside));
                         if let (Some(record), Some(v)) =
                             (top.record.as_mut(), Scalar::of_document(value, style))
                         {
                             record.push((key, v));
                         }
                     }
-                    None => {}
+                    None => note_names(&value, open_names.as_mut().unwrap_or(&mut out.outside)),
                 }
             }
-            Event::MappingStart(..) | Event::SequenceStart(..) => {
+            Event::MappingStart(_, tag) | Event::SequenceStart(_, tag) => {
+                if tag.is_some() {
+                    return None;
+                }
                 if let Some(top) = stack.last_mut() {
                     match &mut top.mapping {
                         // A key that is a collection.
@@ -238,26 +265,40 @@ fn read_records(text: &str) -> Option<Vec<Record>> {
                 if stack.len() >= MAX_DEPTH {
                     return None;
                 }
-                let is_mapping = matches!(event, Event::MappingStart(..));
-                // The root mapping, or a mapping that is an item of the root list.
-                let top_level = match stack.as_slice() {
-                    [] => true,
-                    [root] => root.mapping.is_none(),
-                    _ => false,
-                };
+                let top_level = is_mapping
+                    && match stack.as_slice() {
+                        [] => true,
+                        [root] => root.mapping.is_none(),
+                        [root, list] => root.mapping.is_some() && list.mapping.is_none(),
+                        _ => false,
+                    };
+                if top_level {
+                    open_names = Some(HashSet::new());
+                }
                 stack.push(Open {
                     mapping: is_mapping.then(|| (HashSet::new(), None)),
-                    record: (is_mapping && top_level).then(Vec::new),
+                    record: top_level.then(Vec::new),
                 });
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 if let Some(record) = stack.pop()?.record {
-                    out.push(record);
+                    out.records.push(record);
+                    out.names.push(open_names.take().unwrap_or_default());
                 }
             }
         }
     }
     (documents == 1).then_some(out)
+}
+
+/// Adds the names `text` holds, wherever they stand in it.
+fn note_names(text: &str, names: &mut HashSet<String>) {
+    names.extend(
+        text.split_whitespace()
+            .map(bare)
+            .filter(|w| is_name_word(w))
+            .map(String::from),
+    );
 }
 
 /// Trims the punctuation a word carries in prose: `"Spotify,"`, `(DE44…)`.
@@ -288,7 +329,11 @@ impl UserTerms {
                             terms.names.insert(word.to_string());
                         }
                     }
-                    sentence_start = raw.ends_with(['.', '!', '?', ':']);
+                    // A sentence starts after its end (a closing quote or bracket may follow
+                    // the stop) and after a token that is no word: a bullet, a dash, `1)`.
+                    let end = raw.trim_end_matches(|c: char| ")]}\"'\u{2019}\u{201d}".contains(c));
+                    sentence_start = end.ends_with(['.', '!', '?', ':', ';'])
+                        || !raw.chars().any(char::is_alphabetic);
                 }
             }
         }
@@ -306,11 +351,12 @@ fn is_identifier(s: &str) -> bool {
 }
 
 /// A name-like word: letters only (an identifier names by the other rule), long enough, with a
-/// capital.
+/// capital and a small letter: `Acme`, `iPhone`; not `IBAN` or `URGENT`.
 fn is_name_word(w: &str) -> bool {
     w.chars().count() >= MIN_NAME_WORD_CHARS
         && w.chars().all(char::is_alphabetic)
         && w.chars().any(char::is_uppercase)
+        && w.chars().any(char::is_lowercase)
 }
 
 /// The names in a label: a message is not a label, and an address or URL is not a name.
@@ -323,9 +369,9 @@ fn label_names(s: &str) -> impl Iterator<Item = &str> {
         .filter(|w| is_name_word(w))
 }
 
-/// One parsed result: its records, and how often each identifier (per key) and each name (in
-/// any field) occurs in them. A reference picks out one record, so what two records share
-/// names neither.
+/// One parsed result: its records, how often each identifier occurs under each key of them,
+/// and in how many records (the outside counting as one more) each name occurs anywhere. A
+/// reference picks out one record, so what two records share names neither.
 #[derive(Debug, Default)]
 pub(super) struct Document {
     records: Vec<Record>,
@@ -335,11 +381,9 @@ pub(super) struct Document {
 
 impl Document {
     pub(super) fn parse(text: &str) -> Self {
-        let records = records_of(text);
+        let parsed = parse(text);
         let mut identifiers = HashMap::new();
-        let mut names: HashMap<String, usize> = HashMap::new();
-        for record in &records {
-            let mut in_record = HashSet::new();
+        for record in &parsed.records {
             for (key, field) in record {
                 let Scalar::Str(s) = field else { continue };
                 let s = s.trim();
@@ -348,14 +392,16 @@ impl Document {
                         .entry((key.clone(), s.to_lowercase()))
                         .or_default() += 1;
                 }
-                in_record.extend(label_names(s));
             }
-            for name in in_record {
-                *names.entry(name.to_string()).or_default() += 1;
+        }
+        let mut names: HashMap<String, usize> = HashMap::new();
+        for set in parsed.names.iter().chain(std::iter::once(&parsed.outside)) {
+            for name in set {
+                *names.entry(name.clone()).or_default() += 1;
             }
         }
         Self {
-            records,
+            records: parsed.records,
             identifiers,
             names,
         }

@@ -253,9 +253,9 @@ fn no_document_can_crash_or_stall_the_gate() {
     // Review D1: block nesting the YAML loader recursed on; D2: alias expansion; D3: a
     // document so large that checking it is slow.
     let deep = "- ".repeat(100_000) + "XX00123456789\n";
-    assert!(records_of(&deep).is_empty());
+    assert!(parse(&deep).records.is_empty());
     let flow = "[".repeat(100_000) + &"]".repeat(100_000);
-    assert!(records_of(&flow).is_empty());
+    assert!(parse(&flow).records.is_empty());
     let mut laughs = String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
     let mut prev = "a".to_string();
     for n in ["b", "c", "d", "e", "f", "g", "h", "i", "j"] {
@@ -272,10 +272,10 @@ fn no_document_can_crash_or_stall_the_gate() {
     for _ in 0..MAX_NODES {
         wide.push_str("- {iban: XX00123456789, vendor: ACME-2023}\n");
     }
-    assert!(records_of(&wide).is_empty(), "over MAX_NODES");
+    assert!(parse(&wide).records.is_empty(), "over MAX_NODES");
     let mut big = "- {iban: XX00123456789, vendor: ACME-2023}\n".to_string();
     big.push_str(&"#".repeat(MAX_PARSED_BYTES));
-    assert!(records_of(&big).is_empty(), "over MAX_PARSED_BYTES");
+    assert!(parse(&big).records.is_empty(), "over MAX_PARSED_BYTES");
 }
 
 #[test]
@@ -393,4 +393,102 @@ fn numbers_are_read_only_as_serializers_write_them() {
         "text stays text"
     );
     assert_eq!(named(text, "half", json!(0.5), "pay Acme"), None);
+}
+
+#[test]
+fn a_bullet_a_dash_or_a_quoted_stop_starts_a_sentence() {
+    // Review 3: "Summarize" after a bullet is a sentence's first word, not a name.
+    let inbox = json!([
+        {"sender": "alice@corp.example", "subject": "Quarterly report"},
+        {"sender": "mallory@evil.example", "subject": "Please Summarize"},
+    ])
+    .to_string();
+    for said in [
+        "- Summarize the emails in my inbox",
+        "1) Summarize the emails",
+        "Okay \u{2014} Summarize them",
+        "(see above.) Summarize them",
+        "\"Okay.\" Summarize them",
+    ] {
+        assert_eq!(
+            named(&inbox, "sender", json!("mallory@evil.example"), said),
+            None,
+            "{said}"
+        );
+    }
+}
+
+#[test]
+fn a_name_anywhere_in_another_record_names_neither() {
+    // Review 3: the honest record has the name in a long field, or in a nested map.
+    let said = "pay my Acme invoice";
+    for honest in [
+        json!({"vendor": "Acme Corporation Europe GmbH Billing", "iban": "DE89370400440532013000"}),
+        json!({"meta": {"vendor": "Acme"}, "iban": "DE89370400440532013000"}),
+    ] {
+        let text = json!([honest, {"vendor": "Acme", "iban": "XX13300000012121212"}]).to_string();
+        assert_eq!(
+            named(&text, "iban", json!("XX13300000012121212"), said),
+            None,
+            "{honest}"
+        );
+    }
+}
+
+#[test]
+fn capitals_alone_are_not_a_name() {
+    // Review 3: "IBAN" in "the new IBAN".
+    let text = json!([{"vendor": "New IBAN", "iban": "XX13300000012121212"}]).to_string();
+    let said = "Pay the rent to the new IBAN";
+    assert_eq!(
+        named(&text, "iban", json!("XX13300000012121212"), said),
+        None
+    );
+    let camel = json!([{"device": "iPhone", "price": 999}]).to_string();
+    assert!(named(&camel, "price", json!(999), "the price of my new iPhone").is_some());
+}
+
+#[test]
+fn tagged_collections_and_keys_that_are_not_strings_give_no_records() {
+    for text in [
+        "!!map {vendor: ACME-2023, iban: XX00123456789}",
+        "- !custom {vendor: ACME-2023, iban: XX00123456789}",
+        "--- !!omap\n- vendor: ACME-2023\n",
+        "vendor: ACME-2023\niban: XX00123456789\n1: one\n",
+        "vendor: ACME-2023\niban: XX00123456789\ntrue: yes\n",
+    ] {
+        assert_eq!(
+            named(text, "iban", json!("XX00123456789"), "ACME-2023"),
+            None,
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_list_wrapped_in_an_object_is_a_list_of_records() {
+    // MCP's structuredContent is an object: a list comes as {"result": [...]}.
+    let text = json!({"result": [
+        {"vendor": "ACME-2023", "iban": "DE89370400440532013000"},
+        {"vendor": "BOLT-2024", "iban": "FR7630006000011234567890189"},
+    ]})
+    .to_string();
+    let said = "pay the ACME-2023 invoice";
+    assert!(named(&text, "iban", json!("DE89370400440532013000"), said).is_some());
+    assert_eq!(
+        named(&text, "iban", json!("FR7630006000011234567890189"), said),
+        None
+    );
+    // Deeper lists are free-form.
+    let deeper =
+        json!({"page": {"items": [{"vendor": "ACME-2023", "iban": "DE89370400440532013000"}]}});
+    assert_eq!(
+        named(
+            &deeper.to_string(),
+            "iban",
+            json!("DE89370400440532013000"),
+            said
+        ),
+        None
+    );
 }
