@@ -42,6 +42,14 @@ impl PathResolver for StdResolver {
     fn read_link(&self, path: &Path) -> Option<PathBuf> {
         std::fs::read_link(path).ok()
     }
+
+    fn missing_or_not_a_link(&self, path: &Path) -> Result<Option<bool>, ResolveError> {
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) => Ok(Some(!meta.file_type().is_symlink())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Some(true)),
+            Err(e) => Err(ResolveError::Other(e.to_string())),
+        }
+    }
 }
 
 /// Where and how calls are being decided.

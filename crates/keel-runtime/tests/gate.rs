@@ -199,6 +199,8 @@ fn path_bypass_attempts_on_a_real_filesystem() {
         json!({"path": "../outside/x"}),
         json!({"path": "src/../../outside/x"}),
         json!({"path": "link/secret"}),
+        json!({"path": "link"}),
+        json!({"path": "link/"}),
         json!({"path": "link/../x"}),
         json!({"path": ".GIT/config"}),
         json!({"path": ".git./config"}),

@@ -30,6 +30,13 @@ pub trait PathResolver {
     fn read_link(&self, _path: &Path) -> Option<PathBuf> {
         None
     }
+
+    /// Whether the last component of `path` is missing or an entry that is not a symbolic
+    /// link (`Some(true)`), or a link (`Some(false)`), in one cheap look (`lstat`); `None` when
+    /// this resolver cannot tell that way.
+    fn missing_or_not_a_link(&self, _path: &Path) -> Result<Option<bool>, ResolveError> {
+        Ok(None)
+    }
 }
 
 /// How many symbolic links one resolution may follow (as the OS's own limit).
@@ -157,9 +164,29 @@ fn resolve_from(joined: PathBuf, fs: &dyn PathResolver, links: usize) -> Result<
     if links > MAX_LINKS {
         return Err("too many levels of symbolic links".into());
     }
-    // Fast paths with the same meaning: the OS resolves an existing path physically, and a
-    // missing last component under an existing parent is appended — unless it is a dangling
-    // symbolic link, which a write would follow.
+    // Fast paths with the same meaning. A last component that is no link (missing, or a
+    // plain entry) is its canonical parent's: one look at it and one resolution of the parent,
+    // where resolving a missing path whole would walk it twice. (A trailing `/` asks for a
+    // directory: that is the OS's to judge.)
+    let trailing_slash = joined.as_os_str().as_encoded_bytes().ends_with(b"/");
+    if let (false, Some(parent), Some(Component::Normal(name))) = (
+        trailing_slash,
+        joined.parent(),
+        joined.components().next_back(),
+    ) {
+        match fs.missing_or_not_a_link(&joined) {
+            Err(ResolveError::Other(e)) => return Err(e),
+            Ok(Some(true)) => {
+                if let Ok(canonical) = fs.canonicalize(parent) {
+                    return Ok(canonical.join(name));
+                }
+            }
+            _ => {}
+        }
+    }
+    // The OS resolves an existing path physically, and a missing last component under an
+    // existing parent is appended — unless it is a dangling symbolic link, which a write would
+    // follow.
     match fs.canonicalize(&joined) {
         Ok(canonical) => return Ok(canonical),
         Err(ResolveError::Other(e)) => return Err(e),
