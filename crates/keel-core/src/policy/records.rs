@@ -196,8 +196,9 @@ fn read_records(text: &str) -> Option<Parsed> {
     let mut out = Parsed::default();
     let mut stack: Vec<Open> = Vec::new();
     let (mut documents, mut nodes) = (0, 0usize);
-    // The names of the top-level record being read, if one is open.
-    let mut open_names: Option<HashSet<String>> = None;
+    // The names of each top-level record being read, innermost last: an item of a wrapped
+    // list is read inside the root record.
+    let mut open_names: Vec<HashSet<String>> = Vec::new();
     loop {
         let (event, _) = parser.next_token().ok()?;
         let opens = matches!(event, Event::MappingStart(..) | Event::SequenceStart(..));
@@ -240,14 +241,14 @@ fn read_records(text: &str) -> Option<Parsed> {
                     }
                     Some((_, next)) => {
                         let key = next.take().unwrap_or_default();
-                        note_names(&value, open_names.as_mut().unwrap_or(&mut out.outside));
+                        note_names(&value, open_names.last_mut().unwrap_or(&mut out.outside));
                         if let (Some(record), Some(v)) =
                             (top.record.as_mut(), Scalar::of_document(value, style))
                         {
                             record.push((key, v));
                         }
                     }
-                    None => note_names(&value, open_names.as_mut().unwrap_or(&mut out.outside)),
+                    None => note_names(&value, open_names.last_mut().unwrap_or(&mut out.outside)),
                 }
             }
             Event::MappingStart(_, tag) | Event::SequenceStart(_, tag) => {
@@ -273,7 +274,7 @@ fn read_records(text: &str) -> Option<Parsed> {
                         _ => false,
                     };
                 if top_level {
-                    open_names = Some(HashSet::new());
+                    open_names.push(HashSet::new());
                 }
                 stack.push(Open {
                     mapping: is_mapping.then(|| (HashSet::new(), None)),
@@ -283,7 +284,7 @@ fn read_records(text: &str) -> Option<Parsed> {
             Event::SequenceEnd | Event::MappingEnd => {
                 if let Some(record) = stack.pop()?.record {
                     out.records.push(record);
-                    out.names.push(open_names.take().unwrap_or_default());
+                    out.names.push(open_names.pop().unwrap_or_default());
                 }
             }
         }

@@ -479,6 +479,19 @@ fn a_list_wrapped_in_an_object_is_a_list_of_records() {
         named(&text, "iban", json!("FR7630006000011234567890189"), said),
         None
     );
+    // The wrapper is a record of its own: a name in it is shared with the item's.
+    let titled = json!({"title": "Acme report", "result": [
+        {"vendor": "Acme", "iban": "DE89370400440532013000"},
+    ]});
+    assert_eq!(
+        named(
+            &titled.to_string(),
+            "iban",
+            json!("DE89370400440532013000"),
+            "pay Acme"
+        ),
+        None
+    );
     // Deeper lists are free-form.
     let deeper =
         json!({"page": {"items": [{"vendor": "ACME-2023", "iban": "DE89370400440532013000"}]}});
