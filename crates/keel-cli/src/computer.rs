@@ -35,24 +35,16 @@ pub(crate) fn limits(c: &ComputerUseConfig) -> Result<Limits> {
         }
         l.max_session_duration_ms = ms;
     }
-    if let Some(n) = c.max_actions_per_session {
-        l.max_actions_per_session = n;
-    }
-    if let Some(n) = c.max_model_requests {
-        l.max_model_requests = n;
-    }
-    if let Some(ms) = c.app_ref_ttl_ms {
-        l.app_ref_ttl_ms = ms;
-    }
-    if let Some(ms) = c.action_deadline_ms {
-        l.action_deadline_ms = ms;
-    }
-    if let Some(ms) = c.authorization_timeout_ms {
-        l.authorization_timeout_ms = ms;
-    }
-    if let Some(ms) = c.observation_max_age_ms {
-        l.observation_max_age_ms = ms;
-    }
+    l.max_actions_per_session = c
+        .max_actions_per_session
+        .unwrap_or(l.max_actions_per_session);
+    l.max_model_requests = c.max_model_requests.unwrap_or(l.max_model_requests);
+    l.app_ref_ttl_ms = c.app_ref_ttl_ms.unwrap_or(l.app_ref_ttl_ms);
+    l.action_deadline_ms = c.action_deadline_ms.unwrap_or(l.action_deadline_ms);
+    l.authorization_timeout_ms = c
+        .authorization_timeout_ms
+        .unwrap_or(l.authorization_timeout_ms);
+    l.observation_max_age_ms = c.observation_max_age_ms.unwrap_or(l.observation_max_age_ms);
     if let Some(n) = c.max_app_refs {
         if n == 0 {
             bail!("[computer_use] max_app_refs must be at least 1: every session needs a ref");

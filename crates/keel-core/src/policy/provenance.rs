@@ -273,12 +273,7 @@ pub fn attribute(index: &ProvenanceIndex<'_>, value: &str) -> Attribution {
         return Attribution::Unattributed;
     }
     // The first source in order, as a scan of every text would find.
-    let holds = |at: usize| {
-        index.untrusted[at].1.contains(value)
-            || index.decoded[at]
-                .as_deref()
-                .is_some_and(|d| d.contains(value))
-    };
+    let holds = |at: usize| index.untrusted_holds(at, value);
     let found = match index.grams.as_ref().and_then(|(_, t)| t.candidates(value)) {
         Some(at) => at.iter().map(|&i| i as usize).find(|&i| holds(i)),
         None => (0..index.untrusted.len()).find(|&i| holds(i)),
@@ -478,6 +473,14 @@ struct RecordReads {
 }
 
 impl ProvenanceIndex<'_> {
+    /// Whether untrusted text `at` holds `value`, as written or with its escapes decoded.
+    fn untrusted_holds(&self, at: usize, value: &str) -> bool {
+        self.untrusted[at].1.contains(value)
+            || self.decoded[at]
+                .as_deref()
+                .is_some_and(|d| d.contains(value))
+    }
+
     /// Where `value`, given for the argument `key`, is that field of a record the user named
     /// in the result of a tool that declares structured output.
     fn named_field(
@@ -492,10 +495,7 @@ impl ProvenanceIndex<'_> {
             let Source::ToolResult { tool, .. } = source else {
                 return None;
             };
-            let decoded = self.decoded[at].as_deref();
-            if !structured(tool)
-                || !(text.contains(needle) || decoded.is_some_and(|d| d.contains(needle)))
-            {
+            if !structured(tool) || !self.untrusted_holds(at, needle) {
                 return None;
             }
             let document = reads
