@@ -19,11 +19,15 @@ fn worker(dir: &Path, body: &str) -> PathBuf {
 }
 
 fn model(dir: &Path, body: &str) -> LocalModel {
+    model_with(dir, body, Duration::from_millis(500))
+}
+
+fn model_with(dir: &Path, body: &str, request_timeout: Duration) -> LocalModel {
     let gguf = dir.join("m.gguf");
     std::fs::write(&gguf, b"GGUF").unwrap_or_else(|e| panic!("{e}"));
     let mut s = LocalSettings::new(worker(dir, body), gguf);
     s.start_timeout = Duration::from_millis(500);
-    s.request_timeout = Duration::from_millis(500);
+    s.request_timeout = request_timeout;
     LocalModel::new("local:test", s).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -93,21 +97,20 @@ fn worker_errors_are_told_apart() {
 #[test]
 fn a_cancel_stops_the_worker_mid_answer() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let mut m = model(dir.path(), &format!("{READY}\nsleep 30"));
+    // The request timeout outlasts the hang, so only the cancel can end the call; a timeout
+    // would be a different error.
+    let mut m = model_with(
+        dir.path(),
+        &format!("{READY}\nsleep 30"),
+        Duration::from_secs(60),
+    );
     let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     m.watch_cancel(flag.clone());
     let setter = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(100));
         flag.store(true, std::sync::atomic::Ordering::SeqCst);
     });
-    // Longer than the cancel, shorter than the hang: only the cancel can end it in time.
-    let started = std::time::Instant::now();
     let result = ask(&mut m);
     assert!(matches!(result, Err(ModelError::Cancelled)), "{result:?}");
-    assert!(
-        started.elapsed() < Duration::from_millis(450),
-        "{:?}",
-        started.elapsed()
-    );
     let _ = setter.join();
 }

@@ -402,24 +402,28 @@ impl Desktop for Stuck {
     fn act(&mut self, window: &str, action: &Action) -> Result<(), DispatchError> {
         if self.hang_act {
             self.hang_act = false;
-            std::thread::sleep(Duration::from_millis(400));
+            std::thread::sleep(HANG);
         }
         self.inner.act(window, action)
     }
     fn release(&mut self, window: &str) -> Result<(), DesktopError> {
         if self.hang_release {
-            std::thread::sleep(Duration::from_millis(400));
+            std::thread::sleep(HANG);
         }
         self.inner.release(window)
     }
 }
 
+/// Short deadlines, with room for a loaded machine to schedule a call that does answer; a hang
+/// outlasts them several times over.
 fn short() -> Deadlines {
     Deadlines {
-        endpoint: Duration::from_millis(150),
-        release: Duration::from_millis(100),
+        endpoint: Duration::from_millis(500),
+        release: Duration::from_millis(300),
     }
 }
+
+const HANG: Duration = Duration::from_millis(2000);
 
 #[test]
 fn a_hung_input_is_unknown_never_resent_and_an_unanswered_release_keeps_the_gate_shut() {
