@@ -282,6 +282,45 @@ impl LinuxDesktop {
         Ok((obj, win, g))
     }
 
+    /// Refuses (`NotStarted`) pointer input at the window point `at` when another window
+    /// covers it there: X would deliver the click to that window. The check and the click are
+    /// not atomic; a window that appears in between still gets it, as it would a person's.
+    fn refuse_covered(
+        &self,
+        win: Window,
+        origin: (i32, i32),
+        at: (i32, i32),
+    ) -> Result<(), DispatchError> {
+        let not_started = |e: String| DispatchError::NotStarted(e);
+        let screen = (
+            i16::try_from(origin.0.saturating_add(at.0)),
+            i16::try_from(origin.1.saturating_add(at.1)),
+        );
+        let (Ok(sx), Ok(sy)) = screen else {
+            return Err(not_started(format!(
+                "the point ({}, {}) is off the X screen",
+                at.0, at.1
+            )));
+        };
+        match xwin::covered_by(&self.x, self.root, win, (sx, sy)) {
+            Ok(None) => Ok(()),
+            Ok(Some(other)) if other == self.root => Err(not_started(format!(
+                "the point ({}, {}) of the window is off the screen",
+                at.0, at.1
+            ))),
+            Ok(Some(other)) => Err(not_started(format!(
+                "{} covers the point ({}, {}) of the window, so the input would reach it; \
+                 prepare the window to raise it, or close what covers it",
+                xwin::describe(&self.x, other),
+                at.0,
+                at.1
+            ))),
+            Err(e) => Err(not_started(format!(
+                "cannot tell which window is at the point: {e}"
+            ))),
+        }
+    }
+
     /// Whether keystrokes sent now reach `win`: the X focus is it or inside it, or the focus
     /// follows the pointer and the pointer is over it.
     fn has_keyboard_focus(&self, win: Window) -> Result<bool, String> {
@@ -434,8 +473,9 @@ impl Desktop for LinuxDesktop {
     }
 
     /// Delivers the action. Points are in window coordinates. A `key` or a `typeText` without
-    /// a point is refused (`NotStarted`) when the window does not have the keyboard focus, so
-    /// keystrokes never land in another window. `scroll`'s `dx`/`dy` are wheel steps.
+    /// a point is refused (`NotStarted`) when the window does not have the keyboard focus, and
+    /// pointer input at a point another window covers is refused too, so input never lands in
+    /// another window. `scroll`'s `dx`/`dy` are wheel steps.
     fn act(&mut self, window: &str, action: &Action) -> Result<(), DispatchError> {
         if let Action::Wait { ms } = action {
             std::thread::sleep(Duration::from_millis(u64::from(*ms)));
@@ -467,6 +507,9 @@ impl Desktop for LinuxDesktop {
             other => other,
         }
         .map_err(not_started)?;
+        if let Some((px, py)) = input::pointer_point(action) {
+            self.refuse_covered(win, origin, (px, py))?;
+        }
         let sent = input::send(&self.x, self.root, &plan, &keymap, self.config.remap_grace);
         self.bound.extend(plan.remaps.iter().map(|(code, _)| *code));
         sent?;

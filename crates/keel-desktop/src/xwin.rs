@@ -9,6 +9,9 @@
 //! children. A candidate with another pid is never taken. Among the rest, an equal title comes
 //! first, then the nearest geometry. A window that sets no `_NET_WM_PID` can only match by an
 //! equal title.
+//!
+//! It also says which window a point of the screen belongs to ([`covered_by`]), so pointer
+//! input is never sent to a point another window covers.
 
 use x11rb::CURRENT_TIME;
 use x11rb::errors::{ConnectionError, ReplyError};
@@ -208,4 +211,59 @@ pub(crate) fn activate(x: &RustConnection, root: Window, win: Window) -> Result<
     }
     x.get_input_focus()?.reply()?;
     Ok(())
+}
+
+/// The top-level window that covers the screen point `(sx, sy)` of `win`, when it is not `win`
+/// itself (or the window manager's frame around it); `None` when the point is `win`'s. X
+/// delivers a click to the topmost viewable window at the point, the one
+/// `TranslateCoordinates` on the root names.
+pub(crate) fn covered_by(
+    x: &RustConnection,
+    root: Window,
+    win: Window,
+    (sx, sy): (i16, i16),
+) -> Result<Option<Window>, ReplyError> {
+    let top = x.translate_coordinates(root, root, sx, sy)?.reply()?.child;
+    if top == 0 {
+        // Nothing but the root there: the point is off every window, `win` included.
+        return Ok(Some(root));
+    }
+    // `win`, or one of its ancestors below the root, is that top-level window.
+    let mut w = win;
+    for _ in 0..64 {
+        if w == top {
+            return Ok(None);
+        }
+        let parent = x.query_tree(w)?.reply()?.parent;
+        if parent == root || parent == 0 {
+            break;
+        }
+        w = parent;
+    }
+    Ok(Some(top))
+}
+
+/// A window's title for a message: its own, else the first titled window inside it (a window
+/// manager's frame has none), else "an untitled window".
+pub(crate) fn describe(x: &RustConnection, win: Window) -> String {
+    let Ok(a) = atoms(x) else {
+        return "an untitled window".into();
+    };
+    let mut queue = std::collections::VecDeque::from([win]);
+    let mut seen = 0;
+    while let Some(w) = queue.pop_front() {
+        seen += 1;
+        if seen > 64 {
+            break;
+        }
+        if let Ok(t) = title(x, &a, w)
+            && !t.is_empty()
+        {
+            return format!("\"{t}\"");
+        }
+        if let Ok(tree) = x.query_tree(w).map(|c| c.reply()) {
+            queue.extend(tree.map(|t| t.children).unwrap_or_default());
+        }
+    }
+    "an untitled window".into()
 }

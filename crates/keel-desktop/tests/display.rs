@@ -8,7 +8,7 @@
 mod fixture;
 
 use fixture::{Fixture, eventually};
-use keel_core::computer::desktop::{Desktop, DesktopError, Snapshot};
+use keel_core::computer::desktop::{Desktop, DesktopError, DispatchError, Snapshot};
 use keel_core::computer::observation::{Action, Element};
 use keel_desktop::{DesktopConfig, LinuxDesktop};
 
@@ -247,4 +247,129 @@ fn a_closed_app_is_gone() {
             .ok()
             .filter(|a| a.iter().all(|a| a.name != fixture::APP))
     });
+}
+
+/// The top-level X window titled `title` on `display` (its `_NET_WM_NAME`, else `WM_NAME`),
+/// found among the root's children, and the connection that found it.
+fn x_window_titled(display: &str, title: &str, timeout: std::time::Duration) -> (X, u32) {
+    use x11rb::connection::Connection as _;
+    use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _};
+    let (x, screen) = x11rb::connect(Some(display)).unwrap_or_else(|e| panic!("{e}"));
+    let root = x.setup().roots[screen].root;
+    let net_wm_name = x
+        .intern_atom(false, b"_NET_WM_NAME")
+        .unwrap_or_else(|e| panic!("{e}"))
+        .reply()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .atom;
+    let named = |w: u32| {
+        [net_wm_name, AtomEnum::WM_NAME.into()].iter().any(|&p| {
+            x.get_property(false, w, p, AtomEnum::ANY, 0, 1024)
+                .ok()
+                .and_then(|c| c.reply().ok())
+                .is_some_and(|r| r.value == title.as_bytes())
+        })
+    };
+    let win = eventually(timeout, || {
+        let children = x.query_tree(root).ok()?.reply().ok()?.children;
+        children.into_iter().find(|&w| named(w))
+    });
+    (X { conn: x, root }, win)
+}
+
+struct X {
+    conn: x11rb::rust_connection::RustConnection,
+    root: u32,
+}
+
+impl X {
+    /// Moves `win` so its top-left corner is at the screen point, stacked above the others,
+    /// and waits until the server has it there.
+    fn place_on_top(&self, win: u32, at: (i32, i32), timeout: std::time::Duration) {
+        use x11rb::connection::Connection as _;
+        use x11rb::protocol::xproto::{ConfigureWindowAux, ConnectionExt as _, StackMode};
+        self.conn
+            .configure_window(
+                win,
+                &ConfigureWindowAux::new()
+                    .x(at.0)
+                    .y(at.1)
+                    .stack_mode(StackMode::ABOVE),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        self.conn.flush().unwrap_or_else(|e| panic!("{e}"));
+        eventually(timeout, || {
+            self.origin(win).filter(|o| *o == at).map(|_| ())
+        });
+    }
+
+    fn origin(&self, win: u32) -> Option<(i32, i32)> {
+        use x11rb::protocol::xproto::ConnectionExt as _;
+        let t = self
+            .conn
+            .translate_coordinates(win, self.root, 0, 0)
+            .ok()?
+            .reply()
+            .ok()?;
+        Some((i32::from(t.dst_x), i32::from(t.dst_y)))
+    }
+}
+
+#[test]
+fn pointer_input_where_another_window_covers_the_point_is_refused_until_the_window_is_raised() {
+    let mut f = Fixture::start();
+    let factory = f.window();
+    let form = f.start_also(fixture::App::Form);
+    let (x, form_x) = x_window_titled(&f.display, "keel form", f.timeout);
+    let (_, factory_x) = x_window_titled(&f.display, fixture::APP, f.timeout);
+    let origin = x.origin(factory_x).unwrap();
+    // The form over the factory's top-left corner.
+    x.place_on_top(form_x, origin, f.timeout);
+    let factory_size = {
+        let s = f.desktop.snapshot(&factory, false).unwrap();
+        (s.width, s.height)
+    };
+    let form_size = {
+        let s = f.desktop.snapshot(&form, false).unwrap();
+        (s.width, s.height)
+    };
+    assert!(
+        factory_size.0 > form_size.0 + 40 && factory_size.1 > form_size.1 + 40,
+        "the factory {factory_size:?} must stick out of the form {form_size:?}"
+    );
+    // A pointer move alone (a scroll of no steps): input, but it changes nothing in the app.
+    let at = |x: i32, y: i32| Action::Scroll { x, y, dx: 0, dy: 0 };
+    let refused = |r: Result<(), DispatchError>| match r {
+        Err(DispatchError::NotStarted(why)) => why,
+        other => panic!("not refused: {other:?}"),
+    };
+
+    let why = refused(f.desktop.act(&factory, &at(20, 20)));
+    assert!(
+        why.starts_with("\"keel form\" covers the point (20, 20) of the window"),
+        "{why}"
+    );
+    assert!(why.contains("prepare the window to raise it"), "{why}");
+    // A click there would reach the form: it is refused the same way, before anything is sent.
+    let why = refused(f.desktop.act(&factory, &Action::Click { x: 20, y: 20 }));
+    assert!(why.contains("covers the point (20, 20)"), "{why}");
+    let why = refused(f.desktop.act(
+        &factory,
+        &Action::TypeText {
+            text: "x".into(),
+            x: Some(20),
+            y: Some(20),
+        },
+    ));
+    assert!(why.contains("covers the point (20, 20)"), "{why}");
+    // Where nothing covers the factory, and on the form itself, input goes through.
+    let (w, h) = (factory_size.0 as i32, factory_size.1 as i32);
+    f.desktop.act(&factory, &at(w - 20, h - 20)).unwrap();
+    f.desktop.act(&form, &at(20, 20)).unwrap();
+
+    // Raised, the factory takes the point, and the form is the covered one.
+    f.desktop.prepare(&factory).unwrap();
+    eventually(f.timeout, || f.desktop.act(&factory, &at(20, 20)).ok());
+    let why = refused(f.desktop.act(&form, &at(20, 20)));
+    assert!(why.contains("covers the point (20, 20)"), "{why}");
 }
