@@ -30,6 +30,13 @@ pub trait Approver {
     /// order. An approver that cannot reach a person must answer [`Answer::Deny`].
     fn ask(&mut self, call: &ToolCall, reasons: &[String]) -> Answer;
 
+    /// Asks for consent to one thing (computer use, N8a): yes or no. "Allow for this run" is
+    /// taken as once, since each consequential action is approved on its own; it must never
+    /// leave a rule behind, not even in what is recorded with the run.
+    fn confirm(&mut self, call: &ToolCall, reasons: &[String]) -> bool {
+        !matches!(self.ask(call, reasons), Answer::Deny)
+    }
+
     /// Asks the person a question in words (the `clarify` tool) and returns their answer;
     /// `None` when no person can be reached. Never answered by anyone but the person.
     fn clarify(&mut self, question: &str) -> Option<String> {
@@ -51,8 +58,9 @@ impl<R: BufRead, W: Write> TerminalApprover<R, W> {
     }
 }
 
-impl<R: BufRead, W: Write> Approver for TerminalApprover<R, W> {
-    fn ask(&mut self, call: &ToolCall, reasons: &[String]) -> Answer {
+impl<R: BufRead, W: Write> TerminalApprover<R, W> {
+    /// The ask_user prompt, with `note` (keel's words) after the reasons.
+    fn prompt(&mut self, call: &ToolCall, reasons: &[String], note: Option<&str>) -> Answer {
         let mut question = format!(
             "\nkeel wants to run {} {}\nIt needs your confirmation because:\n",
             terminal_safe(&call.name),
@@ -60,6 +68,10 @@ impl<R: BufRead, W: Write> Approver for TerminalApprover<R, W> {
         );
         for r in reasons {
             question.push_str(&format!("  - {}\n", terminal_safe(r)));
+        }
+        if let Some(note) = note {
+            question.push_str(note);
+            question.push('\n');
         }
         loop {
             let prompt = format!("{question}Allow? [o]nce, for this [r]un, [d]eny: ");
@@ -83,6 +95,17 @@ impl<R: BufRead, W: Write> Approver for TerminalApprover<R, W> {
                 _ => question = "Please answer o, r or d.\n".to_string(),
             }
         }
+    }
+}
+
+impl<R: BufRead, W: Write> Approver for TerminalApprover<R, W> {
+    fn ask(&mut self, call: &ToolCall, reasons: &[String]) -> Answer {
+        self.prompt(call, reasons, None)
+    }
+
+    fn confirm(&mut self, call: &ToolCall, reasons: &[String]) -> bool {
+        let note = "Each of these is approved on its own: \"for this run\" counts as once here.";
+        !matches!(self.prompt(call, reasons, Some(note)), Answer::Deny)
     }
 
     /// Shows the model's question, each of its lines made terminal-safe and set off by an
@@ -144,6 +167,23 @@ impl<A: Approver> Approver for RecordingApprover<'_, A> {
 
     fn ask(&mut self, call: &ToolCall, reasons: &[String]) -> Answer {
         let answer = self.inner.ask(call, reasons);
+        self.record(call, reasons, answer)
+    }
+
+    /// Recorded as what it counts as, once or deny: a consent answered "for this run" must not
+    /// become an allow rule when the run is resumed.
+    fn confirm(&mut self, call: &ToolCall, reasons: &[String]) -> bool {
+        let answer = if self.inner.confirm(call, reasons) {
+            Answer::AllowOnce
+        } else {
+            Answer::Deny
+        };
+        self.record(call, reasons, answer) == Answer::AllowOnce
+    }
+}
+
+impl<A: Approver> RecordingApprover<'_, A> {
+    fn record(&mut self, call: &ToolCall, reasons: &[String], answer: Answer) -> Answer {
         let record = keel_store::ApprovalRecord {
             call_id: call.id.clone(),
             tool: call.name.clone(),
@@ -192,6 +232,26 @@ mod tests {
             shown.contains("rm -rf build") && shown.contains("policy: asks"),
             "{shown}"
         );
+    }
+
+    #[test]
+    fn consent_is_yes_or_no_and_says_that_for_this_run_counts_as_once() {
+        let confirm = |input: &str| {
+            let mut out = Vec::new();
+            let yes = TerminalApprover::new(input.as_bytes(), &mut out)
+                .confirm(&call(), &["computer use: open Settings".into()]);
+            (yes, String::from_utf8_lossy(&out).into_owned())
+        };
+        let (yes, shown) = confirm("r\n");
+        assert!(yes);
+        assert!(
+            shown.contains("\"for this run\" counts as once here")
+                && shown.contains("open Settings"),
+            "{shown}"
+        );
+        assert!(confirm("o\n").0);
+        assert!(!confirm("d\n").0);
+        assert!(!confirm("").0);
     }
 
     #[test]

@@ -30,7 +30,7 @@ use keel_model::{Model, ModelError, ToolSpec};
 use keel_store::{DesktopPause, LeaseChange, LeaseEvent, Store};
 use serde_json::{Map, Value};
 
-use crate::approval::{Answer, Approver};
+use crate::approval::Approver;
 use crate::gate::{GateInput, GateStage, Stage, StageOutcome};
 use crate::tools::{Tool, ToolContext, ToolOutput};
 
@@ -560,7 +560,7 @@ pub fn resume_control(store: &mut dyn Store) -> Result<bool, String> {
 
 /// Consent through the approver every gated call uses. The question is asked as a call of
 /// `computer_use` whose arguments are what is being consented to, so it is shown and recorded
-/// like any ask_user. Only "once" counts as yes for one thing: "for this run" is taken as
+/// like any ask_user, through [`Approver::confirm`]: "for this run" is taken (and recorded) as
 /// once, because each consequential action must be approved on its own (N8a).
 struct ApproverConsent<'a> {
     approver: &'a mut dyn Approver,
@@ -574,11 +574,8 @@ impl Consent for ApproverConsent<'_> {
             name: "computer_use".into(),
             arguments: subject.clone(),
         };
-        !matches!(
-            self.approver
-                .ask(&call, &[format!("computer use: {question}")]),
-            Answer::Deny
-        )
+        self.approver
+            .confirm(&call, &[format!("computer use: {question}")])
     }
 }
 

@@ -22,7 +22,7 @@ use keel_core::time::Timestamp;
 use keel_model::ModelReply;
 use keel_model::scripted::ScriptedModel;
 use keel_runtime::agent::LoopSettings;
-use keel_runtime::approval::{Answer, Approver};
+use keel_runtime::approval::{Answer, Approver, RecordingApprover};
 use keel_runtime::computer::{
     ComputerHub, ComputerSettings, Deadlines, ModelGrounder, TimedDesktop, resume_control,
     stop_control,
@@ -343,6 +343,44 @@ fn a_consequential_action_is_asked_and_its_rejection_stops_the_session() {
         person.asked[1]
     );
     assert_eq!(hub.lease("r"), Lease::Free);
+}
+
+#[test]
+fn a_consent_answered_for_this_run_counts_and_is_recorded_as_once() {
+    let (_dir, db) = database();
+    let hub = hub_with(
+        Box::new(SimDesktop::single("Settings", settings_window())),
+        &[],
+        &db,
+    );
+    let app_ref = discover(&hub, "r");
+    let mut store = store_at(&db);
+    let mut asker = RecordingApprover::new(
+        Person::new(&[Answer::AllowForRun]),
+        store.as_mut(),
+        "r",
+        || Timestamp(7),
+    );
+    let r = call_tool(
+        &hub,
+        "r",
+        json!({"op":"open","appRef":app_ref,"mode":"observe","prepare":false}),
+        Some(&mut asker),
+    );
+    assert_eq!(r["status"], "open", "{r}");
+    // What a resumed run restores its "allow for this run" rules from.
+    let approvals = store_at(&db)
+        .approvals("r")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let consent = approvals
+        .iter()
+        .find(|a| a.reason.starts_with("computer use:"))
+        .unwrap_or_else(|| panic!("{approvals:?}"));
+    assert_eq!(consent.answer, Answer::AllowOnce, "{approvals:?}");
+    assert!(
+        approvals.iter().all(|a| a.answer != Answer::AllowForRun),
+        "{approvals:?}"
+    );
 }
 
 /// A temporary database holding run `r`.
