@@ -103,9 +103,12 @@ impl Trigrams {
 pub struct ProvenanceIndex<'a> {
     user: Vec<Cow<'a, str>>,
     untrusted: Vec<(Source<'a>, Cow<'a, str>)>,
-    /// Each untrusted text as it reads (see [`readable`]), where that differs from how it is
-    /// written: a value is looked for in both.
-    readable: Vec<Option<String>>,
+    /// Each untrusted text with its backslash escapes decoded, where it has any (see
+    /// [`unescaped`]).
+    decoded: Vec<Option<String>>,
+    /// Each untrusted text as it reads (see [`readable`]) where its spacing differs, computed
+    /// when first needed: only a value with whitespace in it is looked for there.
+    folded: Vec<std::sync::OnceLock<Option<String>>>,
     /// Trigram postings of `user` and `untrusted`, kept only by an index that lives across
     /// calls: for one call, a scan of the texts is cheaper than building them.
     grams: Option<(Trigrams, Trigrams)>,
@@ -179,15 +182,23 @@ impl<'a> ProvenanceIndex<'a> {
     }
 
     fn add_untrusted(&mut self, source: Source<'a>, text: Cow<'a, str>) {
-        let readable = readable(&text);
+        let decoded = unescaped(&text);
+        let folded = std::sync::OnceLock::new();
         if let Some((_, untrusted)) = self.grams.as_mut() {
-            untrusted.add(self.untrusted.len(), &text);
-            if let Some(r) = &readable {
-                untrusted.add(self.untrusted.len(), r);
+            // The postings must hold every form a value may be found in.
+            let at = self.untrusted.len();
+            untrusted.add(at, &text);
+            if let Some(d) = &decoded {
+                untrusted.add(at, d);
+            }
+            let f = folded.get_or_init(|| fold_of(&text, decoded.as_deref()));
+            if let Some(f) = f {
+                untrusted.add(at, f);
             }
         }
         self.untrusted.push((source, text));
-        self.readable.push(readable);
+        self.decoded.push(decoded);
+        self.folded.push(folded);
     }
 
     /// An empty index that keeps trigram postings as it grows: for one kept across calls.
@@ -261,10 +272,12 @@ pub fn attribute(index: &ProvenanceIndex<'_>, value: &str) -> Attribution {
     if value.trim().is_empty() {
         return Attribution::Unattributed;
     }
+    let needle = Needle::of(value);
+    let said = |u: &str| needle.find_exact.find(u.as_bytes()).is_some();
     let user_grams = index.grams.as_ref().and_then(|(u, _)| u.candidates(value));
     let grounded = match user_grams {
-        Some(at) => at.iter().any(|&i| index.user[i as usize].contains(value)),
-        None => index.user.iter().any(|u| u.contains(value)),
+        Some(at) => at.iter().any(|&i| said(&index.user[i as usize])),
+        None => index.user.iter().any(|u| said(u)),
     };
     if grounded {
         return Attribution::Grounded;
@@ -273,7 +286,6 @@ pub fn attribute(index: &ProvenanceIndex<'_>, value: &str) -> Attribution {
         return Attribution::Unattributed;
     }
     // The first source in order, as a scan of every text would find.
-    let needle = Needle::of(value);
     let found = index.first_untrusted(&needle, |at| {
         index.untrusted_holds(at, &needle).then_some(at)
     });
@@ -285,28 +297,57 @@ pub fn attribute(index: &ProvenanceIndex<'_>, value: &str) -> Attribution {
     }
 }
 
-/// A value as it is looked for in untrusted text: as given, and with its whitespace folded (see
-/// [`folded`]) for the text as it reads.
+/// A value as it is looked for in untrusted text: as given, in the text as written or with its
+/// escapes decoded; and, when it has whitespace, folded (see [`folded`]) in the text as it reads.
+/// Each search is prepared once and run over every text.
 struct Needle<'v> {
     exact: &'v str,
-    folded: Cow<'v, str>,
+    find_exact: memchr::memmem::Finder<'static>,
+    spaced: Option<Spaced>,
+}
+
+/// The folded search of a value with whitespace in it.
+struct Spaced {
+    folded: memchr::memmem::Finder<'static>,
+    /// Its longest run without whitespace, which a text must hold as written or decoded
+    /// before it is worth folding: folding changes nothing between the spaces.
+    longest_word: memchr::memmem::Finder<'static>,
 }
 
 impl<'v> Needle<'v> {
     fn of(exact: &'v str) -> Self {
+        let owned = |s: &str| memchr::memmem::Finder::new(s.as_bytes()).into_owned();
+        let spaced = exact.contains(char::is_whitespace).then(|| {
+            let folded = folded(exact).unwrap_or_else(|| exact.to_string());
+            let word = folded
+                .split(' ')
+                .max_by_key(|w| w.len())
+                .unwrap_or_default();
+            Spaced {
+                folded: owned(&folded),
+                longest_word: owned(word),
+            }
+        });
         Needle {
             exact,
-            folded: folded(exact).map_or(Cow::Borrowed(exact), Cow::Owned),
+            find_exact: owned(exact),
+            spaced,
         }
     }
 }
 
+/// How `text` (with its escapes `decoded`, if it has any) reads where its spacing differs:
+/// decoded, then every run of whitespace folded into one space (see [`folded`]).
+fn fold_of(text: &str, decoded: Option<&str>) -> Option<String> {
+    folded(decoded.unwrap_or(text))
+}
+
 /// How `text` reads, when that differs from how it is written: its escapes decoded (see
 /// [`unescaped`]) and every run of whitespace folded into one space (see [`folded`]).
+#[cfg(test)]
 fn readable(text: &str) -> Option<String> {
     let decoded = unescaped(text);
-    let folded = folded(decoded.as_deref().unwrap_or(text));
-    folded.or(decoded)
+    fold_of(text, decoded.as_deref()).or(decoded)
 }
 
 /// `text` with every run of whitespace (line breaks, tabs, no-break spaces included) as one
@@ -316,15 +357,7 @@ fn readable(text: &str) -> Option<String> {
 /// and copies is the value with its spacing changed, so it is looked for folded in a text
 /// folded alike.
 fn folded(text: &str) -> Option<String> {
-    let mut chars = text.chars().peekable();
-    let mut needs = false;
-    while let Some(c) = chars.next() {
-        if c.is_whitespace() && (c != ' ' || chars.peek().is_some_and(|n| n.is_whitespace())) {
-            needs = true;
-            break;
-        }
-    }
-    if !needs {
+    if !needs_folding(text) {
         return None;
     }
     let mut out = String::with_capacity(text.len());
@@ -341,6 +374,29 @@ fn folded(text: &str) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// Whether `text` has whitespace other than single spaces. Read by byte, since it runs over
+/// every untrusted text: only the lead bytes of Unicode's non-ASCII whitespace (U+0085, U+00A0,
+/// U+1680, U+2000..U+205F, U+3000) need the character decoded.
+fn needs_folding(text: &str) -> bool {
+    let mut after_space = false;
+    for (at, &b) in text.as_bytes().iter().enumerate() {
+        let space = match b {
+            b' ' if after_space => return true,
+            b' ' => true,
+            b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => return true,
+            0xC2 | 0xE1 | 0xE2 | 0xE3 => {
+                if text[at..].chars().next().is_some_and(char::is_whitespace) {
+                    return true;
+                }
+                false
+            }
+            _ => false,
+        };
+        after_space = space;
+    }
+    false
 }
 
 /// `text` with the backslash escapes of JSON (and of the serializers that write more of them:
@@ -530,15 +586,27 @@ struct RecordReads {
 }
 
 impl ProvenanceIndex<'_> {
-    /// Whether untrusted text `at` holds the needle: as written, or folded in the text as it
-    /// reads.
+    /// Whether untrusted text `at` holds the needle: as written or decoded, or, for a value
+    /// with whitespace, folded in the text as it reads. (A value without whitespace is in the
+    /// folded text exactly when it is in the text folding started from.)
     fn untrusted_holds(&self, at: usize, needle: &Needle<'_>) -> bool {
-        let written = &self.untrusted[at].1;
-        written.contains(needle.exact)
-            || match self.readable[at].as_deref() {
-                Some(readable) => readable.contains(needle.folded.as_ref()),
-                None => needle.folded != needle.exact && written.contains(needle.folded.as_ref()),
-            }
+        let written = self.untrusted[at].1.as_ref();
+        let decoded = self.decoded[at].as_deref();
+        let found = |f: &memchr::memmem::Finder<'_>, text: &str| f.find(text.as_bytes()).is_some();
+        if found(&needle.find_exact, written)
+            || decoded.is_some_and(|d| found(&needle.find_exact, d))
+        {
+            return true;
+        }
+        let Some(spaced) = &needle.spaced else {
+            return false;
+        };
+        let base = decoded.unwrap_or(written);
+        if !found(&spaced.longest_word, base) {
+            return false;
+        }
+        let folded = self.folded[at].get_or_init(|| fold_of(written, decoded));
+        found(&spaced.folded, folded.as_deref().unwrap_or(base))
     }
 
     /// The first answer of `f` over the untrusted texts that may hold the needle, in order.
@@ -549,10 +617,11 @@ impl ProvenanceIndex<'_> {
     ) -> Option<T> {
         let grams = self.grams.as_ref().map(|(_, t)| t);
         let exact = grams.and_then(|t| t.candidates(needle.exact));
-        let folded = if needle.folded == needle.exact {
-            exact
-        } else {
-            grams.and_then(|t| t.candidates(&needle.folded))
+        let folded = match &needle.spaced {
+            Some(spaced) => grams.and_then(|t| {
+                t.candidates(std::str::from_utf8(spaced.folded.needle()).unwrap_or_default())
+            }),
+            None => exact,
         };
         let (Some(exact), Some(folded)) = (exact, folded) else {
             return (0..self.untrusted.len()).find_map(f);
@@ -1022,6 +1091,16 @@ mod tests {
             Attribution::Grounded
         );
         assert_eq!(folded("one space each"), None);
+        assert_eq!(folded("non-ASCII é, € and 中 are no space"), None);
+        for spaced in [
+            "a\u{a0}b",
+            "a\u{3000}b",
+            "a\u{2028}b",
+            "a\u{85}b",
+            "a \u{202f}b",
+        ] {
+            assert_eq!(folded(spaced), Some("a b".into()), "{spaced:?}");
+        }
         assert_eq!(folded(" a \t b\n"), Some(" a b ".into()));
     }
 
