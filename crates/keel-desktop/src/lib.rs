@@ -282,30 +282,39 @@ impl LinuxDesktop {
         Ok((obj, win, g))
     }
 
-    /// Refuses (`NotStarted`) pointer input at the window point `at` when another window
-    /// covers it there: X would deliver the click to that window. The check and the click are
-    /// not atomic; a window that appears in between still gets it, as it would a person's.
+    /// Refuses (`NotStarted`) pointer input at the window point `at` when it is off the screen
+    /// (XTEST would move the pointer to the edge, over whatever is there) or another window
+    /// covers it there (X would deliver it to that window). The check and the input are not
+    /// atomic: a window that appears in between still gets it, as it would a person's click.
     fn refuse_covered(
         &self,
         win: Window,
         origin: (i32, i32),
         at: (i32, i32),
     ) -> Result<(), DispatchError> {
-        let not_started = |e: String| DispatchError::NotStarted(e);
-        let screen = (
-            i16::try_from(origin.0.saturating_add(at.0)),
-            i16::try_from(origin.1.saturating_add(at.1)),
-        );
-        let (Ok(sx), Ok(sy)) = screen else {
+        let not_started = DispatchError::NotStarted;
+        let (sx, sy) = (origin.0.saturating_add(at.0), origin.1.saturating_add(at.1));
+        let (width, height) = self.screen_size();
+        let on_screen = |v: i32, max: u32| u32::try_from(v).is_ok_and(|v| v < max);
+        let screen = (i16::try_from(sx), i16::try_from(sy));
+        let (true, true, (Ok(sx), Ok(sy))) = (on_screen(sx, width), on_screen(sy, height), screen)
+        else {
             return Err(not_started(format!(
-                "the point ({}, {}) is off the X screen",
+                "the point ({}, {}) of the window is off the screen; prepare the window to \
+                 bring it on screen",
                 at.0, at.1
             )));
         };
         match xwin::covered_by(&self.x, self.root, win, (sx, sy)) {
             Ok(None) => Ok(()),
             Ok(Some(other)) if other == self.root => Err(not_started(format!(
-                "the point ({}, {}) of the window is off the screen",
+                "no window is at the point ({}, {}) of the window",
+                at.0, at.1
+            ))),
+            Ok(Some(other)) if xwin::is_popup(&self.x, other) => Err(not_started(format!(
+                "a menu, list or tooltip covers the point ({}, {}) of the window, so the input \
+                 would reach it, and it is not part of the window's tree; close it (the Escape \
+                 key) and observe again",
                 at.0, at.1
             ))),
             Ok(Some(other)) => Err(not_started(format!(

@@ -213,34 +213,46 @@ pub(crate) fn activate(x: &RustConnection, root: Window, win: Window) -> Result<
     Ok(())
 }
 
-/// The top-level window that covers the screen point `(sx, sy)` of `win`, when it is not `win`
-/// itself (or the window manager's frame around it); `None` when the point is `win`'s. X
-/// delivers a click to the topmost viewable window at the point, the one
-/// `TranslateCoordinates` on the root names.
+/// What is at the screen point `(sx, sy)` of `win`, when it is not `win` (or a window inside
+/// it): the first window off `win`'s line of ancestors on the way down from the root, which is
+/// where X delivers a click. Descending, not only asking the root, sees through a window
+/// manager's frames and virtual roots; the root itself means no window is there.
 pub(crate) fn covered_by(
     x: &RustConnection,
     root: Window,
     win: Window,
     (sx, sy): (i16, i16),
 ) -> Result<Option<Window>, ReplyError> {
-    let top = x.translate_coordinates(root, root, sx, sy)?.reply()?.child;
-    if top == 0 {
-        // Nothing but the root there: the point is off every window, `win` included.
-        return Ok(Some(root));
-    }
-    // `win`, or one of its ancestors below the root, is that top-level window.
+    let mut ancestors = Vec::new();
     let mut w = win;
     for _ in 0..64 {
-        if w == top {
-            return Ok(None);
-        }
         let parent = x.query_tree(w)?.reply()?.parent;
-        if parent == root || parent == 0 {
+        if parent == 0 || parent == root {
             break;
         }
+        ancestors.push(parent);
         w = parent;
     }
-    Ok(Some(top))
+    let mut at = root;
+    for _ in 0..64 {
+        let child = x.translate_coordinates(root, at, sx, sy)?.reply()?.child;
+        if child == win {
+            return Ok(None);
+        }
+        if child == 0 || !ancestors.contains(&child) {
+            return Ok(Some(if child == 0 { at } else { child }));
+        }
+        at = child;
+    }
+    Ok(Some(at))
+}
+
+/// Whether `win` is an override-redirect window: a menu, a drop-down list, a tooltip.
+pub(crate) fn is_popup(x: &RustConnection, win: Window) -> bool {
+    x.get_window_attributes(win)
+        .ok()
+        .and_then(|c| c.reply().ok())
+        .is_some_and(|a| a.override_redirect)
 }
 
 /// A window's title for a message: its own, else the first titled window inside it (a window

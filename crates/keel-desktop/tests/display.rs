@@ -249,8 +249,8 @@ fn a_closed_app_is_gone() {
     });
 }
 
-/// The top-level X window titled `title` on `display` (its `_NET_WM_NAME`, else `WM_NAME`),
-/// found among the root's children, and the connection that found it.
+/// The mapped top-level X window titled `title` on `display` (its `_NET_WM_NAME`, else
+/// `WM_NAME`), found among the root's children, and the connection that found it.
 fn x_window_titled(display: &str, title: &str, timeout: std::time::Duration) -> (X, u32) {
     use x11rb::connection::Connection as _;
     use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _};
@@ -270,9 +270,16 @@ fn x_window_titled(display: &str, title: &str, timeout: std::time::Duration) -> 
                 .is_some_and(|r| r.value == title.as_bytes())
         })
     };
+    // Mapped: GTK's client leader, an unmapped window off screen, carries the title too.
+    let mapped = |w: u32| {
+        x.get_window_attributes(w)
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .is_some_and(|a| a.map_state == x11rb::protocol::xproto::MapState::VIEWABLE)
+    };
     let win = eventually(timeout, || {
         let children = x.query_tree(root).ok()?.reply().ok()?.children;
-        children.into_iter().find(|&w| named(w))
+        children.into_iter().find(|&w| mapped(w) && named(w))
     });
     (X { conn: x, root }, win)
 }
@@ -301,6 +308,44 @@ impl X {
         eventually(timeout, || {
             self.origin(win).filter(|o| *o == at).map(|_| ())
         });
+    }
+
+    /// Maps an override-redirect window at the screen point, and waits until it is viewable.
+    fn popup(&self, at: (i32, i32), size: (u16, u16), timeout: std::time::Duration) -> u32 {
+        use x11rb::connection::Connection as _;
+        use x11rb::protocol::xproto::{ConnectionExt as _, CreateWindowAux, MapState, WindowClass};
+        let win = self.conn.generate_id().unwrap_or_else(|e| panic!("{e}"));
+        self.conn
+            .create_window(
+                x11rb::COPY_DEPTH_FROM_PARENT,
+                win,
+                self.root,
+                i16::try_from(at.0).unwrap_or_else(|e| panic!("{e}")),
+                i16::try_from(at.1).unwrap_or_else(|e| panic!("{e}")),
+                size.0,
+                size.1,
+                0,
+                WindowClass::INPUT_OUTPUT,
+                x11rb::COPY_FROM_PARENT,
+                &CreateWindowAux::new().override_redirect(1),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        self.conn.map_window(win).unwrap_or_else(|e| panic!("{e}"));
+        self.conn.flush().unwrap_or_else(|e| panic!("{e}"));
+        eventually(timeout, || {
+            let a = self.conn.get_window_attributes(win).ok()?.reply().ok()?;
+            (a.map_state == MapState::VIEWABLE).then_some(())
+        });
+        win
+    }
+
+    fn destroy(&self, win: u32) {
+        use x11rb::connection::Connection as _;
+        use x11rb::protocol::xproto::ConnectionExt as _;
+        self.conn
+            .destroy_window(win)
+            .unwrap_or_else(|e| panic!("{e}"));
+        self.conn.flush().unwrap_or_else(|e| panic!("{e}"));
     }
 
     fn origin(&self, win: u32) -> Option<(i32, i32)> {
@@ -372,4 +417,23 @@ fn pointer_input_where_another_window_covers_the_point_is_refused_until_the_wind
     eventually(f.timeout, || f.desktop.act(&factory, &at(20, 20)).ok());
     let why = refused(f.desktop.act(&form, &at(20, 20)));
     assert!(why.contains("covers the point (20, 20)"), "{why}");
+
+    // A popup (an override-redirect window, as menus and tooltips are) over the factory.
+    let popup = x.popup((origin.0 + 10, origin.1 + 10), (60, 40), f.timeout);
+    let why = refused(f.desktop.act(&factory, &at(20, 20)));
+    assert!(
+        why.starts_with("a menu, list or tooltip covers the point (20, 20)"),
+        "{why}"
+    );
+    x.destroy(popup);
+    eventually(f.timeout, || f.desktop.act(&factory, &at(20, 20)).ok());
+
+    // Half off the screen (1600 wide): XTEST would put the pointer at the edge instead.
+    x.place_on_top(factory_x, (1600 - 100, origin.1), f.timeout);
+    f.desktop.act(&factory, &at(50, 20)).unwrap();
+    let why = refused(f.desktop.act(&factory, &at(150, 20)));
+    assert!(
+        why.starts_with("the point (150, 20) of the window is off the screen"),
+        "{why}"
+    );
 }
