@@ -558,6 +558,9 @@ pub fn resume_control(store: &mut dyn Store) -> Result<bool, String> {
     Ok(was)
 }
 
+/// How the call id of a consent question begins: it is recorded with the run like any answer.
+pub const CONSENT_CALL_PREFIX: &str = "computer-consent-";
+
 /// Consent through the approver every gated call uses. The question is asked as a call of
 /// `computer_use` whose arguments are what is being consented to, so it is shown and recorded
 /// like any ask_user, through [`Approver::confirm`]: "for this run" is taken (and recorded) as
@@ -570,7 +573,7 @@ struct ApproverConsent<'a> {
 impl Consent for ApproverConsent<'_> {
     fn approve(&mut self, question: &str, subject: &Value) -> bool {
         let call = ToolCall {
-            id: format!("computer-consent-{}", self.run),
+            id: format!("{CONSENT_CALL_PREFIX}{}", self.run),
             name: "computer_use".into(),
             arguments: subject.clone(),
         };

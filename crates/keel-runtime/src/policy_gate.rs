@@ -134,10 +134,12 @@ impl PolicyGate {
         }
     }
 
-    /// Restores a resumed run's "allow for this run" answers.
+    /// Restores a resumed run's "allow for this run" answers. A computer-use consent is never
+    /// one, even where an older keel recorded it so: each is approved on its own (N8a).
     pub fn restore_answers(&self, approvals: &[keel_store::ApprovalRecord]) {
         for a in approvals {
-            if a.answer == keel_store::Answer::AllowForRun {
+            let consent = a.call_id.starts_with(crate::computer::CONSENT_CALL_PREFIX);
+            if a.answer == keel_store::Answer::AllowForRun && !consent {
                 self.allow_for_run(&a.tool);
             }
         }

@@ -633,7 +633,28 @@ fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::
         .map(|a| a.answer)
         .collect();
     assert_eq!(answers, [Answer::Deny, Answer::AllowForRun]);
-    // A new process resumes the run: its allowance comes back from the store.
+    // A computer-use consent that an older keel recorded as "for this run".
+    store.record_approval(
+        "r",
+        &keel_store::ApprovalRecord {
+            call_id: format!("{}r", keel_runtime::computer::CONSENT_CALL_PREFIX),
+            tool: "computer_use".into(),
+            answer: Answer::AllowForRun,
+            reason: "computer use: Allow keel to control the app?".into(),
+            answered_at: Timestamp(8),
+        },
+    )?;
+    // A new process resumes the run: its allowance comes back from the store; the consent's
+    // does not.
+    let policy = || {
+        default_like(
+            vec![
+                rule(&["deploy"], Decision::AskUser, 3000),
+                rule(&["computer_use"], Decision::AskUser, 3000),
+            ],
+            vec![],
+        )
+    };
     let resumed = PolicyGate::new(policy(), BTreeMap::new(), env(&root, Mode::Default, true));
     resumed.restore_answers(&store.approvals("r")?);
     let g = Gate::authority_only().with_policy(resumed)?;
@@ -641,6 +662,13 @@ fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::
         decide(&g, &call("deploy", json!({})), &[], None),
         Verdict::Allow
     );
+    assert!(matches!(
+        decide(&g, &call("computer_use", json!({})), &[], None),
+        Verdict::Refuse {
+            stage: Stage::AskUser,
+            ..
+        }
+    ));
     // Recording into a run that does not exist fails, and so the answer is a deny.
     let mut lost = RecordingApprover::new(
         Scripted(vec![Answer::AllowOnce], vec![]),
