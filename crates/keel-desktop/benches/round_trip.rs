@@ -92,5 +92,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..DesktopConfig::default()
     })?;
     report("act: key (no settle)", time(n, || raw.act(&window, &key))?);
+    // A pointer move alone (a scroll of no steps), which also asks X what is at the point.
+    let point = Action::Scroll {
+        x: 40,
+        y: 40,
+        dx: 0,
+        dy: 0,
+    };
+    report(
+        "act: pointer (no settle)",
+        time(n, || raw.act(&window, &point))?,
+    );
     Ok(())
 }
