@@ -140,19 +140,6 @@ impl Keys<'_> {
     }
 }
 
-/// The point in the window a pointer action is sent to; `None` for input without one.
-pub(crate) fn pointer_point(action: &Action) -> Option<(i32, i32)> {
-    match action {
-        Action::Click { x, y } | Action::Scroll { x, y, .. } => Some((*x, *y)),
-        Action::TypeText {
-            x: Some(x),
-            y: Some(y),
-            ..
-        } => Some((*x, *y)),
-        Action::TypeText { .. } | Action::Key { .. } | Action::Wait { .. } => None,
-    }
-}
-
 fn to_screen(origin: (i32, i32), x: i32, y: i32) -> Result<Step, String> {
     let (sx, sy) = (origin.0.saturating_add(x), origin.1.saturating_add(y));
     match (i16::try_from(sx), i16::try_from(sy)) {

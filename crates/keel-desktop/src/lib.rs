@@ -516,8 +516,8 @@ impl Desktop for LinuxDesktop {
             other => other,
         }
         .map_err(not_started)?;
-        if let Some((px, py)) = input::pointer_point(action) {
-            self.refuse_covered(win, origin, (px, py))?;
+        if let Some(point) = action.point() {
+            self.refuse_covered(win, origin, point)?;
         }
         let sent = input::send(&self.x, self.root, &plan, &keymap, self.config.remap_grace);
         self.bound.extend(plan.remaps.iter().map(|(code, _)| *code));
