@@ -308,6 +308,7 @@ struct Needle<'v> {
 
 /// The folded search of a value with whitespace in it.
 struct Spaced {
+    text: String,
     folded: memchr::memmem::Finder<'static>,
     /// Its longest run without whitespace, which a text must hold as written or decoded
     /// before it is worth folding: folding changes nothing between the spaces.
@@ -330,6 +331,7 @@ impl<'v> Needle<'v> {
                 Spaced {
                     folded: owned(&folded),
                     longest_word: owned(word),
+                    text: folded,
                 }
             });
         Needle {
@@ -628,9 +630,7 @@ impl ProvenanceIndex<'_> {
         let grams = self.grams.as_ref().map(|(_, t)| t);
         let exact = grams.and_then(|t| t.candidates(needle.exact));
         let folded = match &needle.spaced {
-            Some(spaced) => grams.and_then(|t| {
-                t.candidates(std::str::from_utf8(spaced.folded.needle()).unwrap_or_default())
-            }),
+            Some(spaced) => grams.and_then(|t| t.candidates(&spaced.text)),
             None => exact,
         };
         let (Some(exact), Some(folded)) = (exact, folded) else {
