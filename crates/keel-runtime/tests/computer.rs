@@ -348,11 +348,7 @@ fn a_consequential_action_is_asked_and_its_rejection_stops_the_session() {
 #[test]
 fn a_consent_answered_for_this_run_counts_and_is_recorded_as_once() {
     let (_dir, db) = database();
-    let hub = hub_with(
-        Box::new(SimDesktop::single("Settings", settings_window())),
-        &[],
-        &db,
-    );
+    let hub = settings_hub(&db);
     let app_ref = discover(&hub, "r");
     let mut store = store_at(&db);
     let mut asker = RecordingApprover::new(
@@ -381,6 +377,15 @@ fn a_consent_answered_for_this_run_counts_and_is_recorded_as_once() {
         approvals.iter().all(|a| a.answer != Answer::AllowForRun),
         "{approvals:?}"
     );
+}
+
+/// A hub on the simulated Settings window, with no scripted proposals.
+fn settings_hub(db: &std::path::Path) -> ComputerHub {
+    hub_with(
+        Box::new(SimDesktop::single("Settings", settings_window())),
+        &[],
+        db,
+    )
 }
 
 /// A temporary database holding run `r`.
@@ -517,11 +522,7 @@ fn a_hung_input_is_unknown_never_resent_and_an_unanswered_release_keeps_the_gate
 fn a_lease_left_by_a_crash_is_released_on_resume_and_recorded() {
     let (dir, db) = database();
     {
-        let hub = hub_with(
-            Box::new(SimDesktop::single("Settings", settings_window())),
-            &[],
-            &db,
-        );
+        let hub = settings_hub(&db);
         let app_ref = discover(&hub, "r");
         let mut person = Person::new(&[Answer::AllowOnce]);
         call_tool(
@@ -532,11 +533,7 @@ fn a_lease_left_by_a_crash_is_released_on_resume_and_recorded() {
         );
         // The process dies here, holding the lease.
     }
-    let hub = hub_with(
-        Box::new(SimDesktop::single("Settings", settings_window())),
-        &[],
-        &db,
-    );
+    let hub = settings_hub(&db);
     let cwd = dir.path().to_path_buf();
     let gate = gate(&hub, &cwd);
     assert!(
@@ -566,11 +563,7 @@ fn a_lease_left_by_a_crash_is_released_on_resume_and_recorded() {
 #[test]
 fn stop_revokes_a_live_session_and_pauses_until_resume() {
     let (_dir, db) = database();
-    let hub = hub_with(
-        Box::new(SimDesktop::single("Settings", settings_window())),
-        &[],
-        &db,
-    );
+    let hub = settings_hub(&db);
     let mut person = Person::new(&[Answer::AllowOnce, Answer::AllowOnce]);
     open_session(&hub, "control", &mut person);
     // Another process (keel computer stop) writes the pause.
@@ -631,11 +624,7 @@ fn the_model_grounder_maps_http_statuses_and_sends_the_screen_quoted() {
 #[test]
 fn a_computer_clarification_keeps_control_only_with_the_exact_answer() {
     let (_dir, db) = database();
-    let hub = hub_with(
-        Box::new(SimDesktop::single("Settings", settings_window())),
-        &[],
-        &db,
-    );
+    let hub = settings_hub(&db);
     let tools = hub.tools();
     let clarify = tools
         .iter()
@@ -803,11 +792,7 @@ fn a_lease_a_live_process_holds_is_not_released_by_another() {
             },
         )
         .unwrap_or_else(|e| panic!("{e}"));
-    let hub = hub_with(
-        Box::new(SimDesktop::single("Settings", settings_window())),
-        &[],
-        &db,
-    );
+    let hub = settings_hub(&db);
     assert_eq!(hub.release_stale("r"), None, "its holder is alive");
     assert!(matches!(hub.lease("r"), Lease::Held { .. }));
     let _ = holder.kill();
