@@ -5,14 +5,14 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use keel_core::policy::Decision;
-use keel_core::policy::protocol::{SafetyCheckInput, SafetyCheckResult};
-use keel_core::policy::provenance::{OnTainted, ProvenanceIndex};
-use keel_core::policy::rules::Mode;
+use keel_policy::Decision;
+use keel_policy::protocol::{SafetyCheckInput, SafetyCheckResult};
+use keel_policy::provenance::{OnTainted, ProvenanceIndex};
+use keel_policy::rules::Mode;
 use keel_runtime::policy_gate::{CallToDecide, GateEnv, PolicyGate};
 
-use crate::config::{self, Sources};
-use crate::policy::{CompiledPolicy, compile};
+use keel_app::config::{self, Sources};
+use keel_app::policy::{CompiledPolicy, compile};
 
 /// The policy `keel check` and `keel eval` use: the built-in default policy, `--policy` files
 /// at the workspace tier, and the user's and the admin's own files (where checkers are
@@ -36,7 +36,7 @@ pub fn compile_sources(sources: &Sources) -> CompiledPolicy {
         Ok(c) => c,
         Err(e) => {
             return CompiledPolicy {
-                policy: keel_core::policy::rules::Policy::failed(
+                policy: keel_policy::rules::Policy::failed(
                     &e.path.display().to_string(),
                     &e.message,
                 ),
@@ -71,7 +71,7 @@ pub fn check(stdin: &[u8], policy: CompiledPolicy) -> Result<SafetyCheckResult, 
     if !input.tool_call.args.is_object() {
         return Err("toolCall.args must be a JSON object".to_string());
     }
-    if input.protocol_version != keel_core::policy::protocol::PROTOCOL_VERSION {
+    if input.protocol_version != keel_policy::protocol::PROTOCOL_VERSION {
         return Err(format!(
             "unsupported protocolVersion {:?}; keel speaks 1.0.0",
             input.protocol_version

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use keel_core::item::{Item, ItemBody, ItemId, ToolCall, Untrusted};
 use keel_core::notify::ResponseOrigin;
-use keel_core::policy::Decision;
-use keel_core::policy::classify::ToolInfo;
-use keel_core::policy::provenance::OnTainted;
-use keel_core::policy::rules::Mode;
+use keel_policy::Decision;
+use keel_policy::classify::ToolInfo;
+use keel_policy::provenance::OnTainted;
+use keel_policy::rules::Mode;
 use keel_core::time::Timestamp;
 use keel_runtime::approval::{Answer, Approver};
 use keel_runtime::gate::{Gate, GateInput, Verdict};
@@ -21,7 +21,7 @@ use keel_runtime::policy_gate::{GateEnv, PolicyGate};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::policy::CompiledPolicy;
+use keel_app::policy::CompiledPolicy;
 
 /// `{model}` in the attack templates (interfaces.md §5.5).
 const MODEL_NAME: &str = "GPT-4";

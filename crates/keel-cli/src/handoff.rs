@@ -25,8 +25,10 @@ use keel_core::{ItemBody, ItemId};
 use keel_store::{NewItem, NewRun, RunRecord, SqliteStore, Store, StoreOptions};
 use serde::{Deserialize, Serialize};
 
-use crate::config::Config;
-use crate::{ids, models, paths, run};
+use keel_app::config::Config;
+use keel_app::{ids, models, paths};
+
+use crate::run;
 
 /// `keel handoff RUN --to PRESET`.
 #[derive(clap::Args, Clone, Debug)]
@@ -243,7 +245,7 @@ pub fn preview(
         estimate.output
     ));
     eprint!("{shown}");
-    let model = models::model_for(&worker_spec, config, None)?;
+    let model = models::model_for(&worker_spec, config, None, &run::notices())?;
     let prompt = worker_prompt(
         &build_bridge_instruction(lang, flags.summary_budget),
         &source,
@@ -382,7 +384,7 @@ pub fn go(
     );
     println!("{target}");
     if flags.auto_continue {
-        return run::resume(config, run_flags, &target, db, options);
+        return run::resume(config, run_flags, &target, db);
     }
     eprintln!("keel: it waits for you: `keel runs resume {target}` starts it.");
     Ok(ExitCode::SUCCESS)

@@ -7,17 +7,11 @@
 mod call;
 mod check;
 mod computer;
-mod config;
 mod eval;
 mod handoff;
-mod ids;
 mod linefeed;
-mod models;
-mod paths;
-mod policy;
 mod run;
 mod runs;
-mod tasks;
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -25,6 +19,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use keel_app::{config, ids, paths, policy};
 
 #[derive(Parser)]
 #[command(
@@ -219,9 +214,7 @@ fn load_config(policy: &[PathBuf]) -> Result<config::Config> {
 }
 
 fn store_options(config: &config::Config) -> keel_store::StoreOptions {
-    keel_store::StoreOptions {
-        busy_timeout: config.busy_timeout(),
-    }
+    config.store_options()
 }
 
 fn print(text: &str) -> Result<ExitCode> {
@@ -260,7 +253,6 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 instructions,
                 history,
                 &db,
-                &store_options(&config),
             )
         }
         Command::Chat {
@@ -278,7 +270,6 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 instructions,
                 history,
                 &db,
-                &store_options(&config),
             )
         }
         Command::Notify { run, kind, id } => {
@@ -374,7 +365,7 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             out.push_str(&format!(
                 "\nnotes.max_untagged     {}\nstore.busy_timeout_ms  {}\nrules                  {}\n",
                 config.max_untagged_notes(),
-                config.busy_timeout().as_millis(),
+                config.store_options().busy_timeout.as_millis(),
                 config.rules.len()
             ));
             print(&out)
@@ -419,7 +410,7 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 RunsCommand::Export { id } => print(&runs::export(&db, &options, &id)?),
                 RunsCommand::Resume { id, flags } => {
                     let config = load_config(&flags.policy)?;
-                    run::resume(&config, &flags, &id, &db, &options)
+                    run::resume(&config, &flags, &id, &db)
                 }
             }
         }
@@ -447,15 +438,24 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("keel: error: {e:#}");
+            let store_error = e.downcast_ref::<keel_store::StoreError>().or_else(|| {
+                e.downcast_ref::<keel_app::AppError>()
+                    .and_then(keel_app::AppError::as_store)
+            });
             let bad_caller_input = matches!(
-                e.downcast_ref::<keel_store::StoreError>(),
+                store_error,
                 Some(
                     keel_store::StoreError::InvalidCallerMessages(_)
                         | keel_store::StoreError::BadCallerMessage { .. }
                         | keel_store::StoreError::UnsupportedCallerRole { .. }
                 )
             );
-            if e.downcast_ref::<config::ConfigError>().is_some() || bad_caller_input {
+            let bad_config = e.downcast_ref::<config::ConfigError>().is_some()
+                || matches!(
+                    e.downcast_ref::<keel_app::AppError>(),
+                    Some(keel_app::AppError::Config(_))
+                );
+            if bad_config || bad_caller_input {
                 ExitCode::from(EXIT_BAD_INPUT)
             } else {
                 ExitCode::from(EXIT_FAILURE)

@@ -594,7 +594,7 @@ fn tool_manual_prints_the_computer_use_manual_as_a_json_string() {
     let manual: String =
         serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
     // Verbatim (computer-use.md N2), trailing LF included.
-    assert_eq!(manual, keel_core::computer::manual::COMPUTER_USE_MANUAL);
+    assert_eq!(manual, keel_computer::manual::COMPUTER_USE_MANUAL);
     assert!(manual.starts_with("# Computer Use\n\n") && manual.ends_with("mode stays observe.\n"));
 }
 

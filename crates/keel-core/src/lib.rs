@@ -6,22 +6,21 @@
 //! timestamps and limits are passed in, so every contract in `shared/spec` can be driven by a
 //! unit test, a property test or a fuzzer without a runtime around it.
 //!
-//! Not here: storage (`keel-store`), model providers, the turn loop, or the command line.
+//! Not here: policy (`keel-policy`), computer use (`keel-computer`), storage (`keel-store`),
+//! model providers, the turn loop, or the command line.
 #![forbid(unsafe_code)]
 
 pub mod bridge;
 pub mod compaction;
 pub mod compose;
-pub mod computer;
 pub mod envelope;
 pub mod item;
 pub mod language;
 pub mod legacy;
 pub mod notes;
 pub mod notify;
-pub mod policy;
-#[cfg(test)]
-mod seed_literal;
+#[cfg(any(test, feature = "test-support"))]
+pub mod seed_literal;
 pub mod text;
 pub mod time;
 

@@ -37,6 +37,16 @@ pub fn char_len(s: &str) -> usize {
     s.chars().count()
 }
 
+/// `parent.key`, or `key` at the top: the dot-paths arguments are named by (`paths.0`,
+/// `options.target_directory`).
+pub fn dot_join(parent: &str, key: &str) -> String {
+    if parent.is_empty() {
+        key.to_string()
+    } else {
+        format!("{parent}.{key}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,9 +14,9 @@ mod fixture;
 
 use std::time::{Duration, Instant};
 
-use keel_core::computer::desktop::Desktop;
-use keel_core::computer::observation::Action;
-use keel_core::computer::summary::summarize;
+use keel_computer::desktop::Desktop;
+use keel_computer::observation::Action;
+use keel_computer::summary::summarize;
 use keel_desktop::{DesktopConfig, LinuxDesktop};
 
 fn report(name: &str, mut samples: Vec<Duration>) {
@@ -70,7 +70,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if let Some(frame) = s.frame.as_mut() {
             frame.zero();
         }
-        Ok::<_, keel_core::computer::desktop::DesktopError>(())
+        Ok::<_, keel_computer::desktop::DesktopError>(())
     })?;
     assert_eq!(digest_len, 32);
     report("observe (tree+png+digest)", observe);

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use keel_core::computer::desktop::DesktopError;
+use keel_computer::desktop::DesktopError;
 use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _};
 use x11rb::rust_connection::RustConnection;
 

@@ -5,7 +5,7 @@
 //! and reading the root returns what a person sees there, menus and popups above the window
 //! included. Parts of the window off the screen are black.
 
-use keel_core::computer::desktop::Frame;
+use keel_computer::desktop::Frame;
 use x11rb::connection::Connection as _;
 use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat, ImageOrder, Window};
 use x11rb::rust_connection::RustConnection;

@@ -9,8 +9,8 @@
 
 use std::time::Duration;
 
-use keel_core::computer::desktop::DispatchError;
-use keel_core::computer::observation::Action;
+use keel_computer::desktop::DispatchError;
+use keel_computer::observation::Action;
 use x11rb::connection::Connection as _;
 use x11rb::cookie::VoidCookie;
 use x11rb::protocol::xproto::{

@@ -25,10 +25,10 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use atspi_common::State;
-use keel_core::computer::desktop::{
+use keel_computer::desktop::{
     AppInfo, Desktop, DesktopError, DispatchError, Snapshot, WindowInfo,
 };
-use keel_core::computer::observation::{Action, ROLE_WINDOW};
+use keel_computer::observation::{Action, ROLE_WINDOW};
 use x11rb::connection::Connection as _;
 use x11rb::protocol::xproto::{ConnectionExt as _, Window};
 use x11rb::rust_connection::RustConnection;

@@ -2,7 +2,7 @@
 //! tested without a bus.
 
 use atspi_common::{Role, State, StateSet};
-use keel_core::computer::observation::{Element, ROLE_TEXT_AREA, ROLE_TEXT_FIELD, ROLE_WINDOW};
+use keel_computer::observation::{Element, ROLE_TEXT_AREA, ROLE_TEXT_FIELD, ROLE_WINDOW};
 
 /// What the tree walk learnt about one object.
 #[derive(Clone, Debug)]

@@ -14,12 +14,12 @@ use std::collections::BTreeMap;
 
 use fixture::{App, Fixture};
 use keel_core::ToolCall;
-use keel_core::computer::desktop::Desktop;
-use keel_core::computer::session::{Grounder, GroundingError, GroundingRequest, Lease, Limits};
+use keel_computer::desktop::Desktop;
+use keel_computer::session::{Grounder, GroundingError, GroundingRequest, Lease, Limits};
 use keel_core::item::ItemId;
-use keel_core::policy::Decision;
-use keel_core::policy::provenance::OnTainted;
-use keel_core::policy::rules::{Matcher, Mode, Policy, Rule, tool_glob};
+use keel_policy::Decision;
+use keel_policy::provenance::OnTainted;
+use keel_policy::rules::{Matcher, Mode, Policy, Rule, tool_glob};
 use keel_core::time::Timestamp;
 use keel_desktop::{DesktopConfig, LinuxDesktop};
 use keel_model::ModelReply;

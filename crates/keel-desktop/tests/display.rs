@@ -8,8 +8,8 @@
 mod fixture;
 
 use fixture::{Fixture, eventually};
-use keel_core::computer::desktop::{Desktop, DesktopError, DispatchError, Snapshot};
-use keel_core::computer::observation::{Action, Element};
+use keel_computer::desktop::{Desktop, DesktopError, DispatchError, Snapshot};
+use keel_computer::observation::{Action, Element};
 use keel_desktop::{DesktopConfig, LinuxDesktop};
 
 fn center(e: &Element) -> (i32, i32) {
@@ -187,7 +187,7 @@ fn typing_into_a_text_field_changes_its_value() {
     assert!(
         matches!(
             bad,
-            Err(keel_core::computer::desktop::DispatchError::NotStarted(_))
+            Err(keel_computer::desktop::DispatchError::NotStarted(_))
         ),
         "{bad:?}"
     );
@@ -195,7 +195,7 @@ fn typing_into_a_text_field_changes_its_value() {
     assert!(
         matches!(
             outside,
-            Err(keel_core::computer::desktop::DispatchError::NotStarted(_))
+            Err(keel_computer::desktop::DispatchError::NotStarted(_))
         ),
         "{outside:?}"
     );

@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use keel_core::item::{Item, ItemBody, ItemId, ToolCall, Untrusted};
 use keel_core::notify::ResponseOrigin;
-use keel_core::policy::Decision;
-use keel_core::policy::provenance::OnTainted;
-use keel_core::policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
+use keel_policy::Decision;
+use keel_policy::provenance::OnTainted;
+use keel_policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
 use keel_core::time::Timestamp;
 use keel_runtime::checker::{CheckerMode, CheckerSpec};
 use keel_runtime::gate::{Gate, GateInput, Verdict};
@@ -194,7 +194,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut named_env = env(&cwd);
     named_env.tools.insert(
         "list_transfers".into(),
-        keel_core::policy::classify::ToolInfo {
+        keel_policy::classify::ToolInfo {
             name: "list_transfers".into(),
             structured_output: true,
             ..Default::default()

@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use keel_core::Timestamp;
 use keel_core::item::{ItemBody, ItemId, ToolCall};
-use keel_core::policy::Decision;
-use keel_core::policy::provenance::OnTainted;
-use keel_core::policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
+use keel_policy::Decision;
+use keel_policy::provenance::OnTainted;
+use keel_policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
 use keel_model::ModelReply;
 use keel_model::scripted::ScriptedModel;
 use keel_runtime::agent::{Agent, LoopSettings};

@@ -447,7 +447,7 @@ impl Agent<'_> {
     fn stable_head(&self, offered: &[ToolSpec]) -> String {
         let summaries: Vec<&str> = offered
             .iter()
-            .filter_map(|s| keel_core::computer::manual::manual_summary(&s.name))
+            .filter_map(|s| keel_computer::manual::manual_summary(&s.name))
             .collect();
         stable_head(&self.settings.base_instructions, &summaries)
     }

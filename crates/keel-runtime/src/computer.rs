@@ -16,14 +16,14 @@ use std::time::Duration;
 use keel_core::Timestamp;
 use keel_core::ToolCall;
 use keel_core::compose::{ChatMessage, ModelRequest, Role};
-use keel_core::computer::codes::ErrorCode;
-use keel_core::computer::desktop::{
+use keel_computer::codes::ErrorCode;
+use keel_computer::desktop::{
     AppInfo, Desktop, DesktopError, DispatchError, Snapshot, WindowInfo,
 };
-use keel_core::computer::grounding::{GROUNDING_INSTRUCTIONS, grounding_message};
-use keel_core::computer::input;
-use keel_core::computer::observation::Action;
-use keel_core::computer::session::{
+use keel_computer::grounding::{GROUNDING_INSTRUCTIONS, grounding_message};
+use keel_computer::input;
+use keel_computer::observation::Action;
+use keel_computer::session::{
     Computer, Consent, Env, Grounder, GroundingError, GroundingRequest, Lease, Limits, error_result,
 };
 use keel_model::{Model, ModelError, ToolSpec};
@@ -349,7 +349,7 @@ impl ComputerHub {
             .entry(run.to_string())
             .or_insert_with(|| {
                 // Mixed into refs, so they are opaque and differ between runs and processes.
-                let salt: String = keel_core::computer::summary::state_digest(&format!(
+                let salt: String = keel_computer::summary::state_digest(&format!(
                     "{run}{}",
                     (self.shared.clock)().millis()
                 ))
@@ -656,7 +656,7 @@ impl Tool for ControlClarify {
         let about_control = args
             .get("key")
             .and_then(Value::as_str)
-            .is_some_and(keel_core::computer::manual::is_computer_clarification);
+            .is_some_and(keel_computer::manual::is_computer_clarification);
         if about_control {
             let keeps = !out.is_error
                 && serde_json::from_str::<Value>(&out.text)

@@ -13,10 +13,10 @@
 use keel_core::ToolCall;
 use keel_core::item::Item;
 use keel_core::notify::{ResponseOrigin, authorize};
-use keel_core::policy::Decision;
-use keel_core::policy::protocol::FunctionCall;
-use keel_core::policy::provenance::ProvenanceIndex;
-use keel_core::policy::rules::{Final, non_interactive};
+use keel_policy::Decision;
+use keel_policy::protocol::FunctionCall;
+use keel_policy::provenance::ProvenanceIndex;
+use keel_policy::rules::{Final, non_interactive};
 
 use crate::approval::{Answer, Approver};
 use crate::policy_gate::{CallToDecide, HistorySource, PolicyGate};
@@ -430,7 +430,7 @@ mod tests {
 #[cfg(test)]
 mod kept_provenance_tests {
     use keel_core::item::{ItemBody, ItemId, Untrusted};
-    use keel_core::policy::provenance::{Attribution, attribute};
+    use keel_policy::provenance::{Attribution, attribute};
 
     use super::*;
 

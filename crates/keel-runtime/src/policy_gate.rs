@@ -7,19 +7,19 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use keel_core::item::Item;
-use keel_core::policy::Decision;
-use keel_core::policy::classify::{ToolInfo, classify};
-use keel_core::policy::paths::{
+use keel_policy::Decision;
+use keel_policy::classify::{ToolInfo, classify};
+use keel_policy::paths::{
     PathConfig, PathResolver, ResolveError, allowed_roots, check_paths_in,
 };
-use keel_core::policy::protocol::{
+use keel_policy::protocol::{
     CheckContext, Environment, FunctionCall, History, PROTOCOL_VERSION, SafetyCheckInput,
     SafetyCheckResult, history_turns,
 };
-use keel_core::policy::provenance::{
+use keel_policy::provenance::{
     OnTainted, ProvenanceIndex, ProvenanceSettings, check_provenance,
 };
-use keel_core::policy::rules::{
+use keel_policy::rules::{
     CallFacts, CheckerRef, CheckerRule, CheckerVerdict, Final, Mode, Policy, RuleOutcome, compose,
 };
 

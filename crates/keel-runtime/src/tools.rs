@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use keel_core::policy::classify::ToolInfo;
+use keel_policy::classify::ToolInfo;
 use keel_model::ToolSpec;
 use serde_json::{Map, Value, json};
 

@@ -5,11 +5,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use keel_core::policy::Decision;
-use keel_core::policy::protocol::{
+use keel_policy::Decision;
+use keel_policy::protocol::{
     CheckContext, Environment, FunctionCall, PROTOCOL_VERSION, SafetyCheckInput,
 };
-use keel_core::policy::rules::CheckerVerdict;
+use keel_policy::rules::CheckerVerdict;
 use keel_runtime::checker::{CheckerMode, CheckerSpec, PersistentChecker, run_spawn};
 
 fn script(dir: &Path, name: &str, body: &str) -> PathBuf {

@@ -10,14 +10,14 @@ use std::time::Duration;
 
 use common::{policy, reply, tool_outputs, with_agent, world};
 use keel_core::ToolCall;
-use keel_core::computer::desktop::{
+use keel_computer::desktop::{
     AppInfo, Desktop, DesktopError, DispatchError, Snapshot, WindowInfo,
 };
-use keel_core::computer::observation::Action;
-use keel_core::computer::session::{Lease, Limits};
-use keel_core::computer::sim::{SimDesktop, SimWindow, check_box, element, text_field};
-use keel_core::policy::provenance::OnTainted;
-use keel_core::policy::rules::Mode;
+use keel_computer::observation::Action;
+use keel_computer::session::{Lease, Limits};
+use keel_computer::sim::{SimDesktop, SimWindow, check_box, element, text_field};
+use keel_policy::provenance::OnTainted;
+use keel_policy::rules::Mode;
 use keel_core::time::Timestamp;
 use keel_model::ModelReply;
 use keel_model::scripted::ScriptedModel;
@@ -81,7 +81,7 @@ fn gate(hub: &ComputerHub, cwd: &std::path::Path) -> Gate {
 fn gate_knowing(
     hub: &ComputerHub,
     cwd: &std::path::Path,
-    tools: std::collections::HashMap<String, keel_core::policy::classify::ToolInfo>,
+    tools: std::collections::HashMap<String, keel_policy::classify::ToolInfo>,
 ) -> Gate {
     let env = GateEnv {
         cwd: cwd.to_path_buf(),
@@ -607,7 +607,7 @@ fn the_model_grounder_maps_http_statuses_and_sends_the_screen_quoted() {
         ),
         "script",
     );
-    use keel_core::computer::session::{Grounder, GroundingError, GroundingRequest};
+    use keel_computer::session::{Grounder, GroundingError, GroundingRequest};
     let request = GroundingRequest {
         task: "t",
         read_only: true,
@@ -710,8 +710,8 @@ fn a_second_operation_while_one_is_in_flight_is_busy() {
 
 #[test]
 fn a_seeing_grounder_sends_the_screenshot_and_a_blind_one_does_not() {
-    use keel_core::computer::desktop::Frame;
-    use keel_core::computer::session::{Grounder, GroundingRequest};
+    use keel_computer::desktop::Frame;
+    use keel_computer::session::{Grounder, GroundingRequest};
     use keel_model::openai::{HttpSettings, OpenAiModel};
     use keel_model::testing::{seen, serve, sse};
     let answer = || {

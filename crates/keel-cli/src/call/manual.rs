@@ -1,7 +1,7 @@
 //! `keel call tool-manual` (interfaces.md §1.4, computer-use.md N2): a tool's manual, verbatim,
 //! as a JSON string, for agents that offer keel's tools from outside keel.
 
-use keel_core::computer::manual::{manual, tools_with_manuals};
+use keel_computer::manual::{manual, tools_with_manuals};
 use serde_json::{Value, json};
 
 use super::CallError;

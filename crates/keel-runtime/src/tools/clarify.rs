@@ -21,7 +21,7 @@
 //! Not in [`super::Toolbox::builtin`]: it is offered by whoever wires computer use (N27 admits
 //! it during desktop control), with `toolbox.add(Box::new(Clarify))`.
 
-use keel_core::computer::manual::{clarification_keeps_control, is_computer_clarification};
+use keel_computer::manual::{clarification_keeps_control, is_computer_clarification};
 use keel_model::ToolSpec;
 use serde_json::{Map, Value, json};
 
@@ -153,7 +153,7 @@ mod tests {
     use super::*;
     use crate::approval::{Answer, TerminalApprover};
     use keel_core::ToolCall;
-    use keel_core::computer::manual::KEEP_CONTROL_ANSWER;
+    use keel_computer::manual::KEEP_CONTROL_ANSWER;
 
     /// A person who answers from a script and remembers what they were asked.
     struct Person {

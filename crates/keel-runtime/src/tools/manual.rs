@@ -6,7 +6,7 @@
 //! (`computer_use`), by whoever offers that tool (`toolbox.add(Box::new(ToolManual))`). While
 //! a desktop-control lease is held it is one of the three tools the gate still admits (N27).
 
-use keel_core::computer::manual::{manual, tools_with_manuals};
+use keel_computer::manual::{manual, tools_with_manuals};
 use keel_model::ToolSpec;
 use serde_json::{Map, Value, json};
 
@@ -67,7 +67,7 @@ impl Tool for ToolManual {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keel_core::computer::manual::COMPUTER_USE_MANUAL;
+    use keel_computer::manual::COMPUTER_USE_MANUAL;
 
     fn call(args: Value) -> ToolOutput {
         let mut ctx = ToolContext::new(std::env::temp_dir());

@@ -93,7 +93,7 @@ fn shell_runs_in_the_session_directory_with_limits() {
 
 #[test]
 fn annotations_classify_the_tools() {
-    use keel_core::policy::classify::{Effect, classify};
+    use keel_policy::classify::{Effect, classify};
     let infos = Toolbox::builtin().infos();
     assert_eq!(classify(&infos["read_file"]), Effect::ReadOnly);
     assert_eq!(classify(&infos["list_dir"]), Effect::ReadOnly);

@@ -10,12 +10,12 @@ use super::{
     fail, fail_with,
 };
 use super::{Env, HistoryEntry};
-use crate::computer::codes::ErrorCode;
-use crate::computer::desktop::DispatchError;
-use crate::computer::observation::{
+use crate::codes::ErrorCode;
+use crate::desktop::DispatchError;
+use crate::observation::{
     Action, Expectation, ROLE_TEXT_AREA, ROLE_TEXT_FIELD, VerificationStatus,
 };
-use crate::computer::{proposal, verify};
+use crate::{proposal, verify};
 
 impl Computer {
     /// Checks no-progress, reserves a slot and wraps the action in its envelope (N12, N17).

@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 
-use keel_core::policy::Decision;
-use keel_core::policy::rules::{CallFacts, Mode};
+use keel_policy::Decision;
+use keel_policy::rules::{CallFacts, Mode};
 use serde_json::json;
 
 use super::*;

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use crate::AppError;
 
 fn non_empty(var: &str) -> Option<PathBuf> {
     std::env::var_os(var)
@@ -12,7 +12,8 @@ fn non_empty(var: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-pub fn data_dir() -> Result<PathBuf> {
+/// keel's data directory: `KEEL_HOME`, else `$XDG_DATA_HOME/keel`, else `~/.local/share/keel`.
+pub fn data_dir() -> Result<PathBuf, AppError> {
     if let Some(home) = non_empty("KEEL_HOME") {
         return Ok(home);
     }
@@ -22,10 +23,13 @@ pub fn data_dir() -> Result<PathBuf> {
     if let Some(home) = non_empty("HOME") {
         return Ok(home.join(".local/share/keel"));
     }
-    bail!("cannot tell where keel's data goes: set KEEL_HOME (or XDG_DATA_HOME, or HOME)")
+    Err(AppError::Setup(
+        "cannot tell where keel's data goes: set KEEL_HOME (or XDG_DATA_HOME, or HOME)".into(),
+    ))
 }
 
-pub fn db_path(flag: Option<&PathBuf>) -> Result<PathBuf> {
+/// The database: `--db PATH`, else `keel.db` in [`data_dir`].
+pub fn db_path(flag: Option<&PathBuf>) -> Result<PathBuf, AppError> {
     match flag {
         Some(path) => Ok(path.clone()),
         None => Ok(data_dir()?.join("keel.db")),

@@ -1,7 +1,7 @@
 use super::*;
-use crate::ToolCall;
-use crate::item::{ItemId, Untrusted};
-use crate::time::Timestamp;
+use keel_core::ToolCall;
+use keel_core::item::{ItemId, Untrusted};
+use keel_core::time::Timestamp;
 
 #[test]
 fn t1_checker_output() {

@@ -89,7 +89,7 @@ struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     fn path(&self, key: &str) -> String {
-        crate::policy::dot_join(self.prefix, key)
+        keel_core::text::dot_join(self.prefix, key)
     }
 
     /// Only `allowed` keys may be present.

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Decision;
-use crate::item::{Item, ItemBody};
-use crate::text::is_blank;
+use keel_core::item::{Item, ItemBody};
+use keel_core::text::is_blank;
 
 pub const PROTOCOL_VERSION: &str = "1.0.0";
 

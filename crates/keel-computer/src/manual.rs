@@ -71,7 +71,7 @@ pub fn clarification_keeps_control(key: &str, answer: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::seed_literal::{seed_literal, seed_path, sha256_hex};
+    use keel_core::seed_literal::{seed_literal, seed_path, sha256_hex};
 
     #[test]
     fn n1_manual_is_the_seed_literal_byte_for_byte() {

@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use keel_core::policy::Decision;
-use keel_core::policy::rules::{
+use keel_policy::Decision;
+use keel_policy::rules::{
     CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, priority, tool_glob,
 };
 use keel_runtime::checker::{CheckerMode, CheckerSpec};

@@ -1,4 +1,5 @@
-//! Ids and the clock, for the binary: keel-core takes both as inputs.
+//! Ids and the clock for a real session: keel-core takes both as inputs, and this is where a
+//! front end gets them.
 
 use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -1,4 +1,4 @@
-//! Computer use (computer-use.md, seed 003): the `computer_use` tool's pure half.
+//! keel-computer: computer use's pure half (computer-use.md, seed 003).
 //!
 //! One desktop window, operated one grounded input at a time, never replaying an input whose
 //! delivery is unknown. Here are the parts that need no desktop and no clock of their own:
@@ -8,8 +8,10 @@
 //! one proposal ([`proposal`]), the manual the model reads ([`manual`]), the [`desktop::Desktop`]
 //! trait a backend implements, and the session machine that ties them together ([`session`]).
 //!
-//! Not here: a real desktop (keel-desktop), the simulated one and the tool wrapper that asks
-//! the model and the user (keel-runtime).
+//! Also here, behind the `sim` feature, a simulated desktop ([`sim`]) that tests drive.
+//!
+//! Not here: a real desktop (keel-desktop), or the tool wrapper that asks the model and the
+//! user (keel-runtime).
 
 pub mod codes;
 pub mod desktop;
@@ -20,6 +22,8 @@ pub mod observation;
 pub mod progress;
 pub mod proposal;
 pub mod session;
+/// The simulated desktop, for tests (the `sim` feature): a test double, not a backend.
+#[cfg(any(test, feature = "sim"))]
 pub mod sim;
 pub mod summary;
 pub mod verify;

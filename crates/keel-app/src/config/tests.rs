@@ -61,7 +61,10 @@ fn defaults_hold_without_files() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
     let config = load(&sources(vec![], Some(dir.path().join("absent.toml"))))?;
     assert_eq!(config.max_untagged_notes(), 16);
-    assert_eq!(config.busy_timeout(), std::time::Duration::from_secs(5));
+    assert_eq!(
+        config.store_options().busy_timeout,
+        keel_store::StoreOptions::default().busy_timeout
+    );
     assert!(config.files.is_empty());
     Ok(())
 }

@@ -6,8 +6,8 @@ use std::collections::VecDeque;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::computer::desktop::DispatchError;
-use crate::computer::sim::{SimApp, SimDesktop, SimWindow, check_box, element, text_field};
+use crate::desktop::DispatchError;
+use crate::sim::{SimApp, SimDesktop, SimWindow, check_box, element, text_field};
 
 struct Model {
     replies: VecDeque<Result<String, GroundingError>>,

@@ -23,7 +23,7 @@ use super::progress::NoProgress;
 use super::proposal::{self, BadProposal, Proposal};
 use super::summary;
 use super::verify;
-use crate::time::Timestamp;
+use keel_core::time::Timestamp;
 
 /// The limits of N5, N10, N11, N12 and N18; every one configurable (N44).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,10 +1,11 @@
-//! Policy: what decides a proposed tool call (safety.md, seed 002).
+//! keel-policy: what decides a proposed tool call (safety.md, seed 002).
 //!
 //! The checker protocol's wire types ([`protocol`]), prioritized rules and how their decision
 //! combines with checkers' ([`rules`]), and the in-process checkers: allowed paths over a
 //! [`paths::PathResolver`] passed in ([`paths`]) and provenance ([`provenance`], with the records a user names, [`records`]), with the
 //! read-only/side-effecting tool classifier they share ([`classify`]). Pure: running external
-//! checkers and resolving real paths happen in keel-runtime.
+//! checkers and resolving real paths happen in keel-runtime; compiling a configuration's
+//! policy tables into a [`rules::Policy`] happens in keel-app.
 
 pub mod classify;
 pub mod paths;
@@ -15,15 +16,7 @@ pub mod rules;
 
 use serde::{Deserialize, Serialize};
 
-/// `parent.key`, or `key` at the top: the dot-paths arguments are named by (`paths.0`,
-/// `options.target_directory`).
-pub fn dot_join(parent: &str, key: &str) -> String {
-    if parent.is_empty() {
-        key.to_string()
-    } else {
-        format!("{parent}.{key}")
-    }
-}
+pub use keel_core::text::dot_join;
 
 /// A decision, most permissive first; `max` is the most restrictive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

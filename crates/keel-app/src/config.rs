@@ -318,8 +318,15 @@ impl Config {
             })
     }
 
-    pub fn busy_timeout(&self) -> std::time::Duration {
-        std::time::Duration::from_millis(self.store.busy_timeout_ms.unwrap_or(5_000))
+    /// How the store is opened: `[store]` over keel-store's defaults.
+    pub fn store_options(&self) -> keel_store::StoreOptions {
+        let defaults = keel_store::StoreOptions::default();
+        keel_store::StoreOptions {
+            busy_timeout: self
+                .store
+                .busy_timeout_ms
+                .map_or(defaults.busy_timeout, std::time::Duration::from_millis),
+        }
     }
 }
 

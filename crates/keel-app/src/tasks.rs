@@ -1,4 +1,4 @@
-//! Background tasks for `keel run`, `keel chat` and `keel runs resume`: how a `spawn_task`
+//! Background tasks of a session: how a `spawn_task`
 //! call becomes a child run on a thread of this process (keel-runtime's `tasks` module has the
 //! protocol: the hub, the permission approver, the two tools).
 //!
@@ -7,41 +7,31 @@
 //! parent's model. Its ask_user goes to the parent as a `permission` notification. However it
 //! ends, even by a panic, a `task_result` is queued for the parent.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use keel_runtime::agent::LoopError;
 use keel_runtime::tasks::{
     PermissionApprover, Spawner, TaskEnd, TaskHub, TaskRequest, TaskStatus, finish_task,
 };
-use keel_store::{NewRun, SqliteStore, Store, StoreOptions};
+use keel_store::{NewRun, SqliteStore, Store};
 
-use crate::config::Config;
 use crate::ids;
-use crate::run::{Role, RunFlags, session, with_approver};
+use crate::session::{Notices, Role, SessionBuilder};
 
 /// The spawner `spawn_task` calls: creates the child run and starts its thread.
-pub fn spawner(
-    config: &Config,
-    flags: &RunFlags,
-    db: &Path,
-    options: &StoreOptions,
-    hub: &TaskHub,
-) -> Spawner {
-    let config = config.clone();
-    let flags = flags.clone();
-    let db = db.to_path_buf();
-    let options = options.clone();
+pub(crate) fn spawner(builder: &SessionBuilder, hub: &TaskHub) -> Spawner {
+    let builder = builder.clone();
     let hub = hub.clone();
     Arc::new(move |request: &TaskRequest| {
-        let mut store = SqliteStore::open(&db, &options).map_err(|e| e.to_string())?;
+        let mut store = SqliteStore::open(builder.db(), builder.store_options())
+            .map_err(|e| e.to_string())?;
         let parent = store.run_head(&request.parent).map_err(|e| e.to_string())?;
         let child = ids::unique("run");
         store
             .create_run(NewRun {
                 id: child.clone(),
                 preset: parent.preset.clone(),
-                model: config.tasks.model.clone().unwrap_or(parent.model.clone()),
+                model: (builder.config().tasks.model.clone()).unwrap_or(parent.model.clone()),
                 origin: Some(format!("task of {}", request.parent)),
                 open_turn: false,
                 now: ids::now(),
@@ -51,10 +41,7 @@ pub fn spawner(
             .map_err(|e| e.to_string())?;
         hub.task_started(&request.parent, &child);
         let job = Job {
-            config: config.clone(),
-            flags: flags.clone(),
-            db: db.clone(),
-            options: options.clone(),
+            builder: builder.clone(),
             hub: hub.clone(),
             parent: request.parent.clone(),
             child: child.clone(),
@@ -79,10 +66,7 @@ pub fn spawner(
 
 /// One task, on its own thread.
 struct Job {
-    config: Config,
-    flags: RunFlags,
-    db: PathBuf,
-    options: StoreOptions,
+    builder: SessionBuilder,
     hub: TaskHub,
     parent: String,
     child: String,
@@ -96,12 +80,12 @@ impl Job {
                 status: TaskStatus::Failed,
                 result: "the task stopped on an internal error (a panic)".into(),
             });
-        eprintln!(
-            "keel: background task {} {}",
+        self.builder.notify(&format!(
+            "background task {} {}",
             self.child,
             end.status.as_str()
-        );
-        let reported = SqliteStore::open(&self.db, &self.options)
+        ));
+        let reported = SqliteStore::open(self.builder.db(), self.builder.store_options())
             .map_err(|e| e.to_string())
             .and_then(|mut store| {
                 finish_task(
@@ -116,10 +100,10 @@ impl Job {
             });
         if let Err(e) = reported {
             self.hub.task_ended(&self.child);
-            eprintln!(
-                "keel: the result of background task {} could not be queued for run {}: {e}",
+            self.builder.notify(&format!(
+                "the result of background task {} could not be queued for run {}: {e}",
                 self.child, self.parent
-            );
+            ));
         }
     }
 
@@ -130,22 +114,21 @@ impl Job {
         };
         // The child's model and preset are the ones recorded with its run; ask_user is asked
         // (of the parent's person, through the parent), never turned into a silent deny.
-        let mut flags = self.flags.clone();
-        flags.model = None;
-        flags.preset = None;
-        flags.approval = Some("ask".into());
-        let mut s = match session(
-            &self.config,
-            &flags,
-            &self.db,
-            &self.options,
-            Some(&self.child),
-            Role::Task,
-        ) {
+        let mut options = self.builder.session_options().clone();
+        options.model = None;
+        options.preset = None;
+        options.approval = Some("ask".into());
+        let built = (self.builder.clone())
+            .options(options)
+            .continuing(Some(&self.child))
+            .role(Role::Task)
+            .build();
+        let mut s = match built {
             Ok(s) => s,
-            Err(e) => return failed(format!("the task could not be set up: {e:#}")),
+            Err(e) => return failed(format!("the task could not be set up: {}", chain(&e))),
         };
-        let mut permission_store = match SqliteStore::open(&self.db, &self.options) {
+        let mut permission_store =
+            match SqliteStore::open(self.builder.db(), self.builder.store_options()) {
             Ok(store) => store,
             Err(e) => return failed(format!("the task could not open the store: {e}")),
         };
@@ -154,19 +137,15 @@ impl Job {
             hub: self.hub.clone(),
             parent: self.parent.clone(),
             child: self.child.clone(),
-            timeout: self.config.permission_timeout(),
+            timeout: self.builder.config().permission_timeout(),
             next_request_id: Box::new(|| ids::unique("perm")),
             now: ids::now,
         };
         // A task's own text is not streamed into the parent's terminal: its result arrives as
         // a notification.
-        let outcome = with_approver(
-            &mut s,
-            approver,
-            &self.child,
-            |_| {},
-            |a| a.user_turn(&self.child, &self.task),
-        );
+        let outcome = s.with_agent(approver, &self.child, |_| {}, |a| {
+            a.user_turn(&self.child, &self.task)
+        });
         match outcome {
             Ok(end) if end.hit_step_limit => failed(format!(
                 "the task stopped at its step limit ({} model calls) before finishing; its last \
@@ -177,7 +156,7 @@ impl Job {
                 status: TaskStatus::Completed,
                 result: end.final_text,
             },
-            Err(e) if matches!(e.downcast_ref::<LoopError>(), Some(LoopError::Cancelled)) => {
+            Err(crate::AppError::Loop(LoopError::Cancelled)) => {
                 TaskEnd {
                     status: TaskStatus::Cancelled,
                     result: format!(
@@ -186,7 +165,7 @@ impl Job {
                     ),
                 }
             }
-            Err(e) => failed(format!("{e:#}")),
+            Err(e) => failed(chain(&e)),
         }
     }
 }
@@ -198,6 +177,7 @@ pub fn report_orphaned_tasks(
     store: &mut SqliteStore,
     hub: &TaskHub,
     parent: &str,
+    notices: &Notices,
 ) -> Result<usize, keel_store::StoreError> {
     let origin = format!("task of {parent}");
     let reported: std::collections::HashSet<String> = store
@@ -223,9 +203,21 @@ pub fn report_orphaned_tasks(
             ),
         };
         finish_task(store, hub, parent, child, &end, ids::now())?;
-        eprintln!(
-            "keel: background task {child} was left unfinished by a stopped process: reported as failed"
-        );
+        notices(&format!(
+            "background task {child} was left unfinished by a stopped process: reported as failed"
+        ));
     }
     Ok(orphans.len())
+}
+
+/// An error and its causes, as `anyhow`'s `{:#}` would print them: "what: why: why".
+pub fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        out.push_str(": ");
+        out.push_str(&c.to_string());
+        cause = c.source();
+    }
+    out
 }

@@ -3,13 +3,13 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
 use keel_model::Model;
 use keel_model::local::{self, LocalModel, LocalSettings};
 use keel_model::openai::{HttpSettings, OpenAiModel};
 use keel_model::scripted::ScriptedModel;
 
 use crate::config::Config;
+use crate::{AppError, Notices};
 
 /// The environment variable naming a file the scripted provider appends every request to.
 pub const SCRIPT_LOG_ENV: &str = "KEEL_SCRIPT_LOG";
@@ -20,7 +20,8 @@ pub fn model_for(
     spec: &str,
     config: &Config,
     base_url: Option<&str>,
-) -> Result<Box<dyn Model + Send>> {
+    notices: &Notices,
+) -> Result<Box<dyn Model + Send>, AppError> {
     if let Some(path) = spec.strip_prefix("script:") {
         let mut model = ScriptedModel::from_file(&PathBuf::from(path))?;
         if let Some(log) = std::env::var_os(SCRIPT_LOG_ENV) {
@@ -34,24 +35,23 @@ pub fn model_for(
         ))?));
     }
     if spec == "local" || spec.starts_with("local:") {
-        return Ok(Box::new(local_model(spec, config)?));
+        return Ok(Box::new(local_model(spec, config, notices)?));
     }
-    bail!(
+    Err(AppError::Setup(format!(
         "unknown model {spec:?}: use local (the embedded model), local:PATH.gguf, \
          openai:MODEL (with --base-url for a llama.cpp, Ollama or vLLM server) or script:FILE"
-    )
+    )))
 }
 
 /// The local GGUF model: the embedded one (fetched on first use) or `local:PATH.gguf`.
-fn local_model(spec: &str, config: &Config) -> Result<LocalModel> {
-    let exe = std::env::current_exe().context("cannot tell where keel is installed")?;
+fn local_model(spec: &str, config: &Config, notices: &Notices) -> Result<LocalModel, AppError> {
+    let exe = std::env::current_exe()
+        .map_err(|e| AppError::Setup(format!("cannot tell where keel is installed: {e}")))?;
     // The worker first: no point fetching a model nothing can run.
     let worker = local::find_worker(&exe)?;
     let path = match spec.strip_prefix("local:") {
         Some(path) => PathBuf::from(path),
-        None => local::fetch_embedded_model(&crate::paths::data_dir()?, &mut |m| {
-            eprintln!("keel: {m}")
-        })?,
+        None => local::fetch_embedded_model(&crate::paths::data_dir()?, &mut |m| notices(m))?,
     };
     let m = &config.model;
     let mut s = LocalSettings::new(worker, path);

@@ -1,0 +1,41 @@
+//! The one error type of session assembly: what went wrong, worded for the person who has to
+//! fix it. Errors of the layers below pass through unchanged, so a front end can still tell a
+//! bad configuration or a bad caller message (exit 2) from a failure (exit 1).
+
+use keel_runtime::agent::LoopError;
+use keel_store::StoreError;
+
+use crate::config::ConfigError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Model(#[from] keel_model::ModelError),
+    #[error(transparent)]
+    Loop(#[from] LoopError),
+    #[error(transparent)]
+    Gate(#[from] keel_runtime::gate::StageOrder),
+    /// A session that cannot be set up as asked (an unknown preset, mode or model, a missing
+    /// directory), with what to do about it.
+    #[error("{0}")]
+    Setup(String),
+}
+
+impl AppError {
+    /// The store's error inside, if that is what this is.
+    pub fn as_store(&self) -> Option<&StoreError> {
+        match self {
+            AppError::Store(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Whether the turn was stopped on request (Ctrl-C), which is no failure.
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self, AppError::Loop(LoopError::Cancelled))
+    }
+}
