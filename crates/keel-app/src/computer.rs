@@ -10,12 +10,14 @@ use keel_computer::codes::ErrorCode;
 use keel_computer::session::{Grounder, Limits};
 use keel_model::openai::{HttpSettings, OpenAiModel, is_loopback};
 use keel_model::scripted::ScriptedModel;
-use keel_runtime::computer::{ComputerHub, ComputerSettings, Deadlines, ModelGrounder, TimedDesktop};
+use keel_runtime::computer::{
+    ComputerHub, ComputerSettings, Deadlines, ModelGrounder, TimedDesktop,
+};
 use keel_store::SqliteStore;
 
-use crate::config::ComputerUseConfig;
-use crate::session::{Notices, SessionBuilder};
 use crate::AppError;
+use crate::config::ComputerUseConfig;
+use crate::session::{DesktopOpener, Notices};
 
 /// The budgets and limits `[computer_use]` sets (N10, N44).
 pub fn limits(c: &ComputerUseConfig) -> Result<Limits, AppError> {
@@ -66,7 +68,10 @@ fn deadlines(c: &ComputerUseConfig) -> Deadlines {
 /// The computer-use model (N6, N6a, N21): its own `model`, `base_url` and `api_key_env`; no
 /// retries; HTTPS or loopback only. What is missing is the N6 code the first `open` reports,
 /// and it is said on stderr now too.
-fn grounder(c: &ComputerUseConfig, notices: &Notices) -> Result<Box<dyn Grounder + Send>, ErrorCode> {
+fn grounder(
+    c: &ComputerUseConfig,
+    notices: &Notices,
+) -> Result<Box<dyn Grounder + Send>, ErrorCode> {
     let Some(spec) = c.model.as_deref() else {
         return Err(ErrorCode::ModelRequired);
     };
@@ -123,21 +128,20 @@ fn grounder(c: &ComputerUseConfig, notices: &Notices) -> Result<Box<dyn Grounder
     }
 }
 
-/// The hub of a session when `[computer_use]` is configured; `None` when it is not (then no
-/// computer-use tool is offered at all).
-pub(crate) fn hub(
-    builder: &SessionBuilder,
+/// The hub of a session whose configuration has `[computer_use]` (without it, no computer-use
+/// tool is offered at all): `store` is its own connection, `desktop` the front end's backend.
+pub fn hub(
+    c: &ComputerUseConfig,
+    store: SqliteStore,
+    desktop: Option<&DesktopOpener>,
+    notices: &Notices,
     clock: fn() -> keel_core::Timestamp,
-) -> Result<Option<ComputerHub>, AppError> {
-    let Some(c) = &builder.config().computer_use else {
-        return Ok(None);
-    };
+) -> Result<ComputerHub, AppError> {
     let settings = ComputerSettings {
         enabled: c.enabled.unwrap_or(false),
         limits: limits(c)?,
     };
-    let store = SqliteStore::open(builder.db(), builder.store_options())?;
-    let desktop = match builder.desktop_opener() {
+    let desktop = match desktop {
         Some(open) => open(),
         // A front end that hands over no backend: every operation says so.
         None => Box::new(keel_runtime::computer::LazyDesktop::new(|| {
@@ -147,13 +151,13 @@ pub(crate) fn hub(
         })),
     };
     let timed = TimedDesktop::new(desktop, deadlines(c));
-    Ok(Some(ComputerHub::new(
+    Ok(ComputerHub::new(
         settings,
         Box::new(timed),
-        grounder(c, builder.notices_sink()),
+        grounder(c, notices),
         Box::new(store),
         clock,
-    )))
+    ))
 }
 
 #[cfg(test)]
@@ -193,7 +197,10 @@ mod tests {
     #[test]
     fn the_model_is_never_inherited_and_must_be_reachable_safely() {
         let none = ComputerUseConfig::default();
-        assert_eq!(grounder(&none, &quiet()).err(), Some(ErrorCode::ModelRequired));
+        assert_eq!(
+            grounder(&none, &quiet()).err(),
+            Some(ErrorCode::ModelRequired)
+        );
         let local = ComputerUseConfig {
             model: Some("local".into()),
             ..ComputerUseConfig::default()
@@ -217,7 +224,10 @@ mod tests {
             api_key_env: Some("KEEL_TEST_NO_SUCH_KEY_VAR".into()),
             ..ComputerUseConfig::default()
         };
-        assert_eq!(grounder(&no_key, &quiet()).err(), Some(ErrorCode::ModelKeyMissing));
+        assert_eq!(
+            grounder(&no_key, &quiet()).err(),
+            Some(ErrorCode::ModelKeyMissing)
+        );
         let loopback = ComputerUseConfig {
             model: Some("openai:gpt".into()),
             base_url: Some("http://127.0.0.1:9/v1".into()),

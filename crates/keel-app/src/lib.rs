@@ -32,6 +32,7 @@
 //! # }
 //! ```
 
+pub mod builder;
 pub mod computer;
 pub mod config;
 mod error;
@@ -42,6 +43,7 @@ pub mod policy;
 pub mod session;
 pub mod tasks;
 
+pub use builder::SessionBuilder;
 pub use config::Config;
 pub use error::AppError;
-pub use session::{DesktopOpener, Notices, Role, Session, SessionBuilder, SessionOptions};
+pub use session::{DesktopOpener, Notices, Role, Session, SessionOptions};

@@ -15,23 +15,36 @@ use keel_runtime::tasks::{
 };
 use keel_store::{NewRun, SqliteStore, Store};
 
-use crate::ids;
-use crate::session::{Notices, Role, SessionBuilder};
+use crate::session::{Notices, Session};
+use crate::{AppError, ids};
+
+/// What a session's background tasks need from it, handed over when it is built (so that this
+/// module needs only a way to build a child session, not the builder).
+#[derive(Clone)]
+pub struct TaskContext {
+    pub db: std::path::PathBuf,
+    pub store_options: keel_store::StoreOptions,
+    /// `[tasks] model`: the model of every task, else its parent's.
+    pub model: Option<String>,
+    pub permission_timeout: std::time::Duration,
+    pub notices: Notices,
+    /// Builds the session of the child run with this id.
+    pub build_child: Arc<dyn Fn(&str) -> Result<Session, AppError> + Send + Sync>,
+}
 
 /// The spawner `spawn_task` calls: creates the child run and starts its thread.
-pub(crate) fn spawner(builder: &SessionBuilder, hub: &TaskHub) -> Spawner {
-    let builder = builder.clone();
+pub(crate) fn spawner(builder: TaskContext, hub: &TaskHub) -> Spawner {
     let hub = hub.clone();
     Arc::new(move |request: &TaskRequest| {
-        let mut store = SqliteStore::open(builder.db(), builder.store_options())
-            .map_err(|e| e.to_string())?;
+        let mut store =
+            SqliteStore::open(&builder.db, &builder.store_options).map_err(|e| e.to_string())?;
         let parent = store.run_head(&request.parent).map_err(|e| e.to_string())?;
         let child = ids::unique("run");
         store
             .create_run(NewRun {
                 id: child.clone(),
                 preset: parent.preset.clone(),
-                model: (builder.config().tasks.model.clone()).unwrap_or(parent.model.clone()),
+                model: builder.model.clone().unwrap_or(parent.model.clone()),
                 origin: Some(format!("task of {}", request.parent)),
                 open_turn: false,
                 now: ids::now(),
@@ -66,7 +79,7 @@ pub(crate) fn spawner(builder: &SessionBuilder, hub: &TaskHub) -> Spawner {
 
 /// One task, on its own thread.
 struct Job {
-    builder: SessionBuilder,
+    builder: TaskContext,
     hub: TaskHub,
     parent: String,
     child: String,
@@ -80,12 +93,12 @@ impl Job {
                 status: TaskStatus::Failed,
                 result: "the task stopped on an internal error (a panic)".into(),
             });
-        self.builder.notify(&format!(
+        (self.builder.notices)(&format!(
             "background task {} {}",
             self.child,
             end.status.as_str()
         ));
-        let reported = SqliteStore::open(self.builder.db(), self.builder.store_options())
+        let reported = SqliteStore::open(&self.builder.db, &self.builder.store_options)
             .map_err(|e| e.to_string())
             .and_then(|mut store| {
                 finish_task(
@@ -100,7 +113,7 @@ impl Job {
             });
         if let Err(e) = reported {
             self.hub.task_ended(&self.child);
-            self.builder.notify(&format!(
+            (self.builder.notices)(&format!(
                 "the result of background task {} could not be queued for run {}: {e}",
                 self.child, self.parent
             ));
@@ -114,38 +127,32 @@ impl Job {
         };
         // The child's model and preset are the ones recorded with its run; ask_user is asked
         // (of the parent's person, through the parent), never turned into a silent deny.
-        let mut options = self.builder.session_options().clone();
-        options.model = None;
-        options.preset = None;
-        options.approval = Some("ask".into());
-        let built = (self.builder.clone())
-            .options(options)
-            .continuing(Some(&self.child))
-            .role(Role::Task)
-            .build();
-        let mut s = match built {
+        let mut s = match (self.builder.build_child)(&self.child) {
             Ok(s) => s,
             Err(e) => return failed(format!("the task could not be set up: {}", chain(&e))),
         };
         let mut permission_store =
-            match SqliteStore::open(self.builder.db(), self.builder.store_options()) {
-            Ok(store) => store,
-            Err(e) => return failed(format!("the task could not open the store: {e}")),
-        };
+            match SqliteStore::open(&self.builder.db, &self.builder.store_options) {
+                Ok(store) => store,
+                Err(e) => return failed(format!("the task could not open the store: {e}")),
+            };
         let approver = PermissionApprover {
             store: &mut permission_store,
             hub: self.hub.clone(),
             parent: self.parent.clone(),
             child: self.child.clone(),
-            timeout: self.builder.config().permission_timeout(),
+            timeout: self.builder.permission_timeout,
             next_request_id: Box::new(|| ids::unique("perm")),
             now: ids::now,
         };
         // A task's own text is not streamed into the parent's terminal: its result arrives as
         // a notification.
-        let outcome = s.with_agent(approver, &self.child, |_| {}, |a| {
-            a.user_turn(&self.child, &self.task)
-        });
+        let outcome = s.with_agent(
+            approver,
+            &self.child,
+            |_| {},
+            |a| a.user_turn(&self.child, &self.task),
+        );
         match outcome {
             Ok(end) if end.hit_step_limit => failed(format!(
                 "the task stopped at its step limit ({} model calls) before finishing; its last \
@@ -156,58 +163,16 @@ impl Job {
                 status: TaskStatus::Completed,
                 result: end.final_text,
             },
-            Err(crate::AppError::Loop(LoopError::Cancelled)) => {
-                TaskEnd {
-                    status: TaskStatus::Cancelled,
-                    result: format!(
-                        "cancelled; `keel runs resume {}` continues the task's own run",
-                        self.child
-                    ),
-                }
-            }
+            Err(crate::AppError::Loop(LoopError::Cancelled)) => TaskEnd {
+                status: TaskStatus::Cancelled,
+                result: format!(
+                    "cancelled; `keel runs resume {}` continues the task's own run",
+                    self.child
+                ),
+            },
             Err(e) => failed(chain(&e)),
         }
     }
-}
-
-/// Tasks of `parent` whose end was never reported: a process that ran them stopped (a crash,
-/// a kill) before they finished. Each gets its `task_result` now, `failed` with what is known,
-/// so the parent is never left waiting and nothing is reported as done. Returns how many.
-pub fn report_orphaned_tasks(
-    store: &mut SqliteStore,
-    hub: &TaskHub,
-    parent: &str,
-    notices: &Notices,
-) -> Result<usize, keel_store::StoreError> {
-    let origin = format!("task of {parent}");
-    let reported: std::collections::HashSet<String> = store
-        .notifications(parent)?
-        .into_iter()
-        .map(|n| n.id)
-        .collect();
-    let orphans: Vec<String> = store
-        .list_runs()?
-        .into_iter()
-        .filter(|r| r.head.origin.as_deref() == Some(origin.as_str()))
-        .map(|r| r.head.id)
-        .filter(|child| !hub.is_running(child))
-        .filter(|child| !reported.contains(&keel_runtime::tasks::task_result_id(child)))
-        .collect();
-    for child in &orphans {
-        let end = TaskEnd {
-            status: TaskStatus::Failed,
-            result: format!(
-                "the keel process running this task stopped before it finished; whatever it did \
-                 is in its own run (`keel runs show {child}`), and `keel runs resume {child}` \
-                 continues it"
-            ),
-        };
-        finish_task(store, hub, parent, child, &end, ids::now())?;
-        notices(&format!(
-            "background task {child} was left unfinished by a stopped process: reported as failed"
-        ));
-    }
-    Ok(orphans.len())
 }
 
 /// An error and its causes, as `anyhow`'s `{:#}` would print them: "what: why: why".

@@ -246,14 +246,7 @@ fn execute(cli: Cli) -> Result<ExitCode> {
         } => {
             let config = load_config(&flags.policy)?;
             let db = paths::db_path(cli.db.as_ref())?;
-            run::run(
-                &config,
-                &flags,
-                &task,
-                instructions,
-                history,
-                &db,
-            )
+            run::run(&config, &flags, &task, instructions, history, &db)
         }
         Command::Chat {
             flags,
@@ -263,14 +256,7 @@ fn execute(cli: Cli) -> Result<ExitCode> {
         } => {
             let config = load_config(&flags.policy)?;
             let db = paths::db_path(cli.db.as_ref())?;
-            run::chat(
-                &config,
-                &flags,
-                run,
-                instructions,
-                history,
-                &db,
-            )
+            run::chat(&config, &flags, run, instructions, history, &db)
         }
         Command::Notify { run, kind, id } => {
             let config = load_config(&[])?;

@@ -30,3 +30,9 @@ pub mod verify;
 
 pub use codes::ErrorCode;
 pub use observation::{Action, Element, Expectation, Verification, VerificationStatus};
+
+/// How the call id of a consent question begins: consent is asked as a call of
+/// `computer_use` and recorded with the run like any answer, and the policy gate tells such
+/// an answer from a person's "allow for this run" by this prefix (a consent never becomes a
+/// standing rule).
+pub const CONSENT_CALL_PREFIX: &str = "computer-consent-";

@@ -25,9 +25,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use atspi_common::State;
-use keel_computer::desktop::{
-    AppInfo, Desktop, DesktopError, DispatchError, Snapshot, WindowInfo,
-};
+use keel_computer::desktop::{AppInfo, Desktop, DesktopError, DispatchError, Snapshot, WindowInfo};
 use keel_computer::observation::{Action, ROLE_WINDOW};
 use x11rb::connection::Connection as _;
 use x11rb::protocol::xproto::{ConnectionExt as _, Window};

@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use keel_core::item::{Item, ItemBody, ItemId, ToolCall, Untrusted};
 use keel_core::notify::ResponseOrigin;
+use keel_core::time::Timestamp;
 use keel_policy::Decision;
 use keel_policy::provenance::OnTainted;
 use keel_policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
-use keel_core::time::Timestamp;
 use keel_runtime::checker::{CheckerMode, CheckerSpec};
 use keel_runtime::gate::{Gate, GateInput, Verdict};
 use keel_runtime::policy_gate::{GateEnv, PolicyGate};

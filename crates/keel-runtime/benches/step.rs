@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 
 use keel_core::Timestamp;
 use keel_core::item::{ItemBody, ItemId, ToolCall};
+use keel_model::ModelReply;
+use keel_model::scripted::ScriptedModel;
 use keel_policy::Decision;
 use keel_policy::provenance::OnTainted;
 use keel_policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
-use keel_model::ModelReply;
-use keel_model::scripted::ScriptedModel;
 use keel_runtime::agent::{Agent, LoopSettings};
 use keel_runtime::gate::Gate;
 use keel_runtime::policy_gate::{GateEnv, PolicyGate};

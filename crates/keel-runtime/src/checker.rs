@@ -16,10 +16,10 @@ use std::sync::Mutex;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use keel_core::text::js_trim;
 use keel_policy::Decision;
 use keel_policy::protocol::{SafetyCheckInput, parse_result};
 use keel_policy::rules::CheckerVerdict;
-use keel_core::text::js_trim;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 

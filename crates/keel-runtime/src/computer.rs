@@ -13,19 +13,17 @@ use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use keel_core::Timestamp;
-use keel_core::ToolCall;
-use keel_core::compose::{ChatMessage, ModelRequest, Role};
 use keel_computer::codes::ErrorCode;
-use keel_computer::desktop::{
-    AppInfo, Desktop, DesktopError, DispatchError, Snapshot, WindowInfo,
-};
+use keel_computer::desktop::{AppInfo, Desktop, DesktopError, DispatchError, Snapshot, WindowInfo};
 use keel_computer::grounding::{GROUNDING_INSTRUCTIONS, grounding_message};
 use keel_computer::input;
 use keel_computer::observation::Action;
 use keel_computer::session::{
     Computer, Consent, Env, Grounder, GroundingError, GroundingRequest, Lease, Limits, error_result,
 };
+use keel_core::Timestamp;
+use keel_core::ToolCall;
+use keel_core::compose::{ChatMessage, ModelRequest, Role};
 use keel_model::{Model, ModelError, ToolSpec};
 use keel_store::{DesktopPause, LeaseChange, LeaseEvent, Store};
 use serde_json::{Map, Value};
@@ -558,8 +556,7 @@ pub fn resume_control(store: &mut dyn Store) -> Result<bool, String> {
     Ok(was)
 }
 
-/// How the call id of a consent question begins: it is recorded with the run like any answer.
-pub const CONSENT_CALL_PREFIX: &str = "computer-consent-";
+pub use keel_computer::CONSENT_CALL_PREFIX;
 
 /// Consent through the approver every gated call uses. The question is asked as a call of
 /// `computer_use` whose arguments are what is being consented to, so it is shown and recorded

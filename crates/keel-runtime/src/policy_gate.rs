@@ -9,16 +9,12 @@ use std::path::{Path, PathBuf};
 use keel_core::item::Item;
 use keel_policy::Decision;
 use keel_policy::classify::{ToolInfo, classify};
-use keel_policy::paths::{
-    PathConfig, PathResolver, ResolveError, allowed_roots, check_paths_in,
-};
+use keel_policy::paths::{PathConfig, PathResolver, ResolveError, allowed_roots, check_paths_in};
 use keel_policy::protocol::{
     CheckContext, Environment, FunctionCall, History, PROTOCOL_VERSION, SafetyCheckInput,
     SafetyCheckResult, history_turns,
 };
-use keel_policy::provenance::{
-    OnTainted, ProvenanceIndex, ProvenanceSettings, check_provenance,
-};
+use keel_policy::provenance::{OnTainted, ProvenanceIndex, ProvenanceSettings, check_provenance};
 use keel_policy::rules::{
     CallFacts, CheckerRef, CheckerRule, CheckerVerdict, Final, Mode, Policy, RuleOutcome, compose,
 };
@@ -138,7 +134,7 @@ impl PolicyGate {
     /// one, even where an older keel recorded it so: each is approved on its own (N8a).
     pub fn restore_answers(&self, approvals: &[keel_store::ApprovalRecord]) {
         for a in approvals {
-            let consent = a.call_id.starts_with(crate::computer::CONSENT_CALL_PREFIX);
+            let consent = a.call_id.starts_with(keel_computer::CONSENT_CALL_PREFIX);
             if a.answer == keel_store::Answer::AllowForRun && !consent {
                 self.allow_for_run(&a.tool);
             }

@@ -231,6 +231,43 @@ pub fn finish_task(
     queued.map(|_| ())
 }
 
+/// Tasks of `parent` whose end was never reported: a process that ran them stopped (a crash,
+/// a kill) before they finished. Each gets its `task_result` now, `failed` with what is known,
+/// so the parent is never left waiting and nothing is reported as done. Returns their runs.
+pub fn report_orphaned_tasks(
+    store: &mut dyn Store,
+    hub: &TaskHub,
+    parent: &str,
+    now: keel_core::Timestamp,
+) -> Result<Vec<String>, keel_store::StoreError> {
+    let origin = format!("task of {parent}");
+    let reported: std::collections::HashSet<String> = store
+        .notifications(parent)?
+        .into_iter()
+        .map(|n| n.id)
+        .collect();
+    let orphans: Vec<String> = store
+        .list_runs()?
+        .into_iter()
+        .filter(|r| r.head.origin.as_deref() == Some(origin.as_str()))
+        .map(|r| r.head.id)
+        .filter(|child| !hub.is_running(child))
+        .filter(|child| !reported.contains(&task_result_id(child)))
+        .collect();
+    for child in &orphans {
+        let end = TaskEnd {
+            status: TaskStatus::Failed,
+            result: format!(
+                "the keel process running this task stopped before it finished; whatever it did \
+                 is in its own run (`keel runs show {child}`), and `keel runs resume {child}` \
+                 continues it"
+            ),
+        };
+        finish_task(store, hub, parent, child, &end, now)?;
+    }
+    Ok(orphans)
+}
+
 /// A task's ask_user: queued for the parent as a `permission` notification, then waited for.
 pub struct PermissionApprover<'s> {
     pub store: &'s mut dyn Store,

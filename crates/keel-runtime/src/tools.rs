@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use keel_policy::classify::ToolInfo;
 use keel_model::ToolSpec;
+use keel_policy::classify::ToolInfo;
 use serde_json::{Map, Value, json};
 
 /// What a tool returned.

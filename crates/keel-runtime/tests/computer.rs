@@ -9,18 +9,16 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use common::{policy, reply, tool_outputs, with_agent, world};
-use keel_core::ToolCall;
-use keel_computer::desktop::{
-    AppInfo, Desktop, DesktopError, DispatchError, Snapshot, WindowInfo,
-};
+use keel_computer::desktop::{AppInfo, Desktop, DesktopError, DispatchError, Snapshot, WindowInfo};
 use keel_computer::observation::Action;
 use keel_computer::session::{Lease, Limits};
 use keel_computer::sim::{SimDesktop, SimWindow, check_box, element, text_field};
-use keel_policy::provenance::OnTainted;
-use keel_policy::rules::Mode;
+use keel_core::ToolCall;
 use keel_core::time::Timestamp;
 use keel_model::ModelReply;
 use keel_model::scripted::ScriptedModel;
+use keel_policy::provenance::OnTainted;
+use keel_policy::rules::Mode;
 use keel_runtime::agent::LoopSettings;
 use keel_runtime::approval::{Answer, Approver, RecordingApprover};
 use keel_runtime::computer::{

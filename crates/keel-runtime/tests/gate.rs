@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 
 use keel_core::item::{Item, ItemBody, ItemId, ToolCall, Untrusted};
 use keel_core::notify::{NotificationKind, ResponseOrigin};
+use keel_core::time::Timestamp;
 use keel_policy::Decision;
 use keel_policy::classify::ToolInfo;
 use keel_policy::provenance::OnTainted;
 use keel_policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
-use keel_core::time::Timestamp;
 use keel_runtime::approval::{Answer, Approver};
 use keel_runtime::checker::CheckerSpec;
 use keel_runtime::gate::{Gate, GateInput, Stage, USER_DENIED_RESULT, Verdict};

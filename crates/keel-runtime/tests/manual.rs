@@ -4,14 +4,14 @@
 
 use std::collections::BTreeMap;
 
-use keel_core::compose::stable_head;
 use keel_computer::manual::{COMPUTER_USE_MANUAL, COMPUTER_USE_SUMMARY, KEEP_CONTROL_ANSWER};
+use keel_core::compose::stable_head;
 use keel_core::item::ToolCall;
+use keel_model::ToolSpec;
+use keel_model::scripted::ScriptedModel;
 use keel_policy::Decision;
 use keel_policy::provenance::OnTainted;
 use keel_policy::rules::{Matcher, Mode, Policy, Rule, tool_glob};
-use keel_model::ToolSpec;
-use keel_model::scripted::ScriptedModel;
 use keel_runtime::agent::LoopSettings;
 use keel_runtime::approval::{Answer, Approver};
 use keel_runtime::gate::Gate;

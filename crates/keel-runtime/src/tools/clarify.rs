@@ -152,8 +152,8 @@ impl Tool for Clarify {
 mod tests {
     use super::*;
     use crate::approval::{Answer, TerminalApprover};
-    use keel_core::ToolCall;
     use keel_computer::manual::KEEP_CONTROL_ANSWER;
+    use keel_core::ToolCall;
 
     /// A person who answers from a script and remembers what they were asked.
     struct Person {

@@ -6,12 +6,12 @@ use std::collections::BTreeMap;
 
 use keel_core::compose::Role;
 use keel_core::item::{ItemId, ToolCall};
-use keel_policy::Decision;
-use keel_policy::provenance::OnTainted;
-use keel_policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
 use keel_core::time::Timestamp;
 use keel_model::ModelReply;
 use keel_model::scripted::ScriptedModel;
+use keel_policy::Decision;
+use keel_policy::provenance::OnTainted;
+use keel_policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
 use keel_runtime::agent::{Agent, Event, LoopSettings};
 use keel_runtime::approval::{Answer, Approver};
 use keel_runtime::gate::Gate;
