@@ -1,4 +1,4 @@
-//! keel's Linux desktop backend for computer use: [`LinuxDesktop`] implements keel-core's
+//! keel's Linux desktop backend for computer use: [`LinuxDesktop`] implements keel-computer's
 //! [`Desktop`] trait over a real X display and the AT-SPI accessibility bus. It lists the
 //! apps the AT-SPI registry knows, reads one window's accessibility subtree as observation
 //! elements (N38a), takes screenshots with `GetImage`, raises windows (N42) and sends input

@@ -4,8 +4,9 @@
 //! and the tools on offer, and returns the reply: text and proposed tool calls. Tool calls are
 //! collected, never run here. Providers: [`openai::OpenAiModel`] speaks Chat Completions over
 //! HTTP (llama.cpp server, Ollama, vLLM, OpenAI); [`scripted::ScriptedModel`] replays a file of
-//! replies for tests and reproducible demos. The local GGUF model (a client of the
-//! `keel-llm-worker` process) is the agent-loop issue's next step.
+//! replies for tests and reproducible demos; [`local::LocalModel`] runs a GGUF model (the
+//! embedded one by default) as a client of the `keel-llm-worker` process, which is the only
+//! program that links llama.cpp.
 //!
 //! Not here: composing requests (keel-core), deciding calls (the gate), running tools.
 
