@@ -1,10 +1,13 @@
 //! `keel handoff` (bridge.md §3.6–§3.7): move a run to another preset without dragging its
 //! tool calls along.
 //!
-//! The preview folds the run (N38), builds the budgeted source, shows what the worker will and
-//! will not see, asks the worker model for a summary (N20, with the N21 deadline), appends the
-//! verbatim visual evidence and the user's active prohibitions, and writes the draft to an
-//! editable file. `--go` creates the target run from that draft byte for byte, as its
+//! The preview runs the draft pipeline compaction runs too (keel-core's `draft`, the worker
+//! call in keel-runtime's `worker`): fold the run (N38), build the budgeted source, choose the
+//! conversation's language, ask the worker model (N20, with the N21 deadline), check its answer,
+//! and append the verbatim visual evidence and the user's active prohibitions. This file is the
+//! command line around it: the flags, what the worker will and will not see, and the files. An
+//! answer that is not a summary is refused (`draft-rejected`), and the draft file is then a form
+//! for the person to fill in. `--go` creates the target run from the draft byte for byte, as its
 //! `handoff-summary` note, with the kickoff as its first user turn (N39). The source run is only
 //! read, never written (N26).
 
@@ -12,17 +15,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use keel_core::bridge::fold::fold_items;
-use keel_core::bridge::message::ChatMessage;
-use keel_core::bridge::source::{BridgeSource, SourceOptions, build_bridge_source};
-use keel_core::bridge::{
-    HandoffLang, build_bridge_instruction, build_bridge_kickoff, detect_lang,
-    estimate_summary_tokens, finish_draft, worker_prompt,
-};
-use keel_core::compaction::{PriorSummary, constraint_sources};
+use keel_core::bridge::source::BridgeSource;
+use keel_core::bridge::{HandoffLang, build_bridge_kickoff, estimate_summary_tokens};
+use keel_core::draft::{self, DraftRequest, Purpose};
 use keel_core::notes::producers;
 use keel_core::{ItemBody, ItemId};
-use keel_store::{NewItem, NewRun, RunRecord, SqliteStore, Store, StoreOptions};
+use keel_runtime::worker::WorkerError;
+use keel_store::{NewItem, NewRun, SqliteStore, Store, StoreOptions};
 use serde::{Deserialize, Serialize};
 
 use keel_app::config::Config;
@@ -36,7 +35,7 @@ pub struct PreviewFlags {
     /// The preset the new run will use.
     #[arg(long, value_name = "PRESET", required_unless_present = "go")]
     pub to: Option<String>,
-    /// The summary's language (default auto: detected from the source, N20).
+    /// The summary's language (default auto: the conversation's, from the user's messages).
     #[arg(long, value_parser = ["auto", "zh", "en"])]
     pub lang: Option<String>,
     /// How many chars of the run the worker reads (default 60000).
@@ -78,6 +77,10 @@ struct Preview {
     created_at: String,
     /// The source run's version when previewed, to warn when it moved on before `--go`.
     source_version: u64,
+    /// When the worker's answer was rejected: the form the draft file was left as, so `--go`
+    /// refuses it until the person has written the summary into it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    unfilled: Option<String>,
 }
 
 fn handoff_dir() -> Result<PathBuf> {
@@ -108,16 +111,6 @@ fn check_preset(config: &Config, preset: &str) -> Result<()> {
         bail!("no preset named {preset:?}; define [presets.{preset}] in keel.toml or your config");
     }
     Ok(())
-}
-
-/// The run as the bridge reads it (N38), with the summary it carries in place: its compaction
-/// summary, or — for a run made by a handoff — the handoff summary it started from.
-fn fold_run(run: &RunRecord) -> (Vec<ChatMessage>, Option<PriorSummary<'_>>) {
-    let prior = PriorSummary::of_run(&run.notes, run.compaction.as_ref());
-    (
-        fold_items(&run.items, prior.map(PriorSummary::folded)),
-        prior,
-    )
 }
 
 /// The source budget `build_bridge_source` applies for `--source-budget` (N5): the default
@@ -177,16 +170,26 @@ pub fn preview(
     let stem = file_stem(run_id)?.to_string();
     let store = SqliteStore::open_existing(db, options)?;
     let run = store.load_run(run_id)?;
-    let (messages, prior) = fold_run(&run);
-    let source = build_bridge_source(
-        &messages,
-        SourceOptions {
-            source_char_budget: flags.source_budget,
-            visual_evidence_char_budget: None,
+    let (messages, prior) = draft::fold_run(&run.items, &run.notes, run.compaction.as_ref());
+    let asked = match flags.lang.as_deref() {
+        Some("zh") => Some(HandoffLang::Zh),
+        Some("en") => Some(HandoffLang::En),
+        _ => None,
+    };
+    let job = draft::prepare(DraftRequest {
+        messages: &messages,
+        whole_run: &messages,
+        prior,
+        conversation: run.head.language,
+        lang: asked,
+        source_char_budget: flags.source_budget,
+        purpose: Purpose::Handoff {
+            summary_char_budget: flags.summary_budget,
         },
-    );
-    if keel_core::text::is_blank(&source.text) {
-        if !source.dropped.is_empty() {
+    });
+    let job = match job {
+        Ok(job) => job,
+        Err(empty) if !empty.dropped.is_empty() => {
             let budget = source_budget(flags.source_budget);
             let which = match flags.source_budget {
                 Some(given) if given == budget => format!("--source-budget {budget}"),
@@ -196,23 +199,18 @@ pub fn preview(
             bail!(
                 "empty-source: {which} left no room for any section of run {run_id} (dropped: \
                  {}); raise it with --source-budget",
-                source.dropped.join(", ")
+                empty.dropped.join(", ")
             );
         }
-        bail!(
+        Err(_) => bail!(
             "empty-source: run {run_id} has no user or assistant messages to hand off, so there \
              is nothing to summarise"
-        );
-    }
-    let (lang, how) = match flags.lang.as_deref().unwrap_or("auto") {
-        "zh" => (HandoffLang::Zh, "as asked"),
-        "en" => (HandoffLang::En, "as asked"),
-        // N20: the source text decides. Its section headers are Chinese, so a short English
-        // run can come out zh; the preview says how to override.
-        _ => (
-            detect_lang(&source.text),
-            "detected from the source; --lang overrides",
         ),
+    };
+    let how = if asked.is_some() {
+        "as asked"
+    } else {
+        "the conversation's, from the user's messages; --lang overrides"
     };
     let worker_spec = flags
         .worker_model
@@ -227,29 +225,26 @@ pub fn preview(
             )
         })?;
     let timeout = config.worker_timeout();
+    let source = &job.source;
     let estimate =
         estimate_summary_tokens(source.text.chars().count() as i64, flags.summary_budget);
     let mut shown = format!("Handoff preview: run {run_id} → preset {to}\n");
     describe_source(
         &mut shown,
-        &source,
+        source,
         source_budget(flags.source_budget),
         prior.is_some(),
     );
     shown.push_str(&format!(
         "  language     {} ({how})\n  worker       {worker_spec} (timeout {} s; about {} tokens \
          in, ≤{} out)\n",
-        lang.as_str(),
+        job.lang.as_str(),
         timeout.as_secs(),
         estimate.input,
         estimate.output
     ));
     eprint!("{shown}");
     let model = models::model_for(&worker_spec, config, None, &run::notices())?;
-    let prompt = worker_prompt(
-        &build_bridge_instruction(lang, flags.summary_budget),
-        &source,
-    );
     let mut progress = false;
     let mut waited = |secs: u64| {
         progress = true;
@@ -258,37 +253,49 @@ pub fn preview(
             timeout.as_secs()
         );
     };
-    let answer = keel_runtime::worker::ask_with_timeout(model, prompt, timeout, &mut waited);
+    let answer = keel_runtime::worker::draft_with_timeout(model, &job, timeout, &mut waited);
     if progress {
         eprintln!();
     }
-    let text = answer.map_err(|e| {
-        let hint = match e {
-            keel_runtime::worker::WorkerError::Empty { .. } => {
-                " (set [handoff] worker_model or --worker-model to choose it)"
-            }
-            _ => "",
-        };
-        anyhow::anyhow!("{e}{hint}")
-    })?;
-    let draft = finish_draft(&text, &source, &constraint_sources(prior, &messages), lang);
     let dir = handoff_dir()?;
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let draft_path = dir.join(format!("{stem}.md"));
-    write_file(&draft_path, draft.as_bytes())?;
-    let record = Preview {
+    let mut record = Preview {
         run: run_id.to_string(),
         to: to.clone(),
-        lang,
+        lang: job.lang,
         draft: draft_path.clone(),
         worker: worker_spec,
         created_at: ids::now().to_rfc3339(),
         source_version: run.head.version,
+        unfilled: None,
     };
-    write_file(
-        &preview_path(run_id)?,
-        serde_json::to_string_pretty(&record)?.as_bytes(),
-    )?;
+    let draft = match answer {
+        Ok(draft) => draft,
+        Err(e @ WorkerError::Rejected { .. }) => {
+            // The answer is not offered as a summary: the draft file becomes a form to fill
+            // in, with what keel appends to every draft already in it.
+            let form = job.form();
+            record.unfilled = Some(form.clone());
+            save(&dir, &draft_path, &form, &record)?;
+            bail!(
+                "{e}. It is not offered as a summary: the draft {} is a form with the five \
+                 sections for you to fill in (then `keel handoff {run_id} --go`), or name a \
+                 capable worker model with [handoff] worker_model or --worker-model and preview \
+                 again",
+                draft_path.display()
+            );
+        }
+        Err(e) => {
+            let hint = match e {
+                WorkerError::Empty { .. } => {
+                    " (set [handoff] worker_model or --worker-model to choose it)"
+                }
+                _ => "",
+            };
+            bail!("{e}{hint}");
+        }
+    };
+    save(&dir, &draft_path, &draft, &record)?;
     eprintln!(
         "keel: the draft ({} chars) is in the file below; edit it as you like, then run\n  keel \
          handoff {run_id} --go            (the new run waits for you)\n  keel handoff {run_id} \
@@ -297,6 +304,16 @@ pub fn preview(
     );
     println!("{}", draft_path.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the draft, then the preview record `--go` reads.
+fn save(dir: &Path, draft_path: &Path, draft: &str, record: &Preview) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    write_file(draft_path, draft.as_bytes())?;
+    write_file(
+        &preview_path(&record.run)?,
+        serde_json::to_string_pretty(record)?.as_bytes(),
+    )
 }
 
 /// Writes through a temporary file and a rename, so a crash never leaves half a draft.
@@ -342,6 +359,14 @@ pub fn go(
         bail!(
             "the draft {} is empty; nothing was created. Write the summary into it, or preview \
              again",
+            draft_path.display()
+        );
+    }
+    if record.unfilled.as_deref() == Some(draft.as_str()) {
+        bail!(
+            "the draft {} is still the empty form the preview left when the worker's answer was \
+             rejected; nothing was created. Write the summary into its sections, or preview again \
+             with a capable worker model ([handoff] worker_model or --worker-model)",
             draft_path.display()
         );
     }

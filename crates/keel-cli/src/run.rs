@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use keel_app::{AppError, Config, Notices, Session, SessionBuilder, SessionOptions};
 use keel_core::legacy::CallerField;
+use keel_core::text::{LineBreaks, terminal_safe};
 use keel_runtime::agent::{Agent, Event};
 use keel_runtime::approval::TerminalApprover;
 use keel_store::CallerMessage;
@@ -140,7 +141,7 @@ fn print_event(e: Event) {
             );
         }
         // Notices quote what others wrote (servers, tasks): never raw control characters.
-        Event::Notice(n) => eprintln!("keel: {}", keel_runtime::approval::terminal_safe(&n)),
+        Event::Notice(n) => eprintln!("keel: {}", terminal_safe(&n, LineBreaks::Escape)),
     }
 }
 
@@ -234,7 +235,7 @@ fn reopen(s: &mut Session, run: &str) -> Result<()> {
         eprintln!(
             "keel: the desktop lease on window {:?} was left by a process that is gone; released \
              (recorded with the run)",
-            keel_runtime::approval::terminal_safe(&window)
+            terminal_safe(&window, LineBreaks::Escape)
         );
     }
     Ok(())

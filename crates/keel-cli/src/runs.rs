@@ -6,6 +6,7 @@ use std::path::Path;
 use anyhow::Result;
 use keel_core::envelope::for_display;
 use keel_core::item::Diagnostic;
+use keel_core::text::{LineBreaks, terminal_safe};
 use keel_core::{Item, ItemBody, SystemNotes};
 use keel_store::{
     NotificationRecord, RunHead, RunRecord, RunSummary, SqliteStore, Store, StoreError,
@@ -54,10 +55,13 @@ pub fn list(db: &Path, options: &StoreOptions, as_json: bool) -> Result<String> 
         return Ok(format!("{}\n", Value::Array(list)));
     }
     if runs.is_empty() {
-        return Ok(terminal_safe(&format!(
-            "No runs yet in {}.\nStart one with: keel run \"TASK\"\n",
-            db.display()
-        )));
+        return Ok(terminal_safe(
+            &format!(
+                "No runs yet in {}.\nStart one with: keel run \"TASK\"\n",
+                db.display()
+            ),
+            LineBreaks::Keep,
+        ));
     }
     let width = runs
         .iter()
@@ -80,7 +84,7 @@ pub fn list(db: &Path, options: &StoreOptions, as_json: bool) -> Result<String> 
             r.notes_count
         );
     }
-    Ok(terminal_safe(&out))
+    Ok(terminal_safe(&out, LineBreaks::Keep))
 }
 
 fn head_json(head: &RunHead) -> Value {
@@ -218,7 +222,7 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
             one_line(&a.reason)
         );
     }
-    Ok(terminal_safe(&text))
+    Ok(terminal_safe(&text, LineBreaks::Keep))
 }
 
 pub fn export(db: &Path, options: &StoreOptions, id: &str) -> Result<String> {
@@ -228,21 +232,6 @@ pub fn export(db: &Path, options: &StoreOptions, id: &str) -> Result<String> {
         let _ = writeln!(out, "{}", item_json(item));
     }
     Ok(out)
-}
-
-/// Text for a terminal: control characters other than line breaks and tabs are shown
-/// escaped, so no stored text — a run id, a tool name, a call id, a note tag or a body — can
-/// move the cursor or clear the screen. Applied once to the whole text output.
-fn terminal_safe(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() && c != '\n' && c != '\t' {
-            let _ = write!(out, "\\u{{{:04x}}}", c as u32);
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// A field shown inside one line (an id, a name, a tag): its line breaks are escaped too, so
@@ -463,8 +452,9 @@ fn render_text(run: &RunRecord, queue: &[NotificationRecord]) -> String {
 mod tests {
     #[test]
     fn terminal_safe_escapes_control_characters() {
+        // The whole text output is made safe at once: its line feeds stay.
         assert_eq!(
-            super::terminal_safe("a\u{1b}[2J\tb\nc\u{7f}\u{9b}"),
+            super::terminal_safe("a\u{1b}[2J\tb\nc\u{7f}\u{9b}", super::LineBreaks::Keep),
             "a\\u{001b}[2J\tb\nc\\u{007f}\\u{009b}"
         );
     }

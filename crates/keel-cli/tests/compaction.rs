@@ -6,6 +6,15 @@ use serde_json::json;
 mod common;
 use common::Env;
 
+/// A summary with the five sections the instruction asks for: a worker answer without them is
+/// a rejected draft, and nothing is folded.
+fn summary(goal: &str) -> String {
+    format!(
+        "Goal: {goal}\nCurrent state: started.\nKey decisions & conventions: none.\nKey files: \
+         none.\nNext step: go on."
+    )
+}
+
 #[test]
 fn runs_show_lists_every_round_and_marks_the_folded_items() {
     let env = Env::new();
@@ -25,9 +34,9 @@ fn runs_show_lists_every_round_and_marks_the_folded_items() {
     env.script(
         "s.jsonl",
         &[
-            json!({"text": "S1"}),
+            json!({"text": summary("S1")}),
             json!({"text": "A2"}),
-            json!({"text": "S2"}),
+            json!({"text": summary("S2")}),
             json!({"text": "A3"}),
         ],
     );
@@ -69,14 +78,18 @@ fn runs_show_lists_every_round_and_marks_the_folded_items() {
         .unwrap_or_default();
     assert_eq!(
         note["text"],
-        format!("{}\nS2", keel_core::compaction::SUMMARY_HEADER)
+        format!(
+            "{}\n{}",
+            keel_core::compaction::SUMMARY_HEADER,
+            summary("S2")
+        )
     );
     // Every item is still stored.
     assert_eq!(shown["items"].as_array().map(Vec::len), Some(6));
 
     // A handoff of the compacted run reads the summary as its compaction section (N38).
     let log = env.dir.path().join("worker.log");
-    env.script("w.jsonl", &[json!({"text": "Goal: ship."})]);
+    env.script("w.jsonl", &[json!({"text": summary("ship.")})]);
     let worker = format!("script:{}", env.dir.path().join("w.jsonl").display());
     let (code, _, err) = env.keel_env(
         &[
@@ -93,7 +106,10 @@ fn runs_show_lists_every_round_and_marks_the_folded_items() {
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("compaction   reused whole"), "{err}");
     let request = std::fs::read_to_string(&log).unwrap_or_default();
-    assert!(request.contains("【早前上下文压缩摘要】\\nS2"), "{request}");
+    assert!(
+        request.contains("【早前上下文压缩摘要】\\nGoal: S2\\n"),
+        "{request}"
+    );
     assert!(
         !request.contains("earlier turns were compacted"),
         "{request}"

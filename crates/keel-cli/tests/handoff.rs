@@ -7,8 +7,19 @@ use serde_json::{Value, json};
 mod common;
 use common::Env;
 
-const WORKER_SUMMARY: &str =
-    "Goal: review the CLI.\nCurrent state: src/main.rs exists.\nPort: 9090";
+/// A worker's summary with the five sections the instruction asks for (bridge.md N15): an
+/// answer without them is a rejected draft.
+const WORKER_SUMMARY: &str = "Goal: review the CLI.\nCurrent state: src/main.rs exists.\nKey \
+                              decisions & conventions: the API keeps its port.\nKey files: \
+                              src/main.rs\nNext step: review it.\nPort: 9090";
+
+/// A five-section summary whose goal is `goal`.
+fn summary(goal: &str) -> String {
+    format!(
+        "Goal: {goal}\nCurrent state: started.\nKey decisions & conventions: none.\nKey files: \
+         none.\nNext step: go on."
+    )
+}
 
 fn config(env: &Env, extra: &str) {
     let dir = env.dir.path().join("config/keel");
@@ -87,7 +98,7 @@ fn preview_draft_go_and_the_new_runs_first_request() {
         "1 of 1 user messages used",
         "dropped      nothing",
         "compaction   none in this run",
-        "language     en (detected from the source; --lang overrides)",
+        "language     en (the conversation's, from the user's messages; --lang overrides)",
         "timeout 180 s",
         "--go",
     ] {
@@ -186,7 +197,7 @@ fn preview_draft_go_and_the_new_runs_first_request() {
     // Handing the new run off again keeps what its handoff summary carried: the summary is
     // the source's compaction section, and the user's prohibition survives a worker that
     // drops it.
-    worker(&env, &[json!({ "text": "Goal: review done." })]);
+    worker(&env, &[json!({ "text": summary("review done.") })]);
     let again_log = env.dir.path().join("again.jsonl");
     let (code, out, err) = keel_logged(&env, &["handoff", &target, "--to", "default"], &again_log);
     assert_eq!(code, 0, "{err}");
@@ -202,8 +213,10 @@ fn preview_draft_go_and_the_new_runs_first_request() {
     let draft = std::fs::read_to_string(out.trim()).unwrap_or_default();
     assert_eq!(
         draft,
-        "Goal: review done.\n\n## Active user constraints\n- Do not use any tools after the \
-         handoff"
+        format!(
+            "{}\n\n## Active user constraints\n- Do not use any tools after the handoff",
+            summary("review done.")
+        )
     );
 }
 
@@ -211,7 +224,12 @@ fn preview_draft_go_and_the_new_runs_first_request() {
 fn without_continue_the_new_run_waits_for_the_user() {
     let env = Env::new();
     config(&env, "");
-    worker(&env, &[json!({ "text": "目标：审查命令行工具。" })]);
+    worker(
+        &env,
+        &[
+            json!({ "text": "目标：审查命令行工具。\n当前状态：已开始。\n关键决策与约定：无。\n关键文件：无。\n下一步：等待确认。" }),
+        ],
+    );
     let (source, _) = source_run(&env, "Build a CLI.");
     let (code, _, err) = env.keel(&["handoff", &source, "--to", "review", "--lang", "zh"], "");
     assert_eq!(code, 0, "{err}");
@@ -298,7 +316,7 @@ fn each_failure_is_named_and_creates_nothing() {
     assert!(err.contains("--worker-model"), "{err}");
 
     // A confirmed draft that is empty or not UTF-8 creates no run.
-    worker(&env, &[json!({"text": "Goal: x"})]);
+    worker(&env, &[json!({ "text": summary("x") })]);
     let (code, _, err) = env.keel(&["handoff", &source, "--to", "review"], "");
     assert_eq!(code, 0, "{err}");
     let runs = run_count(&env);
@@ -377,7 +395,7 @@ fn a_preview_under_a_tight_budget_shows_every_dropped_section() {
     let (code, out, err) = env.keel(&["handoff", &source, "--go"], "");
     assert_eq!(code, 0, "{err}");
     let target = out.trim().to_string();
-    worker(&env, &[json!({ "text": "Goal: review the CLI again." })]);
+    worker(&env, &[json!({ "text": summary("review the CLI again.") })]);
     let log = env.dir.path().join("clipped.jsonl");
     let (code, _, err) = keel_logged(
         &env,
@@ -411,7 +429,15 @@ fn a_preview_under_a_tight_budget_shows_every_dropped_section() {
         prompt.ends_with("\n\n【早前上下文压缩摘要】\nGoal\n…（底稿截断）"),
         "{prompt}"
     );
-    assert!(!prompt.contains("Current state"), "{prompt}");
+    // The clipped summary's other sections are not in the source. (The instruction names
+    // them: it is English, the conversation's language, where the old rule read the 24 chars
+    // of source, mostly its Chinese header, as zh.)
+    assert!(prompt.starts_with("You are a handoff engineer"), "{prompt}");
+    let source_text = prompt
+        .split_once("\n\n【")
+        .map(|(_, s)| s)
+        .unwrap_or_default();
+    assert!(!source_text.contains("Current state"), "{prompt}");
 }
 
 #[test]
@@ -458,7 +484,7 @@ fn empty_source_names_the_budget_it_used() {
         "{err}"
     );
     // A budget that holds the message previews it.
-    worker(&env, &[json!({ "text": "Goal: x." })]);
+    worker(&env, &[json!({ "text": summary("x.") })]);
     let (code, _, err) = env.keel(
         &[
             "handoff",
@@ -475,4 +501,119 @@ fn empty_source_names_the_budget_it_used() {
         err.contains("(budget 61100)") && err.contains("dropped      nothing"),
         "{err}"
     );
+}
+
+/// The bug report's run: one English line. The source's section headers are keel's Chinese
+/// (bridge.md N1), so N17 over the source says zh; the summary follows the user's words.
+#[test]
+fn a_one_line_english_run_is_previewed_in_english() {
+    let env = Env::new();
+    config(&env, "");
+    worker(&env, &[json!({ "text": WORKER_SUMMARY })]);
+    let (source, _) = source_run(&env, "Build a CLI.");
+    let log = env.dir.path().join("worker.jsonl.log");
+    let (code, out, err) = keel_logged(&env, &["handoff", &source, "--to", "default"], &log);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "  language     en (the conversation's, from the user's messages; --lang overrides)\n"
+        ),
+        "{err}"
+    );
+    let prompt = log_lines(&log)[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let instruction =
+        keel_core::bridge::build_bridge_instruction(keel_core::bridge::HandoffLang::En, None);
+    let text = prompt
+        .strip_prefix(&format!("{instruction}\n\n"))
+        .unwrap_or_else(|| panic!("the worker was not asked in English: {prompt}"));
+    assert!(
+        text.starts_with("【用户消息全文（按时间序）】\n1. Build a CLI."),
+        "{text}"
+    );
+    assert_eq!(
+        keel_core::bridge::detect_lang(text),
+        keel_core::bridge::HandoffLang::Zh,
+        "the old rule read the source: {text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.trim()).unwrap_or_default(),
+        WORKER_SUMMARY
+    );
+}
+
+/// What the embedded worker did: its instruction's first line back. That, or an answer
+/// without the five sections, is reported as a failed draft and never offered as a summary;
+/// the draft file is a form to fill in, and `--go` refuses it until it is filled.
+#[test]
+fn a_worker_answer_that_is_not_a_summary_is_refused() {
+    let env = Env::new();
+    config(&env, "");
+    let (source, _) = source_run(&env, "Build a CLI. Do not use any tools.");
+    let draft_path = env.dir.path().join(format!("home/handoff/{source}.md"));
+    let instruction =
+        keel_core::bridge::build_bridge_instruction(keel_core::bridge::HandoffLang::En, None);
+    let first_line = instruction.lines().next().unwrap_or_default().to_string();
+    let runs = run_count(&env);
+    for (reply, why) in [
+        (
+            first_line.as_str(),
+            "it repeats its instruction back (\"You are a handoff engineer",
+        ),
+        (
+            "Goal: review the CLI.\nCurrent state: src/main.rs exists.\nPort: 9090",
+            "it lacks 3 of the five sections the instruction asks for: Key decisions & \
+             conventions, Key files, Next step",
+        ),
+    ] {
+        worker(&env, &[json!({ "text": reply })]);
+        let (code, out, err) = env.keel(&["handoff", &source, "--to", "review"], "");
+        assert_eq!(code, 1, "{err}");
+        assert!(out.is_empty(), "no draft is offered: {out}");
+        let script = env.dir.path().join("worker.jsonl").display().to_string();
+        assert!(
+            err.contains(&format!(
+                "keel: error: draft-rejected: the worker model (script:{script}) did not write a \
+                 summary: {why}"
+            )),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!(
+                "It is not offered as a summary: the draft {} is a form with the five sections \
+                 for you to fill in (then `keel handoff {source} --go`), or name a capable \
+                 worker model with [handoff] worker_model or --worker-model and preview again",
+                draft_path.display()
+            )),
+            "{err}"
+        );
+        // The form: the five headings, then what keel appends — never the worker's answer.
+        let form = std::fs::read_to_string(&draft_path).unwrap_or_default();
+        assert_eq!(
+            form,
+            "## Goal\n\n## Current state\n\n## Key decisions & conventions\n\n## Key files\n\n\
+             ## Next step\n\n## Active user constraints\n- Do not use any tools"
+        );
+        // `--go` refuses the form as it was left, and creates nothing.
+        let (code, _, err) = env.keel(&["handoff", &source, "--go"], "");
+        assert_eq!(code, 1, "{err}");
+        assert!(
+            err.contains("is still the empty form the preview left")
+                && err.contains("nothing was created"),
+            "{err}"
+        );
+        assert_eq!(run_count(&env), runs);
+    }
+    // Filled in by the person, it is the new run's summary, byte for byte.
+    let filled = std::fs::read_to_string(&draft_path)
+        .unwrap_or_default()
+        .replacen("## Goal\n", "## Goal\nReview the CLI.\n", 1);
+    std::fs::write(&draft_path, &filled).unwrap_or_else(|e| panic!("{e}"));
+    let (code, out, err) = env.keel(&["handoff", &source, "--go"], "");
+    assert_eq!(code, 0, "{err}");
+    let shown = env.show(out.trim());
+    assert_eq!(shown["notes"][0]["text"], filled.as_str());
+    assert_eq!(run_count(&env), runs + 1);
 }

@@ -13,6 +13,7 @@
 pub mod bridge;
 pub mod compaction;
 pub mod compose;
+pub mod draft;
 pub mod envelope;
 pub mod item;
 pub mod language;

@@ -1,4 +1,5 @@
-//! Text helpers shared by every spec: the JavaScript whitespace set and char-based lengths.
+//! Text helpers shared by every spec: the JavaScript whitespace set and char-based lengths,
+//! and [`terminal_safe`], the one rule for showing stored or quoted text on a terminal.
 //!
 //! The specs count lengths in Unicode scalar values and trim with JavaScript's whitespace set
 //! (spec README, "Conventions"). Rust's `str::trim` differs in two places (it keeps U+FEFF and
@@ -47,9 +48,51 @@ pub fn dot_join(parent: &str, key: &str) -> String {
     }
 }
 
+/// Whether [`terminal_safe`] keeps line feeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineBreaks {
+    /// Multi-line output (`keel runs show`, `keel runs list`): a line feed stays a line feed.
+    Keep,
+    /// One field or one line (a tool name, a reason, a notice): a line feed is escaped too,
+    /// so quoted text cannot start a line that looks like keel's own.
+    Escape,
+}
+
+/// Text for a terminal: control characters are shown escaped (`\u{001b}`), so no stored or
+/// quoted text can move the cursor, clear the screen or rewrite a prompt a person is
+/// answering. Tabs always stay; line feeds stay only with [`LineBreaks::Keep`]. A carriage
+/// return is always escaped: it would let a line overwrite itself.
+pub fn terminal_safe(text: &str, line_breaks: LineBreaks) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let kept = c == '\t' || (c == '\n' && line_breaks == LineBreaks::Keep);
+        if c.is_control() && !kept {
+            let _ = write!(out, "\\u{{{:04x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn terminal_safe_escapes_control_characters_and_line_feeds_only_when_asked() {
+        let text = "a\u{1b}[2J\tb\nc\r\u{7f}\u{9b}";
+        assert_eq!(
+            terminal_safe(text, LineBreaks::Keep),
+            "a\\u{001b}[2J\tb\nc\\u{000d}\\u{007f}\\u{009b}"
+        );
+        assert_eq!(
+            terminal_safe(text, LineBreaks::Escape),
+            "a\\u{001b}[2J\tb\\u{000a}c\\u{000d}\\u{007f}\\u{009b}"
+        );
+        assert_eq!(terminal_safe("中文 😀", LineBreaks::Escape), "中文 😀");
+    }
 
     #[test]
     fn trims_feff_but_keeps_nel() {

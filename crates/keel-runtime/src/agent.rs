@@ -18,11 +18,9 @@
 //! one write, and the person watching is told what was folded and what the summary worker did
 //! not see.
 
-use keel_core::bridge::fold::fold_items;
-use keel_core::bridge::source::{SourceOptions, build_bridge_source};
-use keel_core::bridge::{detect_lang, finish_draft, worker_prompt};
-use keel_core::compaction::{self, Compaction, CompactionLimits, PriorSummary, Trigger};
+use keel_core::compaction::{self, Compaction, CompactionLimits, Trigger};
 use keel_core::compose::{ComposeInput, ModelRequest, compose, stable_head};
+use keel_core::draft::{self, DraftRequest, Purpose};
 use keel_core::item::{Diagnostic, Item, ItemBody, ItemId, ToolCall, Untrusted};
 use keel_core::notes::producers;
 use keel_core::notify::{Lang, OutputStatus, ResponseOrigin, tool_output_status};
@@ -563,68 +561,63 @@ impl Agent<'_> {
     }
 
     /// One compaction round. `false` when there was nothing to fold, or (before a call that
-    /// has not failed yet) when the summary could not be written: the run goes on unchanged
-    /// and the person is told why.
+    /// has not failed yet) when the summary could not be written — the worker failed, or its
+    /// answer was not a summary (`draft-rejected`): the run goes on unchanged, nothing folded
+    /// and nothing lost, and the person is told why. After an overflow the same failures end
+    /// the turn with the reason, and it stays open for `keel runs resume`.
     fn compact(&mut self, run: &str, trigger: Trigger) -> Result<bool, LoopError> {
         let limits = self.settings.compaction.limits;
         let record = self.record(run)?;
         let previous = record.compaction.clone();
-        let prior = PriorSummary::of_run(&record.notes, previous.as_ref());
-        let prior_text = prior.map(|p| (p.text.to_string(), p.first_unfolded_seq));
+        // The whole run (folded and still visible), for the language and the user's standing
+        // prohibitions.
+        let (whole_run, prior) = draft::fold_run(&record.items, &record.notes, previous.as_ref());
+        let had_prior = prior.is_some();
         let Some(plan) = compaction::plan(&record.items, previous.as_ref(), prior, limits) else {
             return Ok(false);
         };
-        // The whole run (folded and still visible), for the user's standing prohibitions.
-        let whole_run = fold_items(&record.items, prior.map(PriorSummary::folded));
-        let constraint_messages = compaction::constraint_sources(prior, &whole_run);
-        let source = build_bridge_source(
-            &plan.messages,
-            SourceOptions {
-                source_char_budget: Some(limits.source_chars),
-                visual_evidence_char_budget: None,
+        let job = draft::prepare(DraftRequest {
+            messages: &plan.messages,
+            whole_run: &whole_run,
+            prior,
+            conversation: record.head.language,
+            lang: None,
+            source_char_budget: Some(limits.source_chars),
+            purpose: Purpose::Compaction {
+                summary_chars: limits.summary_chars,
             },
-        );
+        });
         // Folding what the summariser cannot see whole would break the chain (N23).
-        let refusal = if keel_core::text::is_blank(&source.text) {
-            Some(format!(
+        let job = match job {
+            Err(_) => Err(format!(
                 "the summariser's source is empty with [compaction] source_chars = {}; raise it",
                 limits.source_chars
-            ))
-        } else if prior_text.is_some() && source.dropped.iter().any(|d| d == "compaction") {
-            Some(format!(
-                "[compaction] source_chars = {} cannot hold the previous summary whole, and \
-                 folding without it would lose what it covers; raise source_chars",
-                limits.source_chars
-            ))
-        } else {
-            None
+            )),
+            Ok(job) if had_prior && job.source.dropped.iter().any(|d| d == "compaction") => {
+                Err(format!(
+                    "[compaction] source_chars = {} cannot hold the previous summary whole, and \
+                     folding without it would lose what it covers; raise source_chars",
+                    limits.source_chars
+                ))
+            }
+            Ok(job) => Ok(job),
         };
-        if let Some(why) = refusal {
-            if trigger == Trigger::Threshold {
+        let job = match job {
+            Ok(job) => job,
+            Err(why) if trigger == Trigger::Threshold => {
                 (self.events)(Event::Notice(format!(
                     "compaction skipped, nothing was folded: {why}"
                 )));
                 return Ok(false);
             }
-            return Err(ModelError::Failed(format!(
-                "the request was too long for the model and could not be compacted: {why}"
-            ))
-            .into());
-        }
-        // The conversation's language, from what the user wrote: the source's section headers
-        // are always Chinese (bridge.md N7) and would tip a short English run to zh.
-        let user_text: String = plan
-            .messages
-            .iter()
-            .filter(|m| m.role == "user")
-            .map(|m| m.content.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
-        let lang = detect_lang(&user_text);
-        let prompt = worker_prompt(
-            &compaction::instruction(lang, limits.summary_chars),
-            &source,
-        );
+            Err(why) => {
+                return Err(ModelError::Failed(format!(
+                    "the request was too long for the model and could not be compacted: {why}"
+                ))
+                .into());
+            }
+        };
+        let source = &job.source;
         (self.events)(Event::Notice(format!(
             "compacting: items before {} are being summarised ({} chars of source{})",
             plan.first_unfolded_seq,
@@ -640,17 +633,26 @@ impl Agent<'_> {
         )));
         // No deadline of its own: the run's model answers, within its provider's timeouts
         // (`[model] read_timeout_secs` for HTTP).
-        let summary = match crate::worker::ask(self.model, &prompt) {
-            Ok(text) => finish_draft(&text, &source, &constraint_messages, lang),
-            Err(e) if trigger == Trigger::Threshold => {
-                (self.events)(Event::Notice(format!(
-                    "compaction skipped, nothing was folded: {e}"
-                )));
-                return Ok(false);
-            }
+        let summary = match crate::worker::draft(self.model, &job) {
+            Ok(summary) => summary,
             Err(e) => {
+                // Nothing was written. A rejected draft says whose model wrote it: compaction
+                // asks the run's own model, not `[handoff] worker_model`.
+                let hint = match e {
+                    crate::worker::WorkerError::Rejected { .. } => {
+                        " (compaction summaries are written by the run's own model; every item \
+                         is kept)"
+                    }
+                    _ => "",
+                };
+                if trigger == Trigger::Threshold {
+                    (self.events)(Event::Notice(format!(
+                        "compaction skipped, nothing was folded: {e}{hint}"
+                    )));
+                    return Ok(false);
+                }
                 return Err(ModelError::Failed(format!(
-                    "the request was too long and compacting it failed: {e}"
+                    "the request was too long and compacting it failed: {e}{hint}"
                 ))
                 .into());
             }
@@ -662,7 +664,7 @@ impl Agent<'_> {
             summary_chars: summary.trim().chars().count(),
             trigger,
             at: self.now(),
-            source_dropped: source.dropped.clone(),
+            source_dropped: job.source.dropped,
         };
         let notice = format!(
             "compaction round {} ({}): {} items folded into a {}-char summary; {} user \

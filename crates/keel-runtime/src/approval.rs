@@ -8,21 +8,8 @@
 use std::io::{BufRead, Write};
 
 use keel_core::ToolCall;
+use keel_core::text::{LineBreaks, terminal_safe};
 pub use keel_store::Answer;
-
-/// Control characters (other than tabs) shown escaped, so a tool name, an argument or a
-/// reason cannot rewrite the prompt a person is answering.
-pub fn terminal_safe(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() && c != '\t' {
-                format!("\\u{{{:04x}}}", c as u32)
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
 
 /// Someone who can answer ask_user.
 pub trait Approver {
@@ -63,11 +50,11 @@ impl<R: BufRead, W: Write> TerminalApprover<R, W> {
     fn prompt(&mut self, call: &ToolCall, reasons: &[String], note: Option<&str>) -> Answer {
         let mut question = format!(
             "\nkeel wants to run {} {}\nIt needs your confirmation because:\n",
-            terminal_safe(&call.name),
-            terminal_safe(&call.arguments.to_string())
+            terminal_safe(&call.name, LineBreaks::Escape),
+            terminal_safe(&call.arguments.to_string(), LineBreaks::Escape)
         );
         for r in reasons {
-            question.push_str(&format!("  - {}\n", terminal_safe(r)));
+            question.push_str(&format!("  - {}\n", terminal_safe(r, LineBreaks::Escape)));
         }
         if let Some(note) = note {
             question.push_str(note);
@@ -113,7 +100,11 @@ impl<R: BufRead, W: Write> Approver for TerminalApprover<R, W> {
     /// person's, exactly (N29 compares them exactly). End of input, or a line it cannot read,
     /// is no answer.
     fn clarify(&mut self, question: &str) -> Option<String> {
-        let lines: Vec<String> = question.split('\n').map(terminal_safe).collect();
+        // Control characters stay escaped in every line, a carriage return too.
+        let lines: Vec<String> = question
+            .split('\n')
+            .map(|line| terminal_safe(line, LineBreaks::Escape))
+            .collect();
         let prompt = format!(
             "\nThe agent asks you (its words, not keel's):\n  {}\nYour answer (one line): ",
             lines.join("\n  ")

@@ -1,11 +1,17 @@
 //! The summary worker (bridge.md N20–N22, §3.7): one model call on instruction + source, with
 //! a deadline, whose failures are named so the user knows what to do next. The handoff preview
 //! uses it with the worker model; compaction asks the run's own model the same way.
+//!
+//! [`draft`] and [`draft_with_timeout`] are the model step of keel-core's draft pipeline
+//! (`keel_core::draft`): the job's prompt goes to the worker, and its answer comes back only
+//! as a finished draft, or as a named failure — an answer that is not a summary (an echo of
+//! the instruction, missing sections) is `draft-rejected`, never a draft.
 
 use std::sync::mpsc;
 use std::time::Duration;
 
 use keel_core::compose::{ChatMessage, ModelRequest, Role};
+use keel_core::draft::{DraftJob, Rejection};
 use keel_core::text::is_blank;
 use keel_model::{Model, ModelError};
 
@@ -28,6 +34,11 @@ pub enum WorkerError {
     Timeout { model: String, secs: u64 },
     #[error("worker-failed: the worker model ({model}) failed: {source}")]
     Failed { model: String, source: ModelError },
+    /// The worker answered, but not with a summary. Its answer is not used: the caller
+    /// says what to do instead (write the draft, or a worker model that can follow the
+    /// instruction).
+    #[error("draft-rejected: the worker model ({model}) did not write a summary: {reason}")]
+    Rejected { model: String, reason: Rejection },
 }
 
 impl WorkerError {
@@ -37,6 +48,7 @@ impl WorkerError {
             WorkerError::Empty { .. } => "worker-empty",
             WorkerError::Timeout { .. } => "worker-timeout",
             WorkerError::Failed { .. } => "worker-failed",
+            WorkerError::Rejected { .. } => "draft-rejected",
         }
     }
 }
@@ -100,6 +112,31 @@ pub fn ask_with_timeout(
     }
 }
 
+/// The draft of `job` by `model`, in this thread: [`ask`], then the job's check and finish.
+pub fn draft(model: &mut dyn Model, job: &DraftJob) -> Result<String, WorkerError> {
+    let name = model.name().to_string();
+    let answer = ask(model, &job.prompt)?;
+    job.finish(&answer).map_err(|reason| WorkerError::Rejected {
+        model: name,
+        reason,
+    })
+}
+
+/// [`draft`] with a deadline, as [`ask_with_timeout`].
+pub fn draft_with_timeout(
+    model: Box<dyn Model + Send>,
+    job: &DraftJob,
+    timeout: Duration,
+    on_wait: &mut dyn FnMut(u64),
+) -> Result<String, WorkerError> {
+    let name = model.name().to_string();
+    let answer = ask_with_timeout(model, job.prompt.clone(), timeout, on_wait)?;
+    job.finish(&answer).map_err(|reason| WorkerError::Rejected {
+        model: name,
+        reason,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use keel_model::scripted::ScriptedModel;
@@ -108,6 +145,77 @@ mod tests {
 
     fn script(lines: &str) -> Box<dyn Model + Send> {
         Box::new(ScriptedModel::parse("script:w", lines).unwrap_or_else(|e| panic!("{e}")))
+    }
+
+    fn job() -> DraftJob {
+        let messages = [keel_core::bridge::message::ChatMessage {
+            role: "user".into(),
+            content: "Build a CLI. Do not use any tools.".into(),
+            ..Default::default()
+        }];
+        keel_core::draft::prepare(keel_core::draft::DraftRequest {
+            messages: &messages,
+            whole_run: &messages,
+            prior: None,
+            conversation: Default::default(),
+            lang: None,
+            source_char_budget: None,
+            purpose: keel_core::draft::Purpose::Handoff {
+                summary_char_budget: None,
+            },
+        })
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_draft_is_checked_before_it_is_finished() {
+        let job = job();
+        let none = &mut |_| {};
+        let good = "Goal: a CLI\nCurrent state: none\nKey decisions: none\nKey files: none\nNext \
+                    step: start";
+        let line = serde_json::json!({ "text": good }).to_string();
+        let finished = draft_with_timeout(script(&line), &job, DEFAULT_WORKER_TIMEOUT, none);
+        assert_eq!(
+            finished.ok(),
+            Some(format!(
+                "{good}\n\n## Active user constraints\n- Do not use any tools"
+            ))
+        );
+        // The embedded worker's failure: the instruction's first line back.
+        let first = job.instruction.lines().next().unwrap_or_default();
+        let echo = serde_json::json!({ "text": first }).to_string();
+        let mut model = script(&echo);
+        let err = draft(model.as_mut(), &job)
+            .err()
+            .unwrap_or_else(|| panic!("an echo became a draft"));
+        assert_eq!(err.name(), "draft-rejected");
+        assert!(
+            err.to_string().starts_with(
+                "draft-rejected: the worker model (script:w) did not write a summary: it \
+                 repeats its instruction back"
+            ),
+            "{err}"
+        );
+        let err = draft_with_timeout(
+            script("{\"text\":\"Goal: a CLI\"}"),
+            &job,
+            DEFAULT_WORKER_TIMEOUT,
+            none,
+        )
+        .err()
+        .unwrap_or_else(|| panic!("a draft without sections passed"));
+        assert!(
+            matches!(&err, WorkerError::Rejected { reason: Rejection::MissingSections { missing }, .. } if missing.len() == 4),
+            "{err}"
+        );
+        // The worker's own failures keep their names.
+        let err = draft_with_timeout(
+            script("{\"text\":\" \"}"),
+            &job,
+            DEFAULT_WORKER_TIMEOUT,
+            none,
+        );
+        assert_eq!(err.err().map(|e| e.name()), Some("worker-empty"));
     }
 
     #[test]

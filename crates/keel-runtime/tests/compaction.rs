@@ -18,6 +18,20 @@ fn text(lines: &str) -> String {
     serde_json::json!({ "text": lines }).to_string()
 }
 
+/// A summary with the five sections the instruction asks for, told apart by `tag`: a worker
+/// answer without them is a rejected draft, not a summary.
+fn summary_text(tag: &str) -> String {
+    format!(
+        "Goal: {tag}\nCurrent state: {tag}\nKey decisions & conventions: none\nKey files: none\nNext \
+         step: go on"
+    )
+}
+
+/// The scripted reply of a summary worker that writes [`summary_text`].
+fn summary(tag: &str) -> String {
+    text(&summary_text(tag))
+}
+
 fn settings(context_window: Option<u64>) -> LoopSettings {
     LoopSettings {
         compaction: CompactionSettings {
@@ -62,11 +76,11 @@ fn three_rounds_chain_each_summary_through_the_previous_one() {
     // A one-token window: every request with something to fold is compacted first.
     let lines = [
         text("A1"),
-        text("S1"),
+        summary("S1"),
         text("A2"),
-        text("S2"),
+        summary("S2"),
         text("A3"),
-        text("S3"),
+        summary("S3"),
         text("A4"),
     ];
     let mut model = script(&lines.iter().map(String::as_str).collect::<Vec<_>>());
@@ -98,7 +112,10 @@ fn three_rounds_chain_each_summary_through_the_previous_one() {
         if i > 0 {
             // Round N reads round N−1's summary as its compaction section (N23), with the
             // constraints block keel appended to it.
-            let previous = format!("【早前上下文压缩摘要】\nS{i}\n\n## Active user constraints");
+            let previous = format!(
+                "【早前上下文压缩摘要】\n{}\n\n## Active user constraints",
+                summary_text(&format!("S{i}"))
+            );
             assert!(
                 prompt.contains(&previous),
                 "round {} lost S{i}: {prompt}",
@@ -160,7 +177,7 @@ fn a_context_overflow_compacts_once_and_retries_once() {
     let mut w = world(&[], false);
     let overflow = r#"{"error":"context_overflow","message":"maximum context length is 8192"}"#;
     let a1 = text("A1");
-    let s1 = text("S1");
+    let s1 = summary("S1");
     let a2 = text("A2");
     let mut model = script(&[&a1, overflow, &s1, &a2]);
     for user in ["first", "second"] {
@@ -178,7 +195,7 @@ fn a_context_overflow_compacts_once_and_retries_once() {
     assert_eq!(rounds[0].trigger, Trigger::Overflow);
 
     // A second overflow after the retry is the user's to see; nothing is lost.
-    let mut model = script(&[overflow, &text("S2"), overflow]);
+    let mut model = script(&[overflow, &summary("S2"), overflow]);
     let err = with_agent(&mut w, &mut model, None, settings(None), |a| {
         a.user_turn("r", "third")
     })
@@ -246,7 +263,7 @@ fn a_failed_summary_before_the_threshold_leaves_the_run_as_it_was() {
 #[test]
 fn a_prohibition_revoked_after_the_cut_is_not_written_into_the_summary() {
     let mut w = world(&[], false);
-    let mut model = script(&[&text("OK."), &text("S1"), &text("Tools it is.")]);
+    let mut model = script(&[&text("OK."), &summary("S1"), &text("Tools it is.")]);
     for user in ["Do not use any tools.", "You can now use tools."] {
         with_agent(&mut w, &mut model, None, settings(Some(1)), |a| {
             a.user_turn("r", user)
@@ -267,8 +284,8 @@ fn a_prohibition_revoked_after_the_cut_is_not_written_into_the_summary() {
 #[test]
 fn a_source_budget_too_small_for_the_previous_summary_folds_nothing_more() {
     let mut w = world(&[], false);
-    let long_summary = "S".repeat(500);
-    let mut model = script(&[&text("A1"), &text(&long_summary), &text("A2"), &text("A3")]);
+    let long_summary = summary(&"S".repeat(500));
+    let mut model = script(&[&text("A1"), &long_summary, &text("A2"), &text("A3")]);
     let mut tight = settings(Some(1));
     for user in ["first", "second"] {
         with_agent(&mut w, &mut model, None, tight.clone(), |a| {
@@ -375,7 +392,7 @@ fn the_threshold_is_a_share_of_a_real_window() {
             Some(window),
             percent,
             below + 1,
-            &[&text("S1"), &text("A2")],
+            &[&summary("S1"), &text("A2")],
         );
         assert_eq!(model.remaining(), 0);
         assert_eq!(
@@ -399,4 +416,124 @@ fn the_threshold_is_a_share_of_a_real_window() {
         );
         assert!(request_chars(sent) < stays);
     }
+}
+
+/// Everything stored of the run: a failed compaction must leave it exactly so.
+fn stored(w: &World) -> (Vec<keel_core::Item>, Vec<String>, usize) {
+    let record = w.store.load_run("r").unwrap_or_else(|e| panic!("{e}"));
+    let notes = record.notes.iter().map(|n| n.text.clone()).collect();
+    let rounds = w.store.compactions("r").map(|r| r.len()).unwrap_or(99);
+    (record.items, notes, rounds)
+}
+
+#[test]
+fn a_rejected_draft_before_the_threshold_folds_nothing_and_says_so() {
+    // The summariser's instruction, as the run's own model is given it.
+    let instruction = keel_core::compaction::instruction(
+        keel_core::bridge::HandoffLang::En,
+        CompactionLimits::default().summary_chars,
+    );
+    let echo = instruction
+        .split(". ")
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let mut w = world(&[], false);
+    let mut model = script(&[
+        &text("A1"),
+        &text(&echo),
+        &text("A2"),
+        &text("S1"),
+        &text("A3"),
+    ]);
+    with_agent(&mut w, &mut model, None, settings(Some(1)), |a| {
+        a.user_turn("r", "first")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let before = stored(&w);
+    // An echo of the instruction, then an answer without the five sections: each is a failed
+    // draft. The run goes on; nothing is folded, written or lost.
+    for (user, why) in [
+        ("second", "repeats its instruction back"),
+        ("third", "lacks 5 of the five sections"),
+    ] {
+        let seen = notices(&w).len();
+        with_agent(&mut w, &mut model, None, settings(Some(1)), |a| {
+            a.user_turn("r", user)
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        let new = notices(&w).split_off(seen);
+        let said = new
+            .iter()
+            .find(|n| n.starts_with("compaction skipped"))
+            .unwrap_or_else(|| panic!("{user}: no notice among {new:?}"));
+        assert!(
+            said.starts_with(
+                "compaction skipped, nothing was folded: draft-rejected: the worker model \
+                 (script:t) did not write a summary: "
+            ),
+            "{said}"
+        );
+        assert!(said.contains(why), "{said}");
+        assert!(
+            said.ends_with(
+                "(compaction summaries are written by the run's own model; every item is kept)"
+            ),
+            "{said}"
+        );
+    }
+    assert_eq!(model.remaining(), 0);
+    // The summariser was asked in English: the run's language, not its source's headers.
+    assert!(everything(&model.requests[1].0).starts_with("You are compacting"));
+    // The model went on seeing the run whole: no summary, every item verbatim.
+    let last = &model.requests[4].0;
+    assert!(!system(last).contains(SUMMARY_HEADER), "{}", system(last));
+    assert!(!system(last).contains(&echo));
+    for said in ["A1", "A2", "first", "second", "third"] {
+        assert!(everything(last).contains(said), "{said} missing");
+    }
+    let (items, notes, rounds) = stored(&w);
+    assert_eq!((notes, rounds), (before.1, 0));
+    assert_eq!(items[..before.0.len()], before.0[..]);
+    assert_eq!(items.len(), 6);
+}
+
+#[test]
+fn a_rejected_draft_after_an_overflow_ends_the_turn_and_loses_nothing() {
+    let mut w = world(&[], false);
+    let overflow = r#"{"error":"context_overflow","message":"maximum context length is 8192"}"#;
+    let mut model = script(&[&text("A1"), overflow, &text("Summary: things happened.")]);
+    with_agent(&mut w, &mut model, None, settings(None), |a| {
+        a.user_turn("r", "first")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let err = with_agent(&mut w, &mut model, None, settings(None), |a| {
+        a.user_turn("r", "second")
+    })
+    .err()
+    .unwrap_or_else(|| panic!("a rejected draft cannot rescue an overflow"));
+    assert!(matches!(err, LoopError::Model(_)), "{err}");
+    let said = err.to_string();
+    assert!(
+        said.contains(
+            "the request was too long and compacting it failed: draft-rejected: the worker model \
+             (script:t) did not write a summary: it lacks"
+        ),
+        "{said}"
+    );
+    assert!(said.contains("every item is kept"), "{said}");
+    assert_eq!(model.remaining(), 0, "no retry without a summary");
+    let (items, notes, rounds) = stored(&w);
+    assert_eq!(rounds, 0);
+    assert!(
+        notes.iter().all(|n| !n.contains(SUMMARY_HEADER)),
+        "{notes:?}"
+    );
+    assert!(!notes.iter().any(|n| n.contains("things happened")));
+    assert_eq!(items.len(), 3, "first, A1, second");
+    let record = w.store.load_run("r").unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        record.head.turn_open,
+        "the turn stays open for `keel runs resume`"
+    );
 }

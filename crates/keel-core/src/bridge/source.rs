@@ -22,6 +22,9 @@ const RECENT_ASSISTANT_MESSAGES: usize = 6;
 const COMPACTION_HEADER: &str = "【早前上下文压缩摘要】";
 const USERS_HEADER: &str = "【用户消息全文（按时间序）】";
 const RECENT_HEADER: &str = "【最近助手输出摘要】";
+/// The three section headers (N1): keel's words, not the conversation's, so nothing reads
+/// them as the conversation's language, and a worker that answers with them is echoing.
+pub const SECTION_HEADERS: [&str; 3] = [COMPACTION_HEADER, USERS_HEADER, RECENT_HEADER];
 const CLIP_MARKER: &str = "\n…（底稿截断）";
 
 /// `build_bridge_source`'s options (N5); `None` means absent.
