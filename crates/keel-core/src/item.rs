@@ -410,7 +410,10 @@ mod tests {
             } => {
                 assert!(merged_with_user);
                 assert_eq!(envelope.id(), "n1");
-                assert_eq!(envelope.kind(), crate::envelope::NotificationKind::Permission);
+                assert_eq!(
+                    envelope.kind(),
+                    crate::envelope::NotificationKind::Permission
+                );
                 assert_eq!(envelope.payload_text(), r#"{"tool":"rm"}"#);
                 assert_eq!(envelope.language().samples(), ["嗯"]);
             }
