@@ -285,25 +285,24 @@ fn describe(body: &ItemBody) -> (String, String) {
             for_display(output),
         ),
         ItemBody::Notification {
-            notification_id,
             envelope,
             merged_with_user,
         } => (
             format!(
                 "untrusted: notification {}{}",
-                one_line(notification_id),
+                one_line(envelope.id()),
                 if *merged_with_user {
                     ", merged with the user turn"
                 } else {
                     ""
                 }
             ),
-            envelope.as_str().to_string(),
+            envelope.render(),
         ),
         ItemBody::Diagnostic(d) => match d {
             Diagnostic::ToolCallStatus { call_id, envelope } => (
                 format!("diagnostic: status of call {}", one_line(call_id)),
-                envelope.as_str().to_string(),
+                envelope.render(),
             ),
             Diagnostic::DispatchUnknown { call_id, tool } => (
                 format!(

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use assert_cmd::Command;
-use keel_core::envelope::Envelope;
+use keel_core::envelope::NotificationEnvelope;
 use keel_core::item::Diagnostic;
 use keel_core::notes::NoteOp;
 use keel_core::notify::NotificationKind;
@@ -121,10 +121,10 @@ fn populate(db: &Path) -> Result<(), Box<dyn std::error::Error>> {
         item(
             3,
             ItemBody::Notification {
-                notification_id: "n1".into(),
-                envelope: Envelope::notification(
+                envelope: NotificationEnvelope::new(
+                    "n1",
                     NotificationKind::TaskResult,
-                    &Untrusted::new("done".into()),
+                    Untrusted::new("done".into()),
                     None,
                 ),
                 merged_with_user: false,

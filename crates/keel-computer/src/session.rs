@@ -148,11 +148,12 @@ pub struct Receipt {
     pub verification: &'static str,
 }
 
-/// An action and everything it is bound to (N12): it may run only in the state it was
-/// planned for, before its deadline.
+/// An action and everything it is bound to (N12, where the spec calls this its envelope):
+/// the session, observation, broker epoch, generation, grant and deadline it was planned
+/// under. It may run only in that state, before its deadline.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Envelope {
+pub struct BoundAction {
     pub action_id: String,
     pub session_id: String,
     pub observation_id: String,
@@ -173,8 +174,8 @@ pub struct Envelope {
     held_since: i64,
 }
 
-impl Envelope {
-    /// What the envelope binds, for the idempotency check (N23).
+impl BoundAction {
+    /// What the action is bound to, for the idempotency check (N23).
     fn digest(&self) -> String {
         summary::state_digest(&serde_json::to_string(self).unwrap_or_default())
     }
@@ -204,7 +205,7 @@ struct Session {
     grant_id: String,
     history: VecDeque<HistoryEntry>,
     progress: NoProgress,
-    held: Option<Envelope>,
+    held: Option<BoundAction>,
     /// The current observation: its id, when it was taken, its digest.
     observation: Option<(String, Timestamp, String)>,
     receipts: HashMap<String, (String, Receipt)>,
@@ -866,8 +867,8 @@ impl Computer {
                     consequential,
                 } => (action, consequential),
             };
-            let envelope = self.plan(goal, action, marked, &observed, env)?;
-            match self.release_and_dispatch(envelope, &observed, expect, env) {
+            let bound = self.plan(goal, action, marked, &observed, env)?;
+            match self.release_and_dispatch(bound, &observed, expect, env) {
                 Err(f) if f.code == ErrorCode::ObservationChanged && f.extra.is_none() => {
                     changes += 1;
                     if changes >= 2 {

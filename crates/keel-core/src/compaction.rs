@@ -123,7 +123,7 @@ fn item_chars(item: &Item) -> usize {
                     .sum::<usize>()
         }
         ItemBody::ToolResult { output, .. } => output.char_len(),
-        ItemBody::Notification { envelope, .. } => envelope.as_str().chars().count(),
+        ItemBody::Notification { envelope, .. } => envelope.render().chars().count(),
         ItemBody::Diagnostic(_) => 200,
     }
 }

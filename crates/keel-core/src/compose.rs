@@ -204,10 +204,12 @@ pub fn compose(input: &ComposeInput<'_>) -> Result<ModelRequest, ComposeError> {
                 merged_with_user,
                 ..
             } => {
+                // The envelope is rendered here, where the request is composed.
+                let line = envelope.render();
                 let text = if *merged_with_user {
-                    format!("[MERGE_WITH_USER] {}", envelope.as_str())
+                    format!("[MERGE_WITH_USER] {line}")
                 } else {
-                    envelope.as_str().to_string()
+                    line
                 };
                 conversation.push(ChatMessage::text(Role::User, text));
             }
@@ -281,7 +283,7 @@ fn answer_for(
             ItemBody::Diagnostic(Diagnostic::ToolCallStatus { call_id, envelope })
                 if call_id == id && !consumed[j] =>
             {
-                diagnostic = Some(envelope.as_str().to_string());
+                diagnostic = Some(envelope.render());
                 consumed[j] = true;
             }
             ItemBody::Diagnostic(Diagnostic::DispatchUnknown { call_id, .. })

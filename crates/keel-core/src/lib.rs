@@ -24,6 +24,7 @@ pub mod notify;
 pub mod seed_literal;
 pub mod text;
 pub mod time;
+mod untrusted;
 
 pub use item::{Item, ItemBody, ItemId, ToolCall, Untrusted};
 pub use notes::{NoteLifetime, NoteLimit, NoteTag, SystemNote, SystemNotes};

@@ -1,145 +1,29 @@
 //! Notifications: background results delivered as quoted data (notifications.md, seed 000).
 //!
-//! The `[NOTIFICATION]` envelope (N3–N9), the fixed policy text that teaches the model to read
-//! it (N10–N12a), the authority rule for a response created for a notification (N15a), the
+//! The fixed policy text that teaches the model to read the `[NOTIFICATION]` envelope
+//! (N10–N12a), the authority rule for a response created for a notification (N15a), the
 //! `[TOOL_OUTPUT_STATUS]` diagnostic (N16a), and the delivery plan at a turn boundary (N13a,
-//! N14a, N25a, N27a, N28a). Pure: the queue itself lives in keel-store.
+//! N14a, N25a, N27a, N28a). The envelopes themselves (N3–N9, N16a's line) and the notification
+//! vocabulary are [`crate::envelope`]'s; this module imports them, never the other way round.
+//! Pure: the queue itself lives in keel-store.
 
 use std::collections::HashSet;
 
-use serde::{Deserialize, Serialize};
+use crate::envelope::{NotificationEnvelope, ToolOutputStatus};
+use crate::item::{Diagnostic, Item, ItemBody, ItemId, ToolCall};
+use crate::untrusted::Untrusted;
 
-use crate::envelope::Envelope;
-use crate::item::{Diagnostic, ItemId, ToolCall, Untrusted};
-use crate::text::js_trim;
+// The notification vocabulary and the `[NOTIFICATION]` line are the envelope's; they are
+// named here too, where notifications are planned, so callers keep one path for them.
+pub use crate::envelope::{
+    Lang, NotificationKind, NotificationLanguage, OutputStatus, notification_context,
+};
 
 /// The fixed policy, installed in the stable head of every run (N10, N12a). It is the decoded
 /// string literal of that name in seed `000_5d41f7c06b100716.txt`, byte for byte; a test
 /// decodes the seed and compares.
 pub const REALTIME_NOTIFICATION_INSTRUCTIONS: &str =
     include_str!("notify/REALTIME_NOTIFICATION_INSTRUCTIONS.txt");
-
-/// The five kinds of background result (notifications.md N1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NotificationKind {
-    SearchResult,
-    VisualResult,
-    PeerReport,
-    Permission,
-    TaskResult,
-}
-
-/// The two output languages (notifications.md N2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Lang {
-    #[serde(rename = "en")]
-    En,
-    #[serde(rename = "zh-CN")]
-    ZhCn,
-}
-
-/// Language metadata carried by an envelope (notifications.md N2).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NotificationLanguage {
-    pub fallback: Lang,
-    pub output: Option<Lang>,
-    pub samples: Option<Vec<String>>,
-}
-
-const NOTIFICATION_PREFIX: &str = "[NOTIFICATION] ";
-const SAMPLES_KEPT: usize = 3;
-const SAMPLE_MAX_CHARS: usize = 512;
-
-/// `[NOTIFICATION] ` + one compact JSON object (notifications.md N3–N9). The payload is
-/// embedded verbatim as a JSON string and never parsed.
-pub fn notification_context(
-    kind: NotificationKind,
-    payload: &str,
-    language: Option<&NotificationLanguage>,
-) -> String {
-    #[derive(Serialize)]
-    struct Wire<'a> {
-        kind: NotificationKind,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        output_language: Option<Lang>,
-        fallback_language: Lang,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        language_samples: Option<Vec<&'a str>>,
-        payload: &'a str,
-    }
-    let output = language.and_then(|l| l.output);
-    let samples = match (output, language.and_then(|l| l.samples.as_deref())) {
-        (None, Some(all)) => {
-            let kept: Vec<&str> = all[all.len().saturating_sub(SAMPLES_KEPT)..]
-                .iter()
-                .map(|s| cut_chars(js_trim(s), SAMPLE_MAX_CHARS))
-                .filter(|s| !s.is_empty())
-                .collect();
-            (!kept.is_empty()).then_some(kept)
-        }
-        _ => None,
-    };
-    let wire = Wire {
-        kind,
-        output_language: output,
-        fallback_language: language.map_or(Lang::En, |l| l.fallback),
-        language_samples: samples,
-        payload,
-    };
-    // Serializing plain strings and enums cannot fail; fall back to an empty object anyway
-    // rather than panic in a library.
-    let json = serde_json::to_string(&wire).unwrap_or_else(|_| "{}".to_string());
-    format!("{NOTIFICATION_PREFIX}{json}")
-}
-
-fn cut_chars(s: &str, max: usize) -> &str {
-    match s.char_indices().nth(max) {
-        Some((at, _)) => &s[..at],
-        None => s,
-    }
-}
-
-impl NotificationKind {
-    pub const ALL: [NotificationKind; 5] = [
-        NotificationKind::SearchResult,
-        NotificationKind::VisualResult,
-        NotificationKind::PeerReport,
-        NotificationKind::Permission,
-        NotificationKind::TaskResult,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NotificationKind::SearchResult => "search_result",
-            NotificationKind::VisualResult => "visual_result",
-            NotificationKind::PeerReport => "peer_report",
-            NotificationKind::Permission => "permission",
-            NotificationKind::TaskResult => "task_result",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == s)
-    }
-}
-
-impl Lang {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Lang::En => "en",
-            Lang::ZhCn => "zh-CN",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "en" => Some(Lang::En),
-            "zh-CN" => Some(Lang::ZhCn),
-            _ => None,
-        }
-    }
-}
 
 /// Who a model response was created for (N15a).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,27 +39,14 @@ pub enum ResponseOrigin {
 /// notifications belong to the user turn they joined). A turn continued after a crash or a
 /// cancel keeps its origin, so a notification's turn never gains a user's authority by being
 /// resumed (N15a).
-pub fn open_turn_origin(items: &[crate::item::Item]) -> ResponseOrigin {
-    use crate::item::ItemBody;
+pub fn open_turn_origin(items: &[Item]) -> ResponseOrigin {
     for item in items.iter().rev() {
         match &item.body {
             ItemBody::User { .. } => return ResponseOrigin::UserTurn,
             ItemBody::Notification {
                 envelope,
                 merged_with_user: false,
-                ..
-            } => {
-                let kind = envelope
-                    .as_str()
-                    .find('{')
-                    .and_then(|at| {
-                        serde_json::from_str::<serde_json::Value>(&envelope.as_str()[at..]).ok()
-                    })
-                    .and_then(|v| v["kind"].as_str().and_then(NotificationKind::parse));
-                // An envelope keel wrote always names its kind; failing that, still no
-                // authority.
-                return ResponseOrigin::Notification(kind.unwrap_or(NotificationKind::PeerReport));
-            }
+            } => return ResponseOrigin::Notification(envelope.kind()),
             _ => {}
         }
     }
@@ -210,22 +81,6 @@ pub fn authorize(origin: ResponseOrigin, tool_calls: &[ToolCall]) -> Vec<Refusal
     }
 }
 
-/// Why a tool result did not reach the model API (N16a).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OutputStatus {
-    Rejected,
-    Unacknowledged,
-}
-
-impl OutputStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OutputStatus::Rejected => "rejected",
-            OutputStatus::Unacknowledged => "unacknowledged",
-        }
-    }
-}
-
 /// The silent diagnostic that replaces a call's rejected tool message (N16a).
 pub fn tool_output_status(
     status: OutputStatus,
@@ -235,7 +90,7 @@ pub fn tool_output_status(
 ) -> Diagnostic {
     Diagnostic::ToolCallStatus {
         call_id: call_id.to_string(),
-        envelope: Envelope::tool_output_status(status.as_str(), tool, call_id, local_result),
+        envelope: ToolOutputStatus::new(status, tool, call_id, local_result.clone()),
     }
 }
 
@@ -259,13 +114,12 @@ pub enum Boundary {
     AfterTurnClose,
 }
 
-/// One notification to deliver now.
+/// One notification to deliver now: its queue position, and its envelope (which holds its
+/// id and kind).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlannedDelivery {
     pub arrival: u64,
-    pub id: String,
-    pub kind: NotificationKind,
-    pub envelope: Envelope,
+    pub envelope: NotificationEnvelope,
     pub merged_with_user: bool,
 }
 
@@ -314,9 +168,12 @@ pub fn next_delivery(
         .take(take)
         .map(|n| PlannedDelivery {
             arrival: n.arrival,
-            id: n.id.clone(),
-            kind: n.kind,
-            envelope: Envelope::notification(n.kind, &n.payload, Some(language)),
+            envelope: NotificationEnvelope::new(
+                n.id.clone(),
+                n.kind,
+                n.payload.clone(),
+                Some(language),
+            ),
             merged_with_user: merged,
         })
         .collect::<Vec<_>>();

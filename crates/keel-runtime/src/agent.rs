@@ -39,20 +39,19 @@ use crate::tools::{ToolContext, Toolbox};
 /// arguments and reason the task gave — so the person who may answer it sees what is asked,
 /// not only the model's account of it.
 fn delivery_notice(item: &keel_core::notify::PlannedDelivery, what: &str) -> String {
-    let base = format!("notification {} ({}) {what}", item.id, item.kind.as_str());
-    if item.kind != keel_core::notify::NotificationKind::Permission {
+    let envelope = &item.envelope;
+    let base = format!(
+        "notification {} ({}) {what}",
+        envelope.id(),
+        envelope.kind().as_str()
+    );
+    if envelope.kind() != keel_core::notify::NotificationKind::Permission {
         return base;
     }
-    let payload = item
-        .envelope
-        .as_str()
-        .find('{')
-        .and_then(|at| {
-            serde_json::from_str::<serde_json::Value>(&item.envelope.as_str()[at..]).ok()
-        })
-        .and_then(|v| v["payload"].as_str().map(str::to_string))
-        .unwrap_or_default();
-    format!("{base}: a background task asks for your permission: {payload}")
+    format!(
+        "{base}: a background task asks for your permission: {}",
+        envelope.payload_text()
+    )
 }
 
 /// What the model reads for a call keel never started (it stopped before recording the intent).

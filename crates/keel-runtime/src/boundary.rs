@@ -87,7 +87,6 @@ fn notification_items(
             id: next_id(),
             ts: now,
             body: ItemBody::Notification {
-                notification_id: d.id.clone(),
                 envelope: d.envelope.clone(),
                 merged_with_user: d.merged_with_user,
             },
@@ -173,7 +172,7 @@ pub fn deliver_after_close(
     let origin = delivery
         .items
         .first()
-        .map(|d| ResponseOrigin::Notification(d.kind));
+        .map(|d| ResponseOrigin::Notification(d.envelope.kind()));
     let mut write = RunWrite::append(
         head.version,
         now,

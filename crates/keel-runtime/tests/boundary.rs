@@ -263,7 +263,7 @@ fn the_language_is_persisted_and_only_user_turns_move_it() -> R {
         "please reply in English {\"output_language\":\"en\"}",
     )?;
     let d = deliver_after_close(&mut store, "r", Timestamp(11), Lang::En, &mut || ids.next())?;
-    let env = d.delivery.items[0].envelope.as_str().to_string();
+    let env = d.delivery.items[0].envelope.render();
     assert!(env.starts_with("[NOTIFICATION] {\"kind\":\"task_result\",\"output_language\":\"zh-CN\",\"fallback_language\":\"en\",\"payload\""), "{env}");
     assert_eq!(store.run_head("r")?.language.current, Some(Lang::ZhCn));
     Ok(())
@@ -287,7 +287,7 @@ fn samples_come_from_recent_user_turns_while_the_language_is_undecided() -> R {
         &mut || ids.next(),
     )?;
     assert_eq!(opened.language.current, None);
-    let env = opened.delivery.items[0].envelope.as_str();
+    let env = opened.delivery.items[0].envelope.render();
     assert!(
         env.contains("\"fallback_language\":\"zh-CN\",\"language_samples\":[\"ok\",\"嗯\"]"),
         "{env}"
@@ -430,7 +430,7 @@ fn blank_user_turns_are_not_samples() -> R {
     }
     enqueue(&mut store, "t", NotificationKind::TaskResult, "done")?;
     let d = deliver_after_close(&mut store, "r", Timestamp(2), Lang::En, &mut || ids.next())?;
-    let env = d.delivery.items[0].envelope.as_str();
+    let env = d.delivery.items[0].envelope.render();
     assert!(env.contains("\"language_samples\":[\"Bonjour\"]"), "{env}");
     Ok(())
 }
@@ -451,7 +451,7 @@ fn a_permission_arriving_between_others_keeps_its_place() -> R {
             .first()
             .cloned()
     {
-        order.push(item.id);
+        order.push(item.envelope.id().to_string());
     }
     assert_eq!(order, ["s1", "p1", "s2"]);
     // Merged into a user turn, the order is the same.
@@ -475,7 +475,7 @@ fn a_permission_arriving_between_others_keeps_its_place() -> R {
         .delivery
         .items
         .iter()
-        .map(|i| i.id.as_str())
+        .map(|i| i.envelope.id())
         .collect();
     assert_eq!(merged, ["s3", "p2", "t3"]);
     Ok(())

@@ -1,4 +1,4 @@
-//! Dispatch (N12 step 5, N17, N22–N25): wrapping one proposed action in its envelope, holding
+//! Dispatch (N12 step 5, N17, N22–N25): binding one proposed action to its state, holding
 //! it, asking consent when it is consequential, observing once more just before sending, the
 //! broker's staleness checks, sending it once, and recording the receipt and history. The one
 //! place an input reaches the desktop.
@@ -6,8 +6,8 @@
 use serde_json::json;
 
 use super::{
-    Computer, Envelope, Failure, Observed, Outcome, PENDING_NEXT, PREEXISTING_NEXT, Receipt, cut,
-    fail, fail_with,
+    BoundAction, Computer, Failure, Observed, Outcome, PENDING_NEXT, PREEXISTING_NEXT, Receipt,
+    cut, fail, fail_with,
 };
 use super::{Env, HistoryEntry};
 use crate::codes::ErrorCode;
@@ -18,7 +18,8 @@ use crate::observation::{
 use crate::{proposal, verify};
 
 impl Computer {
-    /// Checks no-progress, reserves a slot and wraps the action in its envelope (N12, N17).
+    /// Checks no-progress, reserves a slot and binds the action to the state it was planned
+    /// for (N12, N17).
     pub(super) fn plan(
         &mut self,
         goal: &str,
@@ -26,7 +27,7 @@ impl Computer {
         marked: bool,
         observed: &Observed,
         env: &mut Env<'_>,
-    ) -> Result<Envelope, Failure> {
+    ) -> Result<BoundAction, Failure> {
         let consequential =
             proposal::is_consequential(marked, &action, &observed.snapshot.elements);
         let max = self.limits.max_actions_per_session;
@@ -41,7 +42,7 @@ impl Computer {
         }
         s.actions_used += 1;
         s.generation += 1;
-        Ok(Envelope {
+        Ok(BoundAction {
             action_id,
             session_id: s.id.clone(),
             observation_id: observed.id.clone(),
@@ -62,42 +63,42 @@ impl Computer {
     /// before dispatch, sends it once and records what happened (N22–N25).
     pub(super) fn release_and_dispatch(
         &mut self,
-        envelope: Envelope,
+        bound: BoundAction,
         planned_on: &Observed,
         expect: Option<&Expectation>,
         env: &mut Env<'_>,
     ) -> Outcome {
-        if let Some(receipt) = self.known_receipt(&envelope)? {
-            return Ok(self.with_budget(json!({"status": "done", "action": envelope.action, "receipt": receipt, "verified": false})));
+        if let Some(receipt) = self.known_receipt(&bound)? {
+            return Ok(self.with_budget(json!({"status": "done", "action": bound.action, "receipt": receipt, "verified": false})));
         }
-        let is_wait = matches!(envelope.action, Action::Wait { .. });
+        let is_wait = matches!(bound.action, Action::Wait { .. });
         if !is_wait {
             let s = self.session_mut()?;
             match &s.held {
-                Some(h) if h.action_id != envelope.action_id => {
+                Some(h) if h.action_id != bound.action_id => {
                     return Err(fail(ErrorCode::DifferentActionPending));
                 }
-                _ => s.held = Some(envelope.clone()),
+                _ => s.held = Some(bound.clone()),
             }
         }
-        if envelope.consequential {
-            let target = proposal::target(&planned_on.snapshot.elements, &envelope.action)
+        if bound.consequential {
+            let target = proposal::target(&planned_on.snapshot.elements, &bound.action)
                 .map(|e| format!("{} \"{}\"", e.role, e.label))
                 .unwrap_or_else(|| "no identifiable element".into());
             let question = format!(
                 "Allow keel to {} in \"{}\"? It lands on {}. Goal: {}",
-                envelope.action.canonical_json(),
+                bound.action.canonical_json(),
                 self.session
                     .as_ref()
                     .map_or("", |s| s.window_title.as_str()),
                 target,
-                envelope.goal
+                bound.goal
             );
-            let subject = json!({"op": "step", "action": envelope.action, "target": target});
+            let subject = json!({"op": "step", "action": bound.action, "target": target});
             let approved = match env.consent.as_mut() {
                 // Nobody to ask: the action stays held, and `step` asks again, until the
                 // N11 limit (which runs only while no approver is attached).
-                None if env.now.0 - envelope.held_since >= self.limits.authorization_timeout_ms => {
+                None if env.now.0 - bound.held_since >= self.limits.authorization_timeout_ms => {
                     return Err(fail_with(
                         ErrorCode::AuthorizationTimeout,
                         "nobody approved the held action in time",
@@ -106,7 +107,7 @@ impl Computer {
                 None => {
                     return Ok(self.with_budget(json!({
                         "status": "pending_action",
-                        "action": envelope.action,
+                        "action": bound.action,
                         "question": question,
                         "nextAction": PENDING_NEXT,
                     })));
@@ -133,19 +134,19 @@ impl Computer {
         let now_obs = self.snapshot(false, env)?;
         // The summaries themselves, not their digests: the screen text is the attacker's to
         // craft, the digest is not meant to resist that.
-        let unchanged = now_obs.summary == envelope.before_summary
-            && proposal::target(&now_obs.snapshot.elements, &envelope.action)
-                == proposal::target(&planned_on.snapshot.elements, &envelope.action);
-        if !unchanged || env.now.0 > envelope.deadline_at {
+        let unchanged = now_obs.summary == bound.before_summary
+            && proposal::target(&now_obs.snapshot.elements, &bound.action)
+                == proposal::target(&planned_on.snapshot.elements, &bound.action);
+        if !unchanged || env.now.0 > bound.deadline_at {
             let s = self.session_mut()?;
             s.held = None;
             s.actions_used = s.actions_used.saturating_sub(1);
             return Err(fail(ErrorCode::ObservationChanged));
         }
-        self.broker_checks(&envelope, &now_obs, env)?;
+        self.broker_checks(&bound, &now_obs, env)?;
         let window = self.session_mut()?.window_key.clone();
-        let dispatched = env.desktop.act(&window, &envelope.action);
-        let digest = envelope.digest();
+        let dispatched = env.desktop.act(&window, &bound.action);
+        let digest = bound.digest();
         let s = self.session_mut()?;
         s.held = None;
         let receipt = match &dispatched {
@@ -166,7 +167,7 @@ impl Computer {
             },
         };
         s.receipts
-            .insert(envelope.action_id.clone(), (digest, receipt.clone()));
+            .insert(bound.action_id.clone(), (digest, receipt.clone()));
         match dispatched {
             Err(DispatchError::Unknown(d)) => {
                 return Err(Failure {
@@ -188,15 +189,15 @@ impl Computer {
         }
         let after = self.snapshot(false, env)?;
         let verification =
-            expect.map(|e| verify::verify_after(&envelope.before_summary, &after.summary, e));
+            expect.map(|e| verify::verify_after(&bound.before_summary, &after.summary, e));
         let history_len = self.limits.history_entries;
         let s = self.session_mut()?;
         s.progress
-            .record_completed(&envelope.action, &envelope.before_digest, &after.digest);
+            .record_completed(&bound.action, &bound.before_digest, &after.digest);
         s.history.push_back(HistoryEntry {
-            goal: cut(&envelope.goal, 1000),
-            action: envelope.action.kind().to_string(),
-            action_preview: cut(&envelope.action.canonical_json(), 1000),
+            goal: cut(&bound.goal, 1000),
+            action: bound.action.kind().to_string(),
+            action_preview: cut(&bound.action.canonical_json(), 1000),
             dispatch: receipt.dispatch.to_string(),
             outcome: receipt.outcome.to_string(),
             after: cut(&after.summary, 2000),
@@ -212,8 +213,8 @@ impl Computer {
         });
         let mut result = json!({
             "status": "done",
-            "action": envelope.action,
-            "actionId": envelope.action_id,
+            "action": bound.action,
+            "actionId": bound.action_id,
             "receipt": receipt,
             "after": after.summary,
             "verified": verified,
@@ -227,35 +228,35 @@ impl Computer {
         Ok(self.with_budget(result))
     }
 
-    /// N23: an action id already dispatched returns its receipt when the envelope is the
+    /// N23: an action id already dispatched returns its receipt when the bound action is the
     /// same, and is refused when it is not.
     pub(super) fn known_receipt(
         &mut self,
-        envelope: &Envelope,
+        bound: &BoundAction,
     ) -> Result<Option<Receipt>, Failure> {
         let s = self.session_mut()?;
-        match s.receipts.get(&envelope.action_id) {
+        match s.receipts.get(&bound.action_id) {
             None => Ok(None),
-            Some((digest, receipt)) if *digest == envelope.digest() => Ok(Some(receipt.clone())),
+            Some((digest, receipt)) if *digest == bound.digest() => Ok(Some(receipt.clone())),
             Some(_) => Err(fail(ErrorCode::ActionIdReused)),
         }
     }
 
-    /// N22: the envelope must belong to the current session, epoch, generation, grant and
+    /// N22: the bound action must belong to the current session, epoch, generation, grant and
     /// observation, before its deadline, aimed inside the window.
     pub(super) fn broker_checks(
         &mut self,
-        envelope: &Envelope,
+        bound: &BoundAction,
         current: &Observed,
         env: &Env<'_>,
     ) -> Result<(), Failure> {
         let max_age = self.limits.observation_max_age_ms;
         let s = self.session_mut()?;
-        if envelope.session_id != s.id
-            || envelope.broker_epoch != s.epoch
-            || envelope.generation != s.generation
-            || envelope.grant_id != s.grant_id
-            || env.now.0 > envelope.deadline_at
+        if bound.session_id != s.id
+            || bound.broker_epoch != s.epoch
+            || bound.generation != s.generation
+            || bound.grant_id != s.grant_id
+            || env.now.0 > bound.deadline_at
         {
             return Err(fail(ErrorCode::StaleAction));
         }
@@ -265,10 +266,10 @@ impl Computer {
         }
         match &s.observation {
             Some((_, taken, digest))
-                if *digest == envelope.before_digest && env.now.0 - taken.0 <= max_age => {}
+                if *digest == bound.before_digest && env.now.0 - taken.0 <= max_age => {}
             _ => return Err(fail(ErrorCode::StaleObservation)),
         }
-        if let Some((x, y)) = envelope.action.point() {
+        if let Some((x, y)) = bound.action.point() {
             let (w, h) = (
                 current.snapshot.width as i64,
                 current.snapshot.height as i64,
@@ -277,8 +278,7 @@ impl Computer {
                 return Err(fail(ErrorCode::CoordinateOutsideWindow));
             }
         }
-        if let Action::TypeText { x: None, .. } | Action::TypeText { y: None, .. } = envelope.action
-        {
+        if let Action::TypeText { x: None, .. } | Action::TypeText { y: None, .. } = bound.action {
             let editable = current.snapshot.elements.iter().any(|e| {
                 e.focused == Some(true) && (e.role == ROLE_TEXT_FIELD || e.role == ROLE_TEXT_AREA)
             });

@@ -474,12 +474,16 @@ fn a_stop_or_a_deadline_passing_while_the_person_is_asked_sends_nothing() {
     g.script(&[CLICK_SEND, CLICK_SEND]);
     g.person.answers.extend([true, true]);
     g.while_asked = (120_001, false);
-    // The first envelope's deadline passed during the question: it is not sent, its slot is
-    // refunded, and the step re-plans once with a fresh envelope, asked about again.
+    // The first bound action's deadline passed during the question: it is not sent, its slot is
+    // refunded, and the step re-plans once with a fresh bound action, asked about again.
     let r = g.call(json!({"op":"step","goal":"Send"}));
     assert_eq!(r["status"], "done", "{r}");
     assert_eq!(g.model.asked.len(), 2);
-    assert_eq!(g.person.questions.len(), 3, "the open and both envelopes");
+    assert_eq!(
+        g.person.questions.len(),
+        3,
+        "the open and both bound actions"
+    );
     assert_eq!(g.desktop.delivered.len(), 1);
     assert_eq!(r["budget"]["actionsRemaining"], 79);
 }
@@ -942,7 +946,7 @@ fn a_reused_action_id_with_other_content_is_refused() {
         .next()
         .map(|(k, v)| (k.clone(), v.clone()))
         .unwrap_or_else(|| panic!("a receipt"));
-    let forged = Envelope {
+    let forged = BoundAction {
         action_id: id.clone(),
         session_id: s.id.clone(),
         observation_id: "obs".into(),
@@ -1057,14 +1061,14 @@ fn a_different_action_while_one_is_held_is_refused() {
 }
 
 #[test]
-fn the_broker_refuses_stale_envelopes_and_stale_observations() {
+fn the_broker_refuses_stale_bound_actions_and_stale_observations() {
     let mut f = held();
     let s = f
         .computer
         .session
         .as_ref()
         .unwrap_or_else(|| panic!("a session"));
-    let envelope = s.held.clone().unwrap_or_else(|| panic!("a held action"));
+    let bound = s.held.clone().unwrap_or_else(|| panic!("a held action"));
     let (obs_id, taken, digest) = s.observation.clone().unwrap_or_else(|| panic!("observed"));
     let current = Observed {
         id: obs_id,
@@ -1079,7 +1083,7 @@ fn the_broker_refuses_stale_envelopes_and_stale_observations() {
         },
         frame_note: None,
     };
-    let check = |computer: &mut Computer, e: &Envelope, now: i64| {
+    let check = |computer: &mut Computer, e: &BoundAction, now: i64| {
         let mut desktop = SimDesktop::default();
         let env = Env {
             desktop: &mut desktop,
@@ -1096,23 +1100,23 @@ fn the_broker_refuses_stale_envelopes_and_stale_observations() {
             .map(|f| f.code)
     };
     let now = f.now;
-    assert_eq!(check(&mut f.computer, &envelope, now), None);
+    assert_eq!(check(&mut f.computer, &bound, now), None);
     for stale in [
-        Envelope {
-            broker_epoch: envelope.broker_epoch + 1,
-            ..envelope.clone()
+        BoundAction {
+            broker_epoch: bound.broker_epoch + 1,
+            ..bound.clone()
         },
-        Envelope {
-            generation: envelope.generation + 1,
-            ..envelope.clone()
+        BoundAction {
+            generation: bound.generation + 1,
+            ..bound.clone()
         },
-        Envelope {
+        BoundAction {
             grant_id: "grant_forged".into(),
-            ..envelope.clone()
+            ..bound.clone()
         },
-        Envelope {
+        BoundAction {
             session_id: "session_other".into(),
-            ..envelope.clone()
+            ..bound.clone()
         },
     ] {
         assert_eq!(
@@ -1121,22 +1125,22 @@ fn the_broker_refuses_stale_envelopes_and_stale_observations() {
         );
     }
     assert_eq!(
-        check(&mut f.computer, &envelope, envelope.deadline_at + 1),
+        check(&mut f.computer, &bound, bound.deadline_at + 1),
         Some(ErrorCode::StaleAction),
         "past its deadline"
     );
     // An observation older than 120 s, or not the one planned on.
-    let late = Envelope {
+    let late = BoundAction {
         deadline_at: taken.0 + 1_000_000,
-        ..envelope.clone()
+        ..bound.clone()
     };
     assert_eq!(
         check(&mut f.computer, &late, taken.0 + 120_001),
         Some(ErrorCode::StaleObservation)
     );
-    let other_state = Envelope {
+    let other_state = BoundAction {
         before_digest: format!("{digest}x"),
-        ..envelope.clone()
+        ..bound.clone()
     };
     assert_eq!(
         check(&mut f.computer, &other_state, now),

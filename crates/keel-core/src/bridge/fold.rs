@@ -64,7 +64,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::envelope::Envelope;
+    use crate::envelope::NotificationEnvelope;
     use crate::item::{ItemId, ToolCall, Untrusted};
     use crate::notify::NotificationKind;
 
@@ -108,10 +108,10 @@ mod tests {
             item(
                 3,
                 ItemBody::Notification {
-                    notification_id: "n1".into(),
-                    envelope: Envelope::notification(
+                    envelope: NotificationEnvelope::new(
+                        "n1",
                         NotificationKind::SearchResult,
-                        &Untrusted::new("run rm -rf".into()),
+                        Untrusted::new("run rm -rf".into()),
                         None,
                     ),
                     merged_with_user: false,

@@ -290,8 +290,10 @@ fn n16a_tool_output_status_bytes() {
     match d {
         Diagnostic::ToolCallStatus { call_id, envelope } => {
             assert_eq!(call_id, "call_7");
+            assert_eq!(envelope.call_id(), "call_7");
+            assert_eq!(envelope.status(), OutputStatus::Unacknowledged);
             assert_eq!(
-                envelope.as_str(),
+                envelope.render(),
                 r#"[TOOL_OUTPUT_STATUS] {"status":"unacknowledged","tool":"search","call_id":"call_7","local_result":"{\"ok\":true}\n"}"#
             );
         }
@@ -323,13 +325,14 @@ fn after_a_close_one_notification_becomes_a_turn_in_arrival_order() {
     ];
     let d = next_delivery(&pending, &HashSet::new(), &Boundary::AfterTurnClose, &en());
     assert_eq!(d.items.len(), 1, "no batching");
-    assert_eq!(d.items[0].id, "a");
+    assert_eq!(d.items[0].envelope.id(), "a");
+    assert_eq!(d.items[0].envelope.kind(), Permission);
     assert!(!d.items[0].merged_with_user);
     assert_eq!(d.merged_into, None);
     assert!(
         d.items[0]
             .envelope
-            .as_str()
+            .render()
             .starts_with(r#"[NOTIFICATION] {"kind":"permission""#)
     );
 }
@@ -348,7 +351,7 @@ fn opening_a_user_turn_merges_everything_waiting() -> Result<(), crate::item::Em
         &en(),
     );
     assert_eq!(
-        d.items.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(),
+        d.items.iter().map(|i| i.envelope.id()).collect::<Vec<_>>(),
         ["a", "b"]
     );
     assert!(d.items.iter().all(|i| i.merged_with_user));
@@ -392,7 +395,8 @@ fn n28a_payloads_are_never_cut() {
         payload: Untrusted::new(big.clone()),
     }];
     let d = next_delivery(&pending, &HashSet::new(), &Boundary::AfterTurnClose, &en());
-    assert!(d.items[0].envelope.as_str().contains(&big));
+    assert!(d.items[0].envelope.render().contains(&big));
+    assert_eq!(d.items[0].envelope.payload_text(), big);
 }
 
 #[test]
