@@ -481,6 +481,24 @@ pub fn render(compiled: &CompiledPolicy) -> String {
     out
 }
 
+/// keel's built-in default policy and nothing else — what a user with no configuration file
+/// gets — read from [`crate::config::BUILTIN_POLICY`] by the same loader and compiled by the
+/// same compiler as any file, with its (empty) checker registry. Tests and benches that need
+/// "the default policy" take it from here, so they exercise the rules keel ships rather than
+/// a look-alike. Were the built-in file ever unreadable, the policy would deny every call and
+/// say why (N34), as any broken file does; `the_builtin_policy_compiles…` proves it is not.
+pub fn builtin() -> CompiledPolicy {
+    let denied = |policy| CompiledPolicy {
+        policy,
+        registry: BTreeMap::new(),
+    };
+    // No workspace, user or admin file: the built-in tier alone.
+    match crate::config::load(&crate::config::Sources::default()) {
+        Ok(config) => compile(&config).unwrap_or_else(|e| denied(e.as_policy())),
+        Err(e) => denied(Policy::failed(crate::config::BUILTIN_NAME, &e.message)),
+    }
+}
+
 /// Compiles the whole policy, or says which table of which file is wrong.
 pub fn compile(config: &Config) -> Result<CompiledPolicy, PolicyError> {
     let mut registry = BTreeMap::new();
