@@ -92,6 +92,11 @@ const CHECKER_RULE_KEYS: &[&str] = &[
 ];
 const REGISTRY_KEYS: &[&str] = &["command", "env", "timeout_ms", "kill_grace_ms", "mode"];
 
+/// A priority within its tier (N11: the rule's priority is tier × 1000 + this).
+const PRIORITY: std::ops::RangeInclusive<i64> = 0..=999;
+/// What a `timeout_ms` may be, in a `[[safety_checker]]` table or a registry entry.
+const TIMEOUT_MS: std::ops::RangeInclusive<i64> = 1..=3_600_000;
+
 /// In-process checkers keel has (N18).
 pub const IN_PROCESS_CHECKERS: &[&str] = &["allowed-path", "provenance"];
 
@@ -266,7 +271,7 @@ fn compile_rule(t: &TieredTable) -> Result<Rule, PolicyError> {
         }
         None => return Err(c.err("`decision` is required")),
     };
-    let p = c.integer("priority", 0..=999)?.unwrap_or(0);
+    let p = c.integer("priority", PRIORITY)?.unwrap_or(0);
     Ok(Rule {
         matcher: c.matcher(decision == Decision::Allow)?,
         decision,
@@ -351,12 +356,12 @@ fn compile_checker_rule(
         matcher: c.matcher(false)?,
         priority: priority(
             t.tier.number(),
-            c.integer("priority", 0..=999)?.unwrap_or(0),
+            c.integer("priority", PRIORITY)?.unwrap_or(0),
         ),
         checker,
         required_context,
         config,
-        timeout_ms: c.integer("timeout_ms", 1..=3_600_000)?.map(|v| v as u64),
+        timeout_ms: c.integer("timeout_ms", TIMEOUT_MS)?.map(|v| v as u64),
         source: format!("{}:{}", t.file.display(), t.line),
     })
 }
@@ -435,7 +440,7 @@ fn compile_registry_entry(name: &str, t: &TieredTable) -> Result<CheckerSpec, Po
     };
     let mut spec = CheckerSpec::new(name, command);
     spec.env = env;
-    if let Some(ms) = c.integer("timeout_ms", 1..=3_600_000)? {
+    if let Some(ms) = c.integer("timeout_ms", TIMEOUT_MS)? {
         spec.timeout = Duration::from_millis(ms as u64);
     }
     if let Some(ms) = c.integer("kill_grace_ms", 0..=600_000)? {
