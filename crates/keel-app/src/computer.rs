@@ -103,7 +103,10 @@ fn grounder(
         return Err(ErrorCode::ModelCapabilityRequired);
     }
     let mut s = HttpSettings::new(base, name);
-    let key_env = c.api_key_env.as_deref().unwrap_or("OPENAI_API_KEY");
+    let key_env = c
+        .api_key_env
+        .as_deref()
+        .unwrap_or(keel_model::openai::DEFAULT_API_KEY_ENV);
     s.api_key = std::env::var(key_env).ok().filter(|k| !k.is_empty());
     s.api_key_source = format!("${key_env}");
     if s.api_key.is_none() && !is_loopback(base) {

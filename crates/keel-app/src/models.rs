@@ -78,7 +78,10 @@ fn http_settings(config: &Config, name: &str, base_url: Option<&str>) -> HttpSet
         .or(m.base_url.as_deref())
         .unwrap_or(keel_model::openai::DEFAULT_BASE_URL);
     let mut s = HttpSettings::new(base, name);
-    let key_env = m.api_key_env.as_deref().unwrap_or("OPENAI_API_KEY");
+    let key_env = m
+        .api_key_env
+        .as_deref()
+        .unwrap_or(keel_model::openai::DEFAULT_API_KEY_ENV);
     s.api_key = std::env::var(key_env).ok().filter(|k| !k.is_empty());
     s.api_key_source = format!("${key_env}");
     s.headers = m

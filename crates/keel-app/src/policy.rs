@@ -92,6 +92,11 @@ const CHECKER_RULE_KEYS: &[&str] = &[
 ];
 const REGISTRY_KEYS: &[&str] = &["command", "env", "timeout_ms", "kill_grace_ms", "mode"];
 
+/// A priority within its tier (N11: the rule's priority is tier × 1000 + this).
+const PRIORITY: std::ops::RangeInclusive<i64> = 0..=999;
+/// What a `timeout_ms` may be, in a `[[safety_checker]]` table or a registry entry.
+const TIMEOUT_MS: std::ops::RangeInclusive<i64> = 1..=3_600_000;
+
 /// In-process checkers keel has (N18).
 pub const IN_PROCESS_CHECKERS: &[&str] = &["allowed-path", "provenance"];
 
@@ -266,7 +271,7 @@ fn compile_rule(t: &TieredTable) -> Result<Rule, PolicyError> {
         }
         None => return Err(c.err("`decision` is required")),
     };
-    let p = c.integer("priority", 0..=999)?.unwrap_or(0);
+    let p = c.integer("priority", PRIORITY)?.unwrap_or(0);
     Ok(Rule {
         matcher: c.matcher(decision == Decision::Allow)?,
         decision,
@@ -351,12 +356,12 @@ fn compile_checker_rule(
         matcher: c.matcher(false)?,
         priority: priority(
             t.tier.number(),
-            c.integer("priority", 0..=999)?.unwrap_or(0),
+            c.integer("priority", PRIORITY)?.unwrap_or(0),
         ),
         checker,
         required_context,
         config,
-        timeout_ms: c.integer("timeout_ms", 1..=3_600_000)?.map(|v| v as u64),
+        timeout_ms: c.integer("timeout_ms", TIMEOUT_MS)?.map(|v| v as u64),
         source: format!("{}:{}", t.file.display(), t.line),
     })
 }
@@ -435,7 +440,7 @@ fn compile_registry_entry(name: &str, t: &TieredTable) -> Result<CheckerSpec, Po
     };
     let mut spec = CheckerSpec::new(name, command);
     spec.env = env;
-    if let Some(ms) = c.integer("timeout_ms", 1..=3_600_000)? {
+    if let Some(ms) = c.integer("timeout_ms", TIMEOUT_MS)? {
         spec.timeout = Duration::from_millis(ms as u64);
     }
     if let Some(ms) = c.integer("kill_grace_ms", 0..=600_000)? {
@@ -479,6 +484,24 @@ pub fn render(compiled: &CompiledPolicy) -> String {
         ));
     }
     out
+}
+
+/// keel's built-in default policy and nothing else — what a user with no configuration file
+/// gets — read from [`crate::config::BUILTIN_POLICY`] by the same loader and compiled by the
+/// same compiler as any file, with its (empty) checker registry. Tests and benches that need
+/// "the default policy" take it from here, so they exercise the rules keel ships rather than
+/// a look-alike. Were the built-in file ever unreadable, the policy would deny every call and
+/// say why (N34), as any broken file does; `the_builtin_policy_compiles…` proves it is not.
+pub fn builtin() -> CompiledPolicy {
+    let denied = |policy| CompiledPolicy {
+        policy,
+        registry: BTreeMap::new(),
+    };
+    // No workspace, user or admin file: the built-in tier alone.
+    match crate::config::load(&crate::config::Sources::default()) {
+        Ok(config) => compile(&config).unwrap_or_else(|e| denied(e.as_policy())),
+        Err(e) => denied(Policy::failed(crate::config::BUILTIN_NAME, &e.message)),
+    }
 }
 
 /// Compiles the whole policy, or says which table of which file is wrong.

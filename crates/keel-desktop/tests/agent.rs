@@ -1,16 +1,15 @@
 //! Computer use end to end on a real display: the turn loop, driven by the scripted provider,
 //! calls `computer_use` discover → open → observe → step → step → close on a real GTK form
-//! under Xvfb, through the real gate (with the desktop lease stage) and keel's session machine,
-//! with consent answered through the approver interface. Typing into the field and ticking
-//! the check button are verified with `field` and `selected` expectations from the
-//! accessibility tree, and checked again from a second connection.
+//! under Xvfb, through the real gate (with the desktop lease stage and keel's built-in default
+//! policy) and keel's session machine, with consent answered through the approver interface.
+//! Typing into the field and ticking the check button are verified with `field` and
+//! `selected` expectations from the accessibility tree, and checked again from a second
+//! connection.
 //!
 //! The computer-use model is the one part that is not real: a stand-in that reads the
 //! observation it is given and aims at the element the goal names, as a grounding model would.
 
 mod fixture;
-
-use std::collections::BTreeMap;
 
 use fixture::{App, Fixture};
 use keel_computer::desktop::Desktop;
@@ -21,9 +20,8 @@ use keel_core::time::Timestamp;
 use keel_desktop::{DesktopConfig, LinuxDesktop};
 use keel_model::ModelReply;
 use keel_model::scripted::ScriptedModel;
-use keel_policy::Decision;
 use keel_policy::provenance::OnTainted;
-use keel_policy::rules::{Matcher, Mode, Policy, Rule, tool_glob};
+use keel_policy::rules::Mode;
 use keel_runtime::agent::{Agent, LoopSettings, TurnCache};
 use keel_runtime::approval::{Answer, Approver};
 use keel_runtime::computer::{ComputerHub, ComputerSettings, Deadlines, TimedDesktop};
@@ -105,22 +103,6 @@ fn call(name: &str, args: Value) -> ModelReply {
     }
 }
 
-fn allow_everything() -> Policy {
-    Policy::new(
-        vec![Rule {
-            matcher: Matcher {
-                tool_names: vec![tool_glob("*").unwrap_or_else(|e| panic!("{e}"))],
-                ..Matcher::default()
-            },
-            decision: Decision::Allow,
-            priority: 1000,
-            deny_message: None,
-            source: "test".into(),
-        }],
-        vec![],
-    )
-}
-
 #[test]
 fn an_agent_types_and_ticks_on_a_real_gtk_form_verified_from_the_tree() {
     let f = Fixture::start_app(App::Form);
@@ -168,9 +150,11 @@ fn an_agent_types_and_ticks_on_a_real_gtk_form_verified_from_the_tree() {
         on_tainted: OnTainted::AskUser,
         tools: tools.infos(),
     };
+    // keel's built-in default policy, as a user with no configuration has it.
+    let policy = keel_app::policy::builtin();
     let gate = Gate::new(vec![hub.stage()])
         .unwrap()
-        .with_policy(PolicyGate::new(allow_everything(), BTreeMap::new(), env))
+        .with_policy(PolicyGate::new(policy.policy, policy.registry, env))
         .unwrap();
     let from = |pointer: &str| json!({"$from_last_result": pointer});
     let mut chat = ScriptedModel::from_replies(
@@ -278,6 +262,9 @@ fn an_agent_types_and_ticks_on_a_real_gtk_form_verified_from_the_tree() {
         .filter(|(_, r)| r.iter().any(|r| r.starts_with("computer use:")))
         .collect();
     assert_eq!(consents.len(), 1, "{:?}", person.asked);
+    // Nor did the default policy's checkers ask: the appRef came from discover's result, but
+    // computer use's schema exempts it from provenance (its consent covers the open).
+    assert_eq!(person.asked.len(), 1, "{:?}", person.asked);
     assert!(consents[0].1[0].contains(fixture::FORM));
     assert_eq!(hub.lease("r"), Lease::Free);
     let changes: Vec<LeaseChange> = store

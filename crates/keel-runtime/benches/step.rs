@@ -14,9 +14,8 @@ use keel_core::Timestamp;
 use keel_core::item::{ItemBody, ItemId, ToolCall};
 use keel_model::ModelReply;
 use keel_model::scripted::ScriptedModel;
-use keel_policy::Decision;
 use keel_policy::provenance::OnTainted;
-use keel_policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
+use keel_policy::rules::Mode;
 use keel_runtime::agent::{Agent, LoopSettings};
 use keel_runtime::gate::Gate;
 use keel_runtime::policy_gate::{GateEnv, PolicyGate};
@@ -29,31 +28,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let steps = if quick { 3 } else { 60 };
     let dir = tempfile::tempdir()?;
     let cwd = dir.path().canonicalize()?;
-    let any = Matcher {
-        tool_names: vec![tool_glob("*")?],
-        ..Matcher::default()
-    };
-    let policy = Policy::new(
-        vec![Rule {
-            matcher: any.clone(),
-            decision: Decision::Allow,
-            priority: 1000,
-            deny_message: None,
-            source: "bench".into(),
-        }],
-        ["allowed-path", "provenance"]
-            .iter()
-            .map(|n| CheckerRule {
-                matcher: any.clone(),
-                priority: 1000,
-                checker: CheckerRef::InProcess((*n).into()),
-                required_context: None,
-                config: None,
-                timeout_ms: None,
-                source: "bench".into(),
-            })
-            .collect(),
-    );
+    // keel's built-in default policy, as a user with no configuration has it.
+    let policy = keel_app::policy::builtin().policy;
     let tools = Toolbox::builtin();
     for &size in sizes {
         let mut store = SqliteStore::open(
@@ -155,10 +131,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 ItemId::try_from(format!("b{n}")).unwrap_or_else(|_| unreachable!())
             };
             let mut marks: Vec<Instant> = Vec::new();
-            let mut events = |e: keel_runtime::agent::Event| {
-                if matches!(e, keel_runtime::agent::Event::ToolResult { .. }) {
-                    marks.push(Instant::now());
+            // A step the gate refused costs less than one it allows: the bench measures allowed
+            // steps only, and says so if the policy refused any.
+            let mut refused: Vec<String> = Vec::new();
+            let mut events = |e: keel_runtime::agent::Event| match e {
+                keel_runtime::agent::Event::ToolResult { .. } => marks.push(Instant::now()),
+                keel_runtime::agent::Event::ToolCall {
+                    decision, reason, ..
+                } if decision != "allowed" => {
+                    refused.push(format!("{decision}: {}", reason.unwrap_or_default()));
                 }
+                _ => {}
             };
             let start = Instant::now();
             let mut agent = Agent {
@@ -178,6 +161,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 cache: keel_runtime::agent::TurnCache::default(),
             };
             agent.user_turn("r", "work on the notes, step after step")?;
+            if let Some(first) = refused.first() {
+                return Err(format!("{tool}: the gate refused a step ({first})").into());
+            }
             // Per-step times: between consecutive tool results.
             let mut times: Vec<Duration> = std::iter::once(start)
                 .chain(marks.iter().copied())

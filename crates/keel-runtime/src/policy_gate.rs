@@ -21,8 +21,9 @@ use keel_policy::rules::{
 
 use crate::checker::{CheckerMode, CheckerSpec, PersistentChecker, run_spawn};
 
-/// The budget of an in-process checker without its own `timeout_ms` (safety.md N9, N37).
-pub const IN_PROCESS_BUDGET: std::time::Duration = std::time::Duration::from_millis(30_000);
+/// The budget of an in-process checker without its own `timeout_ms` (safety.md N9, N37): the
+/// one per-checker default N37 gives, the same as an external checker's.
+pub const IN_PROCESS_BUDGET: std::time::Duration = crate::checker::DEFAULT_TIMEOUT;
 
 /// `std::fs` canonicalization for the allowed-path checker.
 pub struct StdResolver;

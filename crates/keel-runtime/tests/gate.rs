@@ -55,14 +55,14 @@ fn checker(name: &str, external: bool, priority: i64) -> CheckerRule {
     }
 }
 
-/// The default-policy shape: allow every tool, then allowed-path and provenance.
-fn default_like(extra_rules: Vec<Rule>, extra_checkers: Vec<CheckerRule>) -> Policy {
-    let mut rules = vec![rule(&["*"], Decision::Allow, 1000)];
+/// keel's built-in default policy (`keel_app::policy::builtin`: allow every tool, ask before a
+/// shell command that is not read-only or a `spawn_task`, then allowed-path and provenance),
+/// with a test's own rules and checkers stacked on it.
+fn default_with(extra_rules: Vec<Rule>, extra_checkers: Vec<CheckerRule>) -> Policy {
+    let builtin = keel_app::policy::builtin().policy;
+    let mut rules = builtin.rules().to_vec();
     rules.extend(extra_rules);
-    let mut checkers = vec![
-        checker("allowed-path", false, 1000),
-        checker("provenance", false, 1000),
-    ];
+    let mut checkers = builtin.checker_rules().to_vec();
     checkers.extend(extra_checkers);
     Policy::new(rules, checkers)
 }
@@ -154,7 +154,7 @@ fn authority_refusal_stops_every_later_stage() {
         ),
     );
     let g = gate(
-        default_like(vec![], vec![checker("touch", true, 2000)]),
+        default_with(vec![], vec![checker("touch", true, 2000)]),
         BTreeMap::from([("touch".into(), spec)]),
         env(&root, Mode::Default, true),
     );
@@ -191,7 +191,7 @@ fn path_bypass_attempts_on_a_real_filesystem() {
     std::os::unix::fs::symlink(&outside, root.join("link")).unwrap_or_else(|e| panic!("{e}"));
     std::fs::create_dir_all(root.join(".git")).unwrap_or_else(|e| panic!("{e}"));
     let g = gate(
-        default_like(vec![], vec![]),
+        default_with(vec![], vec![]),
         BTreeMap::new(),
         env(&root, Mode::Default, false),
     );
@@ -239,10 +239,75 @@ fn path_bypass_attempts_on_a_real_filesystem() {
 }
 
 #[test]
+fn the_default_policy_asks_before_a_shell_command_that_may_write() {
+    let (dir, root) = workspace();
+    std::fs::create_dir_all(dir.path().join("outside")).unwrap_or_else(|e| panic!("{e}"));
+    let g = gate(
+        default_with(vec![], vec![]),
+        BTreeMap::new(),
+        env(&root, Mode::Default, false),
+    );
+    assert_eq!(
+        decide(
+            &g,
+            &call("shell", json!({"command": "ls src && wc -l src/a"})),
+            &[],
+            None
+        ),
+        Verdict::Allow
+    );
+    // Any tool with a `command` argument is a shell, whatever its name; `spawn_task` delegates
+    // the user's authority. Both ask, and with nobody to ask they are refused.
+    for (tool, args) in [
+        ("shell", json!({"command": "rm -rf src"})),
+        ("run_it", json!({"command": "ls > out.txt"})),
+        ("spawn_task", json!({"task": "tidy up"})),
+    ] {
+        match decide(&g, &call(tool, args.clone()), &[], None) {
+            Verdict::Refuse {
+                stage: Stage::AskUser,
+                reason,
+                ..
+            } => {
+                assert!(
+                    reason.starts_with("policy: the rule at <built-in default policy>:"),
+                    "{tool} {args}: {reason}"
+                );
+                assert!(
+                    reason.ends_with(&format!(
+                        "asks before {tool} runs (user confirmation is unavailable in \
+                         non-interactive mode)"
+                    )),
+                    "{tool} {args}: {reason}"
+                );
+            }
+            other => panic!("{tool} {args}: {other:?}"),
+        }
+    }
+    // A command the list allows still has its path-like words checked.
+    let v = decide(
+        &g,
+        &call("shell", json!({"command": "cat ../outside/x"})),
+        &[],
+        None,
+    );
+    assert!(
+        matches!(
+            v,
+            Verdict::Refuse {
+                stage: Stage::Checkers,
+                ..
+            }
+        ),
+        "{v:?}"
+    );
+}
+
+#[test]
 fn provenance_comes_from_the_runs_items() {
     let (_dir, root) = workspace();
     let g = gate(
-        default_like(vec![], vec![]),
+        default_with(vec![], vec![]),
         BTreeMap::new(),
         env(&root, Mode::Default, false),
     );
@@ -368,7 +433,7 @@ fn a_field_of_a_record_the_user_names_is_theirs_unless_configured_off() {
         },
     );
     let on = gate(
-        default_like(vec![], vec![]),
+        default_with(vec![], vec![]),
         BTreeMap::new(),
         with_tools.clone(),
     );
@@ -391,10 +456,12 @@ fn a_field_of_a_record_the_user_names_is_theirs_unless_configured_off() {
         json!({"named_records": false}),
         json!({"named_records": "yes"}),
     ] {
-        let mut strict = checker("provenance", false, 1000);
+        // As a user's file configures it: its own provenance checker (tier 4) on top of the
+        // default's, which still runs; the stricter verdict wins.
+        let mut strict = checker("provenance", false, 4000);
         strict.config = Some(config.clone());
         let off = gate(
-            Policy::new(vec![rule(&["*"], Decision::Allow, 1000)], vec![strict]),
+            default_with(vec![], vec![strict]),
             BTreeMap::new(),
             with_tools.clone(),
         );
@@ -410,7 +477,7 @@ fn a_field_of_a_record_the_user_names_is_theirs_unless_configured_off() {
 #[test]
 fn ask_user_goes_to_a_person() {
     let (_dir, root) = workspace();
-    let policy = default_like(vec![rule(&["deploy"], Decision::AskUser, 3000)], vec![]);
+    let policy = default_with(vec![rule(&["deploy"], Decision::AskUser, 3000)], vec![]);
     let g = gate(policy, BTreeMap::new(), env(&root, Mode::Default, true));
     let c = call("deploy", json!({"env": "prod"}));
     let mut no = Scripted(vec![Answer::Deny], vec![]);
@@ -454,7 +521,7 @@ fn ask_user_goes_to_a_person() {
     assert!(none.1.is_empty());
     // Without anyone to ask, ask_user is a deny with N35's reason.
     let g2 = gate(
-        default_like(vec![rule(&["deploy"], Decision::AskUser, 3000)], vec![]),
+        default_with(vec![rule(&["deploy"], Decision::AskUser, 3000)], vec![]),
         BTreeMap::new(),
         env(&root, Mode::Default, true),
     );
@@ -481,6 +548,8 @@ fn yolo_allows_unmatched_calls_but_checkers_still_deny() {
         "no",
         "cat >/dev/null; echo '{\"decision\":\"deny\",\"reason\":\"B\"}'",
     );
+    // Not the default policy: yolo's own allow is for calls no rule matches, and the default's
+    // `*` rule matches every call.
     let policy = Policy::new(vec![], vec![checker("no", true, 1000)]);
     let g = gate(
         policy,
@@ -519,6 +588,8 @@ fn checkers_run_concurrently_with_the_result_of_sequential_evaluation() {
         "slow-ask",
         "cat >/dev/null; sleep 1.5; echo '{\"decision\":\"ask_user\",\"reason\":\"second\"}'",
     );
+    // Only the two external checkers, not the default's in-process ones: what is under test is
+    // how the runner orders the verdicts of checkers that run at the same time.
     let policy = Policy::new(
         vec![rule(&["*"], Decision::Allow, 1000)],
         vec![
@@ -567,7 +638,7 @@ fn a_rule_deny_runs_no_checker() {
     let mut deny = rule(&["rm_*"], Decision::Deny, 4000);
     deny.deny_message = Some("Deleting is off.".into());
     let g = gate(
-        default_like(vec![deny], vec![checker("touch", true, 2000)]),
+        default_with(vec![deny], vec![checker("touch", true, 2000)]),
         BTreeMap::from([("touch".into(), spec)]),
         env(&root, Mode::Default, true),
     );
@@ -602,7 +673,7 @@ fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::
         note_ops: Vec::new(),
         items: vec![],
     })?;
-    let policy = || default_like(vec![rule(&["deploy"], Decision::AskUser, 3000)], vec![]);
+    let policy = || default_with(vec![rule(&["deploy"], Decision::AskUser, 3000)], vec![]);
     let g = gate(policy(), BTreeMap::new(), env(&root, Mode::Default, true));
     {
         let mut approver = RecordingApprover::new(
@@ -647,7 +718,7 @@ fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::
     // A new process resumes the run: its allowance comes back from the store; the consent's
     // does not.
     let policy = || {
-        default_like(
+        default_with(
             vec![
                 rule(&["deploy"], Decision::AskUser, 3000),
                 rule(&["computer_use"], Decision::AskUser, 3000),
@@ -699,7 +770,7 @@ fn dangling_symlinks_are_followed() {
         .unwrap_or_else(|e| panic!("{e}"));
     std::os::unix::fs::symlink("missing-dir/x", root.join("rel")).unwrap_or_else(|e| panic!("{e}"));
     let g = gate(
-        default_like(vec![], vec![]),
+        default_with(vec![], vec![]),
         BTreeMap::new(),
         env(&root, Mode::Default, false),
     );

@@ -93,6 +93,47 @@ fn the_builtin_policy_compiles_and_reads_as_documented() -> Result<(), PolicyErr
 }
 
 #[test]
+fn builtin_is_the_built_in_tier_compiled_alone() -> Result<(), PolicyError> {
+    let p = builtin();
+    assert_eq!(p.policy.load_error(), None);
+    assert!(p.registry.is_empty());
+    let loaded = compiled(vec![], None)?;
+    let sources = |c: &CompiledPolicy| -> Vec<(String, i64)> {
+        c.policy
+            .rules()
+            .iter()
+            .map(|r| (r.source.clone(), r.priority))
+            .chain(
+                c.policy
+                    .checker_rules()
+                    .iter()
+                    .map(|r| (r.source.clone(), r.priority)),
+            )
+            .collect()
+    };
+    assert_eq!(sources(&p), sources(&loaded));
+    // Every table is tier 1, from the built-in file.
+    assert!(
+        sources(&p)
+            .iter()
+            .all(|(s, n)| s.starts_with(crate::config::BUILTIN_NAME) && (1000..2000).contains(n)),
+        "{:?}",
+        sources(&p)
+    );
+    assert_eq!(sources(&p).len(), 6);
+    assert_eq!(
+        decide(&p, "shell", json!({"command": "rm -rf build"})),
+        Decision::AskUser
+    );
+    assert_eq!(decide(&p, "spawn_task", json!({})), Decision::AskUser);
+    assert_eq!(
+        decide(&p, "write_file", json!({"path": "a"})),
+        Decision::Allow
+    );
+    Ok(())
+}
+
+#[test]
 fn rules_from_two_tiers_stack_in_tier_order() -> Result<(), PolicyError> {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let ws = write(

@@ -1,5 +1,6 @@
-//! What the turn-loop tests share: a world with a real database, a gate with a real policy,
-//! the built-in tools in a temporary directory, and a scripted model driving an agent.
+//! What the turn-loop tests share: a world with a real database, a gate with keel's built-in
+//! default policy, the built-in tools in a temporary directory, and a scripted model driving
+//! an agent.
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
@@ -11,7 +12,7 @@ use keel_model::ModelReply;
 use keel_model::scripted::ScriptedModel;
 use keel_policy::Decision;
 use keel_policy::provenance::OnTainted;
-use keel_policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
+use keel_policy::rules::{Matcher, Mode, Policy, Rule, tool_glob};
 use keel_runtime::agent::{Agent, Event, LoopSettings};
 use keel_runtime::approval::{Answer, Approver};
 use keel_runtime::gate::Gate;
@@ -19,43 +20,24 @@ use keel_runtime::policy_gate::{GateEnv, PolicyGate};
 use keel_runtime::tools::{ToolContext, Toolbox};
 use keel_store::{NewRun, SqliteStore, Store, StoreOptions};
 
-pub fn any() -> Matcher {
-    Matcher {
-        tool_names: vec![tool_glob("*").unwrap_or_else(|e| panic!("{e}"))],
-        ..Matcher::default()
-    }
-}
-
+/// keel's built-in default policy (`keel_app::policy::builtin`), plus, for a test that needs
+/// a person asked, a rule that asks before each of `ask_tools` runs: the default allows them,
+/// so the rule sits above it, where a workspace file's rule would.
 pub fn policy(ask_tools: &[&str]) -> Policy {
-    let mut rules = vec![Rule {
-        matcher: any(),
-        decision: Decision::Allow,
-        priority: 1000,
-        deny_message: None,
-        source: "t".into(),
-    }];
-    for t in ask_tools {
-        rules.push(Rule {
+    let ask = ask_tools
+        .iter()
+        .map(|t| Rule {
             matcher: Matcher {
                 tool_names: vec![tool_glob(t).unwrap_or_else(|e| panic!("{e}"))],
                 ..Matcher::default()
             },
             decision: Decision::AskUser,
-            priority: 2000,
+            priority: 3000,
             deny_message: None,
             source: "ask".into(),
-        });
-    }
-    let checker = |name: &str| CheckerRule {
-        matcher: any(),
-        priority: 1000,
-        checker: CheckerRef::InProcess(name.into()),
-        required_context: None,
-        config: None,
-        timeout_ms: None,
-        source: "t".into(),
-    };
-    Policy::new(rules, vec![checker("allowed-path"), checker("provenance")])
+        })
+        .collect();
+    keel_app::policy::builtin().policy.with_rules(ask)
 }
 
 pub struct World {
