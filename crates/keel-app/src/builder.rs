@@ -220,7 +220,10 @@ impl SessionBuilder {
             on_tainted: OnTainted::AskUser,
             tools: tools.infos(),
         };
-        let stages = computer.iter().map(|c| c.stage()).collect();
+        let stages = computer
+            .iter()
+            .map(keel_runtime::computer::ComputerHub::stage)
+            .collect();
         let gate = Gate::new(stages)?.with_policy(PolicyGate::new(
             compiled.policy,
             compiled.registry,

@@ -18,6 +18,9 @@ use keel_store::{NewRun, SqliteStore, Store};
 use crate::session::{Notices, Session};
 use crate::{AppError, ids};
 
+/// Builds the session of a task's child run, given the child run's id.
+pub type ChildSessions = Arc<dyn Fn(&str) -> Result<Session, AppError> + Send + Sync>;
+
 /// What a session's background tasks need from it, handed over when it is built (so that this
 /// module needs only a way to build a child session, not the builder).
 #[derive(Clone)]
@@ -28,8 +31,7 @@ pub struct TaskContext {
     pub model: Option<String>,
     pub permission_timeout: std::time::Duration,
     pub notices: Notices,
-    /// Builds the session of the child run with this id.
-    pub build_child: Arc<dyn Fn(&str) -> Result<Session, AppError> + Send + Sync>,
+    pub build_child: ChildSessions,
 }
 
 /// The spawner `spawn_task` calls: creates the child run and starts its thread.
@@ -44,7 +46,7 @@ pub(crate) fn spawner(builder: TaskContext, hub: &TaskHub) -> Spawner {
             .create_run(NewRun {
                 id: child.clone(),
                 preset: parent.preset.clone(),
-                model: builder.model.clone().unwrap_or(parent.model.clone()),
+                model: builder.model.clone().unwrap_or(parent.model),
                 origin: Some(format!("task of {}", request.parent)),
                 open_turn: false,
                 now: ids::now(),

@@ -261,7 +261,7 @@ pub fn preview(
     let draft_path = dir.join(format!("{stem}.md"));
     let mut record = Preview {
         run: run_id.to_string(),
-        to: to.clone(),
+        to,
         lang: job.lang,
         draft: draft_path.clone(),
         worker: worker_spec,
@@ -386,7 +386,7 @@ pub fn go(
     store.create_run(NewRun {
         id: target.clone(),
         preset: record.to.clone(),
-        model: source.model.clone(),
+        model: source.model,
         origin: Some(format!(
             "keel handoff --go from run {run_id} (the kickoff is the first user turn)"
         )),

@@ -156,7 +156,7 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
             "notes_count": run.notes.len(),
             "notes_chars": run.notes.total_chars(),
             "language": {
-                "output": run.head.language.current.map(|l| l.as_str()),
+                "output": run.head.language.current.map(keel_core::envelope::Lang::as_str),
                 "explicit": run.head.language.explicit,
             },
             "notifications": queue.iter().map(notification_json).collect::<Vec<_>>(),

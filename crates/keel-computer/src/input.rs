@@ -362,7 +362,9 @@ mod tests {
         assert_eq!(ok(json!({"op":"close"})), Op::Close);
         assert_eq!(
             ok(json!({"op":"discover","query":""})),
-            Op::Discover { query: "".into() }
+            Op::Discover {
+                query: String::new()
+            }
         );
     }
 

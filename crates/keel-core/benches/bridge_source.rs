@@ -3,6 +3,9 @@
 //! and p50 ≤ 50 ms at 10k messages / 20 MB. Without `--bench` (as `cargo test` runs it) it does
 //! one small pass, so the bench stays compiled and working.
 
+// A bench prints its figures.
+#![allow(clippy::print_stdout)]
+
 use std::time::{Duration, Instant};
 
 use keel_core::bridge::message::{ChatMessage, ToolNode};

@@ -9,6 +9,9 @@
 //! Without `--bench` (as `cargo test --benches` runs it) it takes three samples of each, so a
 //! broken benchmark fails fast.
 
+// A bench prints its figures.
+#![allow(clippy::print_stdout)]
+
 #[path = "../tests/fixture/mod.rs"]
 mod fixture;
 

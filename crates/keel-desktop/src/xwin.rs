@@ -70,7 +70,10 @@ fn cardinals(
     kind: AtomEnum,
 ) -> Result<Vec<u32>, ReplyError> {
     let reply = x.get_property(false, win, prop, kind, 0, 4096)?.reply()?;
-    Ok(reply.value32().map(|v| v.collect()).unwrap_or_default())
+    Ok(reply
+        .value32()
+        .map(std::iter::Iterator::collect)
+        .unwrap_or_default())
 }
 
 fn title(x: &RustConnection, a: &Atoms, win: Window) -> Result<String, ReplyError> {
@@ -273,7 +276,7 @@ pub(crate) fn describe(x: &RustConnection, win: Window) -> String {
         {
             return format!("\"{t}\"");
         }
-        if let Ok(tree) = x.query_tree(w).map(|c| c.reply()) {
+        if let Ok(tree) = x.query_tree(w).map(x11rb::cookie::Cookie::reply) {
             queue.extend(tree.map(|t| t.children).unwrap_or_default());
         }
     }

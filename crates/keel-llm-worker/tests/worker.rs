@@ -201,7 +201,7 @@ mod wire {
             answer["prompt_tokens"].as_u64().is_some_and(|n| n > 0),
             "{answer}"
         );
-        let mut long = request.clone();
+        let mut long = request;
         long["max_tokens"] = serde_json::json!(100_000);
         send(&long.to_string());
         let overflow = next();

@@ -261,7 +261,7 @@ impl McpClient {
         Ok(CallOutcome {
             text,
             is_error: result.is_error.unwrap_or(false),
-            structured: result.structured_content.clone(),
+            structured: result.structured_content,
         })
     }
 }

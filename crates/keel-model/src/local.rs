@@ -183,7 +183,9 @@ impl LocalModel {
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
-                let mut t = sink.lock().unwrap_or_else(|e| e.into_inner());
+                let mut t = sink
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
                 t.push_str(&line);
                 t.push('\n');
                 let len = t.chars().count();

@@ -59,11 +59,13 @@ pub fn serve(responses: Vec<Vec<u8>>) -> Server {
             }
             let mut body = vec![0; length];
             let _ = reader.read_exact(&mut body);
-            log.lock().unwrap_or_else(|e| e.into_inner()).push(Seen {
-                path,
-                headers,
-                body: serde_json::from_slice(&body).unwrap_or(Value::Null),
-            });
+            log.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(Seen {
+                    path,
+                    headers,
+                    body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+                });
             let _ = stream.write_all(&response);
             let _ = stream.flush();
         }
@@ -75,7 +77,7 @@ pub fn seen(server: &Server) -> Vec<Seen> {
     server
         .seen
         .lock()
-        .unwrap_or_else(|e| e.into_inner())
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
         .clone()
 }
 

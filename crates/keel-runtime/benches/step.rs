@@ -7,6 +7,9 @@
 //! The history is users, tool calls, their results and replies; the first step of the turn
 //! composes all of it, later steps only what they appended.
 
+// A bench prints its figures.
+#![allow(clippy::print_stdout)]
+
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 

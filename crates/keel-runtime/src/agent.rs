@@ -370,14 +370,16 @@ impl Agent<'_> {
             .collect();
         loop {
             let record = self.store.load_run(run)?;
-            let unanswered = match compose(&ComposeInput {
+            let Err(keel_core::compose::ComposeError::UnansweredToolCall {
+                call_id: unanswered,
+            }) = compose(&ComposeInput {
                 stable_head: "",
                 volatile: &[],
                 notes: &record.notes,
                 items: &record.items,
-            }) {
-                Err(keel_core::compose::ComposeError::UnansweredToolCall { call_id }) => call_id,
-                _ => return Ok(()),
+            })
+            else {
+                return Ok(());
             };
             if in_ledger.contains(&unanswered) {
                 // Its ledger entry is open: `recover` marks it unknown.

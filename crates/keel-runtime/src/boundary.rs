@@ -42,7 +42,7 @@ pub struct DeliveredTurn {
 fn language_for(
     store: &dyn Store,
     run: &str,
-    language: &ConversationLanguage,
+    language: ConversationLanguage,
     fallback: Lang,
 ) -> Result<NotificationLanguage, StoreError> {
     let samples: Vec<String> = store
@@ -116,7 +116,7 @@ pub fn open_user_turn(
             text: text.to_string(),
         },
     };
-    let mut notification_language = language_for(store, run, &language, fallback)?;
+    let mut notification_language = language_for(store, run, language, fallback)?;
     if is_sample(text)
         && let Some(samples) = notification_language.samples.as_mut()
     {
@@ -167,7 +167,7 @@ pub fn deliver_after_close(
         &pending,
         &store.delivered_notification_ids(run)?,
         &Boundary::AfterTurnClose,
-        &language_for(store, run, &head.language, fallback)?,
+        &language_for(store, run, head.language, fallback)?,
     );
     let origin = delivery
         .items

@@ -239,7 +239,10 @@ impl Gate {
         let decision = match input.run {
             // Held only while the policy decides, never while a person is asked.
             Some(run) => {
-                let mut kept = self.provenance.lock().unwrap_or_else(|p| p.into_inner());
+                let mut kept = self
+                    .provenance
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
                 let current = KeptProvenance::update(kept.take(), run, input.items);
                 let decision = decide(&current.index);
                 *kept = Some(current);

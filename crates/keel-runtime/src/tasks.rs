@@ -79,7 +79,10 @@ impl TaskHub {
     fn state(&self) -> MutexGuard<'_, HubState> {
         // A thread that panicked while holding the lock left consistent maps behind: every
         // change is a single insert or remove.
-        self.inner.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.inner
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn changed(&self) {

@@ -407,7 +407,7 @@ impl Toolbox {
     }
 
     pub fn get(&self, name: &str) -> Option<&dyn Tool> {
-        self.tools.get(name).map(|t| t.as_ref())
+        self.tools.get(name).map(std::convert::AsRef::as_ref)
     }
 
     /// The tools as the model is offered them: keel's own schema keywords (`x-keel-…`, read

@@ -294,7 +294,7 @@ fn recovery_marks_unfinished_calls_unknown_and_never_reruns_them() {
         LedgerWrite::Intend {
             call_id: "c7".into(),
             tool: "write_file".into(),
-            arguments: call.arguments.clone(),
+            arguments: call.arguments,
         },
         LedgerWrite::Mark {
             call_id: "c7".into(),

@@ -129,9 +129,10 @@ impl Approver for Person {
         if !reasons.iter().any(|r| r.starts_with("computer use:")) {
             return Answer::AllowOnce;
         }
-        if self.answers.is_empty() {
-            panic!("asked more often than scripted: {reasons:?}");
-        }
+        assert!(
+            !self.answers.is_empty(),
+            "asked more often than scripted: {reasons:?}"
+        );
         self.answers.remove(0)
     }
 

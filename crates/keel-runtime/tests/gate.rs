@@ -447,7 +447,7 @@ fn a_field_of_a_record_the_user_names_is_theirs_unless_configured_off() {
         }
         other => panic!("{other:?}"),
     }
-    let read = [user.clone(), result(1, "read_file")];
+    let read = [user, result(1, "read_file")];
     assert!(
         matches!(decide(&on, &refund, &read, None), Verdict::Refuse { .. }),
         "a file has no records"

@@ -5,6 +5,9 @@
 //! A plain timing harness (no criterion) because the target is a percentile: each size runs
 //! `SAMPLES` timed writes on a real database file and prints p50, p90 and p99.
 
+// A bench prints its figures.
+#![allow(clippy::print_stdout)]
+
 use std::time::{Duration, Instant};
 
 use keel_core::notes::NoteOp;

@@ -175,10 +175,7 @@ fn turn_close_consumes_turn_notes_in_the_same_transaction() -> R {
     )?;
     let run = store.load_run("r1")?;
     assert_eq!(run.notes.len(), 1);
-    assert_eq!(
-        run.notes.read("escalation-resume").map(|s| s.len()),
-        Some(73)
-    );
+    assert_eq!(run.notes.read("escalation-resume").map(str::len), Some(73));
     Ok(())
 }
 

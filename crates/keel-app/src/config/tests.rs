@@ -166,7 +166,7 @@ fn admin_tier_wins_and_must_be_locked_down() -> Result<(), Box<dyn std::error::E
     let src = Sources {
         workspace: vec![],
         user: Some(user),
-        admin_dir: Some(admin.clone()),
+        admin_dir: Some(admin),
     };
     let is_root = std::fs::metadata(&b).map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)?;
     match load(&src) {

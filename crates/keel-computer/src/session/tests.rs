@@ -947,7 +947,7 @@ fn a_reused_action_id_with_other_content_is_refused() {
         .map(|(k, v)| (k.clone(), v.clone()))
         .unwrap_or_else(|| panic!("a receipt"));
     let forged = BoundAction {
-        action_id: id.clone(),
+        action_id: id,
         session_id: s.id.clone(),
         observation_id: "obs".into(),
         broker_epoch: s.epoch,
@@ -1140,7 +1140,7 @@ fn the_broker_refuses_stale_bound_actions_and_stale_observations() {
     );
     let other_state = BoundAction {
         before_digest: format!("{digest}x"),
-        ..bound.clone()
+        ..bound
     };
     assert_eq!(
         check(&mut f.computer, &other_state, now),

@@ -104,7 +104,7 @@ fn the_cut_is_the_earliest_step_start_whose_tail_fits_and_never_splits_a_call() 
     // A tiny tail budget still keeps the newest step whole.
     let p = plan(&items, None, None, limits(10, 10_000)).expect("something to fold");
     assert_eq!(p.first_unfolded_seq, 11);
-    let c = record(p.first_unfolded_seq, p.kept_user_seqs.clone());
+    let c = record(p.first_unfolded_seq, p.kept_user_seqs);
     let seqs: Vec<u64> = visible_items(&items, &c).iter().map(|i| i.seq).collect();
     // Every tool result left visible answers a call left visible.
     assert_eq!(seqs, vec![0, 4, 8, 11, 12]);
@@ -140,9 +140,8 @@ fn nothing_to_fold_when_only_the_newest_step_is_left() {
 fn the_previous_summary_is_the_compaction_section_so_rounds_chain() {
     let items = run();
     let first = record(4, vec![0]);
-    let note = match note_op("S1") {
-        NoteOp::Add { text, .. } => text,
-        _ => unreachable!(),
+    let NoteOp::Add { text: note, .. } = note_op("S1") else {
+        unreachable!()
     };
     assert_eq!(note, format!("{SUMMARY_HEADER}\nS1"));
     use crate::notes::SystemNotes;

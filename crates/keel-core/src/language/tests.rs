@@ -8,7 +8,7 @@ fn fresh(utterances: &[&str]) -> ConversationLanguage {
     t
 }
 
-fn state(t: &ConversationLanguage) -> (Option<Lang>, bool) {
+fn state(t: ConversationLanguage) -> (Option<Lang>, bool) {
     (t.current, t.explicit)
 }
 
@@ -41,7 +41,7 @@ fn t4_vectors() {
     ];
     for (utterances, current, explicit) in cases {
         assert_eq!(
-            state(&fresh(utterances)),
+            state(fresh(utterances)),
             (*current, *explicit),
             "{utterances:?}"
         );
@@ -131,7 +131,7 @@ fn a_preference_is_sticky_until_another_request() {
         t.observe("please reply in English"),
         Observed::Requested(Lang::En)
     );
-    assert_eq!(state(&t), (Some(Lang::En), true));
+    assert_eq!(state(t), (Some(Lang::En), true));
 }
 
 #[test]

@@ -45,7 +45,7 @@ fn lang(fallback: Lang, output: Option<Lang>, samples: Option<&[&str]>) -> Notif
     NotificationLanguage {
         fallback,
         output,
-        samples: samples.map(|s| s.iter().map(|x| x.to_string()).collect()),
+        samples: samples.map(|s| s.iter().map(std::string::ToString::to_string).collect()),
     }
 }
 
@@ -117,7 +117,7 @@ fn t3_samples() {
     let language = NotificationLanguage {
         fallback: Lang::En,
         output: None,
-        samples: Some(first.clone()),
+        samples: Some(first),
     };
     assert_eq!(
         notification_context(NotificationKind::TaskResult, "p", Some(&language))
@@ -126,7 +126,11 @@ fn t3_samples() {
         623
     );
 
-    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let s = |v: &[&str]| {
+        v.iter()
+            .map(std::string::ToString::to_string)
+            .collect::<Vec<_>>()
+    };
     assert_eq!(
         samples_of(&s(&["a", " ", "  "])),
         Some(serde_json::json!(["a"]))
