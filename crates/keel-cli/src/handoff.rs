@@ -22,7 +22,7 @@ use keel_core::bridge::{
 use keel_core::compaction::{PriorSummary, constraint_sources};
 use keel_core::notes::producers;
 use keel_core::{ItemBody, ItemId};
-use keel_store::{NewItem, NewRun, RunRecord, SqliteStore, Store, StoreOptions};
+use keel_store::{NewItem, NewRun, RunRecord, RunStore, SqliteStore, StoreOptions};
 use serde::{Deserialize, Serialize};
 
 use keel_app::config::Config;

@@ -17,7 +17,7 @@ use keel_runtime::approval::{Answer, Approver};
 use keel_runtime::gate::Gate;
 use keel_runtime::policy_gate::{GateEnv, PolicyGate};
 use keel_runtime::tools::{ToolContext, Toolbox};
-use keel_store::{NewRun, SqliteStore, Store, StoreOptions};
+use keel_store::{NewRun, RunStore, SqliteStore, StoreOptions};
 
 pub fn any() -> Matcher {
     Matcher {
