@@ -113,8 +113,8 @@ impl RunRecord {
             self.compaction = Some(c.clone());
         }
         let head = &mut self.head;
-        if let Some(language) = &write.language {
-            head.language = language.clone();
+        if let Some(language) = write.language {
+            head.language = language;
         }
         if write.open_turn || write.close_turn {
             head.turn_open = write.open_turn && !write.close_turn;

@@ -196,7 +196,7 @@ impl Driver {
                     call_id: format!("call-{n}"),
                     tool: "read_file".into(),
                     output: Untrusted::new(format!("contents {n}")),
-                    is_error: n % 2 == 0,
+                    is_error: n.is_multiple_of(2),
                 },
             };
             append.push(self.new_item(body));
