@@ -16,7 +16,7 @@ use keel_runtime::mcp::{is_server_name, server_tools};
 use keel_runtime::policy_gate::{GateEnv, PolicyGate};
 use keel_runtime::tasks::{RespondPermission, SpawnTask, TaskHub};
 use keel_runtime::tools::Toolbox;
-use keel_store::{SqliteStore, Store, StoreOptions};
+use keel_store::{RunStore, SqliteStore, StoreOptions};
 
 use crate::config::Config;
 use crate::models::{model_for, model_spec};

@@ -13,7 +13,7 @@ use keel_runtime::approval::{Approver, RecordingApprover};
 use keel_runtime::gate::Gate;
 use keel_runtime::tasks::{TaskHub, report_orphaned_tasks};
 use keel_runtime::tools::{ToolContext, Toolbox};
-use keel_store::{SqliteStore, Store, StoreOptions};
+use keel_store::{ApprovalStore, SqliteStore, StoreOptions};
 
 use crate::{AppError, ids};
 

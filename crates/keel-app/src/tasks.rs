@@ -13,7 +13,7 @@ use keel_runtime::agent::LoopError;
 use keel_runtime::tasks::{
     PermissionApprover, Spawner, TaskEnd, TaskHub, TaskRequest, TaskStatus, finish_task,
 };
-use keel_store::{NewRun, SqliteStore, Store};
+use keel_store::{NewRun, RunStore, SqliteStore};
 
 use crate::session::{Notices, Session};
 use crate::{AppError, ids};

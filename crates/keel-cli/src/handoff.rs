@@ -21,7 +21,7 @@ use keel_core::draft::{self, DraftRequest, Purpose};
 use keel_core::notes::producers;
 use keel_core::{ItemBody, ItemId};
 use keel_runtime::worker::WorkerError;
-use keel_store::{NewItem, NewRun, SqliteStore, Store, StoreOptions};
+use keel_store::{NewItem, NewRun, RunStore, SqliteStore, StoreOptions};
 use serde::{Deserialize, Serialize};
 
 use keel_app::config::Config;

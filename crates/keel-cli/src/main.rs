@@ -293,7 +293,7 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 None => ids::unique("n"),
             };
             let mut store = keel_store::SqliteStore::open_existing(&db, &store_options(&config))?;
-            keel_store::Store::enqueue_notification(
+            keel_store::QueueStore::enqueue_notification(
                 &mut store,
                 &run,
                 keel_store::NewNotification {

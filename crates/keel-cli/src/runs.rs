@@ -9,8 +9,8 @@ use keel_core::item::Diagnostic;
 use keel_core::text::{LineBreaks, terminal_safe};
 use keel_core::{Item, ItemBody, SystemNotes};
 use keel_store::{
-    NotificationRecord, RunHead, RunRecord, RunSummary, SqliteStore, Store, StoreError,
-    StoreOptions,
+    ApprovalStore, CompactionStore, LedgerStore, NotificationRecord, QueueStore, RunHead,
+    RunRecord, RunStore, RunSummary, SqliteStore, StoreError, StoreOptions,
 };
 use serde_json::{Map, Value, json};
 

@@ -146,7 +146,7 @@ fn stop_pauses_desktop_control_until_resume() {
 
 #[test]
 fn resume_releases_a_lease_a_dead_process_left_and_records_it() {
-    use keel_store::{LeaseChange, LeaseEvent, SqliteStore, Store, StoreOptions};
+    use keel_store::{DesktopStore, LeaseChange, LeaseEvent, SqliteStore, StoreOptions};
     let env = Env::new();
     user_config(&env, "[computer_use]\nenabled = true\n");
     let model = env.script("first.jsonl", &[json!({"text": "hi"})]);

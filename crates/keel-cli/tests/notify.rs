@@ -4,7 +4,7 @@ use assert_cmd::Command;
 use keel_core::notify::Lang;
 use keel_core::{ItemId, Timestamp};
 use keel_runtime::boundary::deliver_after_close;
-use keel_store::{NewRun, SqliteStore, Store, StoreOptions};
+use keel_store::{NewRun, QueueStore, RunStore, SqliteStore, StoreOptions};
 use serde_json::Value;
 
 struct Env {

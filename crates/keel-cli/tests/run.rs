@@ -403,7 +403,7 @@ fn on_a_terminal_ask_user_is_asked_by_default_and_yes_and_no_both_hold() {
     let db = env.dir.path().join("home/keel.db");
     let store = keel_store::SqliteStore::open(&db, &keel_store::StoreOptions::default())
         .unwrap_or_else(|e| panic!("{e}"));
-    let answers = keel_store::Store::approvals(&store, &run).unwrap_or_default();
+    let answers = keel_store::ApprovalStore::approvals(&store, &run).unwrap_or_default();
     let given: Vec<keel_store::Answer> = answers.iter().map(|a| a.answer).collect();
     assert_eq!(
         given,

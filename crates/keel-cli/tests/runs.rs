@@ -9,7 +9,7 @@ use keel_core::item::Diagnostic;
 use keel_core::notes::NoteOp;
 use keel_core::notify::NotificationKind;
 use keel_core::{ItemBody, ItemId, NoteLifetime, NoteTag, Timestamp, ToolCall, Untrusted};
-use keel_store::{NewItem, NewRun, RunWrite, SqliteStore, Store, StoreOptions};
+use keel_store::{NewItem, NewRun, QueueStore, RunStore, RunWrite, SqliteStore, StoreOptions};
 
 /// A sandbox: its own KEEL_HOME, config home and working directory.
 struct Sandbox {

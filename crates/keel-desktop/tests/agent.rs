@@ -28,7 +28,7 @@ use keel_runtime::computer::{ComputerHub, ComputerSettings, Deadlines, TimedDesk
 use keel_runtime::gate::Gate;
 use keel_runtime::policy_gate::{GateEnv, PolicyGate};
 use keel_runtime::tools::{ToolContext, Toolbox};
-use keel_store::{LeaseChange, NewRun, SqliteStore, Store, StoreOptions};
+use keel_store::{DesktopStore, LeaseChange, NewRun, RunStore, SqliteStore, StoreOptions};
 use serde_json::{Value, json};
 
 /// Aims each step at the element whose label the goal names last ("… into Name", "Tick

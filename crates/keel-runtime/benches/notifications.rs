@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use keel_core::notify::{Lang, NotificationKind, NotificationLanguage, notification_context};
 use keel_core::{ItemId, Timestamp};
 use keel_runtime::boundary::deliver_after_close;
-use keel_store::{NewNotification, NewRun, SqliteStore, Store, StoreOptions};
+use keel_store::{NewNotification, NewRun, QueueStore, RunStore, SqliteStore, StoreOptions};
 
 const SAMPLES: usize = 300;
 

@@ -23,7 +23,7 @@ use keel_runtime::agent::{Agent, LoopSettings};
 use keel_runtime::gate::Gate;
 use keel_runtime::policy_gate::{GateEnv, PolicyGate};
 use keel_runtime::tools::{ToolContext, Toolbox};
-use keel_store::{NewItem, NewRun, SqliteStore, Store, StoreOptions};
+use keel_store::{NewItem, NewRun, RunStore, SqliteStore, StoreOptions};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let quick = !std::env::args().any(|a| a == "--bench");

@@ -252,45 +252,29 @@ impl Agent<'_> {
     fn commit(&mut self, run: &str, write: impl FnOnce(u64) -> RunWrite) -> Result<(), StoreError> {
         let version = self.record(run)?.head.version;
         let write = write(version);
-        let (appended, note_ops, close) = (
-            write.append.clone(),
-            write.note_ops.clone(),
-            write.close_turn,
-        );
-        let max_untagged = write.max_untagged_notes;
-        let open = write.open_turn;
-        let compaction = write.compaction.clone();
-        let committed = match self.store.commit(run, write) {
+        let committed = match self.store.commit(run, write.clone()) {
             Ok(c) => c,
             Err(e) => {
                 self.forget();
                 return Err(e);
             }
         };
-        if let Some((_, record)) = self.cache.run.as_mut() {
-            let first = committed.next_seq - appended.len() as u64;
-            record
-                .items
-                .extend(appended.into_iter().enumerate().map(|(i, n)| Item {
-                    seq: first + i as u64,
-                    id: n.id,
-                    ts: n.ts,
-                    body: n.body,
-                }));
-            // The same operations the store applied, applied to the cached notes.
-            for op in note_ops {
-                let _ = record.notes.apply(op, max_untagged);
-            }
-            if close {
-                record.notes.consume_turn_notes();
-            }
-            if compaction.is_some() {
-                record.compaction = compaction;
-            }
-            record.head.version = committed.version;
-            record.head.next_seq = committed.next_seq;
-            if open || close {
-                record.head.turn_open = open && !close;
+        // The function the store applied, applied to the cached run, so the cache is what a
+        // reload would give. The write is durable by now, so a failure here is not the
+        // caller's: it means the cache had drifted from the store, and it is dropped so the
+        // next read reloads the run as stored.
+        if let Some((_, record)) = self.cache.run.as_mut().filter(|(id, _)| id == run) {
+            let drifted = match record.apply(&write) {
+                Ok(applied) if applied.committed == committed => None,
+                Ok(applied) => Some(format!(
+                    "the cache reached {:?}, the store {committed:?}",
+                    applied.committed
+                )),
+                Err(e) => Some(e.to_string()),
+            };
+            if let Some(reason) = drifted {
+                tracing::warn!(run, %reason, "the cached run drifted from the store; reloading it");
+                self.forget();
             }
         }
         Ok(())

@@ -17,7 +17,9 @@ use keel_runtime::approval::Answer;
 use keel_runtime::gate::Gate;
 use keel_runtime::policy_gate::{GateEnv, PolicyGate};
 use keel_runtime::tools::ToolContext;
-use keel_store::{DispatchState, LedgerWrite, NewNotification, RunWrite, Store};
+use keel_store::{
+    DispatchState, LedgerStore, LedgerWrite, NewNotification, QueueStore, RunStore, RunWrite,
+};
 use serde_json::json;
 
 mod common;

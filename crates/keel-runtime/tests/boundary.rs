@@ -6,7 +6,8 @@ use keel_core::notify::{Lang, NOT_AUTHORIZED_RESULT, NotificationKind, ResponseO
 use keel_core::{ItemBody, ItemId, Timestamp, ToolCall};
 use keel_runtime::boundary::{deliver_after_close, open_user_turn, refusal_items};
 use keel_store::{
-    NewItem, NewNotification, NewRun, QueueState, RunWrite, SqliteStore, Store, StoreOptions,
+    NewItem, NewNotification, NewRun, QueueState, QueueStore, RunStore, RunWrite, SqliteStore,
+    Store, StoreOptions,
 };
 
 type R = Result<(), Box<dyn std::error::Error>>;

@@ -5,7 +5,7 @@ use keel_core::compaction::{CompactionLimits, SUMMARY_HEADER, Trigger};
 use keel_core::compose::{ModelRequest, Role};
 use keel_model::scripted::ScriptedModel;
 use keel_runtime::agent::{CompactionSettings, Event, LoopError, LoopSettings};
-use keel_store::Store;
+use keel_store::{CompactionStore, RunStore};
 
 mod common;
 use common::*;

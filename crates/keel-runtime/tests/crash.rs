@@ -7,7 +7,8 @@ use keel_core::notify::{Lang, NotificationKind};
 use keel_core::{ItemId, Timestamp};
 use keel_runtime::boundary::{deliver_after_close, open_user_turn};
 use keel_store::{
-    CRASH_POINT_ENV, NewNotification, NewRun, QueueState, SqliteStore, Store, StoreOptions,
+    CRASH_POINT_ENV, NewNotification, NewRun, QueueState, QueueStore, RunStore, SqliteStore,
+    StoreOptions,
 };
 
 const CHILD_ENV: &str = "KEEL_DELIVERY_CHILD_DB";

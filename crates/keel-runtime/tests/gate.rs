@@ -659,7 +659,7 @@ fn a_rule_deny_runs_no_checker() {
 #[test]
 fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::error::Error>> {
     use keel_runtime::approval::RecordingApprover;
-    use keel_store::{NewRun, SqliteStore, Store, StoreOptions};
+    use keel_store::{ApprovalStore, NewRun, RunStore, SqliteStore, StoreOptions};
     let (dir, root) = workspace();
     let path = dir.path().join("keel.db");
     let mut store = SqliteStore::open(&path, &StoreOptions::default())?;

@@ -11,7 +11,7 @@ use keel_model::scripted::ScriptedModel;
 use keel_runtime::agent::LoopSettings;
 use keel_runtime::approval::{Answer, Approver};
 use keel_runtime::tasks::{PermissionApprover, RespondPermission, TaskHub};
-use keel_store::{SqliteStore, Store, StoreOptions};
+use keel_store::{QueueStore, SqliteStore, StoreOptions};
 use serde_json::json;
 
 mod common;

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use keel_core::notes::NoteOp;
 use keel_core::{ItemBody, ItemId, NoteLifetime, NoteTag, Timestamp};
-use keel_store::{NewItem, NewRun, RunWrite, SqliteStore, Store, StoreOptions};
+use keel_store::{NewItem, NewRun, RunStore, RunWrite, SqliteStore, StoreOptions};
 
 const SAMPLES: usize = 300;
 

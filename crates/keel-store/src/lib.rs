@@ -1,4 +1,4 @@
-//! keel-store: durable state for keel runs, behind the [`Store`] trait.
+//! keel-store: durable state for keel runs, behind the [`Store`] traits.
 //!
 //! A run is a head row (id, timestamps, preset, a version for optimistic concurrency), an
 //! append-only ordered list of items, and its system notes. Every write is one transaction
@@ -13,9 +13,16 @@
 //! dispatch ledger and approvals have their tables here too; the issues that use them add
 //! their operations.
 //!
+//! What a write does to a run is one pure function, [`RunRecord::apply`] (apply.rs): the
+//! SQLite store persists what it computes, and a writer that keeps the run in memory applies
+//! the same function to its copy. The storage itself is split by concern into traits
+//! ([`RunStore`], [`QueueStore`], [`LedgerStore`], [`ApprovalStore`], [`CompactionStore`],
+//! [`DesktopStore`]); [`Store`] is all of them, for callers that use the whole store.
+//!
 //! Not here: deciding what to write. The turn loop, the note operations and the guards live
 //! in keel-core and keel-runtime; this crate persists what they decided.
 
+mod apply;
 mod caller;
 mod schema;
 mod sqlite;
@@ -26,6 +33,7 @@ use keel_core::notes::NoteOp;
 use keel_core::notify::{NotificationKind, QueuedNotification};
 use keel_core::{Item, ItemBody, ItemId, SystemNotes, Timestamp};
 
+pub use apply::{Applied, Settled};
 pub use caller::{CallerMessage, StartRun, append_caller_messages, start_run_from_caller};
 pub use schema::SCHEMA_VERSION;
 
@@ -83,7 +91,7 @@ pub struct RunHead {
 }
 
 /// A whole run as loaded.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunRecord {
     pub head: RunHead,
     pub items: Vec<Item>,
@@ -455,14 +463,26 @@ pub enum StoreError {
     BadCallerMessage { index: usize, reason: String },
 }
 
-/// Durable runs. Every method that writes is one transaction.
-pub trait Store {
+/// Runs: their heads, items and notes, and the one write that changes them ([`RunWrite`]).
+/// Every method that writes is one transaction.
+///
+/// A commit also writes the queue settlements, ledger changes and compaction round the write
+/// carries, in that same transaction, so whatever implements this trait holds those tables too
+/// (the other traits read them). What a write does to the run itself is [`RunRecord::apply`].
+pub trait RunStore {
     fn create_run(&mut self, run: NewRun) -> Result<RunHead, StoreError>;
     fn run_head(&self, id: &str) -> Result<RunHead, StoreError>;
     fn load_run(&self, id: &str) -> Result<RunRecord, StoreError>;
     /// All runs, most recently updated first.
     fn list_runs(&self) -> Result<Vec<RunSummary>, StoreError>;
     fn commit(&mut self, run: &str, write: RunWrite) -> Result<Committed, StoreError>;
+    /// The texts of the run's last `limit` real user turns, oldest first.
+    fn recent_user_texts(&self, run: &str, limit: usize) -> Result<Vec<String>, StoreError>;
+}
+
+/// A run's notification queue (notifications.md). Entries are settled by a run's write
+/// ([`RunWrite::settling`]).
+pub trait QueueStore {
     /// Adds a notification to the run's queue. It does not touch the run's version, so a
     /// producer in another process never makes the live writer's next write stale.
     fn enqueue_notification(
@@ -478,19 +498,35 @@ pub trait Store {
         &self,
         run: &str,
     ) -> Result<std::collections::HashSet<String>, StoreError>;
+    /// Every queue entry of the run, in arrival order.
+    fn notifications(&self, run: &str) -> Result<Vec<NotificationRecord>, StoreError>;
+}
+
+/// The dispatch ledger of a run's tool calls. Entries change only in a run's write
+/// ([`RunWrite::with_ledger`]).
+pub trait LedgerStore {
     /// The run's dispatch ledger, oldest first.
     fn ledger(&self, run: &str) -> Result<Vec<LedgerEntry>, StoreError>;
-    /// The texts of the run's last `limit` real user turns, oldest first.
-    fn recent_user_texts(&self, run: &str, limit: usize) -> Result<Vec<String>, StoreError>;
+}
+
+/// A person's answers to ask_user decisions.
+pub trait ApprovalStore {
     /// Records a person's answer with the run, in its own transaction: an answer is a fact
     /// whatever happens to the turn it was given in.
     fn record_approval(&mut self, run: &str, approval: &ApprovalRecord) -> Result<(), StoreError>;
     /// The run's answers, in the order given.
     fn approvals(&self, run: &str) -> Result<Vec<ApprovalRecord>, StoreError>;
-    /// Every queue entry of the run, in arrival order.
-    fn notifications(&self, run: &str) -> Result<Vec<NotificationRecord>, StoreError>;
+}
+
+/// A run's compaction rounds. A round is recorded by a run's write
+/// ([`RunWrite::with_compaction`]); [`RunRecord::compaction`] is the latest.
+pub trait CompactionStore {
     /// The run's compaction rounds, oldest first.
     fn compactions(&self, run: &str) -> Result<Vec<Compaction>, StoreError>;
+}
+
+/// Desktop leases and the desktop-control pause (computer-use.md N30, N41).
+pub trait DesktopStore {
     /// Records a change of the run's desktop lease (computer-use.md N41).
     fn record_lease(&mut self, run: &str, event: &LeaseEvent) -> Result<(), StoreError>;
     /// The run's lease changes, oldest first.
@@ -499,6 +535,19 @@ pub trait Store {
     fn set_desktop_pause(&mut self, pause: Option<&DesktopPause>) -> Result<(), StoreError>;
     /// The pause in force, if any.
     fn desktop_pause(&self) -> Result<Option<DesktopPause>, StoreError>;
+}
+
+/// The whole store: every concern's trait. Anything that implements them all is one, so a
+/// caller that needs the whole store takes `&mut dyn Store` and a second implementation
+/// implements the pieces.
+pub trait Store:
+    RunStore + QueueStore + LedgerStore + ApprovalStore + CompactionStore + DesktopStore
+{
+}
+
+impl<T> Store for T where
+    T: RunStore + QueueStore + LedgerStore + ApprovalStore + CompactionStore + DesktopStore
+{
 }
 
 /// What happened to a run's desktop lease.

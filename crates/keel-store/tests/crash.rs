@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use common::{id, new_run};
 use keel_core::notes::{DEFAULT_MAX_UNTAGGED, NoteOp};
 use keel_core::{ItemBody, NoteLifetime, NoteTag, Timestamp};
-use keel_store::{CRASH_POINT_ENV, NewItem, RunWrite, SqliteStore, Store, StoreOptions};
+use keel_store::{CRASH_POINT_ENV, NewItem, RunStore, RunWrite, SqliteStore, StoreOptions};
 
 const CLOSE_ITEMS: u64 = 40;
 const TURN_ITEMS: u64 = CLOSE_ITEMS + 1;

@@ -6,8 +6,9 @@ use common::{id, new_run, user_item};
 use keel_core::legacy::CallerField;
 use keel_core::{ItemBody, NoteLifetime, NoteTag, SystemNotes, Timestamp};
 use keel_store::{
-    CallerMessage, RunWrite, SCHEMA_VERSION, SqliteStore, StartRun, Store, StoreError,
-    StoreOptions, append_caller_messages, start_run_from_caller,
+    ApprovalStore, CallerMessage, CompactionStore, DesktopStore, RunStore, RunWrite,
+    SCHEMA_VERSION, SqliteStore, StartRun, StoreError, StoreOptions, append_caller_messages,
+    start_run_from_caller,
 };
 
 type R = Result<(), Box<dyn std::error::Error>>;

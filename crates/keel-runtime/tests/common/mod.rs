@@ -18,7 +18,7 @@ use keel_runtime::approval::{Answer, Approver};
 use keel_runtime::gate::Gate;
 use keel_runtime::policy_gate::{GateEnv, PolicyGate};
 use keel_runtime::tools::{ToolContext, Toolbox};
-use keel_store::{NewRun, SqliteStore, Store, StoreOptions};
+use keel_store::{NewRun, RunStore, SqliteStore, StoreOptions};
 
 /// keel's built-in default policy (`keel_app::policy::builtin`), plus, for a test that needs
 /// a person asked, a rule that asks before each of `ask_tools` runs: the default allows them,

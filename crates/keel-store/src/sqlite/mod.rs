@@ -1,4 +1,5 @@
-//! The SQLite implementation of [`Store`]: one file, WAL, `synchronous=NORMAL`.
+//! The SQLite implementation of the [`Store`](crate::Store) traits: one file, WAL,
+//! `synchronous=NORMAL`.
 
 mod compaction;
 mod desktop;
@@ -18,8 +19,9 @@ use rusqlite::{
 
 use crate::schema::{APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION};
 use crate::{
-    ApprovalRecord, Committed, NewItem, NewNotification, NewRun, NotificationRecord, RunHead,
-    RunRecord, RunSummary, RunWrite, Store, StoreError,
+    ApprovalRecord, ApprovalStore, Committed, CompactionStore, DesktopStore, LedgerStore,
+    NewNotification, NewRun, NotificationRecord, QueueStore, RunHead, RunRecord, RunStore,
+    RunSummary, RunWrite, StoreError,
 };
 
 /// The environment variable that names a crash point (see [`crash_point`]).
@@ -200,20 +202,15 @@ fn read_head(conn: &Connection, id: &str) -> Result<RunHead, StoreError> {
     parse_head(raw)
 }
 
-fn insert_items(
-    tx: &Transaction<'_>,
-    run: &str,
-    first_seq: u64,
-    items: &[NewItem],
-) -> Result<(), StoreError> {
+fn insert_items(tx: &Transaction<'_>, run: &str, items: &[Item]) -> Result<(), StoreError> {
     let mut stmt = tx.prepare_cached(
         "INSERT INTO items (run_id, seq, id, kind, ts, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
-    for (offset, item) in items.iter().enumerate() {
+    for item in items {
         let body = keel_core::item::encode_body(&item.body);
         stmt.execute(params![
             run,
-            (first_seq + offset as u64) as i64,
+            item.seq as i64,
             item.id.as_str(),
             item.body.kind_name(),
             item.ts.millis(),
@@ -284,7 +281,7 @@ fn read_notes(
     Ok((SystemNotes::from_stored(notes), skipped))
 }
 
-impl Store for SqliteStore {
+impl RunStore for SqliteStore {
     fn create_run(&mut self, run: NewRun) -> Result<RunHead, StoreError> {
         let tx = self.write_tx()?;
         let exists: Option<i64> = tx
@@ -320,7 +317,16 @@ impl Store for SqliteStore {
                 i64::from(head.turn_open)
             ],
         )?;
-        insert_items(&tx, &run.id, 0, &run.items)?;
+        let items: Vec<Item> = (0..)
+            .zip(run.items)
+            .map(|(seq, n)| Item {
+                seq,
+                id: n.id,
+                ts: n.ts,
+                body: n.body,
+            })
+            .collect();
+        insert_items(&tx, &run.id, &items)?;
         let mut notes = SystemNotes::new();
         for op in run.note_ops {
             notes.apply(op, keel_core::notes::DEFAULT_MAX_UNTAGGED)?;
@@ -399,47 +405,46 @@ impl Store for SqliteStore {
 
     fn commit(&mut self, run: &str, write: RunWrite) -> Result<Committed, StoreError> {
         let tx = self.write_tx()?;
+        // The run as the write needs it (`RunRecord::apply` reads no more): its head, its notes
+        // if the write changes them, its last compaction round if it records one, and none of
+        // its items, which a write only appends to. So a write's cost does not grow with history.
         let head = read_head(&tx, run)?;
-        if head.version != write.expected_version {
-            return Err(StoreError::StaleWrite {
-                run: run.to_string(),
-                expected: write.expected_version,
-                actual: head.version,
-            });
-        }
-        insert_items(&tx, run, head.next_seq, &write.append)?;
+        let (notes, skipped_notes) = if write.changes_notes() {
+            read_notes(&tx, run)?
+        } else {
+            Default::default()
+        };
+        let compaction = match write.compaction {
+            Some(_) => compaction::read(&tx, run, true)?.pop(),
+            None => None,
+        };
+        let mut record = RunRecord {
+            head,
+            items: Vec::new(),
+            notes,
+            skipped_notes,
+            compaction,
+        };
+        let applied = record.apply(&write)?;
+        // What follows persists what `apply` computed, and writes the parts of the write that
+        // live in the run's other tables.
+        insert_items(&tx, run, &record.items)?;
         if write.close_turn {
             crash_point("close:after-items");
         }
         for change in &write.ledger {
             ledger::write_ledger(&tx, run, change, write.now)?;
         }
-        if write.open_turn || write.close_turn {
-            tx.prepare_cached("UPDATE runs SET turn_open = ?1 WHERE id = ?2")?
-                .execute(params![
-                    i64::from(write.open_turn && !write.close_turn),
-                    run
-                ])?;
-        }
         if !write.note_ops.is_empty() {
-            // The stored notes, changed only by note operations, in this transaction (N1).
-            let (mut notes, _) = read_notes(&tx, run)?;
-            for op in &write.note_ops {
-                notes.apply(op.clone(), write.max_untagged_notes)?;
-            }
-            replace_notes(&tx, run, &notes)?;
+            // The stored notes, changed only by note operations, in this transaction (N1); a
+            // close's consumption of the `Turn` notes is already in them.
+            replace_notes(&tx, run, &record.notes)?;
+        } else if write.close_turn {
+            // Only the `Turn` rows go; a malformed row (N28) stays, as it would without a close.
+            tx.prepare_cached("DELETE FROM notes WHERE run_id = ?1 AND lifetime = 'turn'")?
+                .execute([run])?;
         }
-        if let Some(language) = &write.language {
-            let json = serde_json::to_string(language).map_err(|e| StoreError::Corrupt {
-                run: run.to_string(),
-                what: "language".into(),
-                reason: e.to_string(),
-            })?;
-            tx.prepare_cached("UPDATE runs SET language = ?1 WHERE id = ?2")?
-                .execute(params![json, run])?;
-        }
-        for settle in &write.queue {
-            let item_seq = settle.item_index.map(|i| (head.next_seq + i as u64) as i64);
+        for settle in &applied.settled {
             let changed = tx
                 .prepare_cached(
                     "UPDATE notification_queue SET state = ?1, item_seq = ?2, settled_at = ?3 \
@@ -447,7 +452,7 @@ impl Store for SqliteStore {
                 )?
                 .execute(params![
                     settle.state.as_str(),
-                    item_seq,
+                    settle.item_seq.map(|s| s as i64),
                     write.now.millis(),
                     settle.arrival as i64,
                     run
@@ -462,21 +467,30 @@ impl Store for SqliteStore {
         if let Some(c) = &write.compaction {
             compaction::insert(&tx, run, c)?;
         }
-        if write.close_turn {
-            tx.prepare_cached("DELETE FROM notes WHERE run_id = ?1 AND lifetime = 'turn'")?
-                .execute([run])?;
-        }
-        let committed = Committed {
-            version: head.version + 1,
-            next_seq: head.next_seq + write.append.len() as u64,
-        };
+        let head = &record.head;
+        // The language column is written only by a write that carries one, so a run that never
+        // had one keeps reading as the default.
+        let language =
+            match &write.language {
+                Some(_) => Some(serde_json::to_string(&head.language).map_err(|e| {
+                    StoreError::Corrupt {
+                        run: run.to_string(),
+                        what: "language".into(),
+                        reason: e.to_string(),
+                    }
+                })?),
+                None => None,
+            };
         tx.prepare_cached(
-            "UPDATE runs SET version = ?1, next_seq = ?2, updated_at = ?3 WHERE id = ?4",
+            "UPDATE runs SET version = ?1, next_seq = ?2, updated_at = ?3, turn_open = ?4, \
+             language = coalesce(?5, language) WHERE id = ?6",
         )?
         .execute(params![
-            committed.version as i64,
-            committed.next_seq as i64,
-            write.now.millis().max(head.updated_at.millis()),
+            head.version as i64,
+            head.next_seq as i64,
+            head.updated_at.millis(),
+            i64::from(head.turn_open),
+            language,
             run
         ])?;
         if write.close_turn {
@@ -489,7 +503,7 @@ impl Store for SqliteStore {
         if write.close_turn {
             crash_point("close:after-commit");
         }
-        Ok(committed)
+        Ok(applied.committed)
     }
 
     fn recent_user_texts(&self, run: &str, limit: usize) -> Result<Vec<String>, StoreError> {
@@ -517,7 +531,9 @@ impl Store for SqliteStore {
         texts.reverse();
         Ok(texts)
     }
+}
 
+impl QueueStore for SqliteStore {
     fn enqueue_notification(&mut self, run: &str, n: NewNotification) -> Result<u64, StoreError> {
         queue::enqueue_notification(self, run, n)
     }
@@ -533,7 +549,9 @@ impl Store for SqliteStore {
     fn notifications(&self, run: &str) -> Result<Vec<NotificationRecord>, StoreError> {
         queue::notifications(&self.conn, run)
     }
+}
 
+impl ApprovalStore for SqliteStore {
     fn record_approval(&mut self, run: &str, a: &ApprovalRecord) -> Result<(), StoreError> {
         ledger::record_approval(self, run, a)
     }
@@ -541,15 +559,21 @@ impl Store for SqliteStore {
     fn approvals(&self, run: &str) -> Result<Vec<ApprovalRecord>, StoreError> {
         ledger::approvals(&self.conn, run)
     }
+}
 
+impl LedgerStore for SqliteStore {
     fn ledger(&self, run: &str) -> Result<Vec<crate::LedgerEntry>, StoreError> {
         ledger::ledger(&self.conn, run)
     }
+}
 
+impl CompactionStore for SqliteStore {
     fn compactions(&self, run: &str) -> Result<Vec<keel_core::compaction::Compaction>, StoreError> {
         compaction::read(&self.conn, run, false)
     }
+}
 
+impl DesktopStore for SqliteStore {
     fn record_lease(&mut self, run: &str, event: &crate::LeaseEvent) -> Result<(), StoreError> {
         desktop::record_lease(self, run, event)
     }
