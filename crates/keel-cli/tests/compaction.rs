@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-mod common;
+use crate::common;
 use common::Env;
 
 /// A summary with the five sections the instruction asks for: a worker answer without them is

@@ -2,7 +2,7 @@
 //! and `resume`, and the pause a stop leaves, on real processes and a real database. (The real
 //! display is driven end to end in keel-desktop's tests.)
 
-mod common;
+use crate::common;
 
 use common::Env;
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 use common::Env;
 
 /// A worker's summary with the five sections the instruction asks for (bridge.md N15): an

@@ -2,7 +2,7 @@
 //! installed by `./scripts/test`, which sets KEEL_TEST_MCP_FILESYSTEM) configured in the user
 //! tier, its tools offered as `mcp__fs__*` and every call through keel's gate.
 
-mod common;
+use crate::common;
 
 use common::Env;
 use serde_json::{Value, json};

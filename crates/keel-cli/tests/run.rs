@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 use common::Env;
 
 fn call(name: &str, args: Value) -> Value {

@@ -2,7 +2,7 @@
 //! scripted model; its end comes back as a `task_result` notification, its ask_user as a
 //! `permission` notification, and `keel run` waits for it before exiting.
 
-mod common;
+use crate::common;
 
 use common::Env;
 use serde_json::{Value, json};

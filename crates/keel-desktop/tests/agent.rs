@@ -9,7 +9,7 @@
 //! The computer-use model is the one part that is not real: a stand-in that reads the
 //! observation it is given and aims at the element the goal names, as a grounding model would.
 
-mod fixture;
+use crate::fixture;
 
 use fixture::{App, Fixture};
 use keel_computer::desktop::Desktop;

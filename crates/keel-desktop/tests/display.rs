@@ -5,7 +5,7 @@
 //! The programs come from Debian packages that `scripts/test` installs; a test fails (never
 //! skips) when one is missing.
 
-mod fixture;
+use crate::fixture;
 
 use fixture::{Fixture, eventually};
 use keel_computer::desktop::{Desktop, DesktopError, DispatchError, Snapshot};

@@ -22,7 +22,7 @@ use keel_store::{
 };
 use serde_json::json;
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

@@ -7,7 +7,7 @@ use keel_model::scripted::ScriptedModel;
 use keel_runtime::agent::{CompactionSettings, Event, LoopError, LoopSettings};
 use keel_store::{CompactionStore, RunStore};
 
-mod common;
+use crate::common;
 use common::*;
 
 fn script(lines: &[&str]) -> ScriptedModel {

@@ -3,7 +3,7 @@
 //! the real gate, consent through the approver, deadlines on a hung backend, the lease kept
 //! with the run in a real SQLite file, and `keel computer stop`/`resume`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

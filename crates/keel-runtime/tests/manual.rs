@@ -21,7 +21,7 @@ use keel_runtime::tools::manual::ToolManual;
 use keel_runtime::tools::{Tool, ToolContext, ToolOutput};
 use serde_json::{Map, Value, json};
 
-mod common;
+use crate::common;
 use common::*;
 
 /// Stands in for `computer_use`: only its name matters here.

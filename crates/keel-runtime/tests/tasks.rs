@@ -14,7 +14,7 @@ use keel_runtime::tasks::{PermissionApprover, RespondPermission, TaskHub};
 use keel_store::{QueueStore, SqliteStore, StoreOptions};
 use serde_json::json;
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

@@ -1,6 +1,6 @@
 //! The SQLite store on real database files in temporary directories.
 
-mod common;
+use crate::common;
 
 use common::{id, new_run, user_item};
 use keel_core::legacy::CallerField;

@@ -1,0 +1,17 @@
+//! keel-cli's integration tests: the `keel` binary run as a user runs it.
+//!
+//! One test binary for the crate (Cargo.toml sets `autotests = false`): each file beside
+//! this one is a module of it, so the suite links one binary here instead of one per file.
+
+mod call;
+mod check;
+mod common;
+mod compaction;
+mod computer;
+mod eval;
+mod handoff;
+mod mcp;
+mod notify;
+mod run;
+mod runs;
+mod tasks;

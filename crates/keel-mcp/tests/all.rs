@@ -1,0 +1,6 @@
+//! keel-mcp's integration tests: a real MCP server over stdio.
+//!
+//! One test binary for the crate (Cargo.toml sets `autotests = false`): each file beside
+//! this one is a module of it, so the suite links one binary here instead of one per file.
+
+mod filesystem;
