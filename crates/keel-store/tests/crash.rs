@@ -44,6 +44,21 @@ fn tag(s: &str) -> NoteTag {
     NoteTag::new(s).unwrap_or_else(|_| panic!("empty tag"))
 }
 
+/// This test binary, to run only [`crash_child`] on the database at `db`.
+fn child_command(me: &std::path::Path, db: &std::path::Path) -> Command {
+    let mut command = Command::new(me);
+    command
+        .args([
+            "--exact",
+            "crash::crash_child",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_ENV, db);
+    command
+}
+
 /// The child: close turns until killed (or, as a safety net, for 20 seconds). Ignored, so it
 /// never counts as a passing test: the crash tests run it with `--ignored` in a process of
 /// their own, and run any other way it fails.
@@ -94,15 +109,7 @@ fn sigkill_mid_turn_close_leaves_whole_turns_or_none() -> Result<(), Box<dyn std
         let before = SqliteStore::open(&path, &StoreOptions::default())?
             .run_head("r1")?
             .next_seq;
-        let mut child = Command::new(&me)
-            .args([
-                "--exact",
-                "crash::crash_child",
-                "--ignored",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(CHILD_ENV, &path)
+        let mut child = child_command(&me, &path)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()?;
@@ -171,15 +178,7 @@ fn a_crash_at_each_step_of_a_turn_close_leaves_all_or_nothing()
         let dir = tempfile::tempdir()?;
         let path = dir.path().join("keel.db");
         SqliteStore::open(&path, &StoreOptions::default())?.create_run(new_run("r1"))?;
-        let status = Command::new(&me)
-            .args([
-                "--exact",
-                "crash::crash_child",
-                "--ignored",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(CHILD_ENV, &path)
+        let status = child_command(&me, &path)
             .env(CRASH_POINT_ENV, point)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
