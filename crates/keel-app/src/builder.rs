@@ -60,6 +60,7 @@ impl SessionBuilder {
         }
     }
 
+    /// What the front end was asked for (model, preset, mode, approval, cwd, step limit).
     pub fn options(mut self, options: SessionOptions) -> Self {
         self.options = options;
         self
@@ -71,6 +72,7 @@ impl SessionBuilder {
         self
     }
 
+    /// Whom the session serves (default: a person).
     pub fn role(mut self, role: Role) -> Self {
         self.role = role;
         self
@@ -95,25 +97,10 @@ impl SessionBuilder {
         self
     }
 
+    /// Where notices go (default: logged as warnings).
     pub fn notices(mut self, notices: Notices) -> Self {
         self.notices = notices;
         self
-    }
-
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
-    pub fn db(&self) -> &Path {
-        &self.db
-    }
-
-    pub fn store_options(&self) -> &StoreOptions {
-        &self.store_options
-    }
-
-    pub fn session_options(&self) -> &SessionOptions {
-        &self.options
     }
 
     fn notify(&self, line: &str) {
@@ -144,8 +131,7 @@ impl SessionBuilder {
             Some(d) => d
                 .canonicalize()
                 .map_err(|e| AppError::Setup(format!("--cwd {}: {e}", d.display())))?,
-            None => std::env::current_dir()
-                .map_err(|e| AppError::Setup(format!("cannot read the current directory: {e}")))?,
+            None => std::env::current_dir()?,
         };
         let preset = config.presets.get(&preset_name);
         if preset_name != "default" && preset.is_none() {
@@ -165,10 +151,7 @@ impl SessionBuilder {
             flags.approval.as_deref().or(config.approval.as_deref()),
             self.terminal,
         );
-        let compiled = policy::compile(config).unwrap_or_else(|e| policy::CompiledPolicy {
-            policy: e.as_policy(),
-            registry: Default::default(),
-        });
+        let compiled = policy::compile_or_deny(config);
         let mut tools = Toolbox::builtin();
         self.add_mcp_tools(&mut tools, &cwd);
         let hub = TaskHub::default();

@@ -19,6 +19,10 @@ use crate::AppError;
 use crate::config::ComputerUseConfig;
 use crate::session::{DesktopOpener, Notices};
 
+/// How long the computer-use model may take to answer, without `[computer_use]
+/// model_timeout_ms`.
+pub const DEFAULT_MODEL_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// The budgets and limits `[computer_use]` sets (N10, N44).
 pub fn limits(c: &ComputerUseConfig) -> Result<Limits, AppError> {
     let mut l = Limits::default();
@@ -67,7 +71,7 @@ fn deadlines(c: &ComputerUseConfig) -> Deadlines {
 
 /// The computer-use model (N6, N6a, N21): its own `model`, `base_url` and `api_key_env`; no
 /// retries; HTTPS or loopback only. What is missing is the N6 code the first `open` reports,
-/// and it is said on stderr now too.
+/// and a notice says why now too.
 fn grounder(
     c: &ComputerUseConfig,
     notices: &Notices,
@@ -114,7 +118,9 @@ fn grounder(
     }
     s.max_retries = 0;
     s.follow_redirects = false;
-    s.read_timeout = Duration::from_millis(c.model_timeout_ms.unwrap_or(60_000));
+    s.read_timeout = c
+        .model_timeout_ms
+        .map_or(DEFAULT_MODEL_TIMEOUT, Duration::from_millis);
     match OpenAiModel::new(s) {
         Ok(m) => {
             let g = ModelGrounder::new(Box::new(m), base);

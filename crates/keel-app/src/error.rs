@@ -18,6 +18,8 @@ pub enum AppError {
     #[error(transparent)]
     Loop(#[from] LoopError),
     #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
     Gate(#[from] keel_runtime::gate::StageOrder),
     /// A session that cannot be set up as asked (an unknown preset, mode or model, a missing
     /// directory), with what to do about it.

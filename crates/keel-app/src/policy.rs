@@ -493,14 +493,24 @@ pub fn render(compiled: &CompiledPolicy) -> String {
 /// a look-alike. Were the built-in file ever unreadable, the policy would deny every call and
 /// say why (N34), as any broken file does; `the_builtin_policy_compiles…` proves it is not.
 pub fn builtin() -> CompiledPolicy {
-    let denied = |policy| CompiledPolicy {
-        policy,
-        registry: BTreeMap::new(),
-    };
     // No workspace, user or admin file: the built-in tier alone.
     match crate::config::load(&crate::config::Sources::default()) {
-        Ok(config) => compile(&config).unwrap_or_else(|e| denied(e.as_policy())),
-        Err(e) => denied(Policy::failed(crate::config::BUILTIN_NAME, &e.message)),
+        Ok(config) => compile_or_deny(&config),
+        Err(e) => denying(Policy::failed(crate::config::BUILTIN_NAME, &e.message)),
+    }
+}
+
+/// The policy of `config`, or, when a table of it is wrong, one that denies every call and
+/// says why (N34): an invalid rule is never half-applied.
+pub fn compile_or_deny(config: &Config) -> CompiledPolicy {
+    compile(config).unwrap_or_else(|e| denying(e.as_policy()))
+}
+
+/// A policy that runs no checker (it denies every call, saying why).
+pub fn denying(policy: Policy) -> CompiledPolicy {
+    CompiledPolicy {
+        policy,
+        registry: BTreeMap::new(),
     }
 }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use keel_computer::desktop::Desktop;
 use keel_core::ItemId;
+use keel_core::text::{LineBreaks, terminal_safe};
 use keel_model::Model;
 use keel_runtime::agent::{Agent, DEFAULT_STEP_LIMIT, Event, LoopSettings};
 use keel_runtime::approval::{Approver, RecordingApprover};
@@ -169,20 +170,26 @@ impl Session {
     }
 
     /// Before a stored run continues: the orphaned background tasks of a stopped process are
-    /// reported, a desktop lease its last process left is released, and the "allow for this
-    /// run" answers given before hold again. Returns the window of a released lease.
-    pub fn reopen(&mut self, run: &str) -> Result<Option<String>, AppError> {
-        let orphans = report_orphaned_tasks(&mut self.store, &self.hub, run, ids::now())?;
-        for child in orphans {
-            (self.notices)(&format!(
+    /// reported (each said as it is), a desktop lease the run's last process left is released
+    /// and said (N41), and the "allow for this run" answers given before hold again.
+    pub fn reopen(&mut self, run: &str) -> Result<(), AppError> {
+        let notices = self.notices.clone();
+        report_orphaned_tasks(&mut self.store, &self.hub, run, ids::now(), &mut |child| {
+            notices(&format!(
                 "background task {child} was left unfinished by a stopped process: reported as failed"
             ));
+        })?;
+        if let Some(window) = self.computer.as_ref().and_then(|c| c.release_stale(run)) {
+            notices(&format!(
+                "the desktop lease on window {:?} was left by a process that is gone; released \
+                 (recorded with the run)",
+                terminal_safe(&window, LineBreaks::Escape)
+            ));
         }
-        let released = self.computer.as_ref().and_then(|c| c.release_stale(run));
         if let Some(policy) = self.gate.policy() {
             policy.restore_answers(&self.store.approvals(run)?);
         }
-        Ok(released)
+        Ok(())
     }
 }
 

@@ -1,6 +1,6 @@
-//! Background tasks of a session: how a `spawn_task`
-//! call becomes a child run on a thread of this process (keel-runtime's `tasks` module has the
-//! protocol: the hub, the permission approver, the two tools).
+//! Background tasks of a session: how a `spawn_task` call becomes a child run on a thread of
+//! this process (keel-runtime's `tasks` module has the protocol: the hub, the permission
+//! approver, the two tools).
 //!
 //! A task is set up like any run — the same configuration, policy and tools (without
 //! `spawn_task` and `respond_permission`: tasks do not nest) — on `[tasks] model`, or its

@@ -12,7 +12,7 @@ use keel_policy::rules::Mode;
 use keel_runtime::policy_gate::{CallToDecide, GateEnv, PolicyGate};
 
 use keel_app::config::{self, Sources};
-use keel_app::policy::{CompiledPolicy, compile};
+use keel_app::policy::{CompiledPolicy, compile_or_deny, denying};
 
 /// The policy `keel check` and `keel eval` use: the built-in default policy, `--policy` files
 /// at the workspace tier, and the user's and the admin's own files (where checkers are
@@ -35,22 +35,16 @@ pub fn compile_sources(sources: &Sources) -> CompiledPolicy {
     let config = match config::load(sources) {
         Ok(c) => c,
         Err(e) => {
-            return CompiledPolicy {
-                policy: keel_policy::rules::Policy::failed(
-                    &e.path.display().to_string(),
-                    &e.message,
-                ),
-                registry: Default::default(),
-            };
+            return denying(keel_policy::rules::Policy::failed(
+                &e.path.display().to_string(),
+                &e.message,
+            ));
         }
     };
     for warning in &config.warnings {
         eprintln!("keel: warning: {warning}");
     }
-    compile(&config).unwrap_or_else(|e| CompiledPolicy {
-        policy: e.as_policy(),
-        registry: Default::default(),
-    })
+    compile_or_deny(&config)
 }
 
 /// Result of one check, as printed.

@@ -48,23 +48,29 @@ pub struct RunFlags {
     pub step_limit: usize,
 }
 
-/// Ctrl-C asks the loop to stop at the next step; a second Ctrl-C leaves at once (the store
-/// keeps everything committed, and `keel runs resume` recovers either way).
+/// The flag Ctrl-C sets, once [`catch_ctrl_c`] has installed the handler.
 fn cancel_flag() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    static FLAG: std::sync::OnceLock<std::sync::Arc<AtomicBool>> = std::sync::OnceLock::new();
-    FLAG.get_or_init(|| {
-        let flag = std::sync::Arc::new(AtomicBool::new(false));
-        let seen = flag.clone();
+    static FLAG: std::sync::OnceLock<std::sync::Arc<std::sync::atomic::AtomicBool>> =
+        std::sync::OnceLock::new();
+    FLAG.get_or_init(Default::default).clone()
+}
+
+/// From now on Ctrl-C asks the loop to stop at the next step; a second Ctrl-C leaves at once
+/// (the store keeps everything committed, and `keel runs resume` recovers either way).
+/// Installed once the session is set up: a Ctrl-C while it is being set up (the store opened,
+/// MCP servers started, the model fetched) still ends keel at once, before any run exists.
+fn catch_ctrl_c() {
+    use std::sync::atomic::Ordering;
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let seen = cancel_flag();
         let _ = ctrlc::set_handler(move || {
             if seen.swap(true, Ordering::SeqCst) {
                 std::process::exit(130);
             }
             eprintln!("\nkeel: stopping after the current step (Ctrl-C again to leave now)");
         });
-        flag
-    })
-    .clone()
+    });
 }
 
 /// What to print and how to exit when a turn was cancelled.
@@ -109,6 +115,7 @@ pub(crate) fn session(
         .desktop(Arc::new(crate::computer::desktop))
         .notices(notices())
         .build()?;
+    catch_ctrl_c();
     Ok(session)
 }
 
@@ -231,14 +238,7 @@ pub fn run(
 /// Before a stored run continues (keel-app's `Session::reopen`); N41: a desktop lease the
 /// run's last process left held is released, and said.
 fn reopen(s: &mut Session, run: &str) -> Result<()> {
-    if let Some(window) = s.reopen(run)? {
-        eprintln!(
-            "keel: the desktop lease on window {:?} was left by a process that is gone; released \
-             (recorded with the run)",
-            terminal_safe(&window, LineBreaks::Escape)
-        );
-    }
-    Ok(())
+    Ok(s.reopen(run)?)
 }
 
 /// `keel runs resume ID`.

@@ -12,6 +12,7 @@
 //!
 //! Not here: a real desktop (keel-desktop), or the tool wrapper that asks the model and the
 //! user (keel-runtime).
+#![forbid(unsafe_code)]
 
 pub mod codes;
 pub mod desktop;

@@ -268,7 +268,8 @@ mod stored {
         #[error(transparent)]
         Envelope(#[from] StoredEnvelopeError),
         #[error(
-            "a tool output status diagnostic answers call {outer:?} but its envelope names              call {inner:?}"
+            "a tool output status diagnostic answers call {outer:?} but its envelope names call \
+             {inner:?}"
         )]
         CallMismatch { outer: String, inner: String },
     }

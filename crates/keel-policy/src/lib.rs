@@ -2,10 +2,12 @@
 //!
 //! The checker protocol's wire types ([`protocol`]), prioritized rules and how their decision
 //! combines with checkers' ([`rules`]), and the in-process checkers: allowed paths over a
-//! [`paths::PathResolver`] passed in ([`paths`]) and provenance ([`provenance`], with the records a user names, [`records`]), with the
-//! read-only/side-effecting tool classifier they share ([`classify`]). Pure: running external
-//! checkers and resolving real paths happen in keel-runtime; compiling a configuration's
-//! policy tables into a [`rules::Policy`] happens in keel-app.
+//! [`paths::PathResolver`] passed in ([`paths`]) and provenance ([`provenance`], with the
+//! records a user names, [`records`]), with the read-only/side-effecting tool classifier they
+//! share ([`classify`]). Pure: running external checkers and resolving real paths happen in
+//! keel-runtime; compiling a configuration's policy tables into a [`rules::Policy`] happens in
+//! keel-app.
+#![forbid(unsafe_code)]
 
 pub mod classify;
 pub mod paths;

@@ -236,13 +236,15 @@ pub fn finish_task(
 
 /// Tasks of `parent` whose end was never reported: a process that ran them stopped (a crash,
 /// a kill) before they finished. Each gets its `task_result` now, `failed` with what is known,
-/// so the parent is never left waiting and nothing is reported as done. Returns their runs.
+/// so the parent is never left waiting and nothing is reported as done; `on_reported` hears
+/// each as it is reported. Returns how many.
 pub fn report_orphaned_tasks(
     store: &mut dyn Store,
     hub: &TaskHub,
     parent: &str,
     now: keel_core::Timestamp,
-) -> Result<Vec<String>, keel_store::StoreError> {
+    on_reported: &mut dyn FnMut(&str),
+) -> Result<usize, keel_store::StoreError> {
     let origin = format!("task of {parent}");
     let reported: std::collections::HashSet<String> = store
         .notifications(parent)?
@@ -267,8 +269,9 @@ pub fn report_orphaned_tasks(
             ),
         };
         finish_task(store, hub, parent, child, &end, now)?;
+        on_reported(child);
     }
-    Ok(orphans)
+    Ok(orphans.len())
 }
 
 /// A task's ask_user: queued for the parent as a `permission` notification, then waited for.

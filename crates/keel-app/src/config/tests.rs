@@ -70,6 +70,27 @@ fn defaults_hold_without_files() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 #[test]
+fn the_store_settings_reach_the_store_options() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let user = write(
+        dir.path(),
+        "config.toml",
+        "[store]\nbusy_timeout_ms = 250\n",
+    );
+    let config = load(&sources(vec![], Some(user)))?;
+    assert_eq!(
+        config.store_options().busy_timeout,
+        std::time::Duration::from_millis(250)
+    );
+    assert_ne!(
+        config.store_options().busy_timeout,
+        keel_store::StoreOptions::default().busy_timeout,
+        "the test must set a value other than the default"
+    );
+    Ok(())
+}
+
+#[test]
 fn workspace_files_may_not_run_programs_or_redirect_data() -> Result<(), Box<dyn std::error::Error>>
 {
     let dir = tempfile::tempdir()?;
