@@ -114,7 +114,15 @@ pub enum ModelError {
     /// answered: the scripted provider refuses it, as a strict API would, naming every
     /// violation. It is keel's bug, not the model's.
     #[error("{0}")]
-    Malformed(#[from] wire::MalformedRequest),
+    Malformed(wire::MalformedRequest),
+}
+
+// Not `#[from]`: that would make the violations the error's source too, and a report of the
+// chain would list them twice.
+impl From<wire::MalformedRequest> for ModelError {
+    fn from(e: wire::MalformedRequest) -> Self {
+        ModelError::Malformed(e)
+    }
 }
 
 /// A language model, as keel uses it.

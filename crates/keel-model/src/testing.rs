@@ -112,11 +112,15 @@ impl Drop for Server {
 }
 
 /// The requests the scripted model logged to `path` (`KEEL_SCRIPT_LOG`), one JSON object a
-/// line (`{"messages", "tools": [names]}`); panics, naming the line and every violation, if
-/// one is not well formed ([`crate::wire::check_messages_and_tool_names`]).
+/// line (`{"messages", "tools": [names]}`), none if there is no log (nothing was asked);
+/// panics, naming the line and every violation, if one is not well formed
+/// ([`crate::wire::check_messages_and_tool_names`]).
 pub fn request_log(path: &std::path::Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("cannot read the request log {}: {e}", path.display()));
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => panic!("cannot read the request log {}: {e}", path.display()),
+    };
     text.lines()
         .enumerate()
         .map(|(i, line)| {

@@ -23,6 +23,7 @@ use std::collections::HashSet;
 use std::fmt;
 
 use keel_core::compose::ModelRequest;
+pub use keel_core::compose::is_function_name;
 use serde_json::{Map, Value, json};
 
 use crate::ToolSpec;
@@ -87,7 +88,7 @@ impl fmt::Display for MalformedRequest {
         let n = self.violations.len();
         write!(
             f,
-            "malformed model request, which a Chat Completions API would refuse ({n} {}): ",
+            "malformed model request ({n} {} of interfaces.md §4): ",
             if n == 1 { "violation" } else { "violations" }
         )?;
         for (i, v) in self.violations.iter().enumerate() {
@@ -174,14 +175,6 @@ pub fn check_messages_and_tool_names(
         }
     }
     c.finish()
-}
-
-/// Whether a Chat Completions API takes `name` as a function name.
-pub fn is_function_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 const MESSAGE_KEYS: [&str; 5] = ["role", "content", "name", "tool_calls", "tool_call_id"];
@@ -467,17 +460,16 @@ impl Checker {
                 "a tool call's type must be \"function\"",
             );
         }
-        let id = match call.get("id").and_then(Value::as_str) {
-            Some(id) if !id.is_empty() => Some(id.to_string()),
-            _ => {
-                self.push(
-                    ViolationKind::Shape,
-                    &format!("{at}.id"),
-                    "a tool call needs a non-empty string id",
-                );
-                None
-            }
-        };
+        let id = call.get("id").and_then(Value::as_str);
+        if id.is_none_or(str::is_empty) {
+            self.push(
+                ViolationKind::Shape,
+                &format!("{at}.id"),
+                "a tool call needs a non-empty string id",
+            );
+        }
+        // An empty id still binds its tool message: the one violation is the id.
+        let id = id.map(str::to_string);
         let function = call.get("function").and_then(Value::as_object);
         let Some(function) = function else {
             self.push(
@@ -512,7 +504,7 @@ impl Checker {
                     ViolationKind::Arguments,
                     &arguments_at,
                     format!(
-                        "the arguments are JSON {}, not an object: {text}",
+                        "the arguments are {}, not an object: {text}",
                         json_type(&other)
                     ),
                 ),
@@ -755,12 +747,12 @@ impl Checker {
 
 fn json_type(value: &Value) -> &'static str {
     match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+        Value::Null => "JSON null",
+        Value::Bool(_) => "a JSON boolean",
+        Value::Number(_) => "a JSON number",
+        Value::String(_) => "a JSON string",
+        Value::Array(_) => "a JSON array",
+        Value::Object(_) => "a JSON object",
     }
 }
 

@@ -465,11 +465,12 @@ fn the_shape_of_body_messages_and_calls() {
         ViolationKind::Shape,
         "messages[2].tool_calls[0].type",
     );
-    // (and its tool message is then bound to no call).
-    let e = violations(&with(body(), "/messages/2/tool_calls/0/id", json!("")));
-    assert_eq!(e.violations[0].kind, ViolationKind::Shape, "{e}");
-    assert_eq!(e.violations[0].at, "messages[2].tool_calls[0].id", "{e}");
-    assert!(e.has(ViolationKind::UnboundToolMessage), "{e}");
+    let b = with(body(), "/messages/2/tool_calls/0/id", json!(""));
+    only(
+        &with(b, "/messages/3/tool_call_id", json!("")),
+        ViolationKind::Shape,
+        "messages[2].tool_calls[0].id",
+    );
     let mut b = body();
     messages(&mut b).push(json!("hello"));
     only(&b, ViolationKind::Shape, "messages[8]");
@@ -489,7 +490,10 @@ fn every_violation_is_listed() {
     assert_eq!(e.violations.len(), 3, "{e}");
     let text = e.to_string();
     assert!(text.starts_with("malformed model request"), "{text}");
-    assert!(text.contains("(3 violations)"), "{text}");
+    assert!(
+        text.contains("(3 violations of interfaces.md §4)"),
+        "{text}"
+    );
     for v in &e.violations {
         assert!(text.contains(&v.to_string()), "{text}");
     }
