@@ -105,6 +105,11 @@ fn runs_show_lists_every_round_and_marks_the_folded_items() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("compaction   reused whole"), "{err}");
+    assert_eq!(
+        keel_model::testing::request_log(&log).len(),
+        1,
+        "one worker call"
+    );
     let request = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(
         request.contains("【早前上下文压缩摘要】\\nGoal: S2\\n"),

@@ -17,12 +17,9 @@ fn user_config(env: &Env, text: &str) {
     std::fs::write(dir.join("config.toml"), text).unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// The logged requests, each checked as well formed.
 fn requests(log: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
+    keel_model::testing::request_log(log)
 }
 
 fn tool_names(request: &Value) -> Vec<String> {

@@ -53,12 +53,9 @@ fn source_run(env: &Env, task: &str) -> (String, String) {
     (env.only_run(), model)
 }
 
+/// The logged requests, each checked as well formed.
 fn log_lines(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_default())
-        .collect()
+    keel_model::testing::request_log(path)
 }
 
 fn keel_logged(env: &Env, args: &[&str], log: &std::path::Path) -> (i32, String, String) {
@@ -108,7 +105,12 @@ fn preview_draft_go_and_the_new_runs_first_request() {
     let requests = log_lines(&worker_log);
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0]["tools"], json!([]));
-    let prompt = requests[0]["messages"][0]["content"]
+    // A blank system message, then the prompt.
+    assert_eq!(
+        requests[0]["messages"][0],
+        json!({"role": "system", "content": ""})
+    );
+    let prompt = requests[0]["messages"][1]["content"]
         .as_str()
         .unwrap_or_default();
     assert!(prompt.starts_with("You are a handoff engineer"), "{prompt}");
@@ -202,7 +204,7 @@ fn preview_draft_go_and_the_new_runs_first_request() {
     let (code, out, err) = keel_logged(&env, &["handoff", &target, "--to", "default"], &again_log);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("compaction   reused whole"), "{err}");
-    let prompt = log_lines(&again_log)[0]["messages"][0]["content"]
+    let prompt = log_lines(&again_log)[0]["messages"][1]["content"]
         .as_str()
         .unwrap_or_default()
         .to_string();
@@ -372,7 +374,7 @@ fn a_preview_under_a_tight_budget_shows_every_dropped_section() {
         assert!(err.contains(shown), "{shown:?} missing from:\n{err}");
     }
     assert!(!err.contains("dropped      nothing"), "{err}");
-    let prompt = log_lines(&log)[0]["messages"][0]["content"]
+    let prompt = log_lines(&log)[0]["messages"][1]["content"]
         .as_str()
         .unwrap_or_default()
         .to_string();
@@ -421,7 +423,7 @@ fn a_preview_under_a_tight_budget_shows_every_dropped_section() {
     ] {
         assert!(err.contains(shown), "{shown:?} missing from:\n{err}");
     }
-    let prompt = log_lines(&log)[0]["messages"][0]["content"]
+    let prompt = log_lines(&log)[0]["messages"][1]["content"]
         .as_str()
         .unwrap_or_default()
         .to_string();
@@ -520,7 +522,7 @@ fn a_one_line_english_run_is_previewed_in_english() {
         ),
         "{err}"
     );
-    let prompt = log_lines(&log)[0]["messages"][0]["content"]
+    let prompt = log_lines(&log)[0]["messages"][1]["content"]
         .as_str()
         .unwrap_or_default()
         .to_string();

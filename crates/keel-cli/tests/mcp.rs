@@ -81,11 +81,9 @@ fn a_real_mcp_servers_tools_are_offered_and_every_call_is_gated() {
         "a call outside the workspace must not run"
     );
     // The tools were offered under keel's MCP names.
-    let first: Value = std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .lines()
+    let first: Value = keel_model::testing::request_log(&log)
+        .into_iter()
         .next()
-        .and_then(|l| serde_json::from_str(l).ok())
         .unwrap_or_default();
     let offered: Vec<&str> = first["tools"]
         .as_array()

@@ -705,11 +705,9 @@ fn chat_takes_history_too_and_refuses_a_system_line_before_writing() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("I remember."), "{out}");
-    let request: Value = std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .lines()
+    let request: Value = keel_model::testing::request_log(&log)
+        .into_iter()
         .next()
-        .and_then(|l| serde_json::from_str(l).ok())
         .unwrap_or_default();
     let contents: Vec<&str> = request["messages"]
         .as_array()
@@ -888,4 +886,50 @@ fn ctrl_c_at_the_chat_prompt_leaves_without_waiting_for_a_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert!(err.contains("keel runs resume"), "{err}");
+}
+
+/// A scripted run whose request is malformed fails, naming the violation: the script's model
+/// gives its call an empty id, keel sends it back, and `script:` refuses the request as a
+/// strict API would. The request log holds it too, and its reader refuses it.
+#[test]
+fn a_scripted_run_with_a_malformed_request_fails() {
+    let env = Env::new();
+    let model = env.script(
+        "bad.jsonl",
+        &[
+            json!({"tool_calls": [{"id": "", "name": "list_dir"}]}),
+            json!({"text": "never answered"}),
+        ],
+    );
+    let log = env.dir.path().join("requests.jsonl");
+    let (code, out, err) = env.keel_env(
+        &[
+            "run",
+            "list the files",
+            "--model",
+            &model,
+            "--approval",
+            "deny",
+        ],
+        &[("KEEL_SCRIPT_LOG", &log)],
+        "",
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains(
+            "malformed model request (1 violation of interfaces.md §4): \
+             messages[2].tool_calls[0].id: a tool call needs a non-empty string id"
+        ),
+        "{err}"
+    );
+    assert!(!out.contains("never answered"), "{out}");
+    let read = std::panic::catch_unwind(|| keel_model::testing::request_log(&log));
+    let said = read
+        .err()
+        .and_then(|p| p.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    assert!(
+        said.contains("line 2") && said.contains("messages[2].tool_calls[0].id"),
+        "{said}"
+    );
 }

@@ -298,6 +298,56 @@ fn answer_for(
     diagnostic.or(result)
 }
 
+/// Whether a Chat Completions API takes `name` as a function name: 1 to 64 ASCII letters,
+/// digits, `_` and `-`. APIs refuse a request with any other name, among the tools offered or
+/// in the calls of earlier messages.
+pub fn is_function_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// A call's name on the wire. A model can call a name no tool has and no API takes
+/// (`functions.read_file`, `read file`); keel refuses that call, and its tool message names the
+/// tool as the model wrote it. Sent back verbatim, the name would make the API refuse this
+/// request and every later one of the run, so it goes with each character an API does not
+/// take replaced by `_`, cut to 64.
+fn wire_name(name: &str) -> String {
+    if is_function_name(name) {
+        return name.to_string();
+    }
+    let name: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if name.is_empty() {
+        "_".to_string()
+    } else {
+        name
+    }
+}
+
+/// A call's arguments on the wire: the compact JSON text of an object. A model's arguments
+/// that are not an object (text that is not JSON, which keel keeps as a string so the tool can
+/// say what is wrong, or JSON such as `null` or `[1]`) go back as `{}`: servers parse the
+/// arguments of earlier calls, and refuse a request where they are not an object. The stored
+/// call, and what the gate and the tool saw, keep what the model sent.
+fn wire_arguments(arguments: &serde_json::Value) -> String {
+    if arguments.is_object() {
+        arguments.to_string()
+    } else {
+        "{}".to_string()
+    }
+}
+
 fn assistant_message(text: &str, calls: &[ToolCall]) -> ChatMessage {
     ChatMessage {
         role: Role::Assistant,
@@ -312,8 +362,8 @@ fn assistant_message(text: &str, calls: &[ToolCall]) -> ChatMessage {
                 id: c.id.clone(),
                 kind: "function",
                 function: WireFunction {
-                    name: c.name.clone(),
-                    arguments: c.arguments.to_string(),
+                    name: wire_name(&c.name),
+                    arguments: wire_arguments(&c.arguments),
                 },
             })
             .collect(),

@@ -8,6 +8,9 @@
 //! embedded one by default) as a client of the `keel-llm-worker` process, which is the only
 //! program that links llama.cpp.
 //!
+//! [`wire`] checks that a request is one a model API would take; the scripted provider and the
+//! tests' loopback server hold every request to it.
+//!
 //! Not here: composing requests (keel-core), deciding calls (the gate), running tools.
 
 pub mod local;
@@ -15,6 +18,7 @@ pub mod openai;
 pub mod scripted;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod wire;
 
 use keel_core::ToolCall;
 use keel_core::compose::ModelRequest;
@@ -106,6 +110,19 @@ pub enum ModelError {
     /// Stopped on request while the model was answering; nothing of the answer is used.
     #[error("the model call was cancelled")]
     Cancelled,
+    /// The request is not one a model API would take ([`wire::check`]), so it was not
+    /// answered: the scripted provider refuses it, as a strict API would, naming every
+    /// violation. It is keel's bug, not the model's.
+    #[error("{0}")]
+    Malformed(wire::MalformedRequest),
+}
+
+// Not `#[from]`: that would make the violations the error's source too, and a report of the
+// chain would list them twice.
+impl From<wire::MalformedRequest> for ModelError {
+    fn from(e: wire::MalformedRequest) -> Self {
+        ModelError::Malformed(e)
+    }
 }
 
 /// A language model, as keel uses it.

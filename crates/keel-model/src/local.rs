@@ -256,6 +256,10 @@ impl LocalModel {
             .collect();
         let guide = answer_format(tools);
         match out.first_mut() {
+            // A blank system message (the summary worker's) holds the guide alone.
+            Some(first) if first.role == "system" && first.content.is_empty() => {
+                first.content = guide;
+            }
             Some(first) if first.role == "system" => {
                 first.content = format!("{}\n\n{guide}", first.content);
             }
@@ -653,6 +657,32 @@ mod tests {
         );
         assert!(parse_output("garbage", true, 9).is_err());
         Ok(())
+    }
+
+    #[test]
+    fn a_blank_system_message_holds_the_guide_alone() {
+        use keel_core::compose::ChatMessage;
+        let prompt = ChatMessage::text(Role::User, "Summarise this.");
+        let alone = ModelRequest {
+            messages: vec![prompt.clone()],
+        };
+        let blank = ModelRequest {
+            messages: vec![ChatMessage::text(Role::System, ""), prompt],
+        };
+        // The summary worker's request, with its blank system message, reaches the worker as
+        // the same two messages a request without one does.
+        let messages = LocalModel::messages(&blank, &[]);
+        assert_eq!(messages, LocalModel::messages(&alone, &[]));
+        assert_eq!(messages.len(), 2);
+        assert_eq!(messages[0].role, "system");
+        assert_eq!(messages[0].content, answer_format(&[]));
+        let with_text = ModelRequest {
+            messages: vec![ChatMessage::text(Role::System, "You are keel.")],
+        };
+        assert_eq!(
+            LocalModel::messages(&with_text, &[])[0].content,
+            format!("You are keel.\n\n{}", answer_format(&[]))
+        );
     }
 
     #[test]

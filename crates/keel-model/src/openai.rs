@@ -167,19 +167,7 @@ impl OpenAiModel {
             "stream_options": {"include_usage": true},
         });
         if !tools.is_empty() {
-            body["tools"] = tools
-                .iter()
-                .map(|t| {
-                    json!({
-                        "type": "function",
-                        "function": {
-                            "name": t.name,
-                            "description": t.description,
-                            "parameters": t.parameters,
-                        }
-                    })
-                })
-                .collect();
+            body["tools"] = Value::Array(crate::wire::tools_json(tools));
         }
         body
     }

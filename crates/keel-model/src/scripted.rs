@@ -12,6 +12,12 @@
 //! Each request it receives is kept, so tests
 //! can assert on what keel sent, and, with [`ScriptedModel::log_requests_to`], appended to a
 //! file as one JSON line per request, so tests of the `keel` binary can too.
+//!
+//! It stands in for a model API, so it is as strict as one: every request is held to
+//! [`crate::wire::check`] (with its images, if it has any) before it is answered, and a
+//! malformed one fails the call with [`ModelError::Malformed`], naming every violation, instead
+//! of being answered. So every test and demo that drives keel through a script also checks
+//! that keel sent only requests a real API would take.
 
 use std::path::Path;
 
@@ -75,6 +81,8 @@ pub struct ScriptedModel {
     keep_requests: bool,
     /// Requests received so far.
     asked: usize,
+    /// Off only for benchmarks (see [`ScriptedModel::without_request_check`]).
+    check_requests: bool,
     /// Images received with requests (`complete_with_images`), for tests of what a seeing
     /// model is sent; the images themselves are not kept.
     pub images_seen: usize,
@@ -103,6 +111,7 @@ impl ScriptedModel {
             log: None,
             keep_requests: true,
             asked: 0,
+            check_requests: true,
             images_seen: 0,
             cancel: None,
         }
@@ -112,6 +121,14 @@ impl ScriptedModel {
     /// Stops keeping the requests it receives (`requests` stays empty).
     pub fn forgetting_requests(mut self) -> Self {
         self.keep_requests = false;
+        self
+    }
+
+    /// Answers requests without checking them (module documentation). For benchmarks of
+    /// keel's own cost per step only: the check reads the whole request, which the bench
+    /// would count as keel's. Tests never turn it off.
+    pub fn without_request_check(mut self) -> Self {
+        self.check_requests = false;
         self
     }
 
@@ -227,7 +244,13 @@ impl Model for ScriptedModel {
         on_text: &mut dyn FnMut(&str),
     ) -> Result<ModelReply, ModelError> {
         self.images_seen += images.len();
-        self.complete(request, &[], on_text)
+        // Checked as the HTTP provider would send it: the images as parts of the last message.
+        let with_images = self.check_requests.then(|| {
+            let mut body = crate::wire::chat_body(request, &[]);
+            crate::openai::with_images(&mut body, images);
+            body
+        });
+        self.answer(request, &[], with_images, on_text)
     }
 
     fn complete(
@@ -236,11 +259,32 @@ impl Model for ScriptedModel {
         tools: &[ToolSpec],
         on_text: &mut dyn FnMut(&str),
     ) -> Result<ModelReply, ModelError> {
+        self.answer(request, tools, None, on_text)
+    }
+}
+
+impl ScriptedModel {
+    /// One call: `body`, when given, is the request as sent (with images); else it is
+    /// `request` and `tools` on the wire.
+    fn answer(
+        &mut self,
+        request: &ModelRequest,
+        tools: &[ToolSpec],
+        body: Option<Value>,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<ModelReply, ModelError> {
         self.asked += 1;
         if self.keep_requests {
             self.requests.push((request.clone(), tools.to_vec()));
         }
+        // Logged before it is checked, so a test reading the log sees what keel sent.
         self.log(request, tools)?;
+        if self.check_requests {
+            match &body {
+                Some(body) => crate::wire::check_body(body)?,
+                None => crate::wire::check(request, tools)?,
+            }
+        }
         let scripted = self.replies.pop_front().ok_or_else(|| {
             ModelError::Exhausted(format!(
                 "{} has no more replies (keel asked for reply {})",
@@ -314,18 +358,46 @@ fn fill_from_last_result(value: &mut Value, request: &ModelRequest) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+    use keel_core::compose::{ChatMessage, Role, WireFunction, WireToolCall};
+
+    /// The smallest well-formed request: the system message, then one user message.
+    fn request() -> ModelRequest {
+        ModelRequest {
+            messages: vec![
+                ChatMessage::text(Role::System, "You are keel."),
+                ChatMessage::text(Role::User, "go"),
+            ],
+        }
+    }
+
+    /// `request()`, then an assistant call `c1` of `open` and its tool message, `result`.
+    fn request_with_result(result: &str) -> ModelRequest {
+        let mut req = request();
+        req.messages.push(ChatMessage {
+            role: Role::Assistant,
+            content: None,
+            tool_calls: vec![WireToolCall {
+                id: "c1".into(),
+                kind: "function",
+                function: WireFunction {
+                    name: "open".into(),
+                    arguments: "{}".into(),
+                },
+            }],
+            tool_call_id: None,
+        });
+        let mut tool = ChatMessage::text(Role::Tool, result);
+        tool.tool_call_id = Some("c1".into());
+        req.messages.push(tool);
+        req
+    }
 
     #[test]
     fn an_argument_can_come_from_the_last_tool_result() -> Result<(), ModelError> {
-        use keel_core::compose::{ChatMessage, Role};
         let script = r#"{"tool_calls":[{"name":"open","arguments":{"ref":{"$from_last_result":"/apps/0/appRef"},"mode":"control"}}]}
 {"tool_calls":[{"name":"open","arguments":{"ref":{"$from_last_result":"/nothing"}}}]}"#;
         let mut m = ScriptedModel::parse("s", script)?;
-        let mut tool = ChatMessage::text(Role::Tool, r#"{"apps":[{"appRef":"app_x_1"}]}"#);
-        tool.tool_call_id = Some("c1".into());
-        let req = ModelRequest {
-            messages: vec![ChatMessage::text(Role::User, "go"), tool],
-        };
+        let req = request_with_result(r#"{"apps":[{"appRef":"app_x_1"}]}"#);
         let reply = m.complete(&req, &[], &mut |_| {})?;
         assert_eq!(
             reply.tool_calls[0].arguments,
@@ -343,7 +415,7 @@ mod tests {
     fn parses_replies_and_numbers_calls() -> Result<(), ModelError> {
         let script = "# a demo\n{\"tool_calls\":[{\"name\":\"read_file\",\"arguments\":{\"path\":\"a\"}},{\"name\":\"list_dir\"}]}\n\n{\"text\":\"done\",\"tool_calls\":[{\"name\":\"x\",\"id\":\"mine\"}]}\n";
         let mut m = ScriptedModel::parse("s", script)?;
-        let req = ModelRequest { messages: vec![] };
+        let req = request();
         let mut streamed = String::new();
         let first = m.complete(&req, &[], &mut |t| streamed.push_str(t))?;
         assert_eq!(
@@ -373,7 +445,7 @@ mod tests {
         let mut m = ScriptedModel::parse("s", script)?;
         let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         m.watch_cancel(flag.clone());
-        let request = ModelRequest { messages: vec![] };
+        let request = request();
         let first = m.complete(&request, &[], &mut |_| {})?;
         assert_eq!(
             first.usage,
@@ -399,7 +471,7 @@ mod tests {
         let dir = tempfile::tempdir()?;
         let log = dir.path().join("requests.jsonl");
         let mut m = ScriptedModel::parse("s", script)?.log_requests_to(log.clone());
-        let req = ModelRequest { messages: vec![] };
+        let req = request();
         let first = m.complete(&req, &[], &mut |_| {});
         assert!(matches!(first, Err(ModelError::ContextOverflow(ref e)) if e == "too long"));
         let second = m.complete(&req, &[], &mut |_| {});
@@ -408,9 +480,86 @@ mod tests {
         let logged = std::fs::read_to_string(&log)?;
         assert_eq!(logged.lines().count(), 3);
         assert!(
-            logged.starts_with("{\"messages\":[],\"tools\":[]}"),
+            logged.starts_with(
+                "{\"messages\":[{\"role\":\"system\",\"content\":\"You are keel.\"},\
+                 {\"role\":\"user\",\"content\":\"go\"}],\"tools\":[]}\n"
+            ),
             "{logged}"
         );
+        Ok(())
+    }
+
+    #[test]
+    fn a_malformed_request_fails_the_call_naming_every_violation()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let log = dir.path().join("requests.jsonl");
+        let mut m = ScriptedModel::parse("s", "{\"text\":\"a\"}\n{\"text\":\"b\"}\n")?
+            .log_requests_to(log.clone());
+        // No system message first, and a tool message that answers no call.
+        let mut bad = request();
+        bad.messages.remove(0);
+        let mut orphan = ChatMessage::text(Role::Tool, "x");
+        orphan.tool_call_id = Some("c9".into());
+        bad.messages.push(orphan);
+        let tools = [ToolSpec {
+            name: "read.file".into(),
+            description: String::new(),
+            parameters: serde_json::json!({"type": "object"}),
+        }];
+        let mut streamed = String::new();
+        let refused = m.complete(&bad, &tools, &mut |t| streamed.push_str(t));
+        let Err(ModelError::Malformed(e)) = &refused else {
+            panic!("answered: {refused:?}");
+        };
+        assert_eq!(e.violations.len(), 3, "{e}");
+        for kind in [
+            crate::wire::ViolationKind::SystemMessage,
+            crate::wire::ViolationKind::UnboundToolMessage,
+            crate::wire::ViolationKind::ToolName,
+        ] {
+            assert!(e.has(kind), "{kind:?}: {e}");
+        }
+        let said = refused.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            said.contains("messages[0]") && said.contains("tools[0]"),
+            "{said}"
+        );
+        // Nothing was answered or streamed: the next request gets the first reply.
+        assert!(streamed.is_empty());
+        assert_eq!(m.remaining(), 2);
+        assert_eq!(m.complete(&request(), &[], &mut |_| {})?.text, "a");
+        // The log shows what was sent, the malformed request too.
+        assert_eq!(std::fs::read_to_string(&log)?.lines().count(), 2);
+        assert_eq!(m.requests.len(), 2);
+        Ok(())
+    }
+
+    #[test]
+    fn images_are_checked_as_they_are_sent() -> Result<(), ModelError> {
+        let mut m = ScriptedModel::parse("s", "{\"text\":\"seen\"}\n{\"text\":\"seen\"}\n")?;
+        let png: &[u8] = &[0x89, b'P', b'N', b'G'];
+        assert_eq!(
+            m.complete_with_images(&request(), &[png], &mut |_| {})?
+                .text,
+            "seen"
+        );
+        assert_eq!(m.images_seen, 1);
+        // An image may only go in a user message: here the last message is a tool's.
+        let refused = m.complete_with_images(&request_with_result("{}"), &[png], &mut |_| {});
+        assert!(
+            matches!(&refused, Err(ModelError::Malformed(e))
+                if e.has(crate::wire::ViolationKind::Content)),
+            "{refused:?}"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn a_bench_may_turn_the_check_off() -> Result<(), ModelError> {
+        let mut m = ScriptedModel::parse("s", "{\"text\":\"a\"}\n")?.without_request_check();
+        let empty = ModelRequest { messages: vec![] };
+        assert_eq!(m.complete(&empty, &[], &mut |_| {})?.text, "a");
         Ok(())
     }
 

@@ -1,6 +1,12 @@
 //! A loopback HTTP server for tests of the OpenAI-compatible provider: real TCP, one canned
 //! response per connection, every request recorded. Behind the `testing` feature, so only
 //! tests link it.
+//!
+//! Every Chat Completions request the server records is held to [`crate::wire::check_body`]:
+//! when the [`Server`] is dropped at the end of a test, a malformed one fails the test, naming
+//! each violation, whether or not the test looked at the requests ([`check_seen`] asks
+//! earlier). [`request_log`] reads the scripted model's request log (`KEEL_SCRIPT_LOG`) the
+//! same way, for tests of the `keel` binary.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -71,6 +77,74 @@ pub fn serve(responses: Vec<Vec<u8>>) -> Server {
         }
     });
     Server { url, seen }
+}
+
+/// Whether every Chat Completions request `server` recorded is well formed; the error names
+/// each malformed one and all its violations.
+pub fn check_seen(server: &Server) -> Result<(), String> {
+    let problems: Vec<String> = seen(server)
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.path.ends_with("/chat/completions"))
+        .filter_map(|(i, s)| {
+            crate::wire::check_body(&s.body)
+                .err()
+                .map(|e| format!("request {i} to {}: {e}", s.path))
+        })
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // A test that already failed says why itself; a second panic would abort.
+        if std::thread::panicking() {
+            return;
+        }
+        if let Err(e) = check_seen(self) {
+            panic!("the loopback server received a malformed request:\n{e}");
+        }
+    }
+}
+
+/// The requests the scripted model logged to `path` (`KEEL_SCRIPT_LOG`), one JSON object a
+/// line (`{"messages", "tools": [names]}`), none if there is no log (nothing was asked);
+/// panics, naming the line and every violation, if one is not well formed
+/// ([`crate::wire::check_messages_and_tool_names`]).
+pub fn request_log(path: &std::path::Path) -> Vec<Value> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => panic!("cannot read the request log {}: {e}", path.display()),
+    };
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let value: Value = serde_json::from_str(line).unwrap_or_else(|e| {
+                panic!("{} line {}: not JSON ({e}): {line}", path.display(), i + 1)
+            });
+            let names: Option<Vec<&str>> = value["tools"]
+                .as_array()
+                .and_then(|t| t.iter().map(Value::as_str).collect());
+            let names = names.unwrap_or_else(|| {
+                panic!(
+                    "{} line {}: tools is not a list of names",
+                    path.display(),
+                    i + 1
+                )
+            });
+            if let Err(e) =
+                crate::wire::check_messages_and_tool_names(value.get("messages"), &names)
+            {
+                panic!("{} line {}: {e}", path.display(), i + 1);
+            }
+            value
+        })
+        .collect()
 }
 
 pub fn seen(server: &Server) -> Vec<Seen> {

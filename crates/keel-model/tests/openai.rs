@@ -358,3 +358,44 @@ fn a_redirect_is_an_http_error_when_redirects_are_off() {
     );
     assert_eq!(seen(&server).len(), 1, "the redirect was not followed");
 }
+
+#[test]
+fn the_server_fails_a_test_that_sent_a_malformed_request() {
+    use keel_model::testing::check_seen;
+    let answer =
+        || sse(&[json!({"choices": [{"delta": {"content": "ok"}, "finish_reason": "stop"}]})]);
+    // The provider sends what it is given; the server is the one that checks.
+    let server = serve(vec![answer(), answer()]);
+    let mut m = model(&server);
+    let reply = m.complete(&request(), &tools(), &mut |_| {});
+    assert!(reply.is_ok(), "{reply:?}");
+    assert_eq!(check_seen(&server), Ok(()));
+    let mut bad = request();
+    bad.messages.swap(0, 1);
+    bad.messages[3].tool_call_id = Some("call_9".into());
+    let reply = m.complete(&bad, &tools(), &mut |_| {});
+    assert!(reply.is_ok(), "{reply:?}");
+    let said = check_seen(&server).err().unwrap_or_default();
+    assert!(
+        said.starts_with("request 1 to /v1/chat/completions: "),
+        "{said}"
+    );
+    for what in [
+        "messages[0]: the first message has role 'user'",
+        "messages[1]: role 'system' after index 0",
+        "messages[3].tool_call_id",
+        "tool call \"call_1\" has no tool message",
+    ] {
+        assert!(said.contains(what), "{what}: {said}");
+    }
+    // And the test fails when the server goes, even if it never looked.
+    let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(server)));
+    let message = dropped
+        .err()
+        .and_then(|p| p.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    assert!(
+        message.contains("malformed request") && message.contains("call_9"),
+        "{message}"
+    );
+}

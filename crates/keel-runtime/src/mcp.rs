@@ -30,10 +30,7 @@ pub struct McpServerTool {
 /// Whether `name` can be offered to a model: Chat Completions APIs take function names of 1
 /// to 64 ASCII letters, digits, `_` and `-`, and refuse the whole request otherwise.
 pub fn is_offerable_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    keel_core::compose::is_function_name(name)
 }
 
 /// Whether `server` can name an MCP server: offerable, and without `__`, so that

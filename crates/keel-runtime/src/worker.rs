@@ -53,9 +53,18 @@ impl WorkerError {
     }
 }
 
+/// The worker call, shaped as every request keel sends (interfaces.md §4): exactly one
+/// `system` message at index 0, then the conversation. The system message is blank, as
+/// compose's is when every block is: the instruction travels with the source in the one user
+/// message (bridge.md N20, "prompt it with instruction + source"). Without it the request had
+/// no system message at all, which the request check (`keel_model::wire`) refuses, and a
+/// server's chat template would put its own default system prompt there.
 fn request(prompt: &str) -> ModelRequest {
     ModelRequest {
-        messages: vec![ChatMessage::text(Role::User, prompt)],
+        messages: vec![
+            ChatMessage::text(Role::System, ""),
+            ChatMessage::text(Role::User, prompt),
+        ],
     }
 }
 

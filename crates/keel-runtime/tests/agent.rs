@@ -617,3 +617,31 @@ fn a_notification_turn_left_open_keeps_no_authority_when_continued() {
     assert_eq!(tool_outputs(&w.store, "r"), [NOT_AUTHORIZED_RESULT]);
     assert!(!w.store.run_head("r").map(|h| h.turn_open).unwrap_or(true));
 }
+
+/// A request a model API would refuse fails the turn, naming what is wrong, and is not
+/// answered: here the script's model gives its call an empty id, which keel sends back.
+#[test]
+fn a_malformed_request_fails_the_turn_and_names_the_violation() {
+    let mut w = world(&[], false);
+    let mut model = script(&[
+        r#"{"tool_calls":[{"id":"","name":"list_dir"}]}"#,
+        r#"{"text":"never answered"}"#,
+    ]);
+    let end = with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.user_turn("r", "list the files")
+    });
+    let err = end.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        err.contains(
+            "malformed model request (1 violation of interfaces.md §4): \
+             messages[2].tool_calls[0].id: a tool call needs a non-empty string id"
+        ),
+        "{err}"
+    );
+    assert_eq!(model.requests.len(), 2);
+    assert_eq!(
+        model.remaining(),
+        1,
+        "the malformed request was not answered"
+    );
+}

@@ -2,7 +2,7 @@
 //! the record of what was folded, and the one compaction + one retry after a context overflow.
 
 use keel_core::compaction::{CompactionLimits, SUMMARY_HEADER, Trigger};
-use keel_core::compose::{ModelRequest, Role};
+use keel_core::compose::{ChatMessage, ModelRequest, Role};
 use keel_model::scripted::ScriptedModel;
 use keel_runtime::agent::{CompactionSettings, Event, LoopError, LoopSettings};
 use keel_store::{CompactionStore, RunStore};
@@ -56,6 +56,8 @@ fn everything(request: &ModelRequest) -> String {
         .messages
         .iter()
         .filter_map(|m| m.content.clone())
+        // The summary worker's system message is blank.
+        .filter(|c| !c.is_empty())
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -98,11 +100,13 @@ fn three_rounds_chain_each_summary_through_the_previous_one() {
     }
     assert_eq!(model.remaining(), 0);
     let requests: Vec<&ModelRequest> = model.requests.iter().map(|(r, _)| r).collect();
-    // Requests: A1 | S1 A2 | S2 A3 | S3 A4. The summary calls get no tools and one message.
+    // Requests: A1 | S1 A2 | S2 A3 | S3 A4. The summary calls get no tools, a blank system
+    // message and the prompt.
     for (i, summary) in [1usize, 3, 5].into_iter().enumerate() {
         let r = requests[summary];
-        assert_eq!(r.messages.len(), 1);
-        assert_eq!(r.messages[0].role, Role::User);
+        assert_eq!(r.messages.len(), 2);
+        assert_eq!(r.messages[0], ChatMessage::text(Role::System, ""));
+        assert_eq!(r.messages[1].role, Role::User);
         assert!(
             model.requests[summary].1.is_empty(),
             "no tools for the summariser"

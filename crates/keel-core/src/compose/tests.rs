@@ -504,3 +504,135 @@ fn reused_call_ids_are_answered_step_by_step() -> Result<(), ComposeError> {
     assert_eq!(answers, ["first", "second"]);
     Ok(())
 }
+
+#[test]
+fn call_arguments_go_on_the_wire_as_an_object() -> Result<(), ComposeError> {
+    let calls: Vec<ToolCall> = [
+        serde_json::json!({"path": "a", "n": [1, 2]}),
+        serde_json::json!("not json"),
+        serde_json::json!([1]),
+        serde_json::Value::Null,
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(i, arguments)| ToolCall {
+        id: format!("call_{i}"),
+        name: "read_file".into(),
+        arguments,
+    })
+    .collect();
+    let mut items = vec![
+        user(0, "go"),
+        item(
+            1,
+            ItemBody::Assistant {
+                text: String::new(),
+                tool_calls: calls.clone(),
+            },
+        ),
+    ];
+    for (i, call) in calls.iter().enumerate() {
+        items.push(item(
+            2 + i as u64,
+            ItemBody::ToolResult {
+                call_id: call.id.clone(),
+                tool: "read_file".into(),
+                output: Untrusted::new("`path` must be a string".into()),
+                is_error: true,
+            },
+        ));
+    }
+    let n = SystemNotes::new();
+    let r = compose(&ComposeInput {
+        stable_head: "H",
+        volatile: &[],
+        notes: &n,
+        items: &items,
+    })?;
+    let sent: Vec<&str> = r.messages[2]
+        .tool_calls
+        .iter()
+        .map(|c| c.function.arguments.as_str())
+        .collect();
+    assert_eq!(sent, [r#"{"path":"a","n":[1,2]}"#, "{}", "{}", "{}"]);
+    // The stored call keeps what the model sent.
+    assert!(
+        matches!(&items[1].body, ItemBody::Assistant { tool_calls, .. }
+        if tool_calls[1].arguments == serde_json::json!("not json"))
+    );
+    Ok(())
+}
+
+#[test]
+fn call_names_go_on_the_wire_as_names_an_api_takes() -> Result<(), ComposeError> {
+    let names = [
+        "read_file",
+        "functions.read_file",
+        "read file",
+        "naïve",
+        "",
+        &"x".repeat(70),
+    ];
+    let calls: Vec<ToolCall> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| ToolCall {
+            id: format!("call_{i}"),
+            name: (*name).to_string(),
+            arguments: serde_json::json!({}),
+        })
+        .collect();
+    let mut items = vec![
+        user(0, "go"),
+        item(
+            1,
+            ItemBody::Assistant {
+                text: String::new(),
+                tool_calls: calls.clone(),
+            },
+        ),
+    ];
+    for (i, call) in calls.iter().enumerate() {
+        items.push(item(
+            2 + i as u64,
+            ItemBody::ToolResult {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                output: Untrusted::new(format!("There is no tool named {}", call.name)),
+                is_error: true,
+            },
+        ));
+    }
+    let n = SystemNotes::new();
+    let r = compose(&ComposeInput {
+        stable_head: "H",
+        volatile: &[],
+        notes: &n,
+        items: &items,
+    })?;
+    let sent: Vec<&str> = r.messages[2]
+        .tool_calls
+        .iter()
+        .map(|c| c.function.name.as_str())
+        .collect();
+    let long = "x".repeat(64);
+    assert_eq!(
+        sent,
+        [
+            "read_file",
+            "functions_read_file",
+            "read_file",
+            "na_ve",
+            "_",
+            long.as_str()
+        ]
+    );
+    assert!(sent.iter().all(|n| is_function_name(n)));
+    // The refusal keeps the name as the model wrote it.
+    assert_eq!(
+        r.messages[4].content.as_deref(),
+        Some("There is no tool named functions.read_file")
+    );
+    assert!(is_function_name(&"x".repeat(64)) && !is_function_name(&"x".repeat(65)));
+    Ok(())
+}
