@@ -1,25 +1,20 @@
 //! The turn loop with the scripted provider, on a real database and real files.
 
-use std::collections::BTreeMap;
-
+use keel_core::NoteLifetime;
 use keel_core::compose::{DISPATCH_UNKNOWN_TEXT, Role};
-use keel_core::item::{ItemBody, ItemId, ToolCall};
+use keel_core::item::{ItemBody, ToolCall};
 use keel_core::notify::{Lang, NOT_AUTHORIZED_RESULT, NotificationKind};
 use keel_core::time::Timestamp;
-use keel_core::{NoteLifetime, NoteTag};
 use keel_model::ModelReply;
 use keel_model::scripted::ScriptedModel;
 use keel_policy::Decision;
-use keel_policy::provenance::OnTainted;
-use keel_policy::rules::{Matcher, Mode, Rule, tool_glob};
 use keel_runtime::agent::{Event, LoopSettings};
 use keel_runtime::approval::Answer;
-use keel_runtime::gate::Gate;
-use keel_runtime::policy_gate::{GateEnv, PolicyGate};
 use keel_runtime::tools::ToolContext;
 use keel_store::{
     DispatchState, LedgerStore, LedgerWrite, NewNotification, QueueStore, RunStore, RunWrite,
 };
+use keel_testkit::{add_note, new_item, rule};
 use serde_json::json;
 
 use crate::common;
@@ -94,7 +89,7 @@ fn ask_user_yes_and_no() {
             reply("done", &[]),
         ],
     );
-    let mut approver = Yes(vec![Answer::AllowOnce, Answer::Deny]);
+    let mut approver = ScriptedApprover::answering([Answer::AllowOnce, Answer::Deny]);
     with_agent(
         &mut w,
         &mut model,
@@ -120,11 +115,7 @@ fn ask_user_yes_and_no() {
 #[test]
 fn turn_notes_are_consumed_when_the_turn_closes_and_the_step_limit_holds() {
     let mut w = world(&[], false);
-    let wake = keel_core::notes::NoteOp::Add {
-        text: "[Scheduled wake: daily]".into(),
-        lifetime: NoteLifetime::Turn,
-        tag: Some(NoteTag::new("wake").unwrap_or_else(|e| panic!("{e}"))),
-    };
+    let wake = add_note("[Scheduled wake: daily]", NoteLifetime::Turn, Some("wake"));
     w.store
         .commit(
             "r",
@@ -276,21 +267,21 @@ fn recovery_marks_unfinished_calls_unknown_and_never_reruns_them() {
         arguments: json!({"path": "once.txt", "content": "1"}),
     };
     let items = vec![
-        keel_store::NewItem {
-            id: ItemId::try_from("u").unwrap_or_else(|_| unreachable!()),
-            ts: Timestamp(0),
-            body: ItemBody::User {
+        new_item(
+            "u",
+            Timestamp(0),
+            ItemBody::User {
                 text: "write once".into(),
             },
-        },
-        keel_store::NewItem {
-            id: ItemId::try_from("a").unwrap_or_else(|_| unreachable!()),
-            ts: Timestamp(0),
-            body: ItemBody::Assistant {
+        ),
+        new_item(
+            "a",
+            Timestamp(0),
+            ItemBody::Assistant {
                 text: String::new(),
                 tool_calls: vec![call.clone()],
             },
-        },
+        ),
     ];
     let ledger = vec![
         LedgerWrite::Intend {
@@ -350,19 +341,15 @@ fn a_call_whose_intent_was_never_recorded_is_answered_as_not_run() {
         arguments: json!({"path": "x.txt", "content": "1"}),
     };
     let items = vec![
-        keel_store::NewItem {
-            id: ItemId::try_from("u").unwrap_or_else(|_| unreachable!()),
-            ts: Timestamp(0),
-            body: ItemBody::User { text: "go".into() },
-        },
-        keel_store::NewItem {
-            id: ItemId::try_from("a").unwrap_or_else(|_| unreachable!()),
-            ts: Timestamp(0),
-            body: ItemBody::Assistant {
+        new_item("u", Timestamp(0), ItemBody::User { text: "go".into() }),
+        new_item(
+            "a",
+            Timestamp(0),
+            ItemBody::Assistant {
                 text: String::new(),
                 tool_calls: vec![call],
             },
-        },
+        ),
     ];
     w.store
         .commit("r", RunWrite::append(1, Timestamp(0), items).opening_turn())
@@ -386,32 +373,8 @@ fn a_call_whose_intent_was_never_recorded_is_answered_as_not_run() {
 #[test]
 fn a_tool_denied_outright_is_not_offered() {
     let mut w = world(&[], false);
-    let mut deny = Rule {
-        matcher: Matcher {
-            tool_names: vec![tool_glob("shell").unwrap_or_else(|e| panic!("{e}"))],
-            ..Matcher::default()
-        },
-        decision: Decision::Deny,
-        priority: 5000,
-        deny_message: None,
-        source: "admin".into(),
-    };
-    deny.priority = 5000;
-    let env = GateEnv {
-        cwd: w.cwd.clone(),
-        workspaces: vec![],
-        mode: Mode::Default,
-        interactive: false,
-        on_tainted: OnTainted::AskUser,
-        tools: w.tools.infos(),
-    };
-    w.gate = Gate::authority_only()
-        .with_policy(PolicyGate::new(
-            policy(&[]).with_rules(vec![deny]),
-            BTreeMap::new(),
-            env,
-        ))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let deny = rule(&["shell"], Decision::Deny, 5000, "admin");
+    w.regate(policy(&[]).with_rules(vec![deny]), false);
     let mut model = ScriptedModel::from_replies("s", vec![reply("ok", &[])]);
     with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
         a.user_turn("r", "hi")

@@ -1,25 +1,15 @@
 //! A process killed in the middle of delivering a notification: the notification is still
 //! pending afterwards, nothing half-delivered, and it is delivered exactly once later.
 
-use std::process::{Command, Stdio};
-
+use keel_core::Timestamp;
 use keel_core::notify::{Lang, NotificationKind};
-use keel_core::{ItemId, Timestamp};
 use keel_runtime::boundary::{deliver_after_close, open_user_turn};
 use keel_store::{
-    CRASH_POINT_ENV, NewNotification, NewRun, QueueState, QueueStore, RunStore, SqliteStore,
-    StoreOptions,
+    CRASH_POINT_ENV, NewNotification, QueueState, QueueStore, RunStore, SqliteStore, StoreOptions,
 };
+use keel_testkit::{Sandbox, child_test, ids};
 
 const CHILD_ENV: &str = "KEEL_DELIVERY_CHILD_DB";
-
-fn ids() -> impl FnMut() -> ItemId {
-    let mut n = 0;
-    move || {
-        n += 1;
-        ItemId::try_from(format!("i{n}")).unwrap_or_else(|_| unreachable!())
-    }
-}
 
 /// The child: deliver (after a close, or by opening a user turn), then exit. Ignored, so it
 /// never counts as a passing test: the crash test runs it with `--ignored` in a process of its
@@ -34,7 +24,7 @@ fn delivery_child() -> Result<(), Box<dyn std::error::Error>> {
         .into());
     };
     let mut store = SqliteStore::open(path.as_ref(), &StoreOptions::default())?;
-    let mut next = ids();
+    let mut next = ids("i");
     if std::env::var("KEEL_CHILD_OPEN").is_ok() {
         open_user_turn(
             &mut store,
@@ -54,19 +44,9 @@ fn delivery_child() -> Result<(), Box<dyn std::error::Error>> {
 fn a_crash_mid_delivery_leaves_the_notification_pending() -> Result<(), Box<dyn std::error::Error>>
 {
     for open_turn in [false, true] {
-        let dir = tempfile::tempdir()?;
-        let path = dir.path().join("keel.db");
-        let mut store = SqliteStore::open(&path, &StoreOptions::default())?;
-        store.create_run(NewRun {
-            model: String::new(),
-            origin: None,
-            open_turn: false,
-            id: "r".into(),
-            preset: "default".into(),
-            now: Timestamp(0),
-            note_ops: Vec::new(),
-            items: vec![],
-        })?;
+        let dir = Sandbox::new();
+        let path = dir.db();
+        let mut store = dir.store_with_run("r");
         store.enqueue_notification(
             "r",
             NewNotification {
@@ -78,19 +58,10 @@ fn a_crash_mid_delivery_leaves_the_notification_pending() -> Result<(), Box<dyn 
         )?;
         drop(store);
 
-        let mut child = Command::new(std::env::current_exe()?);
+        let mut child = child_test("crash::delivery_child");
         child
-            .args([
-                "--exact",
-                "crash::delivery_child",
-                "--ignored",
-                "--nocapture",
-                "--test-threads=1",
-            ])
             .env(CHILD_ENV, &path)
-            .env(CRASH_POINT_ENV, "deliver:before-commit")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
+            .env(CRASH_POINT_ENV, "deliver:before-commit");
         if open_turn {
             child.env("KEEL_CHILD_OPEN", "1");
         }
@@ -108,7 +79,7 @@ fn a_crash_mid_delivery_leaves_the_notification_pending() -> Result<(), Box<dyn 
             1,
             "still pending after the crash"
         );
-        let d = deliver_after_close(&mut store, "r", Timestamp(4), Lang::En, &mut ids())?;
+        let d = deliver_after_close(&mut store, "r", Timestamp(4), Lang::En, &mut ids("i"))?;
         assert_eq!(d.delivery.items.len(), 1);
         let states: Vec<QueueState> = store
             .notifications("r")?
