@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::common;
-use common::Env;
+use common::{Env, json_lines};
 
 /// A worker's summary with the five sections the instruction asks for (bridge.md N15): an
 /// answer without them is a rejected draft.
@@ -22,17 +22,11 @@ fn summary(goal: &str) -> String {
 }
 
 fn config(env: &Env, extra: &str) {
-    let dir = env.dir.path().join("config/keel");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(
-        dir.join("config.toml"),
-        format!(
-            "[presets.review]\nsystem_prompt = \"You review code.\"\ntools = [\"read_file\", \
-             \"list_dir\"]\n\n[handoff]\nworker_model = \"script:{}\"\n{extra}",
-            env.dir.path().join("worker.jsonl").display()
-        ),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    env.user_config(&format!(
+        "[presets.review]\nsystem_prompt = \"You review code.\"\ntools = [\"read_file\", \
+         \"list_dir\"]\n\n[handoff]\nworker_model = \"script:{}\"\n{extra}",
+        env.dir.path().join("worker.jsonl").display()
+    ));
 }
 
 fn worker(env: &Env, replies: &[Value]) {
@@ -51,14 +45,6 @@ fn source_run(env: &Env, task: &str) -> (String, String) {
     let (code, _, err) = env.keel(&["run", task, "--model", &model, "--mode", "autoEdit"], "");
     assert_eq!(code, 0, "{err}");
     (env.only_run(), model)
-}
-
-fn log_lines(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_default())
-        .collect()
 }
 
 fn keel_logged(env: &Env, args: &[&str], log: &std::path::Path) -> (i32, String, String) {
@@ -105,7 +91,7 @@ fn preview_draft_go_and_the_new_runs_first_request() {
         assert!(err.contains(shown), "{shown:?} missing from:\n{err}");
     }
     // The worker got the instruction + source, and no tools.
-    let requests = log_lines(&worker_log);
+    let requests = json_lines(&worker_log);
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0]["tools"], json!([]));
     let prompt = requests[0]["messages"][0]["content"]
@@ -169,7 +155,7 @@ fn preview_draft_go_and_the_new_runs_first_request() {
 
     // The new run's first composed request: the summary once, as the note; the kickoff as
     // the user turn; only the preset's tools.
-    let requests = log_lines(&target_log);
+    let requests = json_lines(&target_log);
     assert_eq!(requests.len(), 1);
     let first = &requests[0];
     let mut tools: Vec<&str> = first["tools"]
@@ -202,7 +188,7 @@ fn preview_draft_go_and_the_new_runs_first_request() {
     let (code, out, err) = keel_logged(&env, &["handoff", &target, "--to", "default"], &again_log);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("compaction   reused whole"), "{err}");
-    let prompt = log_lines(&again_log)[0]["messages"][0]["content"]
+    let prompt = json_lines(&again_log)[0]["messages"][0]["content"]
         .as_str()
         .unwrap_or_default()
         .to_string();
@@ -372,7 +358,7 @@ fn a_preview_under_a_tight_budget_shows_every_dropped_section() {
         assert!(err.contains(shown), "{shown:?} missing from:\n{err}");
     }
     assert!(!err.contains("dropped      nothing"), "{err}");
-    let prompt = log_lines(&log)[0]["messages"][0]["content"]
+    let prompt = json_lines(&log)[0]["messages"][0]["content"]
         .as_str()
         .unwrap_or_default()
         .to_string();
@@ -421,7 +407,7 @@ fn a_preview_under_a_tight_budget_shows_every_dropped_section() {
     ] {
         assert!(err.contains(shown), "{shown:?} missing from:\n{err}");
     }
-    let prompt = log_lines(&log)[0]["messages"][0]["content"]
+    let prompt = json_lines(&log)[0]["messages"][0]["content"]
         .as_str()
         .unwrap_or_default()
         .to_string();
@@ -520,7 +506,7 @@ fn a_one_line_english_run_is_previewed_in_english() {
         ),
         "{err}"
     );
-    let prompt = log_lines(&log)[0]["messages"][0]["content"]
+    let prompt = json_lines(&log)[0]["messages"][0]["content"]
         .as_str()
         .unwrap_or_default()
         .to_string();
