@@ -8,7 +8,7 @@ use keel_core::item::Diagnostic;
 use keel_core::notify::NotificationKind;
 use keel_core::{ItemBody, NoteLifetime, Timestamp, ToolCall, Untrusted};
 use keel_store::{NewItem, NewRun, QueueStore, RunStore, RunWrite, SqliteStore, StoreOptions};
-use keel_testkit::{add_note, ids_after, new_item, new_run, store_with_run};
+use keel_testkit::{add_note, ids_after, new_item, new_notification, new_run, store_with_run};
 
 use crate::common;
 use common::Env;
@@ -98,12 +98,12 @@ fn populate(db: &Path) -> Result<(), Box<dyn std::error::Error>> {
     // A notification merged into a user turn that also sets the language, and one still waiting.
     store.enqueue_notification(
         "run-a",
-        keel_store::NewNotification {
-            id: "search-1".into(),
-            kind: NotificationKind::SearchResult,
-            payload: "{\"answer\":\"42\"}".into(),
-            now: Timestamp(1_795_987_907_000),
-        },
+        new_notification(
+            "search-1",
+            NotificationKind::SearchResult,
+            "{\"answer\":\"42\"}",
+            Timestamp(1_795_987_907_000),
+        ),
     )?;
     keel_runtime::boundary::open_user_turn(
         &mut store,
@@ -115,12 +115,12 @@ fn populate(db: &Path) -> Result<(), Box<dyn std::error::Error>> {
     )?;
     store.enqueue_notification(
         "run-a",
-        keel_store::NewNotification {
-            id: "task-9".into(),
-            kind: NotificationKind::TaskResult,
-            payload: "done".into(),
-            now: Timestamp(1_795_987_909_000),
-        },
+        new_notification(
+            "task-9",
+            NotificationKind::TaskResult,
+            "done",
+            Timestamp(1_795_987_909_000),
+        ),
     )?;
     store.create_run(NewRun {
         preset: "review".into(),

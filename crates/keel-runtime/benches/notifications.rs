@@ -7,9 +7,9 @@ use std::time::Instant;
 use keel_core::Timestamp;
 use keel_core::notify::{Lang, NotificationKind, NotificationLanguage, notification_context};
 use keel_runtime::boundary::deliver_after_close;
-use keel_store::{NewNotification, QueueStore};
+use keel_store::QueueStore;
 use keel_testkit::bench::report;
-use keel_testkit::{Sandbox, ids};
+use keel_testkit::{Sandbox, ids, new_notification};
 
 const SAMPLES: usize = 300;
 
@@ -44,12 +44,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let start = Instant::now();
         store.enqueue_notification(
             "r",
-            NewNotification {
-                id: format!("n{i}"),
-                kind: NotificationKind::TaskResult,
-                payload: "{\"status\":\"completed\",\"summary\":\"built and tested\"}".into(),
-                now: Timestamp(i as i64),
-            },
+            new_notification(
+                &format!("n{i}"),
+                NotificationKind::TaskResult,
+                "{\"status\":\"completed\",\"summary\":\"built and tested\"}",
+                Timestamp(i as i64),
+            ),
         )?;
         let delivered =
             deliver_after_close(&mut store, "r", Timestamp(i as i64), Lang::En, &mut next_id)?;

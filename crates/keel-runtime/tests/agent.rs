@@ -11,10 +11,8 @@ use keel_policy::Decision;
 use keel_runtime::agent::{Event, LoopSettings};
 use keel_runtime::approval::Answer;
 use keel_runtime::tools::ToolContext;
-use keel_store::{
-    DispatchState, LedgerStore, LedgerWrite, NewNotification, QueueStore, RunStore, RunWrite,
-};
-use keel_testkit::{add_note, new_item, rule};
+use keel_store::{DispatchState, LedgerStore, LedgerWrite, QueueStore, RunStore, RunWrite};
+use keel_testkit::{add_note, new_item, new_notification, rule};
 use serde_json::json;
 
 use crate::common;
@@ -196,12 +194,12 @@ fn a_notification_turn_cannot_call_tools_and_gets_no_follow_up() {
     w.store
         .enqueue_notification(
             "r",
-            NewNotification {
-                id: "p1".into(),
-                kind: NotificationKind::Permission,
-                payload: "{\"tool\":\"write_file\"}".into(),
-                now: Timestamp(1),
-            },
+            new_notification(
+                "p1",
+                NotificationKind::Permission,
+                "{\"tool\":\"write_file\"}",
+                Timestamp(1),
+            ),
         )
         .unwrap_or_else(|e| panic!("{e}"));
     let mut model = ScriptedModel::from_replies(
@@ -232,12 +230,7 @@ fn a_notification_waiting_when_the_user_speaks_is_merged() {
     w.store
         .enqueue_notification(
             "r",
-            NewNotification {
-                id: "t1".into(),
-                kind: NotificationKind::TaskResult,
-                payload: "done".into(),
-                now: Timestamp(1),
-            },
+            new_notification("t1", NotificationKind::TaskResult, "done", Timestamp(1)),
         )
         .unwrap_or_else(|e| panic!("{e}"));
     let mut model = ScriptedModel::from_replies("s", vec![reply("noted", &[])]);
@@ -549,12 +542,12 @@ fn a_notification_turn_left_open_keeps_no_authority_when_continued() {
     w.store
         .enqueue_notification(
             "r",
-            NewNotification {
-                id: "t1".into(),
-                kind: NotificationKind::TaskResult,
-                payload: "{\"status\":\"completed\"}".into(),
-                now: Timestamp(1),
-            },
+            new_notification(
+                "t1",
+                NotificationKind::TaskResult,
+                "{\"status\":\"completed\"}",
+                Timestamp(1),
+            ),
         )
         .unwrap_or_else(|e| panic!("{e}"));
     // The notification's turn opens, then its model call fails: the turn stays open.

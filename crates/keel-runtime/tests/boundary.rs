@@ -5,10 +5,8 @@ use keel_core::compose::{ComposeInput, Role, compose, stable_head};
 use keel_core::notify::{Lang, NOT_AUTHORIZED_RESULT, NotificationKind, ResponseOrigin, authorize};
 use keel_core::{ItemBody, Timestamp, ToolCall};
 use keel_runtime::boundary::{deliver_after_close, open_user_turn, refusal_items};
-use keel_store::{
-    NewItem, NewNotification, QueueState, QueueStore, RunStore, RunWrite, SqliteStore, Store,
-};
-use keel_testkit::{Sandbox, ids};
+use keel_store::{NewItem, QueueState, QueueStore, RunStore, RunWrite, SqliteStore, Store};
+use keel_testkit::{Sandbox, ids, new_notification};
 
 type R = Result<(), Box<dyn std::error::Error>>;
 
@@ -18,15 +16,7 @@ fn enqueue(
     kind: NotificationKind,
     payload: &str,
 ) -> Result<u64, keel_store::StoreError> {
-    store.enqueue_notification(
-        "r",
-        NewNotification {
-            id: id.into(),
-            kind,
-            payload: payload.into(),
-            now: Timestamp(5),
-        },
-    )
+    store.enqueue_notification("r", new_notification(id, kind, payload, Timestamp(5)))
 }
 
 fn states(store: &dyn Store) -> Vec<(String, QueueState, Option<u64>)> {

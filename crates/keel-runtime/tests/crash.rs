@@ -4,10 +4,8 @@
 use keel_core::Timestamp;
 use keel_core::notify::{Lang, NotificationKind};
 use keel_runtime::boundary::{deliver_after_close, open_user_turn};
-use keel_store::{
-    CRASH_POINT_ENV, NewNotification, QueueState, QueueStore, RunStore, SqliteStore, StoreOptions,
-};
-use keel_testkit::{Sandbox, child_test, ids};
+use keel_store::{CRASH_POINT_ENV, QueueState, QueueStore, RunStore, SqliteStore, StoreOptions};
+use keel_testkit::{Sandbox, child_env, child_test, ids, new_notification};
 
 const CHILD_ENV: &str = "KEEL_DELIVERY_CHILD_DB";
 
@@ -17,12 +15,7 @@ const CHILD_ENV: &str = "KEEL_DELIVERY_CHILD_DB";
 #[test]
 #[ignore = "the child process of the delivery crash test, which runs it"]
 fn delivery_child() -> Result<(), Box<dyn std::error::Error>> {
-    let Ok(path) = std::env::var(CHILD_ENV) else {
-        return Err(format!(
-            "delivery_child runs only as the child of the crash test ({CHILD_ENV} is unset)"
-        )
-        .into());
-    };
+    let path = child_env(CHILD_ENV, "delivery_child")?;
     let mut store = SqliteStore::open(path.as_ref(), &StoreOptions::default())?;
     let mut next = ids("i");
     if std::env::var("KEEL_CHILD_OPEN").is_ok() {
@@ -49,12 +42,7 @@ fn a_crash_mid_delivery_leaves_the_notification_pending() -> Result<(), Box<dyn 
         let mut store = dir.store_with_run("r");
         store.enqueue_notification(
             "r",
-            NewNotification {
-                id: "t1".into(),
-                kind: NotificationKind::TaskResult,
-                payload: "done".into(),
-                now: Timestamp(1),
-            },
+            new_notification("t1", NotificationKind::TaskResult, "done", Timestamp(1)),
         )?;
         drop(store);
 

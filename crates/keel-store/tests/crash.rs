@@ -15,7 +15,7 @@ use common::new_run;
 use keel_core::notes::DEFAULT_MAX_UNTAGGED;
 use keel_core::{ItemBody, NoteLifetime, Timestamp};
 use keel_store::{CRASH_POINT_ENV, NewItem, RunStore, RunWrite, SqliteStore, StoreOptions};
-use keel_testkit::{add_note, child_test, new_item};
+use keel_testkit::{add_note, child_env, child_test, new_item};
 
 const CLOSE_ITEMS: u64 = 40;
 const TURN_ITEMS: u64 = CLOSE_ITEMS + 1;
@@ -38,12 +38,7 @@ fn item(seq: u64) -> NewItem {
 #[test]
 #[ignore = "the child process of the crash tests, which run it"]
 fn crash_child() -> Result<(), Box<dyn std::error::Error>> {
-    let Ok(path) = std::env::var(CHILD_ENV) else {
-        return Err(format!(
-            "crash_child runs only as the child of the crash tests ({CHILD_ENV} is unset)"
-        )
-        .into());
-    };
+    let path = child_env(CHILD_ENV, "crash_child")?;
     let mut store = SqliteStore::open(path.as_ref(), &StoreOptions::default())?;
     let deadline = Instant::now() + Duration::from_secs(20);
     while Instant::now() < deadline {

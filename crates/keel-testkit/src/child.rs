@@ -21,3 +21,10 @@ pub fn child_test(path: &str) -> Command {
         .stderr(Stdio::null());
     child
 }
+
+/// The value of `var`, which a crash test sets for its child `name`; an error saying so when
+/// it is unset, as it is when the child is run on its own.
+pub fn child_env(var: &str, name: &str) -> Result<String, String> {
+    std::env::var(var)
+        .map_err(|_| format!("{name} runs only as the child of its crash test ({var} is unset)"))
+}

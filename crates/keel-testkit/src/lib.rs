@@ -28,13 +28,13 @@ pub mod approver;
 #[cfg(feature = "runtime")]
 pub mod gate;
 
-pub use child::child_test;
+pub use child::{child_env, child_test};
 pub use ids::{ids, ids_after, item_id};
 pub use notes::{add_note, note_tag};
 pub use script::write_script;
 
 #[cfg(feature = "store")]
-pub use run::{new_item, new_run};
+pub use run::{new_item, new_notification, new_run};
 #[cfg(feature = "store")]
 pub use sandbox::{Sandbox, open_store, store_with_run};
 

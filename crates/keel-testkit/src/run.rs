@@ -1,9 +1,10 @@
-//! Runs and items as tests write them: the `NewRun` builder is [`new_run`] with struct update
+//! Runs, items and notifications as tests write them: the `NewRun` builder is [`new_run`] with struct update
 //! syntax (`NewRun { preset: "review".into(), ..new_run("r") }`), so a test names only the
 //! fields it is about, and a field `NewRun` gains is filled here once.
 
+use keel_core::notify::NotificationKind;
 use keel_core::{ItemBody, Timestamp};
-use keel_store::{NewItem, NewRun};
+use keel_store::{NewItem, NewNotification, NewRun};
 
 use crate::ids::item_id;
 
@@ -28,5 +29,20 @@ pub fn new_item(id: &str, ts: Timestamp, body: ItemBody) -> NewItem {
         id: item_id(id),
         ts,
         body,
+    }
+}
+
+/// A notification to enqueue: `payload` of `kind` with id `id`, arriving at `now`.
+pub fn new_notification(
+    id: &str,
+    kind: NotificationKind,
+    payload: &str,
+    now: Timestamp,
+) -> NewNotification {
+    NewNotification {
+        id: id.to_string(),
+        kind,
+        payload: payload.to_string(),
+        now,
     }
 }
