@@ -10,7 +10,6 @@ use keel_model::scripted::ScriptedModel;
 use keel_policy::Decision;
 use keel_runtime::agent::{Event, LoopSettings};
 use keel_runtime::approval::Answer;
-use keel_runtime::tools::ToolContext;
 use keel_store::{DispatchState, LedgerStore, LedgerWrite, QueueStore, RunStore, RunWrite};
 use keel_testkit::{add_note, new_item, new_notification, rule};
 use serde_json::json;
@@ -378,6 +377,9 @@ fn a_tool_denied_outright_is_not_offered() {
     assert!(offered.contains(&"read_file".to_string()));
 }
 
+/// The defaults a spec fixes: the in-process checkers' budget is every checker's default
+/// budget, 30 000 ms (safety.md N7, N9 "under the same budget", N37), and a turn's step limit
+/// is 32 model calls (interfaces.md §5.1), where a turn with the default settings stops.
 #[test]
 fn timeout_defaults() {
     assert_eq!(
@@ -385,9 +387,44 @@ fn timeout_defaults() {
         std::time::Duration::from_secs(30)
     );
     assert_eq!(keel_runtime::agent::DEFAULT_STEP_LIMIT, 32);
-    let ctx = ToolContext::new(std::path::PathBuf::from("/"));
-    assert_eq!(ctx.shell_timeout, std::time::Duration::from_secs(60));
-    assert_eq!(ctx.output_cap, 64 * 1024);
+    let mut w = world(&[], false);
+    let looping: Vec<ModelReply> = (1..=40)
+        .map(|k| reply(&"x".repeat(k), &[("list_dir", json!({}))]))
+        .collect();
+    let mut model = ScriptedModel::from_replies("s", looping);
+    let end = with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.user_turn("r", "loop")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(end.hit_step_limit);
+    assert_eq!(model.requests.len(), 32);
+    assert_well_formed(&model);
+}
+
+/// What a tool returns is cut at the default output cap, 64 KiB (the `ToolContext` a session
+/// gets), and the cut is said. (No spec fixes the cap; running.md documents it.)
+#[test]
+fn a_tools_output_is_cut_at_64_kib_by_default() {
+    let mut w = world(&[], false);
+    std::fs::write(w.cwd.join("big.txt"), "a".repeat(70_000)).unwrap_or_else(|e| panic!("{e}"));
+    let mut model = ScriptedModel::from_replies(
+        "s",
+        vec![
+            reply("a", &[("read_file", json!({"path": "big.txt"}))]),
+            reply("done", &[]),
+        ],
+    );
+    with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.user_turn("r", "read big.txt")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let outputs = tool_outputs(&w.store, "r");
+    assert_eq!(outputs.len(), 1);
+    assert_eq!(
+        outputs[0],
+        format!("{}\n[output cut after 65536 bytes]", "a".repeat(64 * 1024))
+    );
+    assert_well_formed(&model);
 }
 
 #[test]

@@ -281,6 +281,9 @@ fn output_after_the_timeout_is_ignored() {
     assert_deny(&v, "timeout", "Safety checker \"late\" timed out");
 }
 
+/// The defaults the spec fixes, which it asks one unit test to assert (safety.md N45): a
+/// checker's budget is 30 000 ms (N7, N37), SIGKILL follows SIGTERM 5 s later (N7), and a
+/// registered checker is spawned per call unless it says `mode = "persistent"` (N38).
 #[test]
 fn defaults() {
     let s = CheckerSpec::new("x", vec!["x".into()]);

@@ -563,6 +563,8 @@ fn stop_revokes_a_live_session_and_pauses_until_resume() {
     assert!(stop_control(other.as_mut(), "no-such-run", Timestamp(6)).is_err());
 }
 
+/// The deadlines the spec fixes: the desktop endpoint's calls time out after 30 s
+/// (computer-use.md N26), and `close`'s release after 5 s (N28).
 #[test]
 fn every_default_deadline() {
     let d = Deadlines::default();

@@ -42,3 +42,6 @@ pub use sandbox::{Sandbox, open_store, store_with_run};
 pub use approver::ScriptedApprover;
 #[cfg(feature = "runtime")]
 pub use gate::{checker_spec, gate, gate_env, matcher, rule};
+
+#[cfg(test)]
+mod tests;
