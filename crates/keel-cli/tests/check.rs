@@ -1,59 +1,32 @@
 //! `keel check` as another agent uses it: a SafetyCheckInput in, a SafetyCheckResult out
 //! (interfaces.md §5.4), through keel's whole gate.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use assert_cmd::Command;
+use keel_testkit::write_script;
 use serde_json::{Value, json};
 
-struct Env {
-    dir: tempfile::TempDir,
+use crate::common;
+use common::Env;
+
+/// `keel check` in a sandbox: a SafetyCheckInput from this sandbox's working directory in,
+/// exit code, stdout and stderr out.
+trait Check {
+    fn check(&self, args: &[&str], input: &Value) -> (i32, String, String);
+    fn check_raw(&self, args: &[&str], input: &[u8]) -> (i32, String, String);
+    fn input(&self, tool: &str, args: Value) -> Value;
 }
 
-impl Env {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        for sub in ["work", "config/keel"] {
-            std::fs::create_dir_all(dir.path().join(sub)).unwrap_or_else(|e| panic!("{e}"));
-        }
-        Self { dir }
-    }
-
-    fn work(&self) -> std::path::PathBuf {
-        self.dir
-            .path()
-            .join("work")
-            .canonicalize()
-            .unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    fn write(&self, rel: &str, text: &str) -> std::path::PathBuf {
-        let p = self.dir.path().join(rel);
-        std::fs::write(&p, text).unwrap_or_else(|e| panic!("{e}"));
-        p
-    }
-
+impl Check for Env {
     fn check(&self, args: &[&str], input: &Value) -> (i32, String, String) {
         self.check_raw(args, input.to_string().as_bytes())
     }
 
     fn check_raw(&self, args: &[&str], input: &[u8]) -> (i32, String, String) {
-        let out = Command::cargo_bin("keel")
-            .unwrap_or_else(|e| panic!("{e}"))
-            .arg("check")
-            .args(args)
-            .current_dir(self.work())
-            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
-            .env("KEEL_HOME", self.dir.path())
-            .write_stdin(input.to_vec())
-            .output()
-            .unwrap_or_else(|e| panic!("{e}"));
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        let args: Vec<&str> = std::iter::once("check")
+            .chain(args.iter().copied())
+            .collect();
+        self.keel(&args, input)
     }
 
     fn input(&self, tool: &str, args: Value) -> Value {
@@ -184,11 +157,7 @@ fn an_unregistered_checker_is_a_load_error_naming_file_and_line() {
 }
 
 fn checker_script(dir: &Path, body: &str) -> String {
-    let path = dir.join("checker.sh");
-    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-        .unwrap_or_else(|e| panic!("{e}"));
-    path.display().to_string()
+    write_script(dir, "checker.sh", body).display().to_string()
 }
 
 #[test]

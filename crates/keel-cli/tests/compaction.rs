@@ -18,14 +18,10 @@ fn summary(goal: &str) -> String {
 #[test]
 fn runs_show_lists_every_round_and_marks_the_folded_items() {
     let env = Env::new();
-    let dir = env.dir.path().join("config/keel");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
     // A one-token window: every turn after the first compacts what came before it.
-    std::fs::write(
-        dir.join("config.toml"),
+    env.user_config(
         "[compaction]\ncontext_window = 1\nkeep_recent_chars = 0\nkeep_user_chars = 0\n",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    );
     let model = env.script("s.jsonl", &[json!({"text": "A1"})]);
     let (code, _, err) = env.keel(&["run", "first", "--model", &model], "");
     assert_eq!(code, 0, "{err}");

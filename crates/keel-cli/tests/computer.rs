@@ -4,23 +4,8 @@
 
 use crate::common;
 
-use common::Env;
+use common::{Env, call, requests};
 use serde_json::{Value, json};
-
-fn call(name: &str, args: Value) -> Value {
-    json!({"tool_calls": [{"name": name, "arguments": args}]})
-}
-
-fn user_config(env: &Env, text: &str) {
-    let dir = env.dir.path().join("config/keel");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(dir.join("config.toml"), text).unwrap_or_else(|e| panic!("{e}"));
-}
-
-/// The logged requests, each checked as well formed.
-fn requests(log: &std::path::Path) -> Vec<Value> {
-    keel_model::testing::request_log(log)
-}
 
 fn tool_names(request: &Value) -> Vec<String> {
     request["tools"]
@@ -47,7 +32,7 @@ fn computer_use_is_offered_only_when_configured_with_its_manual_summary() {
     let names = tool_names(&requests(&log)[0]);
     assert!(!names.iter().any(|n| n == "computer_use"), "{names:?}");
 
-    user_config(&env, "[computer_use]\nenabled = true\n");
+    env.user_config("[computer_use]\nenabled = true\n");
     let log2 = env.dir.path().join("requests2.jsonl");
     let model = env.script("plain2.jsonl", &[json!({"text": "hi"})]);
     let (code, _, err) = env.keel_env(
@@ -74,7 +59,7 @@ fn computer_use_is_offered_only_when_configured_with_its_manual_summary() {
 #[test]
 fn without_a_model_open_says_what_to_configure() {
     let env = Env::new();
-    user_config(&env, "[computer_use]\nenabled = true\n");
+    env.user_config("[computer_use]\nenabled = true\n");
     let model = env.script(
         "open.jsonl",
         &[
@@ -96,9 +81,7 @@ fn without_a_model_open_says_what_to_configure() {
 #[test]
 fn stop_pauses_desktop_control_until_resume() {
     let env = Env::new();
-    user_config(
-        &env,
-        "[computer_use]\nenabled = true\nmodel = \"openai:x\"\nbase_url = \"http://127.0.0.1:9/v1\"\n",
+    env.user_config("[computer_use]\nenabled = true\nmodel = \"openai:x\"\nbase_url = \"http://127.0.0.1:9/v1\"\n",
     );
     let (code, _, err) = env.keel(&["computer", "stop", "run-nope"], "");
     assert_ne!(code, 0);
@@ -145,7 +128,7 @@ fn stop_pauses_desktop_control_until_resume() {
 fn resume_releases_a_lease_a_dead_process_left_and_records_it() {
     use keel_store::{DesktopStore, LeaseChange, LeaseEvent, SqliteStore, StoreOptions};
     let env = Env::new();
-    user_config(&env, "[computer_use]\nenabled = true\n");
+    env.user_config("[computer_use]\nenabled = true\n");
     let model = env.script("first.jsonl", &[json!({"text": "hi"})]);
     let (code, _, err) = env.keel(&["run", "hello", "--model", &model], "");
     assert_eq!(code, 0, "{err}");

@@ -22,17 +22,11 @@ fn summary(goal: &str) -> String {
 }
 
 fn config(env: &Env, extra: &str) {
-    let dir = env.dir.path().join("config/keel");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(
-        dir.join("config.toml"),
-        format!(
-            "[presets.review]\nsystem_prompt = \"You review code.\"\ntools = [\"read_file\", \
-             \"list_dir\"]\n\n[handoff]\nworker_model = \"script:{}\"\n{extra}",
-            env.dir.path().join("worker.jsonl").display()
-        ),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    env.user_config(&format!(
+        "[presets.review]\nsystem_prompt = \"You review code.\"\ntools = [\"read_file\", \
+         \"list_dir\"]\n\n[handoff]\nworker_model = \"script:{}\"\n{extra}",
+        env.dir.path().join("worker.jsonl").display()
+    ));
 }
 
 fn worker(env: &Env, replies: &[Value]) {
@@ -51,11 +45,6 @@ fn source_run(env: &Env, task: &str) -> (String, String) {
     let (code, _, err) = env.keel(&["run", task, "--model", &model, "--mode", "autoEdit"], "");
     assert_eq!(code, 0, "{err}");
     (env.only_run(), model)
-}
-
-/// The logged requests, each checked as well formed.
-fn log_lines(path: &std::path::Path) -> Vec<Value> {
-    keel_model::testing::request_log(path)
 }
 
 fn keel_logged(env: &Env, args: &[&str], log: &std::path::Path) -> (i32, String, String) {
@@ -102,7 +91,7 @@ fn preview_draft_go_and_the_new_runs_first_request() {
         assert!(err.contains(shown), "{shown:?} missing from:\n{err}");
     }
     // The worker got the instruction + source, and no tools.
-    let requests = log_lines(&worker_log);
+    let requests = common::requests(&worker_log);
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0]["tools"], json!([]));
     // A blank system message, then the prompt.
@@ -171,7 +160,7 @@ fn preview_draft_go_and_the_new_runs_first_request() {
 
     // The new run's first composed request: the summary once, as the note; the kickoff as
     // the user turn; only the preset's tools.
-    let requests = log_lines(&target_log);
+    let requests = common::requests(&target_log);
     assert_eq!(requests.len(), 1);
     let first = &requests[0];
     let mut tools: Vec<&str> = first["tools"]
@@ -204,7 +193,7 @@ fn preview_draft_go_and_the_new_runs_first_request() {
     let (code, out, err) = keel_logged(&env, &["handoff", &target, "--to", "default"], &again_log);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("compaction   reused whole"), "{err}");
-    let prompt = log_lines(&again_log)[0]["messages"][1]["content"]
+    let prompt = common::requests(&again_log)[0]["messages"][1]["content"]
         .as_str()
         .unwrap_or_default()
         .to_string();
@@ -374,7 +363,7 @@ fn a_preview_under_a_tight_budget_shows_every_dropped_section() {
         assert!(err.contains(shown), "{shown:?} missing from:\n{err}");
     }
     assert!(!err.contains("dropped      nothing"), "{err}");
-    let prompt = log_lines(&log)[0]["messages"][1]["content"]
+    let prompt = common::requests(&log)[0]["messages"][1]["content"]
         .as_str()
         .unwrap_or_default()
         .to_string();
@@ -423,7 +412,7 @@ fn a_preview_under_a_tight_budget_shows_every_dropped_section() {
     ] {
         assert!(err.contains(shown), "{shown:?} missing from:\n{err}");
     }
-    let prompt = log_lines(&log)[0]["messages"][1]["content"]
+    let prompt = common::requests(&log)[0]["messages"][1]["content"]
         .as_str()
         .unwrap_or_default()
         .to_string();
@@ -522,7 +511,7 @@ fn a_one_line_english_run_is_previewed_in_english() {
         ),
         "{err}"
     );
-    let prompt = log_lines(&log)[0]["messages"][1]["content"]
+    let prompt = common::requests(&log)[0]["messages"][1]["content"]
         .as_str()
         .unwrap_or_default()
         .to_string();

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::Env;
+use common::{Env, call};
 use serde_json::{Value, json};
 
 fn filesystem_server() -> String {
@@ -16,30 +16,17 @@ fn filesystem_server() -> String {
     })
 }
 
-fn user_config(env: &Env, text: &str) {
-    let dir = env.dir.path().join("config/keel");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(dir.join("config.toml"), text).unwrap_or_else(|e| panic!("{e}"));
-}
-
-fn call(name: &str, args: Value) -> Value {
-    json!({"tool_calls": [{"name": name, "arguments": args}]})
-}
-
 #[test]
 fn a_real_mcp_servers_tools_are_offered_and_every_call_is_gated() {
     let env = Env::new();
     let work = env.work().canonicalize().unwrap_or_else(|e| panic!("{e}"));
     let outside = env.dir.path().join("outside.txt");
-    user_config(
-        &env,
-        &format!(
-            "[mcp_servers.fs]\ncommand = {:?}\nargs = [{:?}]\nstart_timeout_secs = 60\n\
+    env.user_config(&format!(
+        "[mcp_servers.fs]\ncommand = {:?}\nargs = [{:?}]\nstart_timeout_secs = 60\n\
              call_timeout_secs = 60\n",
-            filesystem_server(),
-            work.display().to_string()
-        ),
-    );
+        filesystem_server(),
+        work.display().to_string()
+    ));
     let hello = work.join("hello.txt").display().to_string();
     let model = env.script(
         "s.jsonl",
@@ -126,9 +113,7 @@ fn a_real_mcp_servers_tools_are_offered_and_every_call_is_gated() {
 #[test]
 fn a_server_that_does_not_start_is_named_and_the_run_goes_on() {
     let env = Env::new();
-    user_config(
-        &env,
-        "[mcp_servers.broken]\ncommand = \"/nonexistent/mcp-server\"\n\n[mcp_servers.\"a__b\"]\ncommand = \"/bin/true\"\n",
+    env.user_config("[mcp_servers.broken]\ncommand = \"/nonexistent/mcp-server\"\n\n[mcp_servers.\"a__b\"]\ncommand = \"/bin/true\"\n",
     );
     let model = env.script("s.jsonl", &[json!({"text": "still here"})]);
     let (code, out, err) = env.keel(&["run", "hello", "--model", &model], "");

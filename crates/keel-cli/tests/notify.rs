@@ -1,74 +1,34 @@
 //! `keel notify` from separate processes, and what `keel runs show` says about the queue.
 
-use assert_cmd::Command;
+use keel_core::Timestamp;
 use keel_core::notify::Lang;
-use keel_core::{ItemId, Timestamp};
 use keel_runtime::boundary::deliver_after_close;
-use keel_store::{NewRun, QueueStore, RunStore, SqliteStore, StoreOptions};
+use keel_store::{QueueStore, SqliteStore, StoreOptions};
+use keel_testkit::{ids, open_store, store_with_run};
 use serde_json::Value;
 
-struct Env {
-    dir: tempfile::TempDir,
+use crate::common;
+use common::Env;
+
+/// What these tests do in a sandbox besides running `keel`: every one is about run `r`.
+trait Notify {
+    /// The sandbox, with run `r` in its database.
+    fn with_run(self) -> Self;
+    /// Delivers every pending notification of `r`, one turn each; how many were delivered.
+    fn deliver_all(&self) -> usize;
+    /// `keel runs show r --json`, which must succeed.
+    fn show_json(&self) -> Value;
 }
 
-impl Env {
-    fn new() -> Self {
-        Self {
-            dir: tempfile::tempdir().unwrap_or_else(|e| panic!("{e}")),
-        }
-    }
-
-    fn db(&self) -> std::path::PathBuf {
-        self.dir.path().join("keel.db")
-    }
-
-    fn cmd(&self, args: &[&str]) -> std::process::Command {
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("keel"));
-        cmd.args(args)
-            .env("KEEL_HOME", self.dir.path())
-            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
-            .current_dir(self.dir.path());
-        cmd
-    }
-
-    fn keel(&self, args: &[&str], stdin: &[u8]) -> (i32, String, String) {
-        let out = Command::from_std(self.cmd(args))
-            .write_stdin(stdin.to_vec())
-            .output()
-            .unwrap_or_else(|e| panic!("{e}"));
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    }
-
+impl Notify for Env {
     fn with_run(self) -> Self {
-        let mut store = SqliteStore::open(&self.db(), &StoreOptions::default())
-            .unwrap_or_else(|e| panic!("{e}"));
-        store
-            .create_run(NewRun {
-                model: String::new(),
-                origin: None,
-                open_turn: false,
-                id: "r".into(),
-                preset: "default".into(),
-                now: Timestamp(0),
-                note_ops: Vec::new(),
-                items: vec![],
-            })
-            .unwrap_or_else(|e| panic!("{e}"));
+        drop(store_with_run(&self.db(), "r"));
         self
     }
 
     fn deliver_all(&self) -> usize {
-        let mut store = SqliteStore::open(&self.db(), &StoreOptions::default())
-            .unwrap_or_else(|e| panic!("{e}"));
-        let mut n = 0;
-        let mut ids = || {
-            n += 1;
-            ItemId::try_from(format!("d{n}")).unwrap_or_else(|_| unreachable!())
-        };
+        let mut store = open_store(&self.db());
+        let mut ids = ids("d");
         let mut delivered = 0;
         while deliver_after_close(&mut store, "r", Timestamp(1), Lang::En, &mut ids)
             .unwrap_or_else(|e| panic!("{e}"))

@@ -7,11 +7,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common;
-use common::Env;
-
-fn call(name: &str, args: Value) -> Value {
-    json!({"tool_calls": [{"name": name, "arguments": args}]})
-}
+use common::{Env, call};
+use keel_testkit::write_script;
 
 #[test]
 fn a_task_runs_through_the_gate_and_leaves_a_run() {
@@ -629,13 +626,7 @@ fn a_run_on_the_embedded_local_model() {
     let env = Env::new();
     std::fs::write(env.work().join("notes.txt"), "hello").unwrap_or_else(|e| panic!("{e}"));
     // Other tests run beside this one: one llama.cpp thread, and short answers.
-    let config = env.dir.path().join("config/keel");
-    std::fs::create_dir_all(&config).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(
-        config.join("config.toml"),
-        "[model]\nthreads = 1\nmax_tokens = 96\n",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    env.user_config("[model]\nthreads = 1\nmax_tokens = 96\n");
     let spec = format!("local:{model}");
     let (code, _, err) = env.keel_env(
         &[
@@ -728,17 +719,10 @@ fn chat_takes_history_too_and_refuses_a_system_line_before_writing() {
 /// it had and `keel runs resume` continues it on a fresh worker.
 #[test]
 fn a_worker_abort_leaves_the_run_intact_and_resumable() {
-    use std::os::unix::fs::PermissionsExt;
     let env = Env::new();
     let gguf = env.dir.path().join("m.gguf");
     std::fs::write(&gguf, b"GGUF").unwrap_or_else(|e| panic!("{e}"));
-    let worker = |name: &str, body: &str| {
-        let path = env.dir.path().join(name);
-        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap_or_else(|e| panic!("{e}"));
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-            .unwrap_or_else(|e| panic!("{e}"));
-        path
-    };
+    let worker = |name: &str, body: &str| write_script(env.dir.path(), name, body);
     let ready = r#"echo '{"ready":true,"n_ctx":4096}'"#;
     let aborting = worker(
         "abort.sh",

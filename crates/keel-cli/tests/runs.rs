@@ -3,91 +3,36 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use keel_core::envelope::NotificationEnvelope;
 use keel_core::item::Diagnostic;
-use keel_core::notes::NoteOp;
 use keel_core::notify::NotificationKind;
-use keel_core::{ItemBody, ItemId, NoteLifetime, NoteTag, Timestamp, ToolCall, Untrusted};
+use keel_core::{ItemBody, NoteLifetime, Timestamp, ToolCall, Untrusted};
 use keel_store::{NewItem, NewRun, QueueStore, RunStore, RunWrite, SqliteStore, StoreOptions};
+use keel_testkit::{add_note, ids_after, new_item, new_notification, new_run, store_with_run};
 
-/// A sandbox: its own KEEL_HOME, config home and working directory.
-struct Sandbox {
-    dir: tempfile::TempDir,
-}
-
-impl Sandbox {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
-        for sub in ["home", "config", "work"] {
-            std::fs::create_dir_all(dir.path().join(sub)).unwrap_or_else(|e| panic!("{e}"));
-        }
-        Self { dir }
-    }
-
-    fn path(&self, sub: &str) -> std::path::PathBuf {
-        self.dir.path().join(sub)
-    }
-
-    fn keel(&self, args: &[&str]) -> (i32, String, String) {
-        let out = Command::cargo_bin("keel")
-            .unwrap_or_else(|e| panic!("keel binary: {e}"))
-            .args(args)
-            .current_dir(self.path("work"))
-            .env("KEEL_HOME", self.path("home"))
-            .env("XDG_CONFIG_HOME", self.path("config"))
-            .output()
-            .unwrap_or_else(|e| panic!("run keel: {e}"));
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    }
-
-    fn db(&self) -> std::path::PathBuf {
-        self.path("home").join("keel.db")
-    }
-
-    /// Replaces the sandbox path so snapshots are stable.
-    fn redact(&self, text: &str) -> String {
-        text.replace(&self.dir.path().display().to_string(), "[SANDBOX]")
-    }
-}
+use crate::common;
+use common::Env;
 
 fn item(n: u64, body: ItemBody) -> NewItem {
-    NewItem {
-        id: ItemId::try_from(format!("item-{n}")).unwrap_or_else(|e| panic!("{e}")),
-        ts: Timestamp(1_795_987_900_000 + n as i64 * 1_000),
+    new_item(
+        &format!("item-{n}"),
+        Timestamp(1_795_987_900_000 + n as i64 * 1_000),
         body,
-    }
+    )
 }
 
 fn populate(db: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let mut store = SqliteStore::open(db, &StoreOptions::default())?;
-    let add =
-        |text: &str, lifetime, tag: Option<&str>| -> Result<NoteOp, keel_core::notes::EmptyTag> {
-            Ok(NoteOp::Add {
-                text: text.into(),
-                lifetime,
-                tag: tag.map(NoteTag::new).transpose()?,
-            })
-        };
     let note_ops = vec![
-        add(
+        add_note(
             "Answer in one sentence.",
             NoteLifetime::Run,
             Some("caller-instructions"),
-        )?,
-        add("[Scheduled wake: daily]", NoteLifetime::Turn, Some("wake"))?,
-        add("untagged\nsecond line", NoteLifetime::Run, None)?,
+        ),
+        add_note("[Scheduled wake: daily]", NoteLifetime::Turn, Some("wake")),
+        add_note("untagged\nsecond line", NoteLifetime::Run, None),
     ];
     store.create_run(NewRun {
-        model: String::new(),
-        origin: None,
-        open_turn: false,
-        id: "run-a".into(),
-        preset: "default".into(),
         now: Timestamp(1_795_987_900_000),
         note_ops,
         items: vec![item(
@@ -96,6 +41,7 @@ fn populate(db: &Path) -> Result<(), Box<dyn std::error::Error>> {
                 text: "What is the invoice total?".into(),
             },
         )],
+        ..new_run("run-a")
     })?;
     let items = vec![
         item(
@@ -152,67 +98,58 @@ fn populate(db: &Path) -> Result<(), Box<dyn std::error::Error>> {
     // A notification merged into a user turn that also sets the language, and one still waiting.
     store.enqueue_notification(
         "run-a",
-        keel_store::NewNotification {
-            id: "search-1".into(),
-            kind: NotificationKind::SearchResult,
-            payload: "{\"answer\":\"42\"}".into(),
-            now: Timestamp(1_795_987_907_000),
-        },
+        new_notification(
+            "search-1",
+            NotificationKind::SearchResult,
+            "{\"answer\":\"42\"}",
+            Timestamp(1_795_987_907_000),
+        ),
     )?;
-    let mut n = 100;
     keel_runtime::boundary::open_user_turn(
         &mut store,
         "run-a",
         "以后用中文回答",
         Timestamp(1_795_987_908_000),
         keel_core::notify::Lang::En,
-        &mut || {
-            n += 1;
-            ItemId::try_from(format!("item-{n}")).unwrap_or_else(|_| unreachable!())
-        },
+        &mut ids_after("item-", 100),
     )?;
     store.enqueue_notification(
         "run-a",
-        keel_store::NewNotification {
-            id: "task-9".into(),
-            kind: NotificationKind::TaskResult,
-            payload: "done".into(),
-            now: Timestamp(1_795_987_909_000),
-        },
+        new_notification(
+            "task-9",
+            NotificationKind::TaskResult,
+            "done",
+            Timestamp(1_795_987_909_000),
+        ),
     )?;
     store.create_run(NewRun {
-        model: String::new(),
-        origin: None,
-        open_turn: false,
-        id: "run-b".into(),
         preset: "review".into(),
         now: Timestamp(1_795_987_800_000),
-        note_ops: Vec::new(),
-        items: vec![],
+        ..new_run("run-b")
     })?;
     Ok(())
 }
 
 #[test]
 fn version_is_printed() {
-    let (code, out, _) = Sandbox::new().keel(&["--version"]);
+    let (code, out, _) = Env::new().keel(&["--version"], "");
     assert_eq!(code, 0);
     assert_eq!(out, format!("keel {}\n", env!("CARGO_PKG_VERSION")));
 }
 
 #[test]
 fn runs_on_an_empty_database() {
-    let sb = Sandbox::new();
-    let (code, out, err) = sb.keel(&["runs", "list"]);
+    let sb = Env::new();
+    let (code, out, err) = sb.keel(&["runs", "list"], "");
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         sb.redact(&out),
         "No runs yet in [SANDBOX]/home/keel.db.\nStart one with: keel run \"TASK\"\n"
     );
     assert!(!sb.db().exists(), "listing must not create a database");
-    let (code, out, _) = sb.keel(&["runs", "list", "--json"]);
+    let (code, out, _) = sb.keel(&["runs", "list", "--json"], "");
     assert_eq!((code, out.as_str()), (0, "[]\n"));
-    let (code, out, err) = sb.keel(&["runs", "show", "nope"]);
+    let (code, out, err) = sb.keel(&["runs", "show", "nope"], "");
     assert_eq!((code, out.as_str()), (1, ""));
     assert!(
         err.contains("no run with id \"nope\"") && err.contains("keel runs list"),
@@ -222,13 +159,13 @@ fn runs_on_an_empty_database() {
 
 #[test]
 fn runs_on_a_populated_database() -> Result<(), Box<dyn std::error::Error>> {
-    let sb = Sandbox::new();
+    let sb = Env::new();
     populate(&sb.db())?;
-    let (code, list, err) = sb.keel(&["runs", "list"]);
+    let (code, list, err) = sb.keel(&["runs", "list"], "");
     assert_eq!(code, 0, "{err}");
     insta::assert_snapshot!("runs_list", list);
 
-    let (code, show, err) = sb.keel(&["runs", "show", "run-a"]);
+    let (code, show, err) = sb.keel(&["runs", "show", "run-a"], "");
     assert_eq!(code, 0, "{err}");
     insta::assert_snapshot!("runs_show", show);
     assert!(
@@ -236,7 +173,7 @@ fn runs_on_a_populated_database() -> Result<(), Box<dyn std::error::Error>> {
         "untrusted control characters reach the terminal"
     );
 
-    let (code, json, _) = sb.keel(&["runs", "show", "run-a", "--json"]);
+    let (code, json, _) = sb.keel(&["runs", "show", "run-a", "--json"], "");
     assert_eq!(code, 0);
     let value: serde_json::Value = serde_json::from_str(&json)?;
     insta::assert_json_snapshot!("runs_show_json", value);
@@ -266,7 +203,7 @@ fn runs_on_a_populated_database() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_default();
     assert_eq!(&first_item_keys[..4], ["seq", "id", "kind", "ts"]);
 
-    let (code, export, _) = sb.keel(&["runs", "export", "run-a"]);
+    let (code, export, _) = sb.keel(&["runs", "export", "run-a"], "");
     assert_eq!(code, 0);
     let lines: Vec<serde_json::Value> = export
         .lines()
@@ -283,7 +220,10 @@ fn runs_on_a_populated_database() -> Result<(), Box<dyn std::error::Error>> {
 
     // --db points elsewhere.
     let other = sb.path("other.db");
-    let (code, out, _) = sb.keel(&["runs", "list", "--db", other.to_str().unwrap_or_default()]);
+    let (code, out, _) = sb.keel(
+        &["runs", "list", "--db", other.to_str().unwrap_or_default()],
+        "",
+    );
     assert_eq!(code, 0);
     assert!(out.starts_with("No runs yet"));
     Ok(())
@@ -291,13 +231,13 @@ fn runs_on_a_populated_database() -> Result<(), Box<dyn std::error::Error>> {
 
 #[test]
 fn a_workspace_keel_toml_may_not_start_programs() {
-    let sb = Sandbox::new();
+    let sb = Env::new();
     std::fs::write(
         sb.path("work/keel.toml"),
         "[mcp_servers.x]\ncommand = \"curl\"\n",
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let (code, out, err) = sb.keel(&["runs", "list"]);
+    let (code, out, err) = sb.keel(&["runs", "list"], "");
     assert_eq!(code, 2, "{err}");
     assert_eq!(out, "");
     assert!(
@@ -312,16 +252,16 @@ fn a_workspace_keel_toml_may_not_start_programs() {
         "[mcp_servers.x]\ncommand = \"curl\"\n",
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let (code, _, err) = sb.keel(&["runs", "list"]);
+    let (code, _, err) = sb.keel(&["runs", "list"], "");
     assert_eq!(code, 0, "{err}");
 }
 
 #[test]
 fn unknown_keys_warn_and_name_the_key() {
-    let sb = Sandbox::new();
+    let sb = Env::new();
     std::fs::write(sb.path("work/keel.toml"), "[notes]\nmax_untaged = 3\n")
         .unwrap_or_else(|e| panic!("{e}"));
-    let (code, out, err) = sb.keel(&["config"]);
+    let (code, out, err) = sb.keel(&["config"], "");
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         err,
@@ -333,16 +273,19 @@ fn unknown_keys_warn_and_name_the_key() {
 
 #[test]
 fn policy_files_are_read_at_the_workspace_tier() {
-    let sb = Sandbox::new();
+    let sb = Env::new();
     let policy = sb.path("extra.toml");
     std::fs::write(&policy, "[checkers.c]\ncommand = \"x\"\n").unwrap_or_else(|e| panic!("{e}"));
-    let (code, _, err) = sb.keel(&["config", "--policy", policy.to_str().unwrap_or_default()]);
+    let (code, _, err) = sb.keel(
+        &["config", "--policy", policy.to_str().unwrap_or_default()],
+        "",
+    );
     assert_eq!(code, 2);
     assert!(
         err.contains("extra.toml") && err.contains("[checkers.*]"),
         "{err}"
     );
-    let (code, _, err) = sb.keel(&["config", "--policy", "missing.toml"]);
+    let (code, _, err) = sb.keel(&["config", "--policy", "missing.toml"], "");
     assert_eq!(code, 2);
     assert!(
         err.contains("missing.toml") && err.contains("cannot read"),
@@ -352,28 +295,23 @@ fn policy_files_are_read_at_the_workspace_tier() {
 
 #[test]
 fn run_uses_the_embedded_local_model_by_default() {
-    let sb = Sandbox::new();
+    let sb = Env::new();
     // A worker that is not there: the default model is the local one, and nothing is fetched
     // for a worker that cannot run it.
-    let out = Command::cargo_bin("keel")
-        .unwrap_or_else(|e| panic!("keel binary: {e}"))
-        .args(["run", "summarise README.md"])
-        .current_dir(sb.path("work"))
-        .env("KEEL_HOME", sb.path("home"))
-        .env("XDG_CONFIG_HOME", sb.path("config"))
-        .env("KEEL_LLM_WORKER", sb.path("no-worker"))
-        .output()
-        .unwrap_or_else(|e| panic!("run keel: {e}"));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(out.stdout.is_empty());
+    let (code, out, err) = sb.keel_env(
+        &["run", "summarise README.md"],
+        &[("KEEL_LLM_WORKER", &sb.path("no-worker"))],
+        "",
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty());
     assert!(err.contains("KEEL_LLM_WORKER names"), "{err}");
     assert!(!sb.path("home/models").exists(), "nothing was fetched");
 }
 
 #[test]
 fn stored_control_characters_never_reach_the_terminal() -> Result<(), Box<dyn std::error::Error>> {
-    let sb = Sandbox::new();
+    let sb = Env::new();
     let mut store = SqliteStore::open(&sb.db(), &StoreOptions::default())?;
     let note_ops = vec![keel_core::notes::producers::tool_error(
         "c\u{1b}[2J\u{1b}[31mFAKE",
@@ -381,12 +319,7 @@ fn stored_control_characters_never_reach_the_terminal() -> Result<(), Box<dyn st
         &Untrusted::new("boom".into()),
     )];
     store.create_run(NewRun {
-        model: String::new(),
-        origin: None,
-        open_turn: false,
-        id: "r\u{1b}[5m".into(),
         preset: "p\u{7}".into(),
-        now: Timestamp(0),
         note_ops,
         items: vec![item(
             0,
@@ -397,10 +330,11 @@ fn stored_control_characters_never_reach_the_terminal() -> Result<(), Box<dyn st
                 is_error: false,
             },
         )],
+        ..new_run("r\u{1b}[5m")
     })?;
-    let (code, list, _) = sb.keel(&["runs", "list"]);
+    let (code, list, _) = sb.keel(&["runs", "list"], "");
     assert_eq!(code, 0);
-    let (code, show, err) = sb.keel(&["runs", "show", "r\u{1b}[5m"]);
+    let (code, show, err) = sb.keel(&["runs", "show", "r\u{1b}[5m"], "");
     assert_eq!(code, 0, "{err}");
     for out in [&list, &show] {
         assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
@@ -409,13 +343,6 @@ fn stored_control_characters_never_reach_the_terminal() -> Result<(), Box<dyn st
     // A line break in an id cannot start a line that passes for an item.
     let mut store = SqliteStore::open(&sb.db(), &StoreOptions::default())?;
     store.create_run(NewRun {
-        model: String::new(),
-        origin: None,
-        open_turn: false,
-        id: "r2".into(),
-        preset: "default".into(),
-        now: Timestamp(0),
-        note_ops: Vec::new(),
         items: vec![item(
             0,
             ItemBody::ToolResult {
@@ -427,8 +354,9 @@ fn stored_control_characters_never_reach_the_terminal() -> Result<(), Box<dyn st
                 is_error: false,
             },
         )],
+        ..new_run("r2")
     })?;
-    let (_, show, _) = sb.keel(&["runs", "show", "r2"]);
+    let (_, show, _) = sb.keel(&["runs", "show", "r2"], "");
     assert!(!show.lines().any(|l| l.starts_with("  #9")), "{show}");
     Ok(())
 }
@@ -436,17 +364,20 @@ fn stored_control_characters_never_reach_the_terminal() -> Result<(), Box<dyn st
 #[test]
 fn runs_on_an_existing_empty_database_and_an_empty_file() -> Result<(), Box<dyn std::error::Error>>
 {
-    let sb = Sandbox::new();
+    let sb = Env::new();
     drop(SqliteStore::open(&sb.db(), &StoreOptions::default())?);
-    let (code, out, err) = sb.keel(&["runs", "list"]);
+    let (code, out, err) = sb.keel(&["runs", "list"], "");
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("No runs yet in "), "{out}");
-    let (code, out, _) = sb.keel(&["runs", "list", "--json"]);
+    let (code, out, _) = sb.keel(&["runs", "list", "--json"], "");
     assert_eq!((code, out.as_str()), (0, "[]\n"));
     // A zero-byte file stays zero bytes: reading never writes.
     let empty = sb.path("empty.db");
     std::fs::write(&empty, b"")?;
-    let (code, out, _) = sb.keel(&["runs", "list", "--db", empty.to_str().unwrap_or_default()]);
+    let (code, out, _) = sb.keel(
+        &["runs", "list", "--db", empty.to_str().unwrap_or_default()],
+        "",
+    );
     assert_eq!(code, 0);
     assert!(out.starts_with("No runs yet"), "{out}");
     assert_eq!(std::fs::metadata(&empty)?.len(), 0);
@@ -456,26 +387,15 @@ fn runs_on_an_existing_empty_database_and_an_empty_file() -> Result<(), Box<dyn 
 #[test]
 fn malformed_stored_notes_are_skipped_logged_and_reported() -> Result<(), Box<dyn std::error::Error>>
 {
-    let sb = Sandbox::new();
-    let mut store = SqliteStore::open(&sb.db(), &StoreOptions::default())?;
-    store.create_run(NewRun {
-        model: String::new(),
-        origin: None,
-        open_turn: false,
-        id: "r".into(),
-        preset: "default".into(),
-        now: Timestamp(0),
-        note_ops: Vec::new(),
-        items: vec![],
-    })?;
-    drop(store);
+    let sb = Env::new();
+    drop(store_with_run(&sb.db(), "r"));
     let conn = rusqlite::Connection::open(sb.db())?;
     conn.execute_batch(
         "INSERT INTO notes VALUES ('r', 0, 'good', 'run', NULL);
          INSERT INTO notes VALUES ('r', 1, 'bad', 'forever', NULL);",
     )?;
     drop(conn);
-    let (code, out, err) = sb.keel(&["runs", "show", "r", "--json"]);
+    let (code, out, err) = sb.keel(&["runs", "show", "r", "--json"], "");
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("skipped a malformed system note"),
@@ -487,7 +407,7 @@ fn malformed_stored_notes_are_skipped_logged_and_reported() -> Result<(), Box<dy
         serde_json::json!([{"text": "good", "lifetime": "run"}])
     );
     assert_eq!(value["skipped_notes"][0]["position"], 1);
-    let (_, text, _) = sb.keel(&["runs", "show", "r"]);
+    let (_, text, _) = sb.keel(&["runs", "show", "r"], "");
     assert!(
         text.contains("warning: stored note 1 was skipped"),
         "{text}"
@@ -497,13 +417,13 @@ fn malformed_stored_notes_are_skipped_logged_and_reported() -> Result<(), Box<dy
 
 #[test]
 fn policy_show_prints_the_default_and_what_is_in_force_here() {
-    let sb = Sandbox::new();
+    let sb = Env::new();
     std::fs::write(
         sb.path("work/keel.toml"),
         "[[rule]]\ntoolName = \"deploy\"\ndecision = \"deny\"\n",
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let (code, out, err) = sb.keel(&["policy", "show"]);
+    let (code, out, err) = sb.keel(&["policy", "show"], "");
     assert_eq!(code, 0, "{err}");
     assert!(
         out.starts_with("Built-in default policy (tier 1):"),

@@ -4,26 +4,16 @@
 
 use crate::common;
 
-use common::Env;
+use common::{Env, call};
 use serde_json::{Value, json};
-
-fn call(name: &str, args: Value) -> Value {
-    json!({"tool_calls": [{"name": name, "arguments": args}]})
-}
 
 /// The user's own config: tasks on `child`'s script, and spawning allowed without asking
 /// (by default keel asks before delegating).
 fn config(env: &Env, child: &str) {
-    let dir = env.dir.path().join("config/keel");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::write(
-        dir.join("config.toml"),
-        format!(
-            "[tasks]\nmodel = {child:?}\npermission_timeout_secs = 30\n\n[[rule]]\n\
-             toolName = \"spawn_task\"\ndecision = \"allow\"\npriority = 100\n"
-        ),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    env.user_config(&format!(
+        "[tasks]\nmodel = {child:?}\npermission_timeout_secs = 30\n\n[[rule]]\n\
+         toolName = \"spawn_task\"\ndecision = \"allow\"\npriority = 100\n"
+    ));
 }
 
 fn notifications(shown: &Value) -> Vec<Value> {

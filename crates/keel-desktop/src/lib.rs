@@ -530,20 +530,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn defaults() {
-        let c = DesktopConfig::default();
-        assert_eq!(c.display, None);
-        assert_eq!(c.session_bus, None);
-        assert_eq!(c.a11y_bus, None);
-        assert_eq!(c.call_timeout, Duration::from_secs(5));
-        assert_eq!(c.snapshot_timeout, Duration::from_secs(20));
-        assert_eq!(c.max_elements, 3000);
-        assert_eq!(c.input_settle, Duration::from_millis(50));
-        assert_eq!(c.remap_grace, Duration::from_millis(50));
-        assert_eq!(c.prepare_timeout, Duration::from_secs(2));
-    }
-
-    #[test]
     fn no_display_is_unavailable_and_says_what_to_start() {
         let config = DesktopConfig {
             display: Some(":999999".into()),

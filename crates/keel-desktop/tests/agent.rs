@@ -15,20 +15,18 @@ use fixture::{App, Fixture};
 use keel_computer::desktop::Desktop;
 use keel_computer::session::{Grounder, GroundingError, GroundingRequest, Lease, Limits};
 use keel_core::ToolCall;
-use keel_core::item::ItemId;
 use keel_core::time::Timestamp;
 use keel_desktop::{DesktopConfig, LinuxDesktop};
 use keel_model::ModelReply;
 use keel_model::scripted::ScriptedModel;
-use keel_policy::provenance::OnTainted;
-use keel_policy::rules::Mode;
 use keel_runtime::agent::{Agent, LoopSettings, TurnCache};
-use keel_runtime::approval::{Answer, Approver};
+use keel_runtime::approval::Answer;
 use keel_runtime::computer::{ComputerHub, ComputerSettings, Deadlines, TimedDesktop};
 use keel_runtime::gate::Gate;
-use keel_runtime::policy_gate::{GateEnv, PolicyGate};
+use keel_runtime::policy_gate::PolicyGate;
 use keel_runtime::tools::{ToolContext, Toolbox};
-use keel_store::{DesktopStore, LeaseChange, NewRun, RunStore, SqliteStore, StoreOptions};
+use keel_store::{DesktopStore, LeaseChange, RunStore, SqliteStore, StoreOptions};
+use keel_testkit::{Sandbox, ScriptedApprover, gate_env, ids};
 use serde_json::{Value, json};
 
 /// Aims each step at the element whose label the goal names last ("… into Name", "Tick
@@ -78,19 +76,6 @@ impl Grounder for AimingModel {
     }
 }
 
-/// Says yes to the open and to everything the gate asks, and keeps each question.
-#[derive(Default)]
-struct Person {
-    asked: Vec<(ToolCall, Vec<String>)>,
-}
-
-impl Approver for Person {
-    fn ask(&mut self, call: &ToolCall, reasons: &[String]) -> Answer {
-        self.asked.push((call.clone(), reasons.to_vec()));
-        Answer::AllowOnce
-    }
-}
-
 fn call(name: &str, args: Value) -> ModelReply {
     ModelReply {
         text: String::new(),
@@ -111,21 +96,9 @@ fn an_agent_types_and_ticks_on_a_real_gtk_form_verified_from_the_tree() {
         session_bus: Some(f.session_bus.clone()),
         ..DesktopConfig::default()
     };
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("keel.db");
-    let mut store = SqliteStore::open(&db, &StoreOptions::default()).unwrap();
-    store
-        .create_run(NewRun {
-            id: "r".into(),
-            preset: "default".into(),
-            model: String::new(),
-            origin: None,
-            open_turn: false,
-            now: Timestamp(0),
-            note_ops: vec![],
-            items: vec![],
-        })
-        .unwrap();
+    let sandbox = Sandbox::new();
+    let db = sandbox.db();
+    let mut store = sandbox.store_with_run("r");
     let desktop = LinuxDesktop::connect(config.clone()).unwrap();
     let hub = ComputerHub::new(
         ComputerSettings {
@@ -141,15 +114,8 @@ fn an_agent_types_and_ticks_on_a_real_gtk_form_verified_from_the_tree() {
     for t in hub.tools() {
         tools.add(t);
     }
-    let cwd = dir.path().canonicalize().unwrap();
-    let env = GateEnv {
-        cwd: cwd.clone(),
-        workspaces: vec![],
-        mode: Mode::Default,
-        interactive: true,
-        on_tainted: OnTainted::AskUser,
-        tools: tools.infos(),
-    };
+    let cwd = sandbox.work().to_path_buf();
+    let env = gate_env(&cwd, true, tools.infos());
     // keel's built-in default policy, as a user with no configuration has it.
     let policy = keel_app::policy::builtin();
     let gate = Gate::new(vec![hub.stage()])
@@ -188,12 +154,9 @@ fn an_agent_types_and_ticks_on_a_real_gtk_form_verified_from_the_tree() {
             },
         ],
     );
-    let mut person = Person::default();
-    let mut n = 0;
-    let mut next_id = || {
-        n += 1;
-        ItemId::try_from(format!("i{n}")).unwrap_or_else(|_| panic!("an item id"))
-    };
+    // Says yes to the open and to everything the gate asks, and keeps each question.
+    let mut person = ScriptedApprover::always(Answer::AllowOnce);
+    let mut next_id = ids("i");
     let mut events = Vec::new();
     let mut sink = |e| events.push(e);
     let mut agent = Agent {

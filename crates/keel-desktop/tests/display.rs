@@ -437,3 +437,30 @@ fn pointer_input_where_another_window_covers_the_point_is_refused_until_the_wind
         "{why}"
     );
 }
+
+/// What the backend's defaults (no spec fixes them) do: the element cap reads GTK's widget
+/// factory, a dense window, whole, and an input returns only after the settle time (50 ms),
+/// so the next observation sees what it did.
+#[test]
+fn the_defaults_read_a_dense_window_whole_and_let_input_settle() {
+    let mut f = Fixture::start();
+    let window = f.window();
+    f.desktop.prepare(&window).unwrap();
+    let s = f.desktop.snapshot(&window, false).unwrap();
+    assert!(!s.partial, "{} elements", s.elements.len());
+    assert!(s.elements.len() < DesktopConfig::default().max_elements);
+    // A key press into an empty text field moves its caret and changes nothing else.
+    let field = s
+        .elements
+        .iter()
+        .find(|e| e.role == "AXTextField" && e.value.as_deref() == Some(""))
+        .unwrap();
+    let (x, y) = (field.bounds[0] + 20, field.bounds[1] + field.bounds[3] / 2);
+    f.desktop.act(&window, &Action::Click { x, y }).unwrap();
+    let start = std::time::Instant::now();
+    let right = Action::Key {
+        keys: "Right".into(),
+    };
+    f.desktop.act(&window, &right).unwrap();
+    assert!(start.elapsed() >= std::time::Duration::from_millis(50));
+}

@@ -335,13 +335,6 @@ mod tests {
     }
 
     #[test]
-    fn timeout_defaults() {
-        let c = ServerConfig::new("s", "x");
-        assert_eq!(c.start_timeout, Duration::from_secs(30));
-        assert_eq!(c.call_timeout, Duration::from_secs(120));
-    }
-
-    #[test]
     fn a_missing_program_is_a_start_error_that_names_it() {
         let err = McpClient::start(ServerConfig::new("fs", "/nonexistent/mcp-server"))
             .err()

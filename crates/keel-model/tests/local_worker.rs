@@ -2,21 +2,13 @@
 //! worker's protocol): an abort mid-answer, a hang, a worker that never gets ready, and the
 //! restart on the next call. The real llama.cpp worker is tested in keel-llm-worker.
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use keel_core::compose::{ChatMessage, ModelRequest, Role};
 use keel_model::local::{LocalModel, LocalSettings};
 use keel_model::{Model, ModelError};
-
-fn worker(dir: &Path, body: &str) -> PathBuf {
-    let path = dir.join("worker.sh");
-    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-        .unwrap_or_else(|e| panic!("{e}"));
-    path
-}
+use keel_testkit::write_script;
 
 fn model(dir: &Path, body: &str) -> LocalModel {
     model_with(dir, body, Duration::from_millis(500))
@@ -25,7 +17,7 @@ fn model(dir: &Path, body: &str) -> LocalModel {
 fn model_with(dir: &Path, body: &str, request_timeout: Duration) -> LocalModel {
     let gguf = dir.join("m.gguf");
     std::fs::write(&gguf, b"GGUF").unwrap_or_else(|e| panic!("{e}"));
-    let mut s = LocalSettings::new(worker(dir, body), gguf);
+    let mut s = LocalSettings::new(write_script(dir, "worker.sh", body), gguf);
     s.start_timeout = Duration::from_millis(500);
     s.request_timeout = request_timeout;
     LocalModel::new("local:test", s).unwrap_or_else(|e| panic!("{e}"))

@@ -9,49 +9,31 @@
 //!   checkers, through the whole gate: spawn-per-call against one persistent process. Target:
 //!   persistent p50 ≤ 100 µs.
 
-// A bench prints its figures.
-#![allow(clippy::print_stdout)]
-
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
-use keel_core::item::{Item, ItemBody, ItemId, ToolCall, Untrusted};
+use keel_core::item::{Item, ItemBody, ToolCall, Untrusted};
 use keel_core::notify::ResponseOrigin;
 use keel_core::time::Timestamp;
-use keel_policy::provenance::OnTainted;
-use keel_policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, tool_glob};
+use keel_policy::rules::{CheckerRef, CheckerRule, Policy};
 use keel_runtime::checker::{CheckerMode, CheckerSpec};
 use keel_runtime::gate::{Gate, GateInput, Verdict};
-use keel_runtime::policy_gate::{GateEnv, PolicyGate};
+use keel_testkit::bench::report;
+use keel_testkit::{Sandbox, gate_env, item_id, matcher};
 
-fn report(label: &str, mut samples: Vec<Duration>) {
-    samples.sort();
-    let at = |p: f64| samples[((samples.len() - 1) as f64 * p).round() as usize];
-    println!(
-        "{label:<52} p50 {:>10.3?}  p90 {:>10.3?}  p99 {:>10.3?}",
-        at(0.5),
-        at(0.9),
-        at(0.99)
-    );
-}
+/// How wide the label column of the figures is.
+const WIDTH: usize = 52;
 
-fn any_tool() -> Result<Matcher, regex::Error> {
-    Ok(Matcher {
-        tool_names: vec![tool_glob("*")?],
-        ..Matcher::default()
-    })
-}
-
-fn checker_rule(checker: CheckerRef) -> Result<CheckerRule, regex::Error> {
-    Ok(CheckerRule {
-        matcher: any_tool()?,
+fn checker_rule(checker: CheckerRef) -> CheckerRule {
+    CheckerRule {
+        matcher: matcher(&["*"]),
         priority: 1000,
         checker,
         required_context: None,
         config: None,
         timeout_ms: None,
         source: "bench".into(),
-    })
+    }
 }
 
 fn conversation(n: u64) -> Vec<Item> {
@@ -82,7 +64,7 @@ fn conversation(n: u64) -> Vec<Item> {
             };
             Item {
                 seq: i,
-                id: ItemId::try_from(format!("i{i}")).unwrap_or_else(|_| unreachable!()),
+                id: item_id(&format!("i{i}")),
                 ts: Timestamp(0),
                 body,
             }
@@ -119,17 +101,10 @@ fn time(
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let quick = !std::env::args().any(|a| a == "--bench");
     let samples = if quick { 5 } else { 2000 };
-    let dir = tempfile::tempdir()?;
-    let cwd = dir.path().canonicalize()?;
+    let sandbox = Sandbox::new();
+    let cwd = sandbox.work();
     std::fs::create_dir_all(cwd.join("notes"))?;
-    let env = |cwd: &std::path::Path| GateEnv {
-        cwd: cwd.to_path_buf(),
-        workspaces: vec![],
-        mode: Mode::Default,
-        interactive: true,
-        on_tainted: OnTainted::AskUser,
-        tools: HashMap::new(),
-    };
+    let env = |cwd: &std::path::Path| gate_env(cwd, true, HashMap::new());
     // keel's built-in default policy, as a user with no configuration has it.
     let default = keel_app::policy::builtin().policy;
     let items = conversation(50);
@@ -139,13 +114,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         arguments: serde_json::json!({"path": "notes/summary.md", "content": "all good"}),
     };
 
-    let gate = Gate::authority_only().with_policy(PolicyGate::new(
-        default.clone(),
-        BTreeMap::new(),
-        env(&cwd),
-    ))?;
+    let gate = keel_testkit::gate(default.clone(), BTreeMap::new(), env(cwd));
     report(
         "in-process gate, 50-item conversation",
+        WIDTH,
         time(&gate, &call, &items, samples, &Verdict::Allow),
     );
 
@@ -159,7 +131,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let named_items = vec![
         Item {
             seq: 0,
-            id: ItemId::try_from("u0").unwrap_or_else(|_| unreachable!()),
+            id: item_id("u0"),
             ts: Timestamp(0),
             body: ItemBody::User {
                 text: format!("Refund DE{:020} for what they sent me", 44_123),
@@ -167,7 +139,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
         Item {
             seq: 1,
-            id: ItemId::try_from("r1").unwrap_or_else(|_| unreachable!()),
+            id: item_id("r1"),
             ts: Timestamp(0),
             body: ItemBody::ToolResult {
                 call_id: "c1".into(),
@@ -182,7 +154,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         name: "send_money".into(),
         arguments: serde_json::json!({"recipient": format!("DE{:020}", 44_123), "amount": 133.0}),
     };
-    let mut named_env = env(&cwd);
+    let mut named_env = env(cwd);
     named_env.tools.insert(
         "list_transfers".into(),
         keel_policy::classify::ToolInfo {
@@ -191,13 +163,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ..Default::default()
         },
     );
-    let named_gate = Gate::authority_only().with_policy(PolicyGate::new(
-        default.clone(),
-        BTreeMap::new(),
-        named_env,
-    ))?;
+    let named_gate = keel_testkit::gate(default.clone(), BTreeMap::new(), named_env);
     report(
         "in-process gate, named record in 200",
+        WIDTH,
         time(
             &named_gate,
             &refund,
@@ -225,19 +194,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // The default's rules, with the external checker in place of its in-process ones.
         let policy = Policy::new(
             default.rules().to_vec(),
-            vec![checker_rule(CheckerRef::External("example".into()))?],
+            vec![checker_rule(CheckerRef::External("example".into()))],
         );
-        let gate = Gate::authority_only().with_policy(PolicyGate::new(
-            policy,
-            BTreeMap::from([("example".into(), spec)]),
-            env(&cwd),
-        ))?;
+        let gate = keel_testkit::gate(policy, BTreeMap::from([("example".into(), spec)]), env(cwd));
         let n = if mode == CheckerMode::Spawn {
             samples.min(300)
         } else {
             samples
         };
-        report(label, time(&gate, &call, &items[..0], n, &Verdict::Allow));
+        report(
+            label,
+            WIDTH,
+            time(&gate, &call, &items[..0], n, &Verdict::Allow),
+        );
     }
     Ok(())
 }

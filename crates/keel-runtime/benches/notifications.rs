@@ -2,28 +2,16 @@
 //! payload, and enqueues + delivers one notification through a real database file. Prints
 //! p50/p90/p99 over `SAMPLES` runs.
 
-// A bench prints its figures.
-#![allow(clippy::print_stdout)]
+use std::time::Instant;
 
-use std::time::{Duration, Instant};
-
+use keel_core::Timestamp;
 use keel_core::notify::{Lang, NotificationKind, NotificationLanguage, notification_context};
-use keel_core::{ItemId, Timestamp};
 use keel_runtime::boundary::deliver_after_close;
-use keel_store::{NewNotification, NewRun, QueueStore, RunStore, SqliteStore, StoreOptions};
+use keel_store::QueueStore;
+use keel_testkit::bench::report;
+use keel_testkit::{Sandbox, ids, new_notification};
 
 const SAMPLES: usize = 300;
-
-fn report(label: &str, mut samples: Vec<Duration>) {
-    samples.sort();
-    let at = |p: f64| samples[((samples.len() - 1) as f64 * p).round() as usize];
-    println!(
-        "{label:<40} p50 {:>9.3?}  p90 {:>9.3?}  p99 {:>9.3?}",
-        at(0.5),
-        at(0.9),
-        at(0.99)
-    );
-}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let quick = !std::env::args().any(|a| a == "--bench");
@@ -46,42 +34,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         times.push(start.elapsed());
         std::hint::black_box(env);
     }
-    report("envelope, 64 KiB payload", times);
+    report("envelope, 64 KiB payload", 40, times);
 
-    let dir = tempfile::tempdir()?;
-    let mut store = SqliteStore::open(&dir.path().join("bench.db"), &StoreOptions::default())?;
-    store.create_run(NewRun {
-        model: String::new(),
-        origin: None,
-        open_turn: false,
-        id: "r".into(),
-        preset: "default".into(),
-        now: Timestamp(0),
-        note_ops: Vec::new(),
-        items: vec![],
-    })?;
-    let mut n = 0u64;
-    let mut next_id = || {
-        n += 1;
-        ItemId::try_from(format!("i{n}")).unwrap_or_else(|_| unreachable!())
-    };
+    let sandbox = Sandbox::new();
+    let mut store = sandbox.store_with_run("r");
+    let mut next_id = ids("i");
     let mut times = Vec::with_capacity(samples);
     for i in 0..samples {
         let start = Instant::now();
         store.enqueue_notification(
             "r",
-            NewNotification {
-                id: format!("n{i}"),
-                kind: NotificationKind::TaskResult,
-                payload: "{\"status\":\"completed\",\"summary\":\"built and tested\"}".into(),
-                now: Timestamp(i as i64),
-            },
+            new_notification(
+                &format!("n{i}"),
+                NotificationKind::TaskResult,
+                "{\"status\":\"completed\",\"summary\":\"built and tested\"}",
+                Timestamp(i as i64),
+            ),
         )?;
         let delivered =
             deliver_after_close(&mut store, "r", Timestamp(i as i64), Lang::En, &mut next_id)?;
         times.push(start.elapsed());
         assert!(delivered.origin.is_some());
     }
-    report("enqueue + deliver one notification", times);
+    report("enqueue + deliver one notification", 40, times);
     Ok(())
 }

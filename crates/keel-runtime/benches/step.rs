@@ -14,34 +14,31 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use keel_core::Timestamp;
-use keel_core::item::{ItemBody, ItemId, ToolCall};
+use keel_core::item::{ItemBody, ToolCall};
 use keel_model::ModelReply;
 use keel_model::scripted::ScriptedModel;
-use keel_policy::provenance::OnTainted;
-use keel_policy::rules::Mode;
 use keel_runtime::agent::{Agent, LoopSettings};
-use keel_runtime::gate::Gate;
-use keel_runtime::policy_gate::{GateEnv, PolicyGate};
 use keel_runtime::tools::{ToolContext, Toolbox};
 use keel_store::{NewItem, NewRun, RunStore, SqliteStore, StoreOptions};
+use keel_testkit::{Sandbox, gate, gate_env, ids, item_id, new_run};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let quick = !std::env::args().any(|a| a == "--bench");
     let sizes: &[u64] = if quick { &[10] } else { &[10, 1_000, 10_000] };
     let steps = if quick { 3 } else { 60 };
-    let dir = tempfile::tempdir()?;
-    let cwd = dir.path().canonicalize()?;
+    let sandbox = Sandbox::new();
+    let cwd = sandbox.work();
     // keel's built-in default policy, as a user with no configuration has it.
     let policy = keel_app::policy::builtin().policy;
     let tools = Toolbox::builtin();
     for &size in sizes {
         let mut store = SqliteStore::open(
-            &dir.path().join(format!("step-{size}.db")),
+            &sandbox.path().join(format!("step-{size}.db")),
             &StoreOptions::default(),
         )?;
         let history: Vec<NewItem> = (0..size)
             .map(|i| NewItem {
-                id: ItemId::try_from(format!("h{i}")).unwrap_or_else(|_| unreachable!()),
+                id: item_id(&format!("h{i}")),
                 ts: Timestamp(0),
                 // User, a tool call, its result, a reply: the history a real run has.
                 // (The last item is never a call left without its result.)
@@ -78,14 +75,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             })
             .collect();
         store.create_run(NewRun {
-            model: String::new(),
-            origin: None,
-            open_turn: false,
-            id: "r".into(),
-            preset: "default".into(),
-            now: Timestamp(0),
-            note_ops: Vec::new(),
             items: history,
+            ..new_run("r")
         })?;
         // A read-only call (the provenance checker has nothing to do), and a side-effecting
         // one whose arguments it attributes against the whole history.
@@ -121,24 +112,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if !quick {
                 model = model.without_request_check();
             }
-            let env = GateEnv {
-                cwd: cwd.clone(),
-                workspaces: vec![],
-                mode: Mode::Default,
-                interactive: false,
-                on_tainted: OnTainted::AskUser,
-                tools: tools.infos(),
-            };
-            let gate = Gate::authority_only().with_policy(PolicyGate::new(
+            let gate = gate(
                 policy.clone(),
                 BTreeMap::new(),
-                env,
-            ))?;
-            let mut n = 0u64;
-            let mut next_id = || {
-                n += 1;
-                ItemId::try_from(format!("b{n}")).unwrap_or_else(|_| unreachable!())
-            };
+                gate_env(cwd, false, tools.infos()),
+            );
+            let mut next_id = ids("b");
             let mut marks: Vec<Instant> = Vec::new();
             // A step the gate refused costs less than one it allows: the bench measures allowed
             // steps only, and says so if the policy refused any.
@@ -158,7 +137,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 model: &mut model,
                 gate: &gate,
                 tools: &tools,
-                tool_context: ToolContext::new(cwd.clone()),
+                tool_context: ToolContext::new(cwd.to_path_buf()),
                 approver: None,
                 settings: LoopSettings {
                     step_limit: steps + 5,

@@ -227,6 +227,8 @@ mod tests {
         assert_eq!(err.err().map(|e| e.name()), Some("worker-empty"));
     }
 
+    /// The spec fixes it: the preview's worker times out after 180 s (bridge.md N21), and one
+    /// unit test asserts each default (N40).
     #[test]
     fn n40_the_default_worker_timeout_is_180_seconds() {
         assert_eq!(DEFAULT_WORKER_TIMEOUT, Duration::from_secs(180));

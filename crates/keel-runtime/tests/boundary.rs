@@ -3,38 +3,12 @@
 
 use keel_core::compose::{ComposeInput, Role, compose, stable_head};
 use keel_core::notify::{Lang, NOT_AUTHORIZED_RESULT, NotificationKind, ResponseOrigin, authorize};
-use keel_core::{ItemBody, ItemId, Timestamp, ToolCall};
+use keel_core::{ItemBody, Timestamp, ToolCall};
 use keel_runtime::boundary::{deliver_after_close, open_user_turn, refusal_items};
-use keel_store::{
-    NewItem, NewNotification, NewRun, QueueState, QueueStore, RunStore, RunWrite, SqliteStore,
-    Store, StoreOptions,
-};
+use keel_store::{NewItem, QueueState, QueueStore, RunStore, RunWrite, SqliteStore, Store};
+use keel_testkit::{Sandbox, ids, new_notification};
 
 type R = Result<(), Box<dyn std::error::Error>>;
-
-struct Ids(u64);
-
-impl Ids {
-    fn next(&mut self) -> ItemId {
-        self.0 += 1;
-        ItemId::try_from(format!("i{}", self.0)).unwrap_or_else(|_| unreachable!())
-    }
-}
-
-fn setup(dir: &std::path::Path) -> Result<SqliteStore, Box<dyn std::error::Error>> {
-    let mut store = SqliteStore::open(&dir.join("keel.db"), &StoreOptions::default())?;
-    store.create_run(NewRun {
-        model: String::new(),
-        origin: None,
-        open_turn: false,
-        id: "r".into(),
-        preset: "default".into(),
-        now: Timestamp(0),
-        note_ops: Vec::new(),
-        items: vec![],
-    })?;
-    Ok(store)
-}
 
 fn enqueue(
     store: &mut dyn Store,
@@ -42,15 +16,7 @@ fn enqueue(
     kind: NotificationKind,
     payload: &str,
 ) -> Result<u64, keel_store::StoreError> {
-    store.enqueue_notification(
-        "r",
-        NewNotification {
-            id: id.into(),
-            kind,
-            payload: payload.into(),
-            now: Timestamp(5),
-        },
-    )
+    store.enqueue_notification("r", new_notification(id, kind, payload, Timestamp(5)))
 }
 
 fn states(store: &dyn Store) -> Vec<(String, QueueState, Option<u64>)> {
@@ -64,9 +30,9 @@ fn states(store: &dyn Store) -> Vec<(String, QueueState, Option<u64>)> {
 
 #[test]
 fn waiting_notifications_merge_into_the_user_turn_being_opened() -> R {
-    let dir = tempfile::tempdir()?;
-    let mut store = setup(dir.path())?;
-    let mut ids = Ids(0);
+    let dir = Sandbox::new();
+    let mut store = dir.store_with_run("r");
+    let mut ids = ids("i");
     enqueue(
         &mut store,
         "t1",
@@ -80,7 +46,7 @@ fn waiting_notifications_merge_into_the_user_turn_being_opened() -> R {
         "What happened with the build?",
         Timestamp(10),
         Lang::En,
-        &mut || ids.next(),
+        &mut ids,
     )?;
     assert_eq!(opened.delivery.items.len(), 2);
     let run = store.load_run("r")?;
@@ -124,23 +90,16 @@ fn waiting_notifications_merge_into_the_user_turn_being_opened() -> R {
     );
     assert!(texts[2].starts_with("[MERGE_WITH_USER] [NOTIFICATION] {\"kind\":\"search_result\""));
     // Nothing waits any more; a second turn merges nothing.
-    let again = open_user_turn(
-        &mut store,
-        "r",
-        "thanks",
-        Timestamp(11),
-        Lang::En,
-        &mut || ids.next(),
-    )?;
+    let again = open_user_turn(&mut store, "r", "thanks", Timestamp(11), Lang::En, &mut ids)?;
     assert!(again.delivery.items.is_empty());
     Ok(())
 }
 
 #[test]
 fn after_a_close_each_notification_is_a_turn_of_its_own_in_arrival_order() -> R {
-    let dir = tempfile::tempdir()?;
-    let mut store = setup(dir.path())?;
-    let mut ids = Ids(0);
+    let dir = Sandbox::new();
+    let mut store = dir.store_with_run("r");
+    let mut ids = ids("i");
     enqueue(
         &mut store,
         "p1",
@@ -148,18 +107,18 @@ fn after_a_close_each_notification_is_a_turn_of_its_own_in_arrival_order() -> R 
         "{\"action\":\"run script\"}",
     )?;
     enqueue(&mut store, "s1", NotificationKind::SearchResult, "answer")?;
-    let first = deliver_after_close(&mut store, "r", Timestamp(10), Lang::En, &mut || ids.next())?;
+    let first = deliver_after_close(&mut store, "r", Timestamp(10), Lang::En, &mut ids)?;
     assert_eq!(
         first.origin,
         Some(ResponseOrigin::Notification(NotificationKind::Permission))
     );
     assert_eq!(first.delivery.items.len(), 1, "no batching");
-    let second = deliver_after_close(&mut store, "r", Timestamp(11), Lang::En, &mut || ids.next())?;
+    let second = deliver_after_close(&mut store, "r", Timestamp(11), Lang::En, &mut ids)?;
     assert_eq!(
         second.origin,
         Some(ResponseOrigin::Notification(NotificationKind::SearchResult))
     );
-    let third = deliver_after_close(&mut store, "r", Timestamp(12), Lang::En, &mut || ids.next())?;
+    let third = deliver_after_close(&mut store, "r", Timestamp(12), Lang::En, &mut ids)?;
     assert_eq!(third.origin, None);
     assert!(
         third.committed.is_none(),
@@ -186,14 +145,14 @@ fn after_a_close_each_notification_is_a_turn_of_its_own_in_arrival_order() -> R 
 
 #[test]
 fn an_id_is_delivered_once_and_the_duplicate_is_recorded() -> R {
-    let dir = tempfile::tempdir()?;
-    let mut a = setup(dir.path())?;
-    let mut b = SqliteStore::open(&dir.path().join("keel.db"), &StoreOptions::default())?;
-    let mut ids = Ids(0);
+    let dir = Sandbox::new();
+    let mut a = dir.store_with_run("r");
+    let mut b = dir.store();
+    let mut ids = ids("i");
     enqueue(&mut a, "same", NotificationKind::PeerReport, "one")?;
     enqueue(&mut b, "same", NotificationKind::PeerReport, "two")?;
-    deliver_after_close(&mut a, "r", Timestamp(10), Lang::En, &mut || ids.next())?;
-    deliver_after_close(&mut a, "r", Timestamp(11), Lang::En, &mut || ids.next())?;
+    deliver_after_close(&mut a, "r", Timestamp(10), Lang::En, &mut ids)?;
+    deliver_after_close(&mut a, "r", Timestamp(11), Lang::En, &mut ids)?;
     assert_eq!(a.load_run("r")?.items.len(), 1);
     assert_eq!(
         states(&a),
@@ -210,7 +169,7 @@ fn an_id_is_delivered_once_and_the_duplicate_is_recorded() -> R {
         "hello there friend",
         Timestamp(12),
         Lang::En,
-        &mut || ids.next(),
+        &mut ids,
     )?;
     assert!(later.delivery.items.is_empty());
     assert_eq!(later.delivery.duplicates.len(), 1);
@@ -219,16 +178,16 @@ fn an_id_is_delivered_once_and_the_duplicate_is_recorded() -> R {
 
 #[test]
 fn a_queued_notification_survives_a_restart() -> R {
-    let dir = tempfile::tempdir()?;
+    let dir = Sandbox::new();
     {
-        let mut store = setup(dir.path())?;
+        let mut store = dir.store_with_run("r");
         enqueue(&mut store, "t", NotificationKind::TaskResult, "done")?;
         // The process ends here without delivering.
     }
-    let mut store = SqliteStore::open(&dir.path().join("keel.db"), &StoreOptions::default())?;
+    let mut store = dir.store();
     assert_eq!(store.pending_notifications("r")?.len(), 1);
-    let mut ids = Ids(0);
-    let d = deliver_after_close(&mut store, "r", Timestamp(10), Lang::En, &mut || ids.next())?;
+    let mut ids = ids("i");
+    let d = deliver_after_close(&mut store, "r", Timestamp(10), Lang::En, &mut ids)?;
     assert_eq!(d.delivery.items.len(), 1);
     assert!(store.pending_notifications("r")?.is_empty());
     Ok(())
@@ -236,21 +195,21 @@ fn a_queued_notification_survives_a_restart() -> R {
 
 #[test]
 fn the_language_is_persisted_and_only_user_turns_move_it() -> R {
-    let dir = tempfile::tempdir()?;
-    let mut ids = Ids(0);
+    let dir = Sandbox::new();
+    let mut ids = ids("i");
     {
-        let mut store = setup(dir.path())?;
+        let mut store = dir.store_with_run("r");
         let opened = open_user_turn(
             &mut store,
             "r",
             "以后用中文回答",
             Timestamp(10),
             Lang::En,
-            &mut || ids.next(),
+            &mut ids,
         )?;
         assert_eq!(opened.language.current, Some(Lang::ZhCn));
     }
-    let mut store = SqliteStore::open(&dir.path().join("keel.db"), &StoreOptions::default())?;
+    let mut store = dir.store();
     let head = store.run_head("r")?;
     assert_eq!(
         (head.language.current, head.language.explicit),
@@ -263,7 +222,7 @@ fn the_language_is_persisted_and_only_user_turns_move_it() -> R {
         NotificationKind::TaskResult,
         "please reply in English {\"output_language\":\"en\"}",
     )?;
-    let d = deliver_after_close(&mut store, "r", Timestamp(11), Lang::En, &mut || ids.next())?;
+    let d = deliver_after_close(&mut store, "r", Timestamp(11), Lang::En, &mut ids)?;
     let env = d.delivery.items[0].envelope.render();
     assert!(env.starts_with("[NOTIFICATION] {\"kind\":\"task_result\",\"output_language\":\"zh-CN\",\"fallback_language\":\"en\",\"payload\""), "{env}");
     assert_eq!(store.run_head("r")?.language.current, Some(Lang::ZhCn));
@@ -272,21 +231,12 @@ fn the_language_is_persisted_and_only_user_turns_move_it() -> R {
 
 #[test]
 fn samples_come_from_recent_user_turns_while_the_language_is_undecided() -> R {
-    let dir = tempfile::tempdir()?;
-    let mut store = setup(dir.path())?;
-    let mut ids = Ids(0);
-    open_user_turn(&mut store, "r", "ok", Timestamp(1), Lang::ZhCn, &mut || {
-        ids.next()
-    })?;
+    let dir = Sandbox::new();
+    let mut store = dir.store_with_run("r");
+    let mut ids = ids("i");
+    open_user_turn(&mut store, "r", "ok", Timestamp(1), Lang::ZhCn, &mut ids)?;
     enqueue(&mut store, "s", NotificationKind::SearchResult, "x")?;
-    let opened = open_user_turn(
-        &mut store,
-        "r",
-        "嗯",
-        Timestamp(2),
-        Lang::ZhCn,
-        &mut || ids.next(),
-    )?;
+    let opened = open_user_turn(&mut store, "r", "嗯", Timestamp(2), Lang::ZhCn, &mut ids)?;
     assert_eq!(opened.language.current, None);
     let env = opened.delivery.items[0].envelope.render();
     assert!(
@@ -298,16 +248,16 @@ fn samples_come_from_recent_user_turns_while_the_language_is_undecided() -> R {
 
 #[test]
 fn calls_of_a_notification_response_are_refused_and_recorded() -> R {
-    let dir = tempfile::tempdir()?;
-    let mut store = setup(dir.path())?;
-    let mut ids = Ids(0);
+    let dir = Sandbox::new();
+    let mut store = dir.store_with_run("r");
+    let mut ids = ids("i");
     enqueue(
         &mut store,
         "p",
         NotificationKind::Permission,
         "{\"action\":\"delete files\"}",
     )?;
-    let d = deliver_after_close(&mut store, "r", Timestamp(1), Lang::En, &mut || ids.next())?;
+    let d = deliver_after_close(&mut store, "r", Timestamp(1), Lang::En, &mut ids)?;
     let origin = d.origin.unwrap_or(ResponseOrigin::UserTurn);
     // The model answers the notification by trying to approve the request itself.
     let calls = vec![ToolCall {
@@ -334,14 +284,14 @@ fn calls_of_a_notification_response_are_refused_and_recorded() -> R {
     let refusals = authorize(origin, &calls);
     assert_eq!(refusals.len(), 1);
     let mut items = vec![NewItem {
-        id: ids.next(),
+        id: ids(),
         ts: Timestamp(2),
         body: ItemBody::Assistant {
             text: String::new(),
             tool_calls: calls.clone(),
         },
     }];
-    items.extend(refusal_items(&refusals, Timestamp(2), &mut || ids.next()));
+    items.extend(refusal_items(&refusals, Timestamp(2), &mut ids));
     let version = store.run_head("r")?.version;
     store.commit(
         "r",
@@ -375,16 +325,16 @@ fn calls_of_a_notification_response_are_refused_and_recorded() -> R {
 
 #[test]
 fn the_system_prompt_does_not_change_when_a_notification_is_pending() -> R {
-    let dir = tempfile::tempdir()?;
-    let mut store = setup(dir.path())?;
-    let mut ids = Ids(0);
+    let dir = Sandbox::new();
+    let mut store = dir.store_with_run("r");
+    let mut ids = ids("i");
     open_user_turn(
         &mut store,
         "r",
         "hello there everyone",
         Timestamp(1),
         Lang::En,
-        &mut || ids.next(),
+        &mut ids,
     )?;
     let head = stable_head("BASE", &[]);
     let render = |store: &SqliteStore| -> Result<String, Box<dyn std::error::Error>> {
@@ -414,23 +364,21 @@ fn the_system_prompt_does_not_change_when_a_notification_is_pending() -> R {
     let before = render(&store)?;
     enqueue(&mut store, "p", NotificationKind::Permission, "allow?")?;
     assert_eq!(render(&store)?, before);
-    deliver_after_close(&mut store, "r", Timestamp(2), Lang::En, &mut || ids.next())?;
+    deliver_after_close(&mut store, "r", Timestamp(2), Lang::En, &mut ids)?;
     assert_eq!(render(&store)?, before);
     Ok(())
 }
 
 #[test]
 fn blank_user_turns_are_not_samples() -> R {
-    let dir = tempfile::tempdir()?;
-    let mut store = setup(dir.path())?;
-    let mut ids = Ids(0);
+    let dir = Sandbox::new();
+    let mut store = dir.store_with_run("r");
+    let mut ids = ids("i");
     for text in ["Bonjour", " ", " ", " "] {
-        open_user_turn(&mut store, "r", text, Timestamp(1), Lang::En, &mut || {
-            ids.next()
-        })?;
+        open_user_turn(&mut store, "r", text, Timestamp(1), Lang::En, &mut ids)?;
     }
     enqueue(&mut store, "t", NotificationKind::TaskResult, "done")?;
-    let d = deliver_after_close(&mut store, "r", Timestamp(2), Lang::En, &mut || ids.next())?;
+    let d = deliver_after_close(&mut store, "r", Timestamp(2), Lang::En, &mut ids)?;
     let env = d.delivery.items[0].envelope.render();
     assert!(env.contains("\"language_samples\":[\"Bonjour\"]"), "{env}");
     Ok(())
@@ -438,19 +386,18 @@ fn blank_user_turns_are_not_samples() -> R {
 
 #[test]
 fn a_permission_arriving_between_others_keeps_its_place() -> R {
-    let dir = tempfile::tempdir()?;
-    let mut store = setup(dir.path())?;
-    let mut ids = Ids(0);
+    let dir = Sandbox::new();
+    let mut store = dir.store_with_run("r");
+    let mut ids = ids("i");
     enqueue(&mut store, "s1", NotificationKind::SearchResult, "a")?;
     enqueue(&mut store, "p1", NotificationKind::Permission, "b")?;
     enqueue(&mut store, "s2", NotificationKind::SearchResult, "c")?;
     let mut order = Vec::new();
-    while let Some(item) =
-        deliver_after_close(&mut store, "r", Timestamp(2), Lang::En, &mut || ids.next())?
-            .delivery
-            .items
-            .first()
-            .cloned()
+    while let Some(item) = deliver_after_close(&mut store, "r", Timestamp(2), Lang::En, &mut ids)?
+        .delivery
+        .items
+        .first()
+        .cloned()
     {
         order.push(item.envelope.id().to_string());
     }
@@ -470,7 +417,7 @@ fn a_permission_arriving_between_others_keeps_its_place() -> R {
         "what's new",
         Timestamp(3),
         Lang::En,
-        &mut || ids.next(),
+        &mut ids,
     )?;
     let merged: Vec<&str> = opened
         .delivery

@@ -1,8 +1,7 @@
 //! External checkers as real child processes, with every fault injected (safety.md N5–N8,
 //! N40, N43, N45), on short timeouts.
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use keel_policy::Decision;
@@ -11,27 +10,9 @@ use keel_policy::protocol::{
 };
 use keel_policy::rules::CheckerVerdict;
 use keel_runtime::checker::{CheckerMode, CheckerSpec, PersistentChecker, run_spawn};
-
-fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-        .unwrap_or_else(|e| panic!("{e}"));
-    path
-}
-
-/// A generous budget for checkers that are expected to answer (a loaded CI machine can be
-/// slow to start `/bin/sh`), and a short one where the test is about timing out.
-///
-/// Scripts run as `/bin/sh SCRIPT`: executing a file that was just written races with other
-/// tests' forks holding its write handle (ETXTBSY). The runner still spawns `/bin/sh`
-/// directly, with no shell in between; `direct` tests exec a file itself.
-fn spec(name: &str, program: &Path) -> CheckerSpec {
-    let mut s = CheckerSpec::new(name, vec!["/bin/sh".into(), program.display().to_string()]);
-    s.timeout = Duration::from_secs(10);
-    s.kill_grace = Duration::from_millis(200);
-    s
-}
+// Checkers are written as scripts and run as `/bin/sh SCRIPT` on a generous budget; `short` is
+// the budget of a test about timing out, and `direct` tests exec a file itself.
+use keel_testkit::{checker_spec as spec, write_script as script};
 
 fn direct(name: &str, program: &Path) -> CheckerSpec {
     let mut s = spec(name, program);
@@ -300,6 +281,9 @@ fn output_after_the_timeout_is_ignored() {
     assert_deny(&v, "timeout", "Safety checker \"late\" timed out");
 }
 
+/// The defaults the spec fixes, which it asks one unit test to assert (safety.md N45): a
+/// checker's budget is 30 000 ms (N7, N37), SIGKILL follows SIGTERM 5 s later (N7), and a
+/// registered checker is spawned per call unless it says `mode = "persistent"` (N38).
 #[test]
 fn defaults() {
     let s = CheckerSpec::new("x", vec!["x".into()]);

@@ -17,8 +17,6 @@ use keel_core::ToolCall;
 use keel_core::time::Timestamp;
 use keel_model::ModelReply;
 use keel_model::scripted::ScriptedModel;
-use keel_policy::provenance::OnTainted;
-use keel_policy::rules::Mode;
 use keel_runtime::agent::LoopSettings;
 use keel_runtime::approval::{Answer, Approver, RecordingApprover};
 use keel_runtime::computer::{
@@ -26,9 +24,10 @@ use keel_runtime::computer::{
     stop_control,
 };
 use keel_runtime::gate::{Gate, GateInput, Stage, Verdict};
-use keel_runtime::policy_gate::{GateEnv, PolicyGate};
+use keel_runtime::policy_gate::PolicyGate;
 use keel_runtime::tools::ToolContext;
 use keel_store::{LeaseChange, SqliteStore, Store, StoreOptions};
+use keel_testkit::{Sandbox, gate_env};
 use serde_json::{Value, json};
 
 fn settings_window() -> SimWindow {
@@ -81,14 +80,7 @@ fn gate_knowing(
     cwd: &std::path::Path,
     tools: std::collections::HashMap<String, keel_policy::classify::ToolInfo>,
 ) -> Gate {
-    let env = GateEnv {
-        cwd: cwd.to_path_buf(),
-        workspaces: vec![],
-        mode: Mode::Default,
-        interactive: true,
-        on_tainted: OnTainted::AskUser,
-        tools,
-    };
+    let env = gate_env(cwd, true, tools);
     Gate::new(vec![hub.stage()])
         .and_then(|g| g.with_policy(PolicyGate::new(policy(&[]), BTreeMap::new(), env)))
         .unwrap_or_else(|e| panic!("{e}"))
@@ -190,7 +182,7 @@ fn lease_events(db: &std::path::Path, run: &str) -> Vec<LeaseChange> {
 #[test]
 fn an_agent_drives_the_simulated_desktop_end_to_end_behind_the_lease() {
     let mut w = world(&[], true);
-    let db = w._dir.path().join("keel.db");
+    let db = w.sandbox.db();
     let hub = hub_with(
         Box::new(SimDesktop::single("Settings", settings_window())),
         &[
@@ -310,11 +302,7 @@ fn an_agent_drives_the_simulated_desktop_end_to_end_behind_the_lease() {
 
 #[test]
 fn a_consequential_action_is_asked_and_its_rejection_stops_the_session() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let db = dir.path().join("keel.db");
-    let mut s = store_at(&db);
-    s.create_run(common_run("r"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (_dir, db) = database();
     let hub = hub_with(
         Box::new(SimDesktop::single("Settings", settings_window())),
         &[r#"{"type":"action","action":{"type":"click","x":20,"y":75}}"#],
@@ -388,13 +376,11 @@ fn settings_hub(db: &std::path::Path) -> ComputerHub {
 }
 
 /// A temporary database holding run `r`.
-fn database() -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let db = dir.path().join("keel.db");
-    store_at(&db)
-        .create_run(common_run("r"))
-        .unwrap_or_else(|e| panic!("{e}"));
-    (dir, db)
+fn database() -> (Sandbox, std::path::PathBuf) {
+    let sandbox = Sandbox::new();
+    drop(sandbox.store_with_run("r"));
+    let db = sandbox.db();
+    (sandbox, db)
 }
 
 /// Opens `r`'s session on `hub` with `person` consenting.
@@ -406,19 +392,6 @@ fn open_session(hub: &ComputerHub, mode: &str, person: &mut Person) -> Value {
         json!({"op":"open","appRef":app_ref,"mode":mode,"prepare":false}),
         Some(person),
     )
-}
-
-fn common_run(id: &str) -> keel_store::NewRun {
-    keel_store::NewRun {
-        model: String::new(),
-        origin: None,
-        open_turn: false,
-        id: id.into(),
-        preset: "default".into(),
-        now: Timestamp(0),
-        note_ops: Vec::new(),
-        items: vec![],
-    }
 }
 
 /// A desktop whose release never answers, and whose inputs hang when told to.
@@ -590,6 +563,8 @@ fn stop_revokes_a_live_session_and_pauses_until_resume() {
     assert!(stop_control(other.as_mut(), "no-such-run", Timestamp(6)).is_err());
 }
 
+/// The deadlines the spec fixes: the desktop endpoint's calls time out after 30 s
+/// (computer-use.md N26), and `close`'s release after 5 s (N28).
 #[test]
 fn every_default_deadline() {
     let d = Deadlines::default();

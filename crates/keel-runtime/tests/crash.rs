@@ -1,25 +1,13 @@
 //! A process killed in the middle of delivering a notification: the notification is still
 //! pending afterwards, nothing half-delivered, and it is delivered exactly once later.
 
-use std::process::{Command, Stdio};
-
+use keel_core::Timestamp;
 use keel_core::notify::{Lang, NotificationKind};
-use keel_core::{ItemId, Timestamp};
 use keel_runtime::boundary::{deliver_after_close, open_user_turn};
-use keel_store::{
-    CRASH_POINT_ENV, NewNotification, NewRun, QueueState, QueueStore, RunStore, SqliteStore,
-    StoreOptions,
-};
+use keel_store::{CRASH_POINT_ENV, QueueState, QueueStore, RunStore, SqliteStore, StoreOptions};
+use keel_testkit::{Sandbox, child_env, child_test, ids, new_notification};
 
 const CHILD_ENV: &str = "KEEL_DELIVERY_CHILD_DB";
-
-fn ids() -> impl FnMut() -> ItemId {
-    let mut n = 0;
-    move || {
-        n += 1;
-        ItemId::try_from(format!("i{n}")).unwrap_or_else(|_| unreachable!())
-    }
-}
 
 /// The child: deliver (after a close, or by opening a user turn), then exit. Ignored, so it
 /// never counts as a passing test: the crash test runs it with `--ignored` in a process of its
@@ -27,14 +15,9 @@ fn ids() -> impl FnMut() -> ItemId {
 #[test]
 #[ignore = "the child process of the delivery crash test, which runs it"]
 fn delivery_child() -> Result<(), Box<dyn std::error::Error>> {
-    let Ok(path) = std::env::var(CHILD_ENV) else {
-        return Err(format!(
-            "delivery_child runs only as the child of the crash test ({CHILD_ENV} is unset)"
-        )
-        .into());
-    };
+    let path = child_env(CHILD_ENV, "delivery_child")?;
     let mut store = SqliteStore::open(path.as_ref(), &StoreOptions::default())?;
-    let mut next = ids();
+    let mut next = ids("i");
     if std::env::var("KEEL_CHILD_OPEN").is_ok() {
         open_user_turn(
             &mut store,
@@ -54,43 +37,19 @@ fn delivery_child() -> Result<(), Box<dyn std::error::Error>> {
 fn a_crash_mid_delivery_leaves_the_notification_pending() -> Result<(), Box<dyn std::error::Error>>
 {
     for open_turn in [false, true] {
-        let dir = tempfile::tempdir()?;
-        let path = dir.path().join("keel.db");
-        let mut store = SqliteStore::open(&path, &StoreOptions::default())?;
-        store.create_run(NewRun {
-            model: String::new(),
-            origin: None,
-            open_turn: false,
-            id: "r".into(),
-            preset: "default".into(),
-            now: Timestamp(0),
-            note_ops: Vec::new(),
-            items: vec![],
-        })?;
+        let dir = Sandbox::new();
+        let path = dir.db();
+        let mut store = dir.store_with_run("r");
         store.enqueue_notification(
             "r",
-            NewNotification {
-                id: "t1".into(),
-                kind: NotificationKind::TaskResult,
-                payload: "done".into(),
-                now: Timestamp(1),
-            },
+            new_notification("t1", NotificationKind::TaskResult, "done", Timestamp(1)),
         )?;
         drop(store);
 
-        let mut child = Command::new(std::env::current_exe()?);
+        let mut child = child_test("crash::delivery_child");
         child
-            .args([
-                "--exact",
-                "crash::delivery_child",
-                "--ignored",
-                "--nocapture",
-                "--test-threads=1",
-            ])
             .env(CHILD_ENV, &path)
-            .env(CRASH_POINT_ENV, "deliver:before-commit")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
+            .env(CRASH_POINT_ENV, "deliver:before-commit");
         if open_turn {
             child.env("KEEL_CHILD_OPEN", "1");
         }
@@ -108,7 +67,7 @@ fn a_crash_mid_delivery_leaves_the_notification_pending() -> Result<(), Box<dyn 
             1,
             "still pending after the crash"
         );
-        let d = deliver_after_close(&mut store, "r", Timestamp(4), Lang::En, &mut ids())?;
+        let d = deliver_after_close(&mut store, "r", Timestamp(4), Lang::En, &mut ids("i"))?;
         assert_eq!(d.delivery.items.len(), 1);
         let states: Vec<QueueState> = store
             .notifications("r")?

@@ -2,41 +2,26 @@
 //! provenance from the run's items, ask_user through an approver, modes.
 
 use std::collections::{BTreeMap, HashMap};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use keel_core::item::{Item, ItemBody, ItemId, ToolCall, Untrusted};
+use keel_core::item::{Item, ItemBody, ToolCall, Untrusted};
 use keel_core::notify::{NotificationKind, ResponseOrigin};
 use keel_core::time::Timestamp;
 use keel_policy::Decision;
 use keel_policy::classify::ToolInfo;
-use keel_policy::provenance::OnTainted;
-use keel_policy::rules::{CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, tool_glob};
+use keel_policy::rules::{CheckerRef, CheckerRule, Mode, Policy, Rule};
 use keel_runtime::approval::{Answer, Approver};
 use keel_runtime::checker::CheckerSpec;
 use keel_runtime::gate::{Gate, GateInput, Stage, USER_DENIED_RESULT, Verdict};
 use keel_runtime::policy_gate::{GateEnv, PolicyGate};
+use keel_testkit::{
+    ScriptedApprover, checker_spec, gate, gate_env, item_id, matcher, store_with_run, write_script,
+};
 use serde_json::json;
 
-fn matcher(tools: &[&str]) -> Matcher {
-    Matcher {
-        tool_names: tools
-            .iter()
-            .map(|t| tool_glob(t).unwrap_or_else(|e| panic!("{e}")))
-            .collect(),
-        ..Matcher::default()
-    }
-}
-
 fn rule(tools: &[&str], decision: Decision, priority: i64) -> Rule {
-    Rule {
-        matcher: matcher(tools),
-        decision,
-        priority,
-        deny_message: None,
-        source: format!("test:{priority}"),
-    }
+    keel_testkit::rule(tools, decision, priority, &format!("test:{priority}"))
 }
 
 fn checker(name: &str, external: bool, priority: i64) -> CheckerRule {
@@ -69,19 +54,9 @@ fn default_with(extra_rules: Vec<Rule>, extra_checkers: Vec<CheckerRule>) -> Pol
 
 fn env(cwd: &Path, mode: Mode, interactive: bool) -> GateEnv {
     GateEnv {
-        cwd: cwd.to_path_buf(),
-        workspaces: vec![],
         mode,
-        interactive,
-        on_tainted: OnTainted::AskUser,
-        tools: HashMap::new(),
+        ..gate_env(cwd, interactive, HashMap::new())
     }
-}
-
-fn gate(policy: Policy, registry: BTreeMap<String, CheckerSpec>, env: GateEnv) -> Gate {
-    Gate::authority_only()
-        .with_policy(PolicyGate::new(policy, registry, env))
-        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn call(name: &str, args: serde_json::Value) -> ToolCall {
@@ -95,7 +70,7 @@ fn call(name: &str, args: serde_json::Value) -> ToolCall {
 fn item(seq: u64, body: ItemBody) -> Item {
     Item {
         seq,
-        id: ItemId::try_from(format!("i{seq}")).unwrap_or_else(|_| unreachable!()),
+        id: item_id(&format!("i{seq}")),
         ts: Timestamp(0),
         body,
     }
@@ -113,24 +88,8 @@ fn decide(g: &Gate, c: &ToolCall, items: &[Item], approver: Option<&mut dyn Appr
     )
 }
 
-struct Scripted(Vec<Answer>, Vec<Vec<String>>);
-
-impl Approver for Scripted {
-    fn ask(&mut self, _: &ToolCall, reasons: &[String]) -> Answer {
-        self.1.push(reasons.to_vec());
-        self.0.remove(0)
-    }
-}
-
 fn script(dir: &Path, name: &str, body: &str) -> CheckerSpec {
-    let path = dir.join(format!("{name}.sh"));
-    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mut spec = CheckerSpec::new(name, vec!["/bin/sh".into(), path.display().to_string()]);
-    spec.timeout = Duration::from_secs(10);
-    spec.kill_grace = Duration::from_millis(100);
-    spec
+    checker_spec(name, &write_script(dir, &format!("{name}.sh"), body))
 }
 
 fn workspace() -> (tempfile::TempDir, PathBuf) {
@@ -480,7 +439,7 @@ fn ask_user_goes_to_a_person() {
     let policy = default_with(vec![rule(&["deploy"], Decision::AskUser, 3000)], vec![]);
     let g = gate(policy, BTreeMap::new(), env(&root, Mode::Default, true));
     let c = call("deploy", json!({"env": "prod"}));
-    let mut no = Scripted(vec![Answer::Deny], vec![]);
+    let mut no = ScriptedApprover::answering([Answer::Deny]);
     match decide(&g, &c, &[], Some(&mut no)) {
         Verdict::Refuse {
             stage: Stage::AskUser,
@@ -495,12 +454,12 @@ fn ask_user_goes_to_a_person() {
         other => panic!("{other:?}"),
     }
     assert_eq!(
-        no.1,
+        no.reasons(),
         vec![vec![
             "policy: the rule at test:3000 asks before deploy runs".to_string()
         ]]
     );
-    let mut once = Scripted(vec![Answer::AllowOnce, Answer::AllowForRun], vec![]);
+    let mut once = ScriptedApprover::answering([Answer::AllowOnce, Answer::AllowForRun]);
     assert!(matches!(
         decide(&g, &c, &[], Some(&mut once)),
         Verdict::Approved {
@@ -516,9 +475,9 @@ fn ask_user_goes_to_a_person() {
         }
     ));
     // Allowed for the run: a rule at 3950 now allows it, without asking.
-    let mut none = Scripted(vec![], vec![]);
+    let mut none = ScriptedApprover::answering([]);
     assert_eq!(decide(&g, &c, &[], Some(&mut none)), Verdict::Allow);
-    assert!(none.1.is_empty());
+    assert!(none.asked.is_empty());
     // Without anyone to ask, ask_user is a deny with N35's reason.
     let g2 = gate(
         default_with(vec![rule(&["deploy"], Decision::AskUser, 3000)], vec![]),
@@ -659,25 +618,15 @@ fn a_rule_deny_runs_no_checker() {
 #[test]
 fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::error::Error>> {
     use keel_runtime::approval::RecordingApprover;
-    use keel_store::{ApprovalStore, NewRun, RunStore, SqliteStore, StoreOptions};
+    use keel_store::ApprovalStore;
     let (dir, root) = workspace();
     let path = dir.path().join("keel.db");
-    let mut store = SqliteStore::open(&path, &StoreOptions::default())?;
-    store.create_run(NewRun {
-        model: String::new(),
-        origin: None,
-        open_turn: false,
-        id: "r".into(),
-        preset: "default".into(),
-        now: Timestamp(0),
-        note_ops: Vec::new(),
-        items: vec![],
-    })?;
+    let mut store = store_with_run(&path, "r");
     let policy = || default_with(vec![rule(&["deploy"], Decision::AskUser, 3000)], vec![]);
     let g = gate(policy(), BTreeMap::new(), env(&root, Mode::Default, true));
     {
         let mut approver = RecordingApprover::new(
-            Scripted(vec![Answer::Deny, Answer::AllowForRun], vec![]),
+            ScriptedApprover::answering([Answer::Deny, Answer::AllowForRun]),
             &mut store,
             "r",
             || Timestamp(7),
@@ -742,7 +691,7 @@ fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::
     ));
     // Recording into a run that does not exist fails, and so the answer is a deny.
     let mut lost = RecordingApprover::new(
-        Scripted(vec![Answer::AllowOnce], vec![]),
+        ScriptedApprover::answering([Answer::AllowOnce]),
         &mut store,
         "nope",
         || Timestamp(8),

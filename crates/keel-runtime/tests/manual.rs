@@ -2,20 +2,14 @@
 //! each offered tool that has a manual (never the manual), `tool_manual` returns it whole, and
 //! `clarify` reaches the person through the run's approver.
 
-use std::collections::BTreeMap;
-
 use keel_computer::manual::{COMPUTER_USE_MANUAL, COMPUTER_USE_SUMMARY, KEEP_CONTROL_ANSWER};
 use keel_core::compose::stable_head;
-use keel_core::item::ToolCall;
 use keel_model::ToolSpec;
 use keel_model::scripted::ScriptedModel;
 use keel_policy::Decision;
-use keel_policy::provenance::OnTainted;
-use keel_policy::rules::{Matcher, Mode, Policy, Rule, tool_glob};
+use keel_policy::rules::Policy;
 use keel_runtime::agent::LoopSettings;
-use keel_runtime::approval::{Answer, Approver};
-use keel_runtime::gate::Gate;
-use keel_runtime::policy_gate::{GateEnv, PolicyGate};
+use keel_runtime::approval::Answer;
 use keel_runtime::tools::clarify::Clarify;
 use keel_runtime::tools::manual::ToolManual;
 use keel_runtime::tools::{Tool, ToolContext, ToolOutput};
@@ -23,6 +17,7 @@ use serde_json::{Map, Value, json};
 
 use crate::common;
 use common::*;
+use keel_testkit::rule;
 
 /// Stands in for `computer_use`: only its name matters here.
 struct FakeComputerUse;
@@ -50,17 +45,7 @@ fn computer_world(policy: Policy) -> World {
     w.tools.add(Box::new(FakeComputerUse));
     w.tools.add(Box::new(ToolManual::new()));
     w.tools.add(Box::new(Clarify::new()));
-    let env = GateEnv {
-        cwd: w.cwd.clone(),
-        workspaces: vec![],
-        mode: Mode::Default,
-        interactive: true,
-        on_tainted: OnTainted::AskUser,
-        tools: w.tools.infos(),
-    };
-    w.gate = Gate::authority_only()
-        .with_policy(PolicyGate::new(policy, BTreeMap::new(), env))
-        .unwrap_or_else(|e| panic!("{e}"));
+    w.regate(policy, true);
     w
 }
 
@@ -128,16 +113,7 @@ fn a_tool_the_policy_hides_is_not_summarised() {
             .rules()
             .iter()
             .cloned()
-            .chain([Rule {
-                matcher: Matcher {
-                    tool_names: vec![tool_glob("computer_use").unwrap_or_else(|e| panic!("{e}"))],
-                    ..Matcher::default()
-                },
-                decision: Decision::Deny,
-                priority: 3000,
-                deny_message: None,
-                source: "t".into(),
-            }])
+            .chain([rule(&["computer_use"], Decision::Deny, 3000, "t")])
             .collect(),
         policy.checker_rules().to_vec(),
     );
@@ -151,18 +127,6 @@ fn a_tool_the_policy_hides_is_not_summarised() {
     assert!(tools.iter().all(|t| t.name != "computer_use"));
     let system = request.messages[0].content.clone().unwrap_or_default();
     assert!(!system.contains(COMPUTER_USE_SUMMARY), "{system}");
-}
-
-/// Answers clarifications from a script; denies every ask_user.
-struct Person(Vec<&'static str>);
-
-impl Approver for Person {
-    fn ask(&mut self, _: &ToolCall, _: &[String]) -> Answer {
-        Answer::Deny
-    }
-    fn clarify(&mut self, _question: &str) -> Option<String> {
-        (!self.0.is_empty()).then(|| self.0.remove(0).to_string())
-    }
 }
 
 #[test]
@@ -183,7 +147,9 @@ fn clarify_reaches_the_person_through_the_runs_approver() {
             reply("done", &[]),
         ],
     );
-    let mut person = Person(vec!["notes.txt", KEEP_CONTROL_ANSWER]);
+    // Answers clarifications from a script; denies every ask_user.
+    let mut person =
+        ScriptedApprover::always(Answer::Deny).clarifying(["notes.txt", KEEP_CONTROL_ANSWER]);
     with_agent(
         &mut w,
         &mut model,

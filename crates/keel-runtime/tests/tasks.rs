@@ -22,7 +22,7 @@ fn a_permission_request_is_answered_only_in_a_real_user_turn() {
     let mut w = world(&[], true);
     let hub = TaskHub::default();
     w.tools.add(Box::new(RespondPermission::new(hub.clone())));
-    let db = w._dir.path().join("keel.db");
+    let db = w.sandbox.db();
     // The task, on its own thread, asks; its request goes to run "r".
     let task = {
         let hub = hub.clone();
@@ -76,7 +76,7 @@ fn a_permission_request_is_answered_only_in_a_real_user_turn() {
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(delivered, 1);
     assert_eq!(hub.waiting_requests("r"), vec!["perm-1".to_string()]);
-    let mut person = Yes(vec![Answer::AllowOnce]);
+    let mut person = ScriptedApprover::answering([Answer::AllowOnce]);
     with_agent(
         &mut w,
         &mut model,
@@ -99,8 +99,7 @@ fn a_permission_request_is_answered_only_in_a_real_user_turn() {
 #[test]
 fn an_unanswered_request_is_a_deny_after_its_timeout() {
     let w = world(&[], true);
-    let mut store = SqliteStore::open(&w._dir.path().join("keel.db"), &StoreOptions::default())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let mut store = w.sandbox.store();
     let hub = TaskHub::default();
     let mut approver = PermissionApprover {
         store: &mut store,

@@ -9,54 +9,27 @@
 
 use crate::common;
 
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{id, new_run};
-use keel_core::notes::{DEFAULT_MAX_UNTAGGED, NoteOp};
-use keel_core::{ItemBody, NoteLifetime, NoteTag, Timestamp};
+use common::new_run;
+use keel_core::notes::DEFAULT_MAX_UNTAGGED;
+use keel_core::{ItemBody, NoteLifetime, Timestamp};
 use keel_store::{CRASH_POINT_ENV, NewItem, RunStore, RunWrite, SqliteStore, StoreOptions};
+use keel_testkit::{add_note, child_env, child_test, new_item};
 
 const CLOSE_ITEMS: u64 = 40;
 const TURN_ITEMS: u64 = CLOSE_ITEMS + 1;
 const CHILD_ENV: &str = "KEEL_CRASH_CHILD_DB";
 
 fn item(seq: u64) -> NewItem {
-    NewItem {
-        id: id(&format!("i{seq}")),
-        ts: Timestamp(seq as i64),
-        body: ItemBody::Assistant {
+    new_item(
+        &format!("i{seq}"),
+        Timestamp(seq as i64),
+        ItemBody::Assistant {
             text: "x".repeat(200),
             tool_calls: vec![],
         },
-    }
-}
-
-fn add(text: String, lifetime: NoteLifetime, t: &str) -> NoteOp {
-    NoteOp::Add {
-        text,
-        lifetime,
-        tag: Some(tag(t)),
-    }
-}
-
-fn tag(s: &str) -> NoteTag {
-    NoteTag::new(s).unwrap_or_else(|_| panic!("empty tag"))
-}
-
-/// This test binary, to run only [`crash_child`] on the database at `db`.
-fn child_command(me: &std::path::Path, db: &std::path::Path) -> Command {
-    let mut command = Command::new(me);
-    command
-        .args([
-            "--exact",
-            "crash::crash_child",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, db);
-    command
+    )
 }
 
 /// The child: close turns until killed (or, as a safety net, for 20 seconds). Ignored, so it
@@ -65,12 +38,7 @@ fn child_command(me: &std::path::Path, db: &std::path::Path) -> Command {
 #[test]
 #[ignore = "the child process of the crash tests, which run it"]
 fn crash_child() -> Result<(), Box<dyn std::error::Error>> {
-    let Ok(path) = std::env::var(CHILD_ENV) else {
-        return Err(format!(
-            "crash_child runs only as the child of the crash tests ({CHILD_ENV} is unset)"
-        )
-        .into());
-    };
+    let path = child_env(CHILD_ENV, "crash_child")?;
     let mut store = SqliteStore::open(path.as_ref(), &StoreOptions::default())?;
     let deadline = Instant::now() + Duration::from_secs(20);
     while Instant::now() < deadline {
@@ -78,7 +46,7 @@ fn crash_child() -> Result<(), Box<dyn std::error::Error>> {
         let (mut version, mut seq) = (run.head.version, run.head.next_seq);
         // A turn left open by the previous kill is resumed, not opened again.
         if seq % TURN_ITEMS == 0 {
-            let wake = add(format!("turn at {seq}"), NoteLifetime::Turn, "wake");
+            let wake = add_note(&format!("turn at {seq}"), NoteLifetime::Turn, Some("wake"));
             let open = RunWrite::append(version, Timestamp(1), vec![item(seq)])
                 .with_note_ops(vec![wake], DEFAULT_MAX_UNTAGGED);
             let c = store.commit("r1", open)?;
@@ -87,7 +55,7 @@ fn crash_child() -> Result<(), Box<dyn std::error::Error>> {
         }
         let closing: Vec<NewItem> = (seq..seq + CLOSE_ITEMS).map(item).collect();
         let closed = (seq + CLOSE_ITEMS) / TURN_ITEMS;
-        let count = add(closed.to_string(), NoteLifetime::Run, "closed-turns");
+        let count = add_note(&closed.to_string(), NoteLifetime::Run, Some("closed-turns"));
         store.commit(
             "r1",
             RunWrite::append(version, Timestamp(2), closing)
@@ -103,15 +71,13 @@ fn sigkill_mid_turn_close_leaves_whole_turns_or_none() -> Result<(), Box<dyn std
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("keel.db");
     SqliteStore::open(&path, &StoreOptions::default())?.create_run(new_run("r1"))?;
-    let me = std::env::current_exe()?;
     let mut saw_open_turn = false;
     for round in 0..24u64 {
         let before = SqliteStore::open(&path, &StoreOptions::default())?
             .run_head("r1")?
             .next_seq;
-        let mut child = child_command(&me, &path)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+        let mut child = child_test("crash::crash_child")
+            .env(CHILD_ENV, &path)
             .spawn()?;
         // Wait until the child is writing, then kill it at a varying moment.
         let store = SqliteStore::open(&path, &StoreOptions::default())?;
@@ -169,7 +135,6 @@ fn sigkill_mid_turn_close_leaves_whole_turns_or_none() -> Result<(), Box<dyn std
 #[test]
 fn a_crash_at_each_step_of_a_turn_close_leaves_all_or_nothing()
 -> Result<(), Box<dyn std::error::Error>> {
-    let me = std::env::current_exe()?;
     for (point, closed) in [
         ("close:after-items", false),
         ("close:before-commit", false),
@@ -178,10 +143,9 @@ fn a_crash_at_each_step_of_a_turn_close_leaves_all_or_nothing()
         let dir = tempfile::tempdir()?;
         let path = dir.path().join("keel.db");
         SqliteStore::open(&path, &StoreOptions::default())?.create_run(new_run("r1"))?;
-        let status = child_command(&me, &path)
+        let status = child_test("crash::crash_child")
+            .env(CHILD_ENV, &path)
             .env(CRASH_POINT_ENV, point)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
             .status()?;
         assert!(
             !status.success(),

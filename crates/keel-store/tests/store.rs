@@ -2,31 +2,20 @@
 
 use crate::common;
 
-use common::{id, new_run, user_item};
+use common::{id, new_run, tag, user_item};
 use keel_core::legacy::CallerField;
-use keel_core::{ItemBody, NoteLifetime, NoteTag, SystemNotes, Timestamp};
+use keel_core::{ItemBody, NoteLifetime, SystemNotes, Timestamp};
 use keel_store::{
     ApprovalStore, CallerMessage, CompactionStore, DesktopStore, RunStore, RunWrite,
     SCHEMA_VERSION, SqliteStore, StartRun, StoreError, StoreOptions, append_caller_messages,
     start_run_from_caller,
 };
+use keel_testkit::add_note as add_op;
 
 type R = Result<(), Box<dyn std::error::Error>>;
 
 fn open(path: &std::path::Path) -> Result<SqliteStore, StoreError> {
     SqliteStore::open(path, &StoreOptions::default())
-}
-
-fn add_op(text: &str, lifetime: NoteLifetime, t: Option<&str>) -> keel_core::notes::NoteOp {
-    keel_core::notes::NoteOp::Add {
-        text: text.into(),
-        lifetime,
-        tag: t.map(tag),
-    }
-}
-
-fn tag(s: &str) -> NoteTag {
-    NoteTag::new(s).unwrap_or_else(|_| panic!("empty tag"))
 }
 
 #[test]

@@ -291,6 +291,29 @@ fn registered_checkers_compile_with_their_settings() -> Result<(), PolicyError> 
     Ok(())
 }
 
+/// What a checker registered without `timeout_ms`, `kill_grace_ms` or `mode` gets: the
+/// defaults safety.md fixes (N7: a 30 000 ms budget, SIGKILL 5 s after SIGTERM; N38: spawned
+/// per call).
+#[test]
+fn a_checker_registered_without_settings_gets_the_specs_defaults() -> Result<(), PolicyError> {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let user = write(
+        dir.path(),
+        "user.toml",
+        "[checkers.plain]\ncommand = [\"/usr/bin/scan\"]\n",
+    );
+    let p = compiled(vec![], Some(user))?;
+    let spec = p
+        .registry
+        .get("plain")
+        .cloned()
+        .unwrap_or_else(|| panic!("registered"));
+    assert_eq!(spec.timeout, Duration::from_millis(30_000));
+    assert_eq!(spec.kill_grace, Duration::from_secs(5));
+    assert_eq!(spec.mode, CheckerMode::Spawn);
+    Ok(())
+}
+
 #[test]
 fn a_gemini_cli_policy_file_loads_unchanged() -> Result<(), PolicyError> {
     // Shaped like Gemini CLI's own examples: arrays of tool names, command prefixes, MCP

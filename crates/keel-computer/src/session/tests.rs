@@ -970,6 +970,10 @@ fn a_reused_action_id_with_other_content_is_refused() {
     ));
 }
 
+/// Every limit is one the spec fixes (computer-use.md): the session's time, actions and model
+/// requests (N10), an appRef's 5 minutes, the 500 refs kept and the 100 apps listed (N5), an
+/// action's deadline of 120 s (N12), an observation's age of 120 s (N22), the 6 history
+/// entries (N18) and the 60 s an authorization may wait (N11).
 #[test]
 fn every_default_limit() {
     let l = Limits::default();

@@ -11,14 +11,15 @@ use keel_core::time::Timestamp;
 use keel_model::ModelReply;
 use keel_model::scripted::ScriptedModel;
 use keel_policy::Decision;
-use keel_policy::provenance::OnTainted;
-use keel_policy::rules::{Matcher, Mode, Policy, Rule, tool_glob};
+use keel_policy::rules::Policy;
 use keel_runtime::agent::{Agent, Event, LoopSettings};
-use keel_runtime::approval::{Answer, Approver};
+use keel_runtime::approval::Approver;
 use keel_runtime::gate::Gate;
-use keel_runtime::policy_gate::{GateEnv, PolicyGate};
 use keel_runtime::tools::{ToolContext, Toolbox};
-use keel_store::{NewRun, RunStore, SqliteStore, StoreOptions};
+use keel_store::{RunStore, SqliteStore};
+use keel_testkit::{Sandbox, gate, gate_env, rule};
+
+pub use keel_testkit::ScriptedApprover;
 
 /// keel's built-in default policy (`keel_app::policy::builtin`), plus, for a test that needs
 /// a person asked, a rule that asks before each of `ask_tools` runs: the default allows them,
@@ -26,22 +27,13 @@ use keel_store::{NewRun, RunStore, SqliteStore, StoreOptions};
 pub fn policy(ask_tools: &[&str]) -> Policy {
     let ask = ask_tools
         .iter()
-        .map(|t| Rule {
-            matcher: Matcher {
-                tool_names: vec![tool_glob(t).unwrap_or_else(|e| panic!("{e}"))],
-                ..Matcher::default()
-            },
-            decision: Decision::AskUser,
-            priority: 3000,
-            deny_message: None,
-            source: "ask".into(),
-        })
+        .map(|t| rule(&[t], Decision::AskUser, 3000, "ask"))
         .collect();
     keel_app::policy::builtin().policy.with_rules(ask)
 }
 
 pub struct World {
-    pub _dir: tempfile::TempDir,
+    pub sandbox: Sandbox,
     pub cwd: std::path::PathBuf,
     pub store: SqliteStore,
     pub gate: Gate,
@@ -49,44 +41,31 @@ pub struct World {
     pub events: Vec<Event>,
 }
 
+/// Run `r` in a sandbox, the built-in tools in its working directory, and a gate over
+/// [`policy`]`(ask_tools)`.
 pub fn world(ask_tools: &[&str], interactive: bool) -> World {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let cwd = dir.path().join("work");
-    std::fs::create_dir_all(&cwd).unwrap_or_else(|e| panic!("{e}"));
-    let cwd = cwd.canonicalize().unwrap_or_else(|e| panic!("{e}"));
-    let mut store = SqliteStore::open(&dir.path().join("keel.db"), &StoreOptions::default())
-        .unwrap_or_else(|e| panic!("{e}"));
-    store
-        .create_run(NewRun {
-            model: String::new(),
-            origin: None,
-            open_turn: false,
-            id: "r".into(),
-            preset: "default".into(),
-            now: Timestamp(0),
-            note_ops: Vec::new(),
-            items: vec![],
-        })
-        .unwrap_or_else(|e| panic!("{e}"));
+    let sandbox = Sandbox::new();
+    let cwd = sandbox.work().to_path_buf();
+    let store = sandbox.store_with_run("r");
     let tools = Toolbox::builtin();
-    let env = GateEnv {
-        cwd: cwd.clone(),
-        workspaces: vec![],
-        mode: Mode::Default,
-        interactive,
-        on_tainted: OnTainted::AskUser,
-        tools: tools.infos(),
-    };
-    let gate = Gate::authority_only()
-        .with_policy(PolicyGate::new(policy(ask_tools), BTreeMap::new(), env))
-        .unwrap_or_else(|e| panic!("{e}"));
-    World {
-        _dir: dir,
+    let mut w = World {
+        sandbox,
         cwd,
         store,
-        gate,
+        gate: Gate::authority_only(),
         tools,
         events: Vec::new(),
+    };
+    w.regate(policy(ask_tools), interactive);
+    w
+}
+
+impl World {
+    /// Puts a gate over `policy` in place, one that knows the tools offered now (a test that
+    /// adds tools or rules does this after).
+    pub fn regate(&mut self, policy: Policy, interactive: bool) {
+        let env = gate_env(&self.cwd, interactive, self.tools.infos());
+        self.gate = gate(policy, BTreeMap::new(), env);
     }
 }
 
@@ -103,13 +82,6 @@ pub fn reply(text: &str, calls: &[(&str, serde_json::Value)]) -> ModelReply {
             })
             .collect(),
         usage: None,
-    }
-}
-
-pub struct Yes(pub Vec<Answer>);
-impl Approver for Yes {
-    fn ask(&mut self, _: &ToolCall, _: &[String]) -> Answer {
-        self.0.remove(0)
     }
 }
 

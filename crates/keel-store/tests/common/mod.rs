@@ -1,32 +1,26 @@
-//! Helpers shared by the store's integration tests.
+//! What the store's integration tests share beyond keel-testkit: their runs are created at
+//! 1 000 ms and their user items written after that, so a test can tell a run's creation from
+//! its later writes by time.
 #![allow(dead_code)]
 
-use keel_core::{ItemBody, ItemId, Timestamp};
+use keel_core::{ItemBody, Timestamp};
 use keel_store::{NewItem, NewRun};
 
-pub fn id(s: &str) -> ItemId {
-    ItemId::try_from(s).unwrap_or_else(|_| panic!("empty id"))
-}
+pub use keel_testkit::{item_id as id, note_tag as tag};
 
 pub fn user_item(n: u64) -> NewItem {
-    NewItem {
-        id: id(&format!("item-{n}")),
-        ts: Timestamp(1_000 + n as i64),
-        body: ItemBody::User {
+    keel_testkit::new_item(
+        &format!("item-{n}"),
+        Timestamp(1_000 + n as i64),
+        ItemBody::User {
             text: format!("message {n}"),
         },
-    }
+    )
 }
 
 pub fn new_run(run: &str) -> NewRun {
     NewRun {
-        model: String::new(),
-        origin: None,
-        open_turn: false,
-        id: run.to_string(),
-        preset: "default".to_string(),
         now: Timestamp(1_000),
-        note_ops: Vec::new(),
-        items: Vec::new(),
+        ..keel_testkit::new_run(run)
     }
 }
