@@ -10,6 +10,7 @@ mod compaction;
 mod computer;
 mod eval;
 mod handoff;
+mod hardening;
 mod mcp;
 mod notify;
 mod run;

@@ -1,7 +1,7 @@
 //! keel-policy: what decides a proposed tool call (safety.md, seed 002).
 //!
 //! The checker protocol's wire types ([`protocol`]), prioritized rules and how their decision
-//! combines with checkers' ([`rules`]), and the in-process checkers: allowed paths over a
+//! combines with checkers' ([`rules`]), what a shell command will run ([`shell`]), and the in-process checkers: allowed paths over a
 //! [`paths::PathResolver`] passed in ([`paths`]) and provenance ([`provenance`], with the
 //! records a user names, [`records`]), with the read-only/side-effecting tool classifier they
 //! share ([`classify`]). Pure: running external checkers and resolving real paths happen in
@@ -15,6 +15,7 @@ pub mod protocol;
 pub mod provenance;
 pub mod records;
 pub mod rules;
+pub mod shell;
 
 use serde::{Deserialize, Serialize};
 

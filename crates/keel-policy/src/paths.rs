@@ -85,9 +85,24 @@ fn path_like(key: &str) -> bool {
         || key == "destination"
 }
 
-/// The words of a shell command that can name files: not the program, not options, not
-/// assignments; quotes removed.
+/// The words of a shell command that name files. For a command the shell grammar reads fully,
+/// exactly the files each simple command will read, option values included
+/// ([`shell::commands::path_operands`]). Otherwise (such a command is never allowed without
+/// asking) a best effort: every word after the first that is not an option or assignment.
 fn shell_words(command: &str) -> Vec<String> {
+    if let Ok(parsed) = super::shell::parse(command) {
+        let operands: Result<Vec<Vec<String>>, _> = parsed
+            .iter()
+            .map(|c| super::shell::commands::path_operands(&c.words))
+            .collect();
+        if let Ok(operands) = operands {
+            return operands.into_iter().flatten().collect();
+        }
+    }
+    plain_shell_words(command)
+}
+
+fn plain_shell_words(command: &str) -> Vec<String> {
     let mut words = Vec::new();
     for part in super::rules::split_commands(command) {
         for word in part.split_whitespace().skip(1) {

@@ -11,6 +11,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::Decision;
+use super::shell::{self, commands};
 
 /// Approval modes (interfaces.md §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -179,36 +180,6 @@ pub fn split_commands(command: &str) -> Vec<String> {
         .collect()
 }
 
-/// A command an allow-list of prefixes cannot vouch for: substitution, redirection,
-/// expansion, grouping, function definitions, negation, escapes or comments. (Anything with
-/// these characters anywhere is left to the rules that ask or deny.)
-pub fn opaque_shell(command: &str) -> bool {
-    if command.chars().any(|c| {
-        matches!(
-            c,
-            '`' | '$' | '(' | ')' | '{' | '}' | '!' | '#' | '\\' | '<' | '>'
-        )
-    }) {
-        return true;
-    }
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for c in command.chars() {
-        if escaped {
-            escaped = false;
-            continue;
-        }
-        match (quote, c) {
-            (q, '\\') if q != Some('\'') => escaped = true,
-            (None, '\'' | '"') => quote = Some(c),
-            (Some(q), c) if c == q => quote = None,
-            (None, '>') => return true,
-            _ => {}
-        }
-    }
-    false
-}
-
 fn starts_with_word(command: &str, prefix: &str) -> bool {
     command == prefix
         || command
@@ -284,32 +255,70 @@ impl Matcher {
             let Some(command) = shell_command(call.args) else {
                 return false;
             };
-            let parts = split_commands(command);
-            if parts.is_empty() || (self.every_command && opaque_shell(command)) {
-                return false;
-            }
-            let part_matches = |part: &String| {
-                let part = unwrapped(part);
-                (self.command_prefixes.is_empty()
-                    || self
-                        .command_prefixes
-                        .iter()
-                        .any(|p| starts_with_word(part, p)))
-                    && self
-                        .command_regex
-                        .as_ref()
-                        .is_none_or(|re| re.is_match(part))
-            };
             let matched = if self.every_command {
-                parts.iter().all(part_matches)
+                self.every_command_matches(command)
             } else {
-                parts.iter().any(part_matches)
+                self.some_command_matches(command)
             };
             if !matched {
                 return false;
             }
         }
         true
+    }
+}
+
+impl Matcher {
+    /// An allow rule's test: the command is fully understood ([`shell::parse`]), and each of
+    /// its simple commands meets the command conditions and is one whose file operands keel can
+    /// name ([`commands::path_operands`]). Anything else is left to the rules that ask.
+    fn every_command_matches(&self, command: &str) -> bool {
+        let Ok(parsed) = shell::parse(command) else {
+            return false;
+        };
+        parsed
+            .iter()
+            .all(|c| self.words_match(&c.words) && commands::path_operands(&c.words).is_ok())
+    }
+
+    /// A deny or ask rule's test: any sub-command matching is enough, read both as the shell
+    /// would (quotes removed: `"rm" x` is `rm x`) and, for what the shell grammar cannot read
+    /// fully, by the plain split, which over-approximates.
+    fn some_command_matches(&self, command: &str) -> bool {
+        if let Ok(parsed) = shell::parse(command)
+            && parsed.iter().any(|c| self.words_match(&c.words))
+        {
+            return true;
+        }
+        split_commands(command).iter().any(|part| {
+            let part = unwrapped(part);
+            (self.command_prefixes.is_empty()
+                || self
+                    .command_prefixes
+                    .iter()
+                    .any(|p| starts_with_word(part, p)))
+                && self
+                    .command_regex
+                    .as_ref()
+                    .is_none_or(|re| re.is_match(part))
+        })
+    }
+
+    /// The command conditions over one simple command's words: a prefix is matched word by
+    /// word, the regex over the words joined by single spaces.
+    fn words_match(&self, words: &[String]) -> bool {
+        let prefix_ok = self.command_prefixes.is_empty()
+            || self.command_prefixes.iter().any(|p| {
+                let prefix: Vec<&str> = p.split_whitespace().collect();
+                !prefix.is_empty()
+                    && words.len() >= prefix.len()
+                    && words.iter().zip(&prefix).all(|(w, p)| w == p)
+            });
+        prefix_ok
+            && self
+                .command_regex
+                .as_ref()
+                .is_none_or(|re| re.is_match(&words.join(" ")))
     }
 }
 

@@ -1,0 +1,273 @@
+//! What a shell command will run, read with a real shell grammar (issue 17).
+//!
+//! An allow-list of read-only commands is only as good as its reading of the command: `cat
+//! .e*` is not `cat .e*` once the shell has expanded it, and `PATH=tools ls` is not `ls`. So the
+//! allow decision trusts a command only when every word's meaning is known *after* the
+//! expansions the shell would do: [`parse`] accepts simple commands joined by `;`, `&&`, `||`,
+//! `|` and newlines whose words are literal once quotes are removed — no glob, brace, tilde,
+//! parameter, command or arithmetic expansion, no assignment prefix, no redirection, no
+//! grouping, no background job — and says [`Opaque`] with the reason for anything else. What is
+//! opaque is never allowed by a command list; the rules that ask decide it.
+//!
+//! The grammar is brush-parser's (the parser of the brush shell: pure Rust, maintained,
+//! POSIX `sh` and bash modes), used in `sh` mode because keel's shell tool runs `/bin/sh`. The
+//! accepted subset means the same in dash and bash. brush's parser recurses once per level of
+//! nesting, so [`parse`] first refuses, by a quote-aware scan, what would nest (or be opaque
+//! anyway) before handing the text to it: a model cannot overflow keel's stack.
+//!
+//! [`commands`] knows the options of the commands keel's default policy lists, so it can tell
+//! which words a command will read as files.
+
+pub mod commands;
+
+use brush_parser::ast::{self, Command, CommandPrefixOrSuffixItem, SeparatorOperator};
+use brush_parser::word::WordPiece;
+use brush_parser::{ParserOptions, parse_tokens, uncached_tokenize_str};
+
+/// The longest command keel reads; longer ones are opaque.
+pub const MAX_COMMAND_BYTES: usize = 8192;
+
+/// How many reserved words (which open nested constructs) a command may have before keel
+/// refuses to parse it: bounds the parser's recursion.
+const MAX_RESERVED_WORDS: usize = 16;
+
+/// One simple command, its words with quotes removed: `words[0]` is the program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimpleCommand {
+    pub words: Vec<String>,
+}
+
+/// Why a command's meaning is not known before it runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opaque(pub String);
+
+impl std::fmt::Display for Opaque {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn opaque(reason: impl Into<String>) -> Opaque {
+    Opaque(reason.into())
+}
+
+/// The simple commands `command` runs, in order, when each of them is fully known.
+pub fn parse(command: &str) -> Result<Vec<SimpleCommand>, Opaque> {
+    if command.len() > MAX_COMMAND_BYTES {
+        return Err(opaque(format!(
+            "the command is longer than {MAX_COMMAND_BYTES} bytes"
+        )));
+    }
+    prescan(command)?;
+    let options = parser_options();
+    let tokens = uncached_tokenize_str(command, &options.tokenizer_options())
+        .map_err(|e| opaque(format!("the shell cannot read it: {e}")))?;
+    let program = parse_tokens(&tokens, &options)
+        .map_err(|e| opaque(format!("the shell cannot parse it: {e}")))?;
+    let mut out = Vec::new();
+    for list in &program.complete_commands {
+        for ast::CompoundListItem(and_or, separator) in &list.0 {
+            if matches!(separator, SeparatorOperator::Async) {
+                return Err(opaque("it starts a background job (`&`)"));
+            }
+            for (_, pipeline) in and_or.iter() {
+                if pipeline.bang || pipeline.timed.is_some() {
+                    return Err(opaque("it uses `!` or `time`"));
+                }
+                for command in &pipeline.seq {
+                    out.push(simple(command)?);
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(opaque("it runs no command"));
+    }
+    Ok(out)
+}
+
+fn parser_options() -> ParserOptions {
+    ParserOptions {
+        enable_extended_globbing: false,
+        posix_mode: true,
+        sh_mode: true,
+        tilde_expansion_at_word_start: true,
+        tilde_expansion_after_colon: false,
+        ..ParserOptions::default()
+    }
+}
+
+/// Refuses, without parsing, what can only be opaque or could nest: outside quotes the
+/// characters of grouping, negation, substitution, expansion and redirection, and comments; in
+/// double quotes `$` and backquotes; more reserved words than [`MAX_RESERVED_WORDS`].
+fn prescan(command: &str) -> Result<(), Opaque> {
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let mut word = String::new();
+    let mut reserved = 0usize;
+    let mut end_word = |word: &mut String| {
+        if is_reserved(word) {
+            reserved += 1;
+        }
+        word.clear();
+    };
+    for c in command.chars() {
+        if escaped {
+            escaped = false;
+            word.push('\\');
+            continue;
+        }
+        match (quote, c) {
+            (Some('\''), '\'') | (Some('"'), '"') => quote = None,
+            (Some('\''), _) => {}
+            (Some(_), '$' | '`') => {
+                return Err(opaque(format!("`{c}` inside double quotes expands")));
+            }
+            (Some(_), '\\') => escaped = true,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                word.push(c);
+            }
+            (None, '\\') => escaped = true,
+            (None, '(' | ')' | '{' | '}' | '$' | '`' | '<' | '>' | '!') => {
+                return Err(opaque(format!(
+                    "unquoted `{c}` groups, negates, substitutes, expands or redirects"
+                )));
+            }
+            // A comment is dropped by the shell: keel would rather not guess where one starts.
+            (None, '#') if word.is_empty() => {
+                return Err(opaque("it has a comment (`#`)"));
+            }
+            (None, c) if c.is_whitespace() || matches!(c, ';' | '&' | '|') => end_word(&mut word),
+            (None, c) => word.push(c),
+        }
+    }
+    end_word(&mut word);
+    if reserved > MAX_RESERVED_WORDS {
+        return Err(opaque("it has too many shell keywords to read"));
+    }
+    Ok(())
+}
+
+fn is_reserved(word: &str) -> bool {
+    matches!(
+        word,
+        "if" | "then"
+            | "else"
+            | "elif"
+            | "fi"
+            | "do"
+            | "done"
+            | "case"
+            | "esac"
+            | "while"
+            | "until"
+            | "for"
+            | "in"
+            | "function"
+            | "select"
+            | "time"
+            | "coproc"
+            | "!"
+            | "[["
+            | "]]"
+    )
+}
+
+fn simple(command: &Command) -> Result<SimpleCommand, Opaque> {
+    let Command::Simple(simple) = command else {
+        return Err(opaque(
+            "it uses a compound command (a group, loop, test or function)",
+        ));
+    };
+    if simple.prefix.is_some() {
+        // Assignments (`PATH=tools ls`, `LD_PRELOAD=x ls`) and leading redirections.
+        return Err(opaque(
+            "it sets variables or redirects before the command (`NAME=value cmd`)",
+        ));
+    }
+    let Some(program) = &simple.word_or_name else {
+        return Err(opaque("it has no command word"));
+    };
+    let mut words = vec![literal(&program.value)?];
+    for item in simple.suffix.iter().flat_map(|s| s.0.iter()) {
+        match item {
+            CommandPrefixOrSuffixItem::Word(w) => words.push(literal(&w.value)?),
+            CommandPrefixOrSuffixItem::IoRedirect(_) => {
+                return Err(opaque("it redirects input or output"));
+            }
+            CommandPrefixOrSuffixItem::AssignmentWord(..)
+            | CommandPrefixOrSuffixItem::ProcessSubstitution(..) => {
+                return Err(opaque("it assigns or substitutes"));
+            }
+        }
+    }
+    Ok(SimpleCommand { words })
+}
+
+/// A word's value after quote removal, when the shell would expand nothing in it.
+pub fn literal(word: &str) -> Result<String, Opaque> {
+    let pieces = brush_parser::word::parse(word, &parser_options())
+        .map_err(|e| opaque(format!("the shell cannot read the word {word:?}: {e}")))?;
+    let mut out = String::new();
+    for piece in pieces {
+        push_piece(&piece.piece, false, word, &mut out)?;
+    }
+    Ok(out)
+}
+
+fn push_piece(
+    piece: &WordPiece,
+    in_double_quotes: bool,
+    word: &str,
+    out: &mut String,
+) -> Result<(), Opaque> {
+    match piece {
+        WordPiece::Text(text) if in_double_quotes => out.push_str(text),
+        WordPiece::Text(text) => {
+            // Unquoted, these are patterns or expansions the shell resolves against the disk
+            // (`*`, `?`, `[`), brace lists, or a tilde — their value is not the text.
+            if let Some(c) = text
+                .chars()
+                .find(|c| matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '~' | '$' | '`'))
+            {
+                return Err(opaque(format!(
+                    "the word {word:?} has an unquoted `{c}` the shell would expand"
+                )));
+            }
+            out.push_str(text);
+        }
+        WordPiece::SingleQuotedText(text) => out.push_str(text),
+        WordPiece::DoubleQuotedSequence(pieces) => {
+            for p in pieces {
+                push_piece(&p.piece, true, word, out)?;
+            }
+        }
+        WordPiece::EscapeSequence(escape) => {
+            let mut chars = escape.chars();
+            let (Some('\\'), Some(c), None) = (chars.next(), chars.next(), chars.next()) else {
+                return Err(opaque(format!("the word {word:?} has an unknown escape")));
+            };
+            match c {
+                '\n' => return Err(opaque(format!("the word {word:?} continues a line"))),
+                // In double quotes only these are escapes; elsewhere the backslash stays.
+                '$' | '`' | '"' | '\\' => out.push(c),
+                c if in_double_quotes => {
+                    out.push('\\');
+                    out.push(c);
+                }
+                c => out.push(c),
+            }
+        }
+        _ => {
+            return Err(opaque(format!(
+                "the word {word:?} has an expansion the shell resolves when it runs"
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,123 @@
+use super::{MAX_COMMAND_BYTES, parse};
+
+fn words(command: &str) -> Vec<Vec<String>> {
+    match parse(command) {
+        Ok(cmds) => cmds.into_iter().map(|c| c.words).collect(),
+        Err(e) => panic!("{command:?} should parse: {e}"),
+    }
+}
+
+fn is_opaque(command: &str) -> bool {
+    parse(command).is_err()
+}
+
+#[test]
+fn lists_and_pipelines_of_literal_words_are_read_as_the_shell_would() {
+    assert_eq!(
+        words("ls -la \"a b\" | grep x && cat 'y z'; wc -l\nhead c"),
+        [
+            vec!["ls", "-la", "a b"],
+            vec!["grep", "x"],
+            vec!["cat", "y z"],
+            vec!["wc", "-l"],
+            vec!["head", "c"],
+        ]
+    );
+    // Quote removal and escapes: what the program receives.
+    assert_eq!(words(r#""c"at a\ b 'q'"w""#), [vec!["cat", "a b", "qw"]]);
+    assert_eq!(words(r#"echo "a\b\$c\"""#), [vec!["echo", "a\\b$c\""]]);
+    assert_eq!(words(r"grep \( x"), [vec!["grep", "(", "x"]]);
+    // Quoted, these characters are literal.
+    assert_eq!(
+        words("grep '(a|b)*{1}$' \"<x>\" '~'"),
+        [vec!["grep", "(a|b)*{1}$", "<x>", "~"]]
+    );
+    // `#` inside a word is a character; a backslash-newline joins lines (POSIX 2.2.1).
+    assert_eq!(words("ls a#b"), [vec!["ls", "a#b"]]);
+    assert_eq!(words("cat a\\\nb"), [vec!["cat", "ab"]]);
+    // `/bin/sh` is dash: `time` is a program there, not a keyword (and on no list).
+    assert_eq!(words("time ls"), [vec!["time", "ls"]]);
+}
+
+#[test]
+fn expansions_the_shell_resolves_at_run_time_are_opaque() {
+    for command in [
+        // Globs (issue 17 rows 1, 2, 4).
+        "cat .?/.?/etc/hostname",
+        "cat .e*",
+        "cat .en?",
+        "cat .[e]nv",
+        "echo ok && cat .en*",
+        "cat .g*/config",
+        "cat sub/l*/secret.txt",
+        // Brace and tilde expansion.
+        "cat {a,b}",
+        "cat a{1..3}",
+        "cat ~/.ssh/id_rsa",
+        "cat ~root/x",
+        // Parameters, substitution, arithmetic, ANSI-C quoting.
+        "cat $HOME/x",
+        "cat \"$HOME\"",
+        "cat ${x:-.env}",
+        "ls $(rm -rf /)",
+        "ls \"$(rm x)\"",
+        "ls `rm x`",
+        "ls \"`rm x`\"",
+        "echo $((1+1))",
+        "cat $'\\x2eenv'",
+        // Assignment prefixes (row 6).
+        "PATH=tools ls",
+        "LD_PRELOAD=x ls",
+        "GCONV_PATH=. cat a",
+        "LD_LIBRARY_PATH=. ls",
+        // Redirections, process substitution, here-docs.
+        "ls > out",
+        "cat < .env",
+        "cat 2>/dev/null a",
+        "cat <(ls)",
+        "cat <<EOF\nx\nEOF",
+        "ls 2>&1",
+        // Grouping, compound commands, functions, background jobs, negation.
+        "(cat .env)",
+        "{ cat a; }",
+        "ls () (touch x) && ls",
+        "if true; then ls; fi",
+        "for f in a; do cat $f; done",
+        "while true; do ls; done",
+        "case a in a) ls;; esac",
+        "ls &",
+        "! ls",
+        "[[ -f a ]]",
+        // Comments (where one starts is the shell's guess), unterminated quotes.
+        "ls # rm -rf /",
+        "ls #x\ntouch y",
+        "cat 'a",
+        "cat \"a",
+        // Nothing to run.
+        "",
+        "   ",
+        ";",
+    ] {
+        assert!(is_opaque(command), "{command:?} should be opaque");
+    }
+}
+
+#[test]
+fn deep_nesting_cannot_overflow_the_stack() {
+    // The parser recurses per level: these are refused before it sees them.
+    let deep = [
+        format!("{}ls{}", "(".repeat(5000), ")".repeat(5000)),
+        format!("{}ls{}", "if true; then ".repeat(500), "; fi".repeat(500)),
+        format!("{}ls{}", "{ ".repeat(2000), "; }".repeat(2000)),
+        format!("echo {}ls{}", "$(".repeat(2000), ")".repeat(2000)),
+        format!("{}ls", "! ".repeat(3000)),
+    ];
+    for command in &deep {
+        assert!(is_opaque(command));
+    }
+    // A long flat list is fine, up to the size limit.
+    let flat = "ls | ".repeat(1000) + "ls";
+    assert_eq!(words(&flat).len(), 1001);
+    let long = format!("echo {}", "a".repeat(MAX_COMMAND_BYTES));
+    assert!(is_opaque(&long));
+}
