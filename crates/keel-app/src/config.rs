@@ -6,8 +6,10 @@
 //! A workspace file is what a cloned repository can bring along, so it may not start programs
 //! (`[checkers.*]`, `[mcp_servers.*]`), choose where screenshots or conversations go
 //! (`[computer_use]`, model endpoints, `[handoff] worker_model`) or loosen the approval mode
-//! (`yolo`): each of those is a load error naming the file. Unknown keys outside the policy
-//! tables are warnings naming the key and the file.
+//! (`yolo`): each of those is a load error naming the file. Its rules can only tighten: the
+//! policy compiler (`crate::policy`) marks each rule with its file's tier, and a workspace
+//! `allow` is capped (safety.md N46). Unknown keys outside the policy tables are warnings
+//! naming the key and the file.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,20 +1,21 @@
 //! Compiling the policy tables of the configuration (safety.md N5, N11, N13, N18, N19, N33,
 //! N34, N38): `[[rule]]`, `[[safety_checker]]` and the `[checkers.NAME]` registry, each checked
 //! strictly, with errors that name the file and line. A file that fails makes the whole policy
-//! deny every call (N34) — an invalid rule is never half-applied.
+//! deny every call (N34) — an invalid rule is never half-applied. Each rule records its file's
+//! tier as its origin, which is what caps a workspace file's `allow` (N46).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use keel_policy::Decision;
 use keel_policy::rules::{
-    CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, priority, tool_glob,
+    CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, RuleOrigin, priority, tool_glob,
 };
 use keel_runtime::checker::{CheckerMode, CheckerSpec};
 use regex::Regex;
 use serde_json::Value;
 
-use crate::config::{Config, TieredTable};
+use crate::config::{Config, Tier, TieredTable};
 
 /// The policy and the checkers it may run.
 #[derive(Clone, Debug, Default)]
@@ -282,7 +283,19 @@ fn compile_rule(t: &TieredTable) -> Result<Rule, PolicyError> {
             None => c.string("deny_message")?,
         },
         source: format!("{}:{}", t.file.display(), t.line),
+        origin: origin(t.tier),
     })
+}
+
+/// Where a rule of a file in `tier` comes from: what decides whether its `allow` is capped
+/// (safety.md N46).
+fn origin(tier: Tier) -> RuleOrigin {
+    match tier {
+        Tier::Default => RuleOrigin::Default,
+        Tier::Workspace => RuleOrigin::Workspace,
+        Tier::User => RuleOrigin::User,
+        Tier::Admin => RuleOrigin::Admin,
+    }
 }
 
 fn compile_checker_rule(
@@ -455,7 +468,8 @@ fn compile_registry_entry(name: &str, t: &TieredTable) -> Result<CheckerSpec, Po
 }
 
 /// `keel policy show`: the built-in default policy, then every rule and checker in force,
-/// highest priority first.
+/// highest priority first. A workspace file's `allow` is marked capped, with its file and line
+/// and why (safety.md N46).
 pub fn render(compiled: &CompiledPolicy) -> String {
     let mut out = String::from("Built-in default policy (tier 1):\n\n");
     out.push_str(crate::config::BUILTIN_POLICY);
@@ -465,11 +479,20 @@ pub fn render(compiled: &CompiledPolicy) -> String {
     }
     for rule in compiled.policy.rules() {
         out.push_str(&format!(
-            "  rule     {:>5}  {:<8}  {}\n",
+            "  rule     {:>5}  {:<8}  {}{}\n",
             rule.priority,
             rule.decision.as_str(),
-            rule.source
+            rule.source,
+            if rule.is_capped() { "  (capped)" } else { "" }
         ));
+        if rule.is_capped() {
+            out.push_str(&format!(
+                "           capped: the allow at {} is a workspace file's; it applies only where \
+                 no deny or ask_user rule of the default, user or admin tier matches the call \
+                 (a workspace file can only tighten)\n",
+                rule.source
+            ));
+        }
     }
     for c in compiled.policy.checker_rules() {
         let kind = match c.checker {

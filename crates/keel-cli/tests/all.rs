@@ -16,3 +16,4 @@ mod notify;
 mod run;
 mod runs;
 mod tasks;
+mod workspace_tier;

@@ -270,14 +270,11 @@ fn effects(work: &Path) -> Vec<String> {
 /// whose result was recorded happened exactly once.
 #[test]
 fn killed_at_any_point_each_effect_happens_at_most_once() {
+    let mut effects_seen = 0;
     for round in 0..8u64 {
         let env = Env::new();
-        let policy = env.dir.path().join("allow-shell.toml");
-        std::fs::write(
-            &policy,
-            "[[rule]]\ntoolName = \"shell\"\ndecision = \"allow\"\npriority = 999\n",
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        // The user allows the shell: a workspace file's allow would be capped (safety.md N46).
+        env.user_config("[[rule]]\ntoolName = \"shell\"\ndecision = \"allow\"\npriority = 999\n");
         let steps: Vec<Value> = (0..12)
             .map(|k| {
                 call(
@@ -294,8 +291,6 @@ fn killed_at_any_point_each_effect_happens_at_most_once() {
                 "append lines",
                 "--model",
                 &model,
-                "--policy",
-                policy.to_str().unwrap_or_default(),
                 "--approval",
                 "deny",
             ])
@@ -326,8 +321,6 @@ fn killed_at_any_point_each_effect_happens_at_most_once() {
                 &run,
                 "--model",
                 &done,
-                "--policy",
-                policy.to_str().unwrap_or_default(),
                 "--approval",
                 "deny",
             ],
@@ -342,6 +335,7 @@ fn killed_at_any_point_each_effect_happens_at_most_once() {
             "round {round}: a committed item changed"
         );
         let lines = effects(&env.work());
+        effects_seen += lines.len();
         let mut unique = lines.clone();
         unique.sort();
         unique.dedup();
@@ -361,6 +355,8 @@ fn killed_at_any_point_each_effect_happens_at_most_once() {
             lines.len()
         );
     }
+    // Otherwise the rounds above prove nothing: the user's rule lets the calls run.
+    assert!(effects_seen > 0, "no round ran a single call");
 }
 
 /// On a terminal keel asks by default (interfaces.md §3): run under a pseudo-terminal
@@ -481,12 +477,8 @@ fn chat_runs_turn_after_turn_and_delivers_notifications_between_them() {
 #[test]
 fn ctrl_c_stops_cleanly_and_the_run_resumes() {
     let env = Env::new();
-    let policy = env.dir.path().join("allow-shell.toml");
-    std::fs::write(
-        &policy,
-        "[[rule]]\ntoolName = \"shell\"\ndecision = \"allow\"\npriority = 999\n",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    // The user allows the shell: a workspace file's allow would be capped (safety.md N46).
+    env.user_config("[[rule]]\ntoolName = \"shell\"\ndecision = \"allow\"\npriority = 999\n");
     let steps: Vec<Value> = (0..20)
         .map(|k| {
             call(
@@ -498,16 +490,7 @@ fn ctrl_c_stops_cleanly_and_the_run_resumes() {
         .collect();
     let model = env.script("s.jsonl", &steps);
     let child = env
-        .cmd(&[
-            "run",
-            "work",
-            "--model",
-            &model,
-            "--policy",
-            policy.to_str().unwrap_or_default(),
-            "--approval",
-            "deny",
-        ])
+        .cmd(&["run", "work", "--model", &model, "--approval", "deny"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -536,8 +519,6 @@ fn ctrl_c_stops_cleanly_and_the_run_resumes() {
             &run,
             "--model",
             &done,
-            "--policy",
-            policy.to_str().unwrap_or_default(),
             "--approval",
             "deny",
         ],

@@ -5,7 +5,10 @@
 //! (ties: most restrictive first, then load order). The first matching rule gives the rule
 //! decision; without a match the decision depends on the approval mode and interactivity
 //! (N14). Checkers then run unless the rules denied (N16), and [`compose`] folds their verdicts
-//! in priority order exactly as sequential evaluation would (N37).
+//! in priority order exactly as sequential evaluation would (N37). A workspace file's `allow`
+//! is capped (N46): it is passed over for a call that a deny or ask_user rule of the default,
+//! user or admin tier matches, so a cloned repository can tighten keel, never loosen it. What
+//! is capped follows where a rule came from ([`RuleOrigin`]), not its priority number.
 
 use regex::Regex;
 use serde_json::Value;
@@ -44,6 +47,35 @@ pub const ALLOW_FOR_RUN_PRIORITY: i64 = 3950;
 /// `tier × 1000 + p` (N42).
 pub fn priority(tier: i64, p: i64) -> i64 {
     tier * 1000 + p
+}
+
+/// Where a rule came from. Its priority decides where it sorts; its origin decides whether it
+/// may loosen (N46). The two differ for "allow for this run": that rule sorts at 3950, among the
+/// workspace tier's numbers, but it is the user's own answer, so it is never capped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleOrigin {
+    /// keel's built-in default policy (tier 1).
+    Default,
+    /// A workspace-tier file (`./keel.toml`, `--policy FILE`; tier 3): what a cloned repository
+    /// brings, so its `allow` rules are capped.
+    Workspace,
+    /// The user's configuration file (tier 4).
+    User,
+    /// An admin policy file (tier 5).
+    Admin,
+    /// An answer the user gave during the run ("allow for this run", N12).
+    Answer,
+}
+
+impl RuleOrigin {
+    /// Whether this origin's deny and ask_user rules cap a workspace `allow` (N46: the default,
+    /// user and admin tiers).
+    pub fn caps_workspace(self) -> bool {
+        matches!(
+            self,
+            RuleOrigin::Default | RuleOrigin::User | RuleOrigin::Admin
+        )
+    }
 }
 
 /// What a rule or checker rule matches on (N13).
@@ -331,6 +363,21 @@ pub struct Rule {
     pub deny_message: Option<String>,
     /// `file:line`, for messages.
     pub source: String,
+    /// Where it came from: whether it is capped (N46).
+    pub origin: RuleOrigin,
+}
+
+impl Rule {
+    /// A workspace file's `allow`: it applies only where no deny or ask_user rule of the
+    /// default, user or admin tier matches the call (N46).
+    pub fn is_capped(&self) -> bool {
+        self.decision == Decision::Allow && self.origin == RuleOrigin::Workspace
+    }
+
+    /// A rule that caps a workspace `allow` wherever it matches (N46).
+    fn caps(&self) -> bool {
+        self.decision != Decision::Allow && self.origin.caps_workspace()
+    }
 }
 
 /// Which checker a checker rule runs.
@@ -416,6 +463,8 @@ impl Policy {
             priority: ALLOW_FOR_RUN_PRIORITY,
             deny_message: None,
             source: format!("allowed for this run: {tool}"),
+            // The user's answer, though it sorts among the workspace tier's numbers.
+            origin: RuleOrigin::Answer,
         })
     }
 
@@ -448,15 +497,38 @@ impl Policy {
                 rule: None,
             };
         }
-        if let Some(rule) = self.rules.iter().find(|r| r.matcher.matches(call, true)) {
+        // Whether a deny or ask_user rule of the default, user or admin tier matches the call,
+        // worked out once, and only when a workspace `allow` matches (N46).
+        let mut tighter: Option<bool> = None;
+        let mut capped: Option<&Rule> = None;
+        let found = self.rules.iter().find(|r| {
+            if !r.matcher.matches(call, true) {
+                return false;
+            }
+            if !r.is_capped() {
+                return true;
+            }
+            let held = *tighter.get_or_insert_with(|| {
+                self.rules
+                    .iter()
+                    .any(|t| t.caps() && t.matcher.matches(call, true))
+            });
+            if held && capped.is_none() {
+                capped = Some(r);
+            }
+            !held
+        });
+        if let Some(rule) = found {
             let reason = match rule.decision {
                 Decision::Deny => Some(match &rule.deny_message {
                     Some(m) => format!("Tool execution denied by policy. {m}"),
                     None => "Tool execution denied by policy.".to_string(),
                 }),
                 Decision::AskUser => Some(format!(
-                    "policy: the rule at {} asks before {} runs",
-                    rule.source, call.tool
+                    "policy: the rule at {} asks before {} runs{}",
+                    rule.source,
+                    call.tool,
+                    capped_note(capped)
                 )),
                 Decision::Allow => None,
             };
@@ -495,8 +567,10 @@ impl Policy {
 
     /// Whether a tool is removed from what the model is offered: the first rule that applies
     /// to the tool whatever its arguments is an unconditional `deny`, and no conditional
-    /// allow or ask_user rule comes before it.
+    /// allow or ask_user rule comes before it. A workspace `allow` before it counts only when
+    /// that deny is the workspace's own: a default, user or admin deny caps it (N46).
     pub fn hides_tool(&self, tool: &str, mode: Mode) -> bool {
+        let mut workspace_allow = false;
         for rule in &self.rules {
             let m = &rule.matcher;
             let applies = (m.tool_names.is_empty()
@@ -513,8 +587,14 @@ impl Policy {
                 && m.command_regex.is_none()
                 && m.annotations.is_none()
                 && m.interactive.is_none();
+            if rule.is_capped() {
+                // Passed over wherever a stricter rule of another tier matches; whether one
+                // does is settled by the rules below.
+                workspace_allow = true;
+                continue;
+            }
             if unconditional {
-                return rule.decision == Decision::Deny;
+                return rule.decision == Decision::Deny && (rule.caps() || !workspace_allow);
             }
             if rule.decision != Decision::Deny {
                 // Some calls of this tool may be allowed by this rule.
@@ -522,6 +602,19 @@ impl Policy {
             }
         }
         false
+    }
+}
+
+/// What an ask_user reason adds when a workspace `allow` was passed over for the call (N46), so
+/// the user sees why their `keel.toml` rule did not apply.
+fn capped_note(capped: Option<&Rule>) -> String {
+    match capped {
+        Some(rule) => format!(
+            " (the workspace rule at {} that allows it is capped: a workspace file can only \
+             tighten)",
+            rule.source
+        ),
+        None => String::new(),
     }
 }
 

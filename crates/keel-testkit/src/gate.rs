@@ -8,7 +8,7 @@ use std::time::Duration;
 use keel_policy::Decision;
 use keel_policy::classify::ToolInfo;
 use keel_policy::provenance::OnTainted;
-use keel_policy::rules::{Matcher, Mode, Policy, Rule, tool_glob};
+use keel_policy::rules::{Matcher, Mode, Policy, Rule, RuleOrigin, tool_glob};
 use keel_runtime::checker::CheckerSpec;
 use keel_runtime::gate::Gate;
 use keel_runtime::policy_gate::{GateEnv, PolicyGate};
@@ -25,6 +25,8 @@ pub fn matcher(tools: &[&str]) -> Matcher {
 }
 
 /// A rule deciding `decision` for `tools` at `priority`, from `source` (which reasons name).
+/// It comes from the user's own configuration, whatever its priority: an `allow` is never
+/// capped, and a deny or ask_user caps a workspace file's `allow` (safety.md N46).
 pub fn rule(tools: &[&str], decision: Decision, priority: i64, source: &str) -> Rule {
     Rule {
         matcher: matcher(tools),
@@ -32,6 +34,7 @@ pub fn rule(tools: &[&str], decision: Decision, priority: i64, source: &str) -> 
         priority,
         deny_message: None,
         source: source.to_string(),
+        origin: RuleOrigin::User,
     }
 }
 

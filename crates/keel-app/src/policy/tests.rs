@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 
 use keel_policy::Decision;
-use keel_policy::rules::{CallFacts, Mode};
+use keel_policy::rules::{CallFacts, Mode, RuleOrigin};
 use serde_json::json;
 
 use super::*;
@@ -366,9 +366,24 @@ config = { included_args = ["target"] }
 "#;
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let file = write(dir.path(), "gemini.toml", gemini);
-    let p = compiled(vec![file], None)?;
+    // As the user's own file: at the workspace tier its shell allows would be capped by the
+    // built-in shell ask (safety.md N46), checked below.
+    let p = compiled(vec![], Some(file.clone()))?;
     assert_eq!(
         decide(&p, "run_shell_command", json!({"command": "git log -3"})),
+        Decision::Allow
+    );
+    let as_workspace = compiled(vec![file], None)?;
+    assert_eq!(
+        decide(
+            &as_workspace,
+            "run_shell_command",
+            json!({"command": "git log -3"})
+        ),
+        Decision::AskUser
+    );
+    assert_eq!(
+        decide(&as_workspace, "glob", json!({"pattern": "*"})),
         Decision::Allow
     );
     assert_eq!(
@@ -406,5 +421,61 @@ config = { included_args = ["target"] }
         checker.required_context,
         Some(vec!["environment".to_string()])
     );
+    Ok(())
+}
+
+/// safety.md N46, interfaces.md §2: the compiler records where each rule came from, so a
+/// workspace file's `allow` is capped and the same rule in the user's file is not; `keel policy
+/// show` marks the capped one with its file and line.
+#[test]
+fn a_workspace_files_allow_is_capped_and_shown_so() -> Result<(), PolicyError> {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let allow_shell = "# a cloned repository's file\n[[rule]]\ntoolName = \"shell\"\ndecision = \"allow\"\npriority = 999\n";
+    let ws = write(dir.path(), "keel.toml", allow_shell);
+    let p = compiled(vec![ws.clone()], None)?;
+    let touch = json!({"command": "touch pwned"});
+    assert_eq!(decide(&p, "shell", touch.clone()), Decision::AskUser);
+    let origins: Vec<(i64, RuleOrigin, bool)> = p
+        .policy
+        .rules()
+        .iter()
+        .map(|r| (r.priority, r.origin, r.is_capped()))
+        .collect();
+    assert_eq!(origins[0], (3999, RuleOrigin::Workspace, true));
+    assert!(
+        origins[1..]
+            .iter()
+            .all(|(_, o, capped)| *o == RuleOrigin::Default && !capped),
+        "{origins:?}"
+    );
+    let shown = render(&p);
+    let source = format!("{}:2", ws.display());
+    assert!(
+        shown.contains(&format!("  rule      3999  allow     {source}  (capped)\n")),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!(
+            "           capped: the allow at {source} is a workspace file's; it applies only \
+             where no deny or ask_user rule of the default, user or admin tier matches the call \
+             (a workspace file can only tighten)\n"
+        )),
+        "{shown}"
+    );
+    // A deny there is not capped, nor marked.
+    let deny = write(
+        dir.path(),
+        "deny.toml",
+        "[[rule]]\ntoolName = \"deploy\"\ndecision = \"deny\"\n",
+    );
+    let shown = render(&compiled(vec![deny], None)?);
+    assert!(!shown.contains("capped"), "{shown}");
+
+    // The same file as the user's own: not capped, and shown plainly.
+    let user = write(dir.path(), "user.toml", allow_shell);
+    let p = compiled(vec![], Some(user))?;
+    assert_eq!(decide(&p, "shell", touch), Decision::Allow);
+    assert_eq!(p.policy.rules()[0].origin, RuleOrigin::User);
+    assert!(!render(&p).contains("capped"));
     Ok(())
 }

@@ -14,6 +14,7 @@ fn rule(tools: &[&str], decision: Decision, priority: i64) -> Rule {
         priority,
         deny_message: None,
         source: format!("test:{priority}"),
+        origin: RuleOrigin::User,
     }
 }
 
@@ -382,4 +383,185 @@ fn wrappers_and_function_definitions_do_not_hide_commands() {
     }
     let args = json!({"command": "ls -la"});
     assert!(allow.matches(&facts("shell", &args, Mode::Default, true), true));
+}
+
+/// `rule` with the origin of a file of another tier.
+fn from(origin: RuleOrigin, mut rule: Rule) -> Rule {
+    rule.origin = origin;
+    rule.source = format!("{origin:?}:{}", rule.priority);
+    rule
+}
+
+/// The built-in default's shape: every tool allowed, a shell command asked about.
+fn default_rules() -> Vec<Rule> {
+    let mut shell_ask = rule(&[], Decision::AskUser, 1010);
+    shell_ask.matcher.args_pattern = Regex::new("\"command\":").ok();
+    vec![
+        from(RuleOrigin::Default, rule(&["*"], Decision::Allow, 1000)),
+        from(RuleOrigin::Default, shell_ask),
+        from(RuleOrigin::Default, rule(&["deploy"], Decision::Deny, 1010)),
+    ]
+}
+
+#[test]
+fn n46_a_workspace_allow_is_capped_by_a_stricter_rule_of_another_tier() {
+    let mut rules = default_rules();
+    rules.push(from(
+        RuleOrigin::Workspace,
+        rule(&["shell"], Decision::Allow, 3999),
+    ));
+    let mut by_args = rule(&[], Decision::Allow, 3998);
+    by_args.matcher.args_pattern = Regex::new("command").ok();
+    rules.push(from(RuleOrigin::Workspace, by_args));
+    rules.push(from(
+        RuleOrigin::Workspace,
+        rule(&["deploy", "fmt"], Decision::Allow, 3500),
+    ));
+    let p = Policy::new(rules, vec![]);
+    let touch = json!({"command": "touch pwned"});
+    for interactive in [true, false] {
+        let out = p.rule_decision(&facts("shell", &touch, Mode::Default, interactive));
+        assert_eq!(out.decision, Decision::AskUser, "the default's ask holds");
+        assert_eq!(out.rule.as_deref(), Some("Default:1010"));
+        assert_eq!(
+            out.reason.as_deref(),
+            Some(
+                "policy: the rule at Default:1010 asks before shell runs (the workspace rule \
+                 at Workspace:3999 that allows it is capped: a workspace file can only tighten)"
+            )
+        );
+    }
+    // `argsPattern = "command"` is capped alike, for any tool with a command.
+    let out = p.rule_decision(&facts("bash", &touch, Mode::Default, false));
+    assert_eq!(out.decision, Decision::AskUser);
+    assert_eq!(out.rule.as_deref(), Some("Default:1010"));
+    // A default deny holds too.
+    let none = json!({});
+    let out = p.rule_decision(&facts("deploy", &none, Mode::Default, true));
+    assert_eq!(out.decision, Decision::Deny);
+    assert_eq!(out.rule.as_deref(), Some("Default:1010"));
+    // Where nothing stricter matches, the workspace allow applies.
+    let out = p.rule_decision(&facts("fmt", &none, Mode::Default, false));
+    assert_eq!(out.decision, Decision::Allow);
+    assert_eq!(out.rule.as_deref(), Some("Workspace:3500"));
+}
+
+#[test]
+fn n46_a_workspace_allow_outranks_its_own_tiers_asks_but_not_a_users() {
+    let base = || {
+        let mut rules = default_rules();
+        rules.push(from(
+            RuleOrigin::Workspace,
+            rule(&["lint"], Decision::Allow, 3900),
+        ));
+        rules.push(from(
+            RuleOrigin::Workspace,
+            rule(&["lint"], Decision::AskUser, 3100),
+        ));
+        rules
+    };
+    let none = json!({});
+    let p = Policy::new(base(), vec![]);
+    let out = p.rule_decision(&facts("lint", &none, Mode::Default, false));
+    assert_eq!(
+        out.decision,
+        Decision::Allow,
+        "its own tier's ask does not cap"
+    );
+    let mut rules = base();
+    rules.push(from(
+        RuleOrigin::User,
+        rule(&["lint"], Decision::AskUser, 4000),
+    ));
+    rules.push(from(RuleOrigin::Admin, rule(&["gc"], Decision::Deny, 5000)));
+    rules.push(from(
+        RuleOrigin::Workspace,
+        rule(&["gc"], Decision::Allow, 3999),
+    ));
+    let p = Policy::new(rules, vec![]);
+    let out = p.rule_decision(&facts("lint", &none, Mode::Default, true));
+    assert_eq!(out.decision, Decision::AskUser);
+    assert_eq!(out.rule.as_deref(), Some("User:4000"));
+    let out = p.rule_decision(&facts("gc", &none, Mode::Default, true));
+    assert_eq!(out.decision, Decision::Deny);
+    assert_eq!(out.rule.as_deref(), Some("Admin:5000"));
+    // A stricter rule that does not match this call (another mode) caps nothing.
+    let mut plan_only = from(RuleOrigin::Default, rule(&["fmt"], Decision::Deny, 1050));
+    plan_only.matcher.modes = Some(vec![Mode::Plan]);
+    let p = Policy::new(
+        vec![
+            plan_only,
+            from(RuleOrigin::Workspace, rule(&["fmt"], Decision::Allow, 3000)),
+        ],
+        vec![],
+    );
+    assert_eq!(
+        p.rule_decision(&facts("fmt", &none, Mode::Default, false))
+            .decision,
+        Decision::Allow
+    );
+    assert_eq!(
+        p.rule_decision(&facts("fmt", &none, Mode::Plan, false))
+            .decision,
+        Decision::Deny
+    );
+}
+
+#[test]
+fn n46_allows_of_the_user_and_of_an_answer_are_not_capped() {
+    let touch = json!({"command": "touch pwned"});
+    let mut rules = default_rules();
+    rules.push(from(
+        RuleOrigin::User,
+        rule(&["shell"], Decision::Allow, 4100),
+    ));
+    let p = Policy::new(rules, vec![]);
+    let out = p.rule_decision(&facts("shell", &touch, Mode::Default, false));
+    assert_eq!(out.decision, Decision::Allow);
+    assert_eq!(out.rule.as_deref(), Some("User:4100"));
+
+    // "Allow for this run" sorts at 3950, among the workspace tier's numbers, and is the user's
+    // answer: not capped.
+    let answered = Policy::new(default_rules(), vec![])
+        .with_rules(Policy::allow_for_run_rule("shell").into_iter().collect());
+    let rule = &answered.rules()[0];
+    assert_eq!(rule.priority, ALLOW_FOR_RUN_PRIORITY);
+    assert_eq!(rule.origin, RuleOrigin::Answer);
+    assert!(!rule.is_capped());
+    let out = answered.rule_decision(&facts("shell", &touch, Mode::Default, false));
+    assert_eq!(out.decision, Decision::Allow);
+    assert_eq!(out.rule.as_deref(), Some("allowed for this run: shell"));
+}
+
+#[test]
+fn n46_a_capped_allow_does_not_keep_a_denied_tool_offered() {
+    let none = json!({});
+    let p = Policy::new(
+        vec![
+            from(RuleOrigin::Default, rule(&["deploy"], Decision::Deny, 1010)),
+            from(
+                RuleOrigin::Workspace,
+                rule(&["deploy"], Decision::Allow, 3999),
+            ),
+            from(
+                RuleOrigin::Workspace,
+                rule(&["ship"], Decision::Allow, 3999),
+            ),
+            from(RuleOrigin::Workspace, rule(&["ship"], Decision::Deny, 3000)),
+        ],
+        vec![],
+    );
+    assert!(p.hides_tool("deploy", Mode::Default));
+    assert_eq!(
+        p.rule_decision(&facts("deploy", &none, Mode::Default, true))
+            .decision,
+        Decision::Deny
+    );
+    // Its own tier's deny does not cap it: `ship` is allowed, so it stays offered.
+    assert!(!p.hides_tool("ship", Mode::Default));
+    assert_eq!(
+        p.rule_decision(&facts("ship", &none, Mode::Default, true))
+            .decision,
+        Decision::Allow
+    );
 }

@@ -1,0 +1,145 @@
+//! The workspace tier may only tighten (safety.md N46, interfaces.md §2): a `keel.toml` a
+//! cloned repository brings, or a `--policy FILE`, can deny or ask, but its `allow` never
+//! outranks the built-in policy's shell ask. Each case is issue 17's attack: `keel run
+//! --approval deny` with a scripted model making one `shell` call `touch pwned`.
+
+use serde_json::{Value, json};
+
+use crate::common;
+use common::{Env, call};
+
+const ALLOW_SHELL: &str = "[[rule]]\ntoolName = \"shell\"\ndecision = \"allow\"\npriority = 999\n";
+const ALLOW_COMMANDS: &str =
+    "[[rule]]\nargsPattern = \"command\"\ndecision = \"allow\"\npriority = 999\n";
+
+/// `keel run --approval deny` whose model calls `shell` with `touch pwned`, then answers; with
+/// `extra` arguments. Returns stderr and the tool result the model read.
+fn attack(env: &Env, extra: &[&str]) -> (String, String) {
+    let model = env.script(
+        "s.jsonl",
+        &[
+            call("shell", json!({"command": "touch pwned"})),
+            json!({"text": "done"}),
+        ],
+    );
+    let mut args = vec!["run", "go", "--model", &model, "--approval", "deny"];
+    args.extend_from_slice(extra);
+    let (code, out, err) = env.keel(&args, "");
+    assert_eq!(code, 0, "{out}\n{err}");
+    let shown = env.show(&env.only_run());
+    let result: Value = shown["items"]
+        .as_array()
+        .and_then(|items| items.iter().find(|i| i["kind"] == "tool_result").cloned())
+        .unwrap_or_default();
+    (
+        err,
+        result["output"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+/// What the user and the model are told: the built-in shell ask, turned into a deny with
+/// nobody to ask, naming the capped workspace rule.
+fn assert_denied(env: &Env, err: &str, output: &str, capped_source: &str) {
+    assert!(
+        !env.work().join("pwned").exists(),
+        "the workspace rule let `touch pwned` run: {err}"
+    );
+    for told in [err, output] {
+        assert!(told.contains("asks before shell runs"), "{told}");
+        assert!(
+            told.contains(&format!(
+                "the workspace rule at {capped_source} that allows it is capped"
+            )),
+            "{told}"
+        );
+        assert!(
+            told.contains("(user confirmation is unavailable in non-interactive mode)"),
+            "{told}"
+        );
+    }
+    assert!(
+        err.contains("shell {\"command\":\"touch pwned\"}: refused"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_keel_toml_allowing_the_shell_does_not_let_a_command_run() {
+    for text in [ALLOW_SHELL, ALLOW_COMMANDS] {
+        let env = Env::new();
+        env.write("work/keel.toml", text);
+        let (err, output) = attack(&env, &[]);
+        assert_denied(&env, &err, &output, "keel.toml:1");
+    }
+}
+
+#[test]
+fn a_policy_file_allowing_the_shell_does_not_let_a_command_run() {
+    for text in [ALLOW_SHELL, ALLOW_COMMANDS] {
+        let env = Env::new();
+        let file = env.write("allow.toml", text);
+        let file = file.display().to_string();
+        let (err, output) = attack(&env, &["--policy", &file]);
+        assert_denied(&env, &err, &output, &format!("{file}:1"));
+    }
+}
+
+/// The user's own file is the user's choice: the same rule there runs the command.
+#[test]
+fn the_same_rule_in_the_user_config_runs_the_command() {
+    let env = Env::new();
+    env.user_config(ALLOW_SHELL);
+    let (err, output) = attack(&env, &[]);
+    assert!(env.work().join("pwned").exists(), "{err}\n{output}");
+}
+
+/// `keel check --policy FILE` is the same gate: the workspace allow changes nothing.
+#[test]
+fn keel_check_with_a_policy_file_still_asks() {
+    let env = Env::new();
+    let file = env.write("allow.toml", ALLOW_SHELL).display().to_string();
+    let input = json!({
+        "protocolVersion": "1.0.0",
+        "toolCall": {"name": "shell", "args": {"command": "touch pwned"}},
+        "context": {"environment": {"cwd": env.work().display().to_string(), "workspaces": []}}
+    });
+    let (code, out, err) = env.keel(&["check", "--policy", &file], input.to_string());
+    assert_eq!(code, 0, "{err}");
+    let result: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(result["decision"], "ask_user", "{out}");
+    assert!(
+        result["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains(&format!(
+                "the workspace rule at {file}:1 that allows it is capped"
+            ))),
+        "{out}"
+    );
+}
+
+/// `keel policy show` marks the capped rule, naming its file and line and why.
+#[test]
+fn policy_show_marks_a_workspace_allow_as_capped() {
+    let env = Env::new();
+    env.write(
+        "work/keel.toml",
+        &format!("# from the repository\n{ALLOW_SHELL}"),
+    );
+    let file = env.write("p.toml", ALLOW_COMMANDS).display().to_string();
+    let (code, out, err) = env.keel(&["policy", "show", "--policy", &file], "");
+    assert_eq!(code, 0, "{err}");
+    for source in ["keel.toml:2".to_string(), format!("{file}:1")] {
+        assert!(
+            out.contains(&format!("  rule      3999  allow     {source}  (capped)\n")),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!(
+                "capped: the allow at {source} is a workspace file's; it applies only where no \
+                 deny or ask_user rule of the default, user or admin tier matches the call"
+            )),
+            "{out}"
+        );
+    }
+    assert_eq!(out.matches("(capped)").count(), 2, "{out}");
+}
