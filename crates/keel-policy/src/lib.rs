@@ -1,10 +1,11 @@
 //! keel-policy: what decides a proposed tool call (safety.md, seed 002).
 //!
 //! The checker protocol's wire types ([`protocol`]), prioritized rules and how their decision
-//! combines with checkers' ([`rules`]), what a shell command will run ([`shell`]), and the in-process checkers: allowed paths over a
-//! [`paths::PathResolver`] passed in ([`paths`]) and provenance ([`provenance`], with the
-//! records a user names, [`records`]), with the read-only/side-effecting tool classifier they
-//! share ([`classify`]). Pure: running external checkers and resolving real paths happen in
+//! combines with checkers' ([`rules`]), what a shell command will run ([`shell`]), and the
+//! in-process checkers: allowed paths over a [`paths::PathResolver`] passed in ([`paths`]) and
+//! provenance ([`provenance`], with the records a user names, [`records`], and the files that
+//! run as code, [`scripts`]), with the read-only/side-effecting tool classifier they share
+//! ([`classify`]). Pure: running external checkers and resolving real paths happen in
 //! keel-runtime; compiling a configuration's policy tables into a [`rules::Policy`] happens in
 //! keel-app.
 #![forbid(unsafe_code)]
@@ -15,6 +16,7 @@ pub mod protocol;
 pub mod provenance;
 pub mod records;
 pub mod rules;
+pub mod scripts;
 pub mod shell;
 
 use serde::{Deserialize, Serialize};

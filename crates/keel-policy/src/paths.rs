@@ -76,7 +76,7 @@ impl PathConfig {
     }
 }
 
-fn path_like(key: &str) -> bool {
+pub(crate) fn path_like(key: &str) -> bool {
     let key = key.to_lowercase();
     key.contains("path")
         || key.contains("directory")
