@@ -86,6 +86,17 @@ pub fn parse(command: &str) -> Result<Vec<SimpleCommand>, Opaque> {
     Ok(out)
 }
 
+/// Whether `command` is fully understood and runs only commands keel knows to be read-only
+/// ([`commands`]): what keel may confine to reading (keel-runtime's sandbox).
+pub fn read_only_known(command: &str) -> bool {
+    parse(command).is_ok_and(|parsed| {
+        parsed.iter().all(|c| {
+            c.words.first().is_some_and(|p| commands::is_known(p))
+                && commands::path_operands(&c.words).is_ok()
+        })
+    })
+}
+
 fn parser_options() -> ParserOptions {
     ParserOptions {
         enable_extended_globbing: false,

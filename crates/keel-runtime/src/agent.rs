@@ -931,6 +931,7 @@ impl Agent<'_> {
         );
         self.cache.run = cached;
         let now = self.now();
+        self.tool_context.person_approved = matches!(verdict, Verdict::Approved { .. });
         match verdict {
             Verdict::Refuse {
                 reason,

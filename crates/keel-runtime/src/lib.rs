@@ -19,6 +19,7 @@ pub mod computer;
 pub mod gate;
 pub mod mcp;
 pub mod policy_gate;
+pub mod sandbox;
 pub mod tasks;
 pub mod tools;
 pub mod worker;

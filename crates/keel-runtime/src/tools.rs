@@ -52,6 +52,24 @@ pub struct ToolContext {
     pub shell_timeout: Duration,
     /// Most bytes of output a tool returns; the rest is cut, and the cut is said.
     pub output_cap: usize,
+    /// Whether read-only shell commands that nobody was asked about run in the kernel
+    /// sandbox ([`crate::sandbox`]).
+    pub shell_sandbox: ShellSandbox,
+    /// Set by the loop for each call: a person allowed this call when asked, so it runs as
+    /// they allowed it, unconfined.
+    pub person_approved: bool,
+}
+
+/// How the shell tool confines the read-only commands it runs without anyone's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ShellSandbox {
+    /// Never.
+    Off,
+    /// Where the kernel has Landlock; elsewhere the allow-list's decision stands alone.
+    #[default]
+    Auto,
+    /// Always: where it cannot be set up, the command does not run.
+    Required,
 }
 
 impl ToolContext {
@@ -61,6 +79,8 @@ impl ToolContext {
             cwd,
             shell_timeout: Duration::from_secs(60),
             output_cap: 64 * 1024,
+            shell_sandbox: ShellSandbox::default(),
+            person_approved: false,
         }
     }
 
@@ -277,6 +297,29 @@ impl Tool for EditFile {
     }
 }
 
+/// The sandbox a shell command runs in, if any: a read-only command nobody was asked about is
+/// confined to reading ([`crate::sandbox`]).
+fn confinement(
+    command: &str,
+    ctx: &ToolContext,
+) -> Result<Option<crate::sandbox::Confinement>, crate::sandbox::SandboxError> {
+    if ctx.shell_sandbox == ShellSandbox::Off
+        || ctx.person_approved
+        || !keel_policy::shell::read_only_known(command)
+    {
+        return Ok(None);
+    }
+    match crate::sandbox::read_only(&ctx.cwd) {
+        Ok(c) => Ok(Some(c)),
+        Err(crate::sandbox::SandboxError::Unsupported(_))
+            if ctx.shell_sandbox == ShellSandbox::Auto =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 struct Shell;
 impl Tool for Shell {
     fn spec(&self) -> ToolSpec {
@@ -295,15 +338,33 @@ impl Tool for Shell {
             Ok(c) => c,
             Err(e) => return e,
         };
-        let child = Command::new("/bin/sh")
+        let mut shell = Command::new("/bin/sh");
+        shell
             .arg("-c")
             .arg(command)
             .current_dir(&ctx.cwd)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn();
+            .process_group(0);
+        match confinement(command, ctx) {
+            Ok(None) => {}
+            Ok(Some(mut confined)) => {
+                // SAFETY: `enforce` only makes two system calls and allocates nothing on
+                // success, which is what may run between fork and exec. (keel's one `unsafe`:
+                // std has no safe hook between fork and exec.)
+                #[allow(unsafe_code)]
+                unsafe {
+                    shell.pre_exec(move || confined.enforce());
+                }
+            }
+            Err(e) => {
+                return ToolOutput::error(format!(
+                    "keel did not run this command: it runs read-only commands in a sandbox, and {e}"
+                ));
+            }
+        }
+        let child = shell.spawn();
         let mut child = match child {
             Ok(c) => c,
             Err(e) => return ToolOutput::error(format!("cannot start the shell: {e}")),

@@ -117,3 +117,96 @@ fn keel_schema_keywords_are_stripped_everywhere() {
     assert_eq!(schema["properties"]["to"]["type"], "string");
     assert_eq!(schema["properties"]["list"]["items"][0]["type"], "string");
 }
+
+/// A workspace holding what the sandbox must keep a read-only command from: sensitive files at
+/// the top and nested, a link to a folder outside, and a secret outside.
+fn sandboxed_world() -> (tempfile::TempDir, ToolContext) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+    let work = root.join("work");
+    for (rel, text) in [
+        ("outside/secret.txt", "OUTSIDE-CANARY"),
+        ("work/a.txt", "alpha"),
+        ("work/.env", "ENV-CANARY"),
+        ("work/.git/config", "GIT-CANARY"),
+        ("work/pkg/.env", "NESTED-CANARY"),
+        ("work/pkg/ok.txt", "nested ok"),
+        ("work/docs/d.txt", "docs ok"),
+    ] {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap_or(&root)).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(path, text).unwrap_or_else(|e| panic!("{e}"));
+    }
+    std::os::unix::fs::symlink(root.join("outside"), work.join("link"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut c = ToolContext::new(work);
+    c.shell_timeout = Duration::from_secs(10);
+    c.shell_sandbox = ShellSandbox::Required;
+    (dir, c)
+}
+
+#[test]
+fn read_only_commands_run_in_a_sandbox_that_reads_only_the_workspace() {
+    let (dir, c) = sandboxed_world();
+    let run = |command: &str, c: &ToolContext| call("shell", json!({ "command": command }), c);
+    // What read-only commands are for still works.
+    for (command, expect) in [
+        ("cat a.txt", "alpha"),
+        ("cat pkg/ok.txt docs/d.txt", "nested okdocs ok"),
+        ("ls -a", ".env"),
+        ("grep -c alpha a.txt", "1"),
+        ("wc -c a.txt | cat", "5 a.txt"),
+        ("whoami && uname -s", "Linux"),
+    ] {
+        let out = run(command, &c);
+        assert!(
+            !out.is_error && out.text.contains(expect),
+            "{command}: {}",
+            out.text
+        );
+    }
+    // What the allow-list should never have let through is stopped by the kernel too.
+    let outside = dir
+        .path()
+        .canonicalize()
+        .unwrap_or_default()
+        .join("outside/secret.txt");
+    for command in [
+        "cat .env".to_string(),
+        "cat .git/config".to_string(),
+        "cat pkg/.env".to_string(),
+        "cat link/secret.txt".to_string(),
+        format!("cat {}", outside.display()),
+        "head -c 100 /proc/self/environ".to_string(),
+    ] {
+        let out = run(&command, &c);
+        assert!(out.is_error, "{command}: {}", out.text);
+        assert!(!out.text.contains("CANARY"), "{command}: {}", out.text);
+    }
+    // A person's answer runs the command as they allowed it; so does a command keel does not
+    // know to be read-only (it was asked about, or a rule of the user's allowed it).
+    let mut approved = c.clone();
+    approved.person_approved = true;
+    assert!(run("cat .env", &approved).text.contains("ENV-CANARY"));
+    assert!(run("cat .env | tr a-z A-Z", &c).text.contains("ENV-CANARY"));
+    let mut off = c.clone();
+    off.shell_sandbox = ShellSandbox::Off;
+    assert!(run("cat .env", &off).text.contains("ENV-CANARY"));
+}
+
+#[test]
+fn a_workspace_too_large_to_lay_out_is_refused_not_run_unconfined() {
+    let (_dir, c) = sandboxed_world();
+    let many = c.cwd.join("many");
+    std::fs::create_dir_all(many.join(".git")).unwrap_or_else(|e| panic!("{e}"));
+    for i in 0..=crate::sandbox::MAX_ENTRIES {
+        std::fs::write(many.join(format!("f{i}")), "").unwrap_or_else(|e| panic!("{e}"));
+    }
+    let out = call("shell", json!({"command": "cat a.txt"}), &c);
+    assert!(out.is_error, "{}", out.text);
+    assert!(
+        out.text.contains("did not run") && out.text.contains("entries"),
+        "{}",
+        out.text
+    );
+}
