@@ -189,7 +189,7 @@ fn read_only_commands_run_in_a_sandbox_that_reads_only_the_workspace() {
     approved.person_approved = true;
     assert!(run("cat .env", &approved).text.contains("ENV-CANARY"));
     assert!(run("cat .env | tr a-z A-Z", &c).text.contains("ENV-CANARY"));
-    let mut off = c.clone();
+    let mut off = c;
     off.shell_sandbox = ShellSandbox::Off;
     assert!(run("cat .env", &off).text.contains("ENV-CANARY"));
 }
