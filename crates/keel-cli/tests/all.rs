@@ -15,3 +15,4 @@ mod notify;
 mod run;
 mod runs;
 mod tasks;
+mod terminal;
