@@ -338,10 +338,11 @@ fn wire_name(name: &str) -> String {
 }
 
 /// A call's arguments on the wire: the compact JSON text of an object. A model's arguments
-/// that are not an object (text that is not JSON, which keel keeps as a string so the tool can
-/// say what is wrong, or JSON such as `null` or `[1]`) go back as `{}`: servers parse the
-/// arguments of earlier calls, and refuse a request where they are not an object. The stored
-/// call, and what the gate and the tool saw, keep what the model sent.
+/// that are not an object (text that is not JSON, which keel keeps as a string so its refusal
+/// can quote it, or JSON such as `null` or `[1]`) go back as `{}`: servers parse the arguments
+/// of earlier calls, and refuse a request where they are not an object. Such a call is refused
+/// before the gate (keel-runtime's `proposal`); the stored call, and that refusal, keep what
+/// the model sent.
 fn wire_arguments(arguments: &serde_json::Value) -> String {
     if arguments.is_object() {
         arguments.to_string()
