@@ -42,7 +42,7 @@ pub fn compile_sources(sources: &Sources) -> CompiledPolicy {
         }
     };
     for warning in &config.warnings {
-        eprintln!("keel: warning: {warning}");
+        crate::out::say(&format!("warning: {warning}"));
     }
     compile_or_deny(&config)
 }

@@ -24,10 +24,10 @@ pub(crate) fn stop(db: &Path, options: &StoreOptions, run: &str) -> Result<ExitC
     if let Err(e) = stop_control(&mut store, run, keel_app::ids::now()) {
         bail!("{e}");
     }
-    eprintln!(
-        "keel: desktop control stopped for {run}: its session ends at its next operation, and \
-         no new session opens until `keel computer resume`"
-    );
+    crate::out::say(&format!(
+        "desktop control stopped for {run}: its session ends at its next operation, and no new \
+         session opens until `keel computer resume`"
+    ));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -35,8 +35,8 @@ pub(crate) fn stop(db: &Path, options: &StoreOptions, run: &str) -> Result<ExitC
 pub(crate) fn resume(db: &Path, options: &StoreOptions) -> Result<ExitCode> {
     let mut store = SqliteStore::open(db, options)?;
     match resume_control(&mut store) {
-        Ok(true) => eprintln!("keel: desktop control resumed"),
-        Ok(false) => eprintln!("keel: desktop control was not stopped; nothing to resume"),
+        Ok(true) => crate::out::say("desktop control resumed"),
+        Ok(false) => crate::out::say("desktop control was not stopped; nothing to resume"),
         Err(e) => bail!("{e}"),
     }
     Ok(ExitCode::SUCCESS)

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use keel_app::config::Config;
 use keel_app::{ids, models, paths};
 
-use crate::run;
+use crate::{out, run};
 
 /// `keel handoff RUN --to PRESET`.
 #[derive(clap::Args, Clone, Debug)]
@@ -243,19 +243,19 @@ pub fn preview(
         estimate.input,
         estimate.output
     ));
-    eprint!("{shown}");
+    out::eprint(&shown);
     let model = models::model_for(&worker_spec, config, None, &run::notices())?;
     let mut progress = false;
     let mut waited = |secs: u64| {
         progress = true;
-        eprint!(
-            "\rkeel: waiting for the worker: {secs} s of {} s",
+        out::progress(&format!(
+            "keel: waiting for the worker: {secs} s of {} s",
             timeout.as_secs()
-        );
+        ));
     };
     let answer = keel_runtime::worker::draft_with_timeout(model, &job, timeout, &mut waited);
     if progress {
-        eprintln!();
+        out::eprint("\n");
     }
     let dir = handoff_dir()?;
     let draft_path = dir.join(format!("{stem}.md"));
@@ -296,13 +296,13 @@ pub fn preview(
         }
     };
     save(&dir, &draft_path, &draft, &record)?;
-    eprintln!(
+    out::eprint(&format!(
         "keel: the draft ({} chars) is in the file below; edit it as you like, then run\n  keel \
          handoff {run_id} --go            (the new run waits for you)\n  keel handoff {run_id} \
-         --go --continue (the new run starts on the next step)",
+         --go --continue (the new run starts on the next step)\n",
         draft.chars().count()
-    );
-    println!("{}", draft_path.display());
+    ));
+    out::print(&format!("{}\n", draft_path.display())).context("cannot write to stdout")?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -374,11 +374,11 @@ pub fn go(
     // N23: the target takes the source's model, never the worker's.
     let source = store.run_head(run_id)?;
     if source.version != record.source_version {
-        eprintln!(
-            "keel: warning: run {run_id} changed after the preview (version {} → {}); the draft \
-             does not cover its newest turns. Preview again to include them.",
+        out::say(&format!(
+            "warning: run {run_id} changed after the preview (version {} → {}); the draft does \
+             not cover its newest turns. Preview again to include them.",
             record.source_version, source.version
-        );
+        ));
     }
     let target = ids::unique("run");
     let kickoff = build_bridge_kickoff(record.lang, flags.auto_continue);
@@ -402,15 +402,17 @@ pub fn go(
     })?;
     // The preview has been used (§3.7: kept until used or deleted).
     let _ = std::fs::remove_file(&record_path);
-    eprintln!(
-        "keel: run {target} created with preset {} from run {run_id}; its handoff-summary note is \
-         the draft, byte for byte. Run {run_id} is unchanged.",
+    out::say(&format!(
+        "run {target} created with preset {} from run {run_id}; its handoff-summary note is the \
+         draft, byte for byte. Run {run_id} is unchanged.",
         record.to
-    );
-    println!("{target}");
+    ));
+    out::print(&format!("{target}\n")).context("cannot write to stdout")?;
     if flags.auto_continue {
         return run::resume(config, run_flags, &target, db);
     }
-    eprintln!("keel: it waits for you: `keel runs resume {target}` starts it.");
+    out::say(&format!(
+        "it waits for you: `keel runs resume {target}` starts it."
+    ));
     Ok(ExitCode::SUCCESS)
 }

@@ -4,8 +4,8 @@
 //! command to the crate that does the work: keel-store for `runs`, keel-core through
 //! `call` for the pure functions. Errors are reported in one line that says what to do.
 
-// The binary: printing to the terminal is its job (libraries may not print).
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+// Printing to the terminal is the binary's job (libraries may not print), and it is done in
+// one place, `out`, which escapes what a person reads: the printing macros stay denied here.
 
 mod call;
 mod check;
@@ -13,10 +13,11 @@ mod computer;
 mod eval;
 mod handoff;
 mod linefeed;
+mod out;
 mod run;
 mod runs;
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -211,7 +212,7 @@ const EXIT_BAD_INPUT: u8 = 2;
 fn load_config(policy: &[PathBuf]) -> Result<config::Config> {
     let config = config::load(&config::Sources::standard(policy))?;
     for warning in &config.warnings {
-        eprintln!("keel: warning: {warning}");
+        out::say(&format!("warning: {warning}"));
     }
     Ok(config)
 }
@@ -220,12 +221,21 @@ fn store_options(config: &config::Config) -> keel_store::StoreOptions {
     config.store_options()
 }
 
+/// Text for a person on stdout, escaped (`out`).
 fn print(text: &str) -> Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .context("cannot write to stdout")?;
+    out::print(text).context("cannot write to stdout")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A machine wire on stdout (JSON), its bytes unchanged (`out::wire`).
+fn print_wire(text: &str) -> Result<ExitCode> {
+    out::wire(out::Stream::Stdout, text).context("cannot write to stdout")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--json` output is a machine wire; the rest is for a person.
+fn print_as(json: bool, text: &str) -> Result<ExitCode> {
+    if json { print_wire(text) } else { print(text) }
 }
 
 fn execute(cli: Cli) -> Result<ExitCode> {
@@ -237,8 +247,9 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 .read_to_end(&mut input)
                 .context("cannot read stdin")?;
             let outcome = call::call(&function, &input);
-            std::io::stderr().write_all(outcome.stderr.as_bytes()).ok();
-            print(&outcome.stdout)?;
+            // interfaces.md §1: `keel call` is a wire, byte for byte, on both streams.
+            out::wire(out::Stream::Stderr, &outcome.stderr).ok();
+            print_wire(&outcome.stdout)?;
             Ok(ExitCode::from(outcome.code as u8))
         }
         Command::Run {
@@ -270,22 +281,22 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 .read_to_end(&mut payload)
                 .context("cannot read the payload from stdin")?;
             if payload.len() > MAX_PAYLOAD_BYTES {
-                eprintln!(
-                    "keel notify: the payload is larger than {} MiB; nothing was queued",
+                out::eprint(&format!(
+                    "keel notify: the payload is larger than {} MiB; nothing was queued\n",
                     MAX_PAYLOAD_BYTES / 1024 / 1024
-                );
+                ));
                 return Ok(ExitCode::from(EXIT_BAD_INPUT));
             }
             let Ok(payload) = String::from_utf8(payload) else {
-                eprintln!("keel notify: the payload is not valid UTF-8; nothing was queued");
+                out::eprint("keel notify: the payload is not valid UTF-8; nothing was queued\n");
                 return Ok(ExitCode::from(EXIT_BAD_INPUT));
             };
             let kind = keel_core::notify::NotificationKind::parse(&kind)
                 .context("clap checked the kind")?;
             let id = match id {
                 Some(id) if id.is_empty() => {
-                    eprintln!(
-                        "keel notify: --id must not be empty; leave it out to get a unique id"
+                    out::eprint(
+                        "keel notify: --id must not be empty; leave it out to get a unique id\n",
                     );
                     return Ok(ExitCode::from(EXIT_BAD_INPUT));
                 }
@@ -312,9 +323,10 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 .read_to_end(&mut input)
                 .context("cannot read stdin")?;
             match check::check(&input, check::load_policy(&policy, true)) {
-                Ok(result) => print(&format!("{}\n", result.to_wire())),
+                Ok(result) => print_wire(&format!("{}\n", result.to_wire())),
                 Err(error) => {
-                    eprintln!("{}", serde_json::json!({ "error": error }));
+                    let line = format!("{}\n", serde_json::json!({ "error": error }));
+                    out::wire(out::Stream::Stderr, &line).ok();
                     Ok(ExitCode::from(EXIT_BAD_INPUT))
                 }
             }
@@ -333,7 +345,7 @@ fn execute(cli: Cli) -> Result<ExitCode> {
         } => {
             // The default policy and nothing else: no per-suite configuration.
             let policy = check::load_policy(&[], false);
-            print(&eval::run(&suites, &policy, json)?)
+            print_as(json, &eval::run(&suites, &policy, json)?)
         }
         Command::Policy {
             command: PolicyCommand::Show { policy },
@@ -384,9 +396,8 @@ fn execute(cli: Cli) -> Result<ExitCode> {
         Command::Model {
             command: ModelCommand::Fetch,
         } => {
-            let path = keel_model::local::fetch_embedded_model(&paths::data_dir()?, &mut |m| {
-                eprintln!("keel: {m}")
-            })?;
+            let path =
+                keel_model::local::fetch_embedded_model(&paths::data_dir()?, &mut |m| out::say(m))?;
             print(&format!("{}\n", path.display()))
         }
         Command::Runs { command } => {
@@ -394,9 +405,11 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             let options = store_options(&config);
             let db = paths::db_path(cli.db.as_ref())?;
             match command {
-                RunsCommand::List { json } => print(&runs::list(&db, &options, json)?),
-                RunsCommand::Show { id, json } => print(&runs::show(&db, &options, &id, json)?),
-                RunsCommand::Export { id } => print(&runs::export(&db, &options, &id)?),
+                RunsCommand::List { json } => print_as(json, &runs::list(&db, &options, json)?),
+                RunsCommand::Show { id, json } => {
+                    print_as(json, &runs::show(&db, &options, &id, json)?)
+                }
+                RunsCommand::Export { id } => print_wire(&runs::export(&db, &options, &id)?),
                 RunsCommand::Resume { id, flags } => {
                     let config = load_config(&flags.policy)?;
                     run::resume(&config, &flags, &id, &db)
@@ -414,7 +427,8 @@ fn init_logging() {
         .unwrap_or(tracing::Level::WARN);
     tracing_subscriber::fmt()
         .with_max_level(level)
-        .with_writer(std::io::stderr)
+        // Logs quote what they are about (a server's error, a path): escaped like the rest.
+        .with_writer(out::stderr)
         .with_target(false)
         .without_time()
         .init();
@@ -426,7 +440,9 @@ fn main() -> ExitCode {
     match execute(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("keel: error: {e:#}");
+            // Errors quote servers, files and tools; their line feeds stay (a TOML error's
+            // snippet), every other control character is escaped.
+            out::eprint(&format!("keel: error: {e:#}\n"));
             let store_error = e.downcast_ref::<keel_store::StoreError>().or_else(|| {
                 e.downcast_ref::<keel_app::AppError>()
                     .and_then(keel_app::AppError::as_store)

@@ -1,7 +1,7 @@
 //! `keel run "TASK"` and `keel runs resume ID` (interfaces.md §5.1): one agent turn on a run,
 //! with the whole gate, durable at every step.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -10,12 +10,12 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use keel_app::{AppError, Config, Notices, Session, SessionBuilder, SessionOptions};
 use keel_core::legacy::CallerField;
-use keel_core::text::{LineBreaks, terminal_safe};
 use keel_runtime::agent::{Agent, Event};
 use keel_runtime::approval::TerminalApprover;
 use keel_store::CallerMessage;
 
 use crate::linefeed::{LineFeed, Next};
+use crate::out;
 
 /// The flags `keel run` and `keel runs resume` share.
 #[derive(clap::Args, Clone, Debug)]
@@ -68,14 +68,16 @@ fn catch_ctrl_c() {
             if seen.swap(true, Ordering::SeqCst) {
                 std::process::exit(130);
             }
-            eprintln!("\nkeel: stopping after the current step (Ctrl-C again to leave now)");
+            out::eprint("\nkeel: stopping after the current step (Ctrl-C again to leave now)\n");
         });
     });
 }
 
 /// What to print and how to exit when a turn was cancelled.
 fn cancelled(run: &str) -> ExitCode {
-    eprintln!("keel: cancelled; everything so far is saved. `keel runs resume {run}` continues.");
+    out::say(&format!(
+        "cancelled; everything so far is saved. `keel runs resume {run}` continues."
+    ));
     ExitCode::from(130)
 }
 
@@ -94,9 +96,10 @@ impl RunFlags {
     }
 }
 
-/// Notices go to the terminal, one `keel: ` line each.
+/// Notices go to the terminal, one `keel: ` line each, escaped: they quote what others wrote
+/// (servers, tasks, files).
 pub(crate) fn notices() -> Notices {
-    Arc::new(|line| eprintln!("keel: {line}"))
+    Arc::new(out::say)
 }
 
 /// Sets up a session for a person at this terminal; `existing` is the run it continues,
@@ -119,36 +122,40 @@ pub(crate) fn session(
     Ok(session)
 }
 
+/// What the loop tells the person, through `out`: the model's reply as it streams (escaped,
+/// its lines kept), and each call, result and notice as one line whose model- and
+/// tool-written fields (the call's name, arguments and id, a reason) are escaped whole.
 fn print_event(e: Event) {
     match e {
         Event::Text(t) => {
-            print!("{t}");
-            let _ = std::io::stdout().flush();
+            let _ = out::print(&t);
         }
         Event::ToolCall {
             call,
             decision,
             reason,
         } => {
-            eprintln!(
-                "\n→ {} {}: {decision}{}",
-                call.name,
-                call.arguments,
-                reason.map(|r| format!(" — {r}")).unwrap_or_default()
-            );
+            out::eprint(&format!(
+                "\n→ {} {}: {decision}{}\n",
+                out::field(&call.name),
+                out::field(&call.arguments.to_string()),
+                reason
+                    .map(|r| format!(" — {}", out::field(&r)))
+                    .unwrap_or_default()
+            ));
         }
         Event::ToolResult {
             call_id,
             is_error,
             chars,
         } => {
-            eprintln!(
-                "  {call_id}: {} ({chars} chars)",
+            out::eprint(&format!(
+                "  {}: {} ({chars} chars)\n",
+                out::field(&call_id),
                 if is_error { "error" } else { "done" }
-            );
+            ));
         }
-        // Notices quote what others wrote (servers, tasks): never raw control characters.
-        Event::Notice(n) => eprintln!("keel: {}", terminal_safe(&n, LineBreaks::Escape)),
+        Event::Notice(n) => out::say(&n),
     }
 }
 
@@ -160,7 +167,9 @@ fn with_agent<T>(
     run: &str,
     f: impl FnOnce(&mut Agent<'_>) -> Result<T, keel_runtime::agent::LoopError>,
 ) -> Result<T> {
-    let terminal = TerminalApprover::new(input, std::io::stderr());
+    // The approver escapes what it quotes itself; its writer escapes again, so nothing it
+    // prints can reach the terminal raw.
+    let terminal = TerminalApprover::new(input, out::stderr());
     Ok(s.with_agent(terminal, run, print_event, f)?)
 }
 
@@ -170,18 +179,18 @@ fn is_cancelled(e: &anyhow::Error) -> bool {
 }
 
 fn report_end(s: &Session, run: &str, end: Option<keel_runtime::agent::TurnEnd>) {
-    println!();
+    let _ = out::print("\n");
     if let Some(used) = end.as_ref().and_then(|e| e.usage) {
-        eprintln!(
-            "keel: {} prompt + {} completion tokens this turn",
+        out::say(&format!(
+            "{} prompt + {} completion tokens this turn",
             used.prompt_tokens, used.completion_tokens
-        );
+        ));
     }
     if end.is_some_and(|e| e.hit_step_limit) {
-        eprintln!(
-            "keel: stopped at the step limit ({}); `keel runs resume {run}` continues",
+        out::say(&format!(
+            "stopped at the step limit ({}); `keel runs resume {run}` continues",
             s.settings.step_limit
-        );
+        ));
     }
 }
 
@@ -231,7 +240,7 @@ pub fn run(
     };
     report_end(&s, &run_id, Some(end));
     settle_tasks(&mut s, &mut input, &run_id)?;
-    eprintln!("keel: run {run_id} (keel runs show {run_id})");
+    out::say(&format!("run {run_id} (keel runs show {run_id})"));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -267,7 +276,7 @@ pub fn resume(
     };
     report_end(&s, run_id, end);
     settle_tasks(&mut s, &mut input, run_id)?;
-    eprintln!("keel: run {run_id} (keel runs show {run_id})");
+    out::say(&format!("run {run_id} (keel runs show {run_id})"));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -304,11 +313,11 @@ fn settle_tasks(s: &mut Session, input: &mut dyn std::io::BufRead, run: &str) ->
                 .answer(run, &request, keel_store::Answer::Deny)
                 .is_ok()
             {
-                eprintln!(
-                    "keel: a background task's permission request {request} was denied: `keel \
-                     run` takes no further turn from you to answer it (use `keel chat` for tasks \
-                     that need your answers)"
-                );
+                out::say(&format!(
+                    "a background task's permission request {request} was denied: `keel run` \
+                     takes no further turn from you to answer it (use `keel chat` for tasks that \
+                     need your answers)"
+                ));
             }
         }
         let running = s.hub.running(run);
@@ -318,7 +327,9 @@ fn settle_tasks(s: &mut Session, input: &mut dyn std::io::BufRead, run: &str) ->
             return Ok(());
         }
         if !announced {
-            eprintln!("keel: waiting for {running} background task(s) to finish");
+            out::say(&format!(
+                "waiting for {running} background task(s) to finish"
+            ));
             announced = true;
         }
         s.hub.wait_for_change(TASK_POLL);
@@ -345,15 +356,14 @@ pub fn chat(
         }
         None => s.start_run(instructions, messages)?,
     };
-    eprintln!("keel: chatting on run {run_id}; /quit to leave");
+    out::say(&format!("chatting on run {run_id}; /quit to leave"));
     let mut input = LineFeed::stdin();
     'chat: loop {
         with_agent(&mut s, &mut input, &run_id, |a| {
             a.recover(&run_id)?;
             a.deliver_notifications(&run_id)
         })?;
-        eprint!("you> ");
-        let _ = std::io::stderr().flush();
+        out::eprint("you> ");
         // While the person thinks, what background tasks send is delivered as it comes.
         let line = loop {
             match input.next_line(TASK_POLL) {
@@ -369,8 +379,7 @@ pub fn chat(
                         a.deliver_notifications(&run_id)
                     })?;
                     if delivered > 0 {
-                        eprint!("\nyou> ");
-                        let _ = std::io::stderr().flush();
+                        out::eprint("\nyou> ");
                     }
                 }
             }
@@ -389,6 +398,6 @@ pub fn chat(
         report_end(&s, &run_id, Some(end));
     }
     settle_tasks(&mut s, &mut input, &run_id)?;
-    eprintln!("keel: run {run_id} (keel runs show {run_id})");
+    out::say(&format!("run {run_id} (keel runs show {run_id})"));
     Ok(ExitCode::SUCCESS)
 }

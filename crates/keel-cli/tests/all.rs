@@ -16,4 +16,5 @@ mod notify;
 mod run;
 mod runs;
 mod tasks;
+mod terminal;
 mod workspace_tier;

@@ -898,3 +898,70 @@ fn a_scripted_run_with_a_malformed_request_fails() {
         "{said}"
     );
 }
+
+/// A model that sends arguments that are not a JSON object, and gives two calls one id: the
+/// malformed call is refused before the gate (the person is shown why, nothing runs, the model
+/// reads what it sent and to call again), and the duplicate id is renamed, so every request is
+/// one an API takes and each call has its own answer.
+#[test]
+fn malformed_arguments_are_refused_before_the_gate_and_duplicate_ids_renamed() {
+    let env = Env::new();
+    std::fs::write(env.work().join("a.txt"), "alpha").unwrap_or_else(|e| panic!("{e}"));
+    let model = env.script(
+        "s.jsonl",
+        &[
+            json!({"tool_calls": [
+                {"id": "same", "name": "write_file", "arguments": "path=pwned.txt content=x"},
+                {"id": "same", "name": "read_file", "arguments": {"path": "a.txt"}},
+            ]}),
+            json!({"text": "Done."}),
+        ],
+    );
+    let log = env.path("requests.jsonl");
+    let (code, out, err) = env.keel_env(
+        &["run", "go", "--model", &model, "--approval", "deny"],
+        &[("KEEL_SCRIPT_LOG", &log)],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Done."), "{out}");
+    assert!(
+        err.contains("→ write_file \"path=pwned.txt content=x\": refused before the gate — keel did not run this call: a tool's arguments must be one JSON object"),
+        "{err}"
+    );
+    assert!(
+        err.contains("call id same to more than one call") && err.contains("same-2"),
+        "{err}"
+    );
+    assert!(!env.work().join("pwned.txt").exists());
+    // Every request well formed (request_log checks each), and each call answered by its id.
+    let requests = common::requests(&log);
+    assert_eq!(requests.len(), 2);
+    let tools: Vec<(String, String)> = requests[1]["messages"]
+        .as_array()
+        .map(|m| {
+            m.iter()
+                .filter(|m| m["role"] == "tool")
+                .map(|m| {
+                    (
+                        m["tool_call_id"].as_str().unwrap_or_default().to_string(),
+                        m["content"].as_str().unwrap_or_default().to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(tools.len(), 2, "{tools:?}");
+    assert_eq!(tools[0].0, "same");
+    assert!(
+        tools[0]
+            .1
+            .contains("these were text that is not a JSON object: path=pwned.txt content=x."),
+        "{}",
+        tools[0].1
+    );
+    assert_eq!(tools[1], ("same-2".to_string(), "alpha".to_string()));
+    let shown = env.show(&env.only_run());
+    assert_eq!(shown["ledger"].as_array().map(Vec::len), Some(1), "{shown}");
+    assert_eq!(shown["ledger"][0]["call_id"], "same-2");
+}

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::envelope::tool_message_content;
+use crate::envelope::tool_message;
 use crate::item::{Diagnostic, Item, ItemBody, ToolCall};
 use crate::notes::SystemNotes;
 use crate::text::is_blank;
@@ -159,10 +159,12 @@ pub fn guard_conversation(conversation: &[ChatMessage]) -> Result<(), ComposeErr
     Ok(())
 }
 
-/// `unknown` dispatch, as the model reads it in place of a result.
-pub const DISPATCH_UNKNOWN_TEXT: &str = "keel does not know whether this call ran: the process \
-     stopped after it was dispatched and before its result was recorded. keel did not run the \
-     call again. Check its effect before repeating it.";
+/// `unknown` dispatch, as the model reads it in place of a result. It opens with the reserved
+/// `[DISPATCH_UNKNOWN]` marker, which a tool's text never carries
+/// (`envelope::defuse_reserved_markers`), so a result that copies this note is not this note.
+pub const DISPATCH_UNKNOWN_TEXT: &str = "[DISPATCH_UNKNOWN] keel does not know whether this call \
+     ran: the process stopped after it was dispatched and before its result was recorded. keel \
+     did not run the call again. Check its effect before repeating it.";
 
 /// Builds the request for one model call.
 pub fn compose(input: &ComposeInput<'_>) -> Result<ModelRequest, ComposeError> {
@@ -277,7 +279,7 @@ fn answer_for(
             ItemBody::ToolResult {
                 call_id, output, ..
             } if call_id == id && !consumed[j] && result.is_none() => {
-                result = Some(tool_message_content(output).to_string());
+                result = Some(tool_message(output).into_owned());
                 consumed[j] = true;
             }
             ItemBody::Diagnostic(Diagnostic::ToolCallStatus { call_id, envelope })
@@ -336,10 +338,11 @@ fn wire_name(name: &str) -> String {
 }
 
 /// A call's arguments on the wire: the compact JSON text of an object. A model's arguments
-/// that are not an object (text that is not JSON, which keel keeps as a string so the tool can
-/// say what is wrong, or JSON such as `null` or `[1]`) go back as `{}`: servers parse the
-/// arguments of earlier calls, and refuse a request where they are not an object. The stored
-/// call, and what the gate and the tool saw, keep what the model sent.
+/// that are not an object (text that is not JSON, which keel keeps as a string so its refusal
+/// can quote it, or JSON such as `null` or `[1]`) go back as `{}`: servers parse the arguments
+/// of earlier calls, and refuse a request where they are not an object. Such a call is refused
+/// before the gate (keel-runtime's `proposal`); the stored call, and that refusal, keep what
+/// the model sent.
 fn wire_arguments(arguments: &serde_json::Value) -> String {
     if arguments.is_object() {
         arguments.to_string()

@@ -59,21 +59,39 @@ pub enum LineBreaks {
 }
 
 /// Text for a terminal: control characters are shown escaped (`\u{001b}`), so no stored or
-/// quoted text can move the cursor, clear the screen or rewrite a prompt a person is
-/// answering. Tabs always stay; line feeds stay only with [`LineBreaks::Keep`]. A carriage
-/// return is always escaped: it would let a line overwrite itself.
+/// quoted text can move the cursor, clear the screen, retitle the window, write the
+/// clipboard (OSC 52) or rewrite a prompt a person is answering. Escaped are every C0
+/// control (ESC, BEL, …), DEL and every C1 control (U+0080–U+009F: `\u{9b}` is a one-char
+/// CSI on terminals that take 8-bit controls), and the Unicode bidirectional embedding,
+/// override and isolate controls (U+202A–U+202E, U+2066–U+2069; see [`is_bidi_control`]).
+/// Tabs always stay; line feeds stay only with [`LineBreaks::Keep`]. A carriage return is
+/// always escaped, even before a line feed: it would let a line overwrite itself.
+///
+/// Each char is judged alone, so text shown in pieces (a streamed reply) is as safe as text
+/// shown whole: an ESC at the end of one piece is escaped there, whatever the next brings.
+/// The escaped form is plain ASCII, so escaping twice changes nothing.
 pub fn terminal_safe(text: &str, line_breaks: LineBreaks) -> String {
     use std::fmt::Write;
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         let kept = c == '\t' || (c == '\n' && line_breaks == LineBreaks::Keep);
-        if c.is_control() && !kept {
+        if (c.is_control() || is_bidi_control(c)) && !kept {
             let _ = write!(out, "\\u{{{:04x}}}", c as u32);
         } else {
             out.push(c);
         }
     }
     out
+}
+
+/// The bidirectional formatting chars that reorder what follows them on screen: LRE, RLE,
+/// PDF, LRO, RLO (U+202A–U+202E) and LRI, RLI, FSI, PDI (U+2066–U+2069). With them a line
+/// can show text in another order than it holds (CVE-2021-42574, "Trojan Source"): a command
+/// or a path that reads as one thing and is another. They are format chars, not controls, so
+/// `char::is_control` does not catch them. The marks (LRM, RLM, ALM) only nudge neutral
+/// chars and stay.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 #[cfg(test)]
@@ -92,6 +110,55 @@ mod tests {
             "a\\u{001b}[2J\tb\\u{000a}c\\u{000d}\\u{007f}\\u{009b}"
         );
         assert_eq!(terminal_safe("中文 😀", LineBreaks::Escape), "中文 😀");
+    }
+
+    #[test]
+    fn terminal_safe_escapes_every_c0_c1_and_del_but_tab_and_kept_line_feeds() {
+        for cp in (0x00..=0x1F).chain(0x7F..=0x9F) {
+            let c = char::from_u32(cp).unwrap_or('x');
+            let shown = terminal_safe(&c.to_string(), LineBreaks::Keep);
+            if c == '\t' || c == '\n' {
+                assert_eq!(shown, c.to_string(), "U+{cp:04X}");
+            } else {
+                assert_eq!(shown, format!("\\u{{{cp:04x}}}"), "U+{cp:04X}");
+            }
+        }
+        // CRLF: the carriage return is escaped, the line feed kept.
+        assert_eq!(terminal_safe("a\r\nb", LineBreaks::Keep), "a\\u{000d}\nb");
+    }
+
+    #[test]
+    fn terminal_safe_escapes_bidi_overrides_and_isolates() {
+        // "Trojan Source": RLO makes `txt.exe` read as `exe.txt`.
+        assert_eq!(
+            terminal_safe("evil\u{202E}txt.exe", LineBreaks::Keep),
+            "evil\\u{202e}txt.exe"
+        );
+        for cp in (0x202A..=0x202E).chain(0x2066..=0x2069) {
+            let c = char::from_u32(cp).unwrap_or('x');
+            assert!(is_bidi_control(c), "U+{cp:04X}");
+            assert_eq!(
+                terminal_safe(&c.to_string(), LineBreaks::Escape),
+                format!("\\u{{{cp:04x}}}")
+            );
+        }
+        // The marks, and right-to-left text itself, stay as they are.
+        for kept in ["\u{200E}", "\u{200F}", "\u{061C}", "שלום", "مرحبا"] {
+            assert_eq!(terminal_safe(kept, LineBreaks::Escape), kept);
+        }
+    }
+
+    #[test]
+    fn terminal_safe_is_the_same_in_pieces_and_idempotent() {
+        let whole = "title \u{1b}]0;pwned\u{7}, clipboard \u{1b}]52;c;ZXZpbA==\u{7}\u{9b}2J\n";
+        let pieces: String = whole
+            .char_indices()
+            .map(|(at, c)| terminal_safe(&whole[at..at + c.len_utf8()], LineBreaks::Keep))
+            .collect();
+        let once = terminal_safe(whole, LineBreaks::Keep);
+        assert_eq!(pieces, once);
+        assert_eq!(terminal_safe(&once, LineBreaks::Keep), once);
+        assert!(!once.chars().any(|c| c.is_control() && c != '\n'), "{once}");
     }
 
     #[test]

@@ -509,8 +509,9 @@ impl Assembly {
             let arguments = if call.arguments.trim().is_empty() {
                 json!({})
             } else {
-                // Not JSON: kept as the raw text, so the tool reports the problem to the model
-                // instead of keel guessing what was meant.
+                // Not JSON: kept as the raw text, so keel's refusal (keel-runtime's
+                // `proposal`, before the gate) can quote it to the model instead of keel
+                // guessing what was meant.
                 serde_json::from_str(&call.arguments).unwrap_or(Value::String(call.arguments))
             };
             tool_calls.push(ToolCall {

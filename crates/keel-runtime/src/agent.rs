@@ -830,7 +830,14 @@ impl Agent<'_> {
                     usage,
                 });
             }
-            let reply = self.ask_model(run, &head, &specs)?;
+            let mut reply = self.ask_model(run, &head, &specs)?;
+            for renamed in crate::proposal::unique_call_ids(&mut reply.tool_calls) {
+                (self.events)(Event::Notice(format!(
+                    "the model gave call id {} to more than one call of one reply; its {} call \
+                     is {} now, so each call gets its own result",
+                    renamed.from, renamed.tool, renamed.to
+                )));
+            }
             if let Some(used) = reply.usage {
                 *usage.get_or_insert_default() += used;
             }
@@ -907,13 +914,83 @@ impl Agent<'_> {
         }
     }
 
+    /// What the model reads for a call to a tool keel does not have.
+    fn unknown_tool(&self, call: &ToolCall) -> String {
+        format!(
+            "There is no tool named {}; the tools are: {}",
+            call.name,
+            self.tools
+                .specs()
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+
+    /// Records a refused call, the one way every refusal is recorded (before the gate or by
+    /// one of its stages): the person is told the decision and why, and the model gets
+    /// `tool_result` as the call's result, an error. Nothing is dispatched, so the ledger has
+    /// no entry for it. Returns that the call failed.
+    fn refuse(
+        &mut self,
+        run: &str,
+        call: &ToolCall,
+        decision: String,
+        reason: String,
+        tool_result: String,
+    ) -> Result<bool, LoopError> {
+        (self.events)(Event::ToolCall {
+            call: call.clone(),
+            decision,
+            reason: Some(reason),
+        });
+        let now = self.now();
+        let result = self.item(ItemBody::ToolResult {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            output: Untrusted::new(tool_result.clone()),
+            is_error: true,
+        });
+        self.commit(run, |v| RunWrite::append(v, now, vec![result]))?;
+        (self.events)(Event::ToolResult {
+            call_id: call.id.clone(),
+            is_error: true,
+            chars: tool_result.chars().count(),
+        });
+        Ok(true)
+    }
+
     /// Gates, records and runs one call; returns whether it failed (refused or an error).
+    ///
+    /// A call keel cannot run as proposed — to a tool it does not have, or with arguments that
+    /// are not a JSON object (`proposal`) — is refused before the gate: no rule, checker or
+    /// person is asked about it and no tool is started. A notification's response is the
+    /// exception: the gate's authority stage refuses each of its calls with notifications.md
+    /// N15a's exact result, whatever they are.
     fn handle_call(
         &mut self,
         run: &str,
         origin: ResponseOrigin,
         call: &ToolCall,
     ) -> Result<bool, LoopError> {
+        let tools = self.tools;
+        let tool = tools.get(&call.name);
+        if !matches!(origin, ResponseOrigin::Notification(_)) {
+            let refusal = match tool {
+                None => Some(self.unknown_tool(call)),
+                Some(_) => crate::proposal::malformed_arguments(call),
+            };
+            if let Some(text) = refusal {
+                return self.refuse(
+                    run,
+                    call,
+                    "refused before the gate".into(),
+                    text.clone(),
+                    text,
+                );
+            }
+        }
         self.record(run)?;
         // The cached run is lent to the gate while the approver (also in `self`) may be asked.
         let cached = self.cache.run.take();
@@ -938,24 +1015,13 @@ impl Agent<'_> {
                 tool_result,
                 stage,
             } => {
-                (self.events)(Event::ToolCall {
-                    call: call.clone(),
-                    decision: format!("refused ({stage:?})"),
-                    reason: Some(reason),
-                });
-                let result = self.item(ItemBody::ToolResult {
-                    call_id: call.id.clone(),
-                    tool: call.name.clone(),
-                    output: Untrusted::new(tool_result.clone()),
-                    is_error: true,
-                });
-                self.commit(run, |v| RunWrite::append(v, now, vec![result]))?;
-                (self.events)(Event::ToolResult {
-                    call_id: call.id.clone(),
-                    is_error: true,
-                    chars: tool_result.chars().count(),
-                });
-                return Ok(true);
+                return self.refuse(
+                    run,
+                    call,
+                    format!("refused ({stage:?})"),
+                    reason,
+                    tool_result,
+                );
             }
             Verdict::Allow => (self.events)(Event::ToolCall {
                 call: call.clone(),
@@ -968,25 +1034,11 @@ impl Agent<'_> {
                 reason: None,
             }),
         }
-        let Some(tool) = self.tools.get(&call.name) else {
-            let text = format!(
-                "There is no tool named {}; the tools are: {}",
-                call.name,
-                self.tools
-                    .specs()
-                    .iter()
-                    .map(|s| s.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            let result = self.item(ItemBody::ToolResult {
-                call_id: call.id.clone(),
-                tool: call.name.clone(),
-                output: Untrusted::new(text),
-                is_error: true,
-            });
-            self.commit(run, |v| RunWrite::append(v, now, vec![result]))?;
-            return Ok(true);
+        let Some(tool) = tool else {
+            // Refused above; only a gate that let a notification's response through (it never
+            // does) could bring one here.
+            let text = self.unknown_tool(call);
+            return self.refuse(run, call, "not run".into(), text.clone(), text);
         };
         // At most once: the intent is durable before the side effect starts.
         let intend = LedgerWrite::Intend {

@@ -2,9 +2,9 @@
 //!
 //! This crate turns the pure crates' decisions (keel-core, keel-policy, keel-computer) into
 //! durable steps on a [`keel_store::Store`]:
-//! the turn loop (`agent`), turn boundaries and notification delivery (`boundary`), the one
-//! gate pipeline every proposed call passes (`gate`, `policy_gate`, external `checker`s,
-//! `approval`), the tools it runs (`tools`, MCP servers' tools in `mcp`, background subagents in
+//! the turn loop (`agent`), turn boundaries and notification delivery (`boundary`), what is
+//! refused or renamed before the gate (`proposal`), the one gate pipeline every proposed call
+//! passes (`gate`, `policy_gate`, external `checker`s, `approval`), the tools it runs (`tools`, MCP servers' tools in `mcp`, background subagents in
 //! `tasks`), and the summary
 //! worker compaction and handoff ask (`worker`).
 //!
@@ -19,6 +19,7 @@ pub mod computer;
 pub mod gate;
 pub mod mcp;
 pub mod policy_gate;
+pub mod proposal;
 pub mod sandbox;
 pub mod tasks;
 pub mod tools;

@@ -13,4 +13,5 @@ mod computer;
 mod crash;
 mod gate;
 mod manual;
+mod proposal;
 mod tasks;

@@ -1,0 +1,165 @@
+//! What keel makes of a model's proposed calls before any of them reaches the gate: each call
+//! of one reply gets an id of its own ([`unique_call_ids`]), and a call whose arguments are not
+//! a JSON object is refused with a reason the model can act on ([`malformed_arguments`]).
+//!
+//! A call keel cannot run as proposed — a tool it does not have (the agent's toolbox decides),
+//! or arguments that are not an object — is refused before the gate, so no policy rule, checker
+//! or person is asked about a call that could not run, and no tool is started to fail on it.
+//! Pure functions: the agent records what they decide like every other refusal.
+
+use keel_core::ToolCall;
+use serde_json::Value;
+
+/// How much of malformed arguments the refusal quotes back to the model.
+pub const ARGUMENTS_SHOWN_CHARS: usize = 200;
+
+/// A call of one reply whose id another call of the same reply already had.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Renamed {
+    pub from: String,
+    pub to: String,
+    pub tool: String,
+}
+
+/// Gives every call of one reply an id no other call of the reply has: the second and later
+/// calls with an id already used get `ID-2`, `ID-3`, … (the first free one). Returns what was
+/// renamed, in order.
+///
+/// Renamed rather than refused: a `tool` message says which call it answers only by its id, so
+/// two calls with one id cannot both be answered — an API refuses such a request, and the
+/// model could not tell its answers apart — and a refusal would need an id of its own all the
+/// same. Once each call has its own id it is an ordinary proposal the gate judges on its own
+/// merits; refusing it would drop a call the model meant for a provider's bookkeeping slip
+/// (servers and small local models that number every call `call_0`). The renamed id is what
+/// is stored, gated, recorded in the ledger and sent back, so no request ever carries a
+/// duplicate (keel-model's `wire` check would refuse it).
+pub fn unique_call_ids(calls: &mut [ToolCall]) -> Vec<Renamed> {
+    let mut renamed = Vec::new();
+    for at in 1..calls.len() {
+        if !calls[..at].iter().any(|c| c.id == calls[at].id) {
+            continue;
+        }
+        // Free among every id of the reply, the later ones included, so a rename never
+        // collides with a call still to come.
+        let fresh = (2..)
+            .map(|n| format!("{}-{n}", calls[at].id))
+            .find(|id| !calls.iter().any(|c| &c.id == id))
+            .unwrap_or_default();
+        renamed.push(Renamed {
+            from: std::mem::replace(&mut calls[at].id, fresh.clone()),
+            to: fresh,
+            tool: calls[at].name.clone(),
+        });
+    }
+    renamed
+}
+
+/// The refusal for a call whose arguments are not a JSON object, or `None` when they are one.
+/// It says what was received — its JSON type and its text, cut to
+/// [`ARGUMENTS_SHOWN_CHARS`] — and how to call again. A provider keeps arguments that were
+/// not JSON at all as a string of their text, so a string here is either.
+pub fn malformed_arguments(call: &ToolCall) -> Option<String> {
+    let (what, text) = match &call.arguments {
+        Value::Object(_) => return None,
+        Value::String(s) => ("text that is not a JSON object", s.clone()),
+        Value::Array(_) => ("a JSON array", call.arguments.to_string()),
+        Value::Number(_) => ("a JSON number", call.arguments.to_string()),
+        Value::Bool(_) => ("a JSON boolean", call.arguments.to_string()),
+        Value::Null => ("null", call.arguments.to_string()),
+    };
+    let total = text.chars().count();
+    let shown: String = text.chars().take(ARGUMENTS_SHOWN_CHARS).collect();
+    let shown = if total > ARGUMENTS_SHOWN_CHARS {
+        format!("{shown}… ({total} chars in all)")
+    } else {
+        shown
+    };
+    Some(format!(
+        "keel did not run this call: a tool's arguments must be one JSON object (for example \
+         {{\"path\": \"notes.txt\"}}), and these were {what}: {shown}. Nothing was run. Call `{}` \
+         again with its arguments as a JSON object.",
+        call.name
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn call(id: &str, arguments: Value) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: "read_file".into(),
+            arguments,
+        }
+    }
+
+    fn ids(calls: &[ToolCall]) -> Vec<&str> {
+        calls.iter().map(|c| c.id.as_str()).collect()
+    }
+
+    #[test]
+    fn duplicate_ids_are_renamed_to_free_ones_in_order() {
+        let mut calls = vec![
+            call("a", json!({})),
+            call("a", json!({})),
+            call("a-2", json!({})),
+            call("b", json!({})),
+            call("a", json!({})),
+        ];
+        let renamed = unique_call_ids(&mut calls);
+        assert_eq!(ids(&calls), ["a", "a-3", "a-2", "b", "a-4"]);
+        assert_eq!(
+            renamed
+                .iter()
+                .map(|r| (r.from.as_str(), r.to.as_str()))
+                .collect::<Vec<_>>(),
+            [("a", "a-3"), ("a", "a-4")]
+        );
+        let mut unique: Vec<&str> = ids(&calls);
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), calls.len());
+    }
+
+    #[test]
+    fn distinct_ids_are_left_alone() {
+        let mut calls = vec![call("x", json!({})), call("y", json!({}))];
+        assert!(unique_call_ids(&mut calls).is_empty());
+        assert_eq!(ids(&calls), ["x", "y"]);
+        assert!(unique_call_ids(&mut []).is_empty());
+    }
+
+    #[test]
+    fn arguments_that_are_not_an_object_are_refused_saying_what_came() {
+        assert_eq!(malformed_arguments(&call("c", json!({"path": "a"}))), None);
+        assert_eq!(malformed_arguments(&call("c", json!({}))), None);
+        for (arguments, what) in [
+            (
+                json!("{\"path\": \"a"),
+                "text that is not a JSON object: {\"path\": \"a.",
+            ),
+            (json!([1, 2]), "a JSON array: [1,2]."),
+            (json!(7), "a JSON number: 7."),
+            (json!(true), "a JSON boolean: true."),
+            (Value::Null, "null: null."),
+        ] {
+            let text = malformed_arguments(&call("c", arguments)).unwrap_or_default();
+            assert!(text.contains(what), "{text}");
+            assert!(text.contains("Call `read_file` again"), "{text}");
+        }
+    }
+
+    #[test]
+    fn long_malformed_arguments_are_cut() {
+        let long = "x".repeat(5000);
+        let text = malformed_arguments(&call("c", json!(long))).unwrap_or_default();
+        assert!(
+            text.contains(&format!("{}… (5000 chars in all)", "x".repeat(200))),
+            "{text}"
+        );
+        assert!(!text.contains(&"x".repeat(201)));
+    }
+}
