@@ -161,8 +161,8 @@ fn command(rng: &mut Rng, w: &World) -> String {
         "-",
     ]
     .iter()
-    .map(|s| s.to_string())
-    .chain([abs_secret.clone(), outside.clone()])
+    .map(ToString::to_string)
+    .chain([abs_secret.clone(), outside])
     .collect();
     // Half the time a harmless target, so the generator also probes what is allowed.
     let benign = [
