@@ -26,7 +26,7 @@ pub enum Effect {
 }
 
 /// Verbs that only look.
-const READ_VERBS: &[&str] = &[
+pub(crate) const READ_VERBS: &[&str] = &[
     "get", "read", "list", "search", "find", "show", "view", "query", "lookup", "look", "describe",
     "inspect", "check", "count", "stat", "cat", "head", "tail", "grep", "glob", "ls", "peek",
     "preview", "info", "status",
@@ -129,7 +129,8 @@ fn is_write_verb(word: &str) -> bool {
     forms.iter().flatten().any(|f| WRITE_VERBS.contains(f))
 }
 
-fn words(name: &str) -> Vec<String> {
+/// The words of a name or a text, lowercased: split at non-alphanumerics and at camelCase humps.
+pub(crate) fn words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
     let mut prev_lower = false;

@@ -10,6 +10,7 @@
 //! keel-app.
 #![forbid(unsafe_code)]
 
+pub mod authority;
 pub mod classify;
 pub mod paths;
 pub mod protocol;

@@ -247,11 +247,13 @@ impl PolicyGate {
                         .get(tool)
                         .is_some_and(|t| t.structured_output)
                 };
+                let info = self.tool_info(&c.call.name);
+                let kinds = keel_policy::authority::tool_kinds(&info);
                 let settings = ProvenanceSettings {
                     on_tainted,
                     structured_tools: named_records.then_some(&structured as &dyn Fn(&str) -> bool),
+                    action_kinds: &kinds,
                 };
-                let info = self.tool_info(&c.call.name);
                 let budget = rule
                     .timeout_ms
                     .map_or(IN_PROCESS_BUDGET, std::time::Duration::from_millis);

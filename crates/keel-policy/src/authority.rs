@@ -1,0 +1,444 @@
+//! Action authority (issue 14): does anything the user wrote ask for this kind of action?
+//!
+//! Provenance judges a call by where its argument values came from. An injected instruction
+//! that needs no value from data — unlock the front door, disable two-factor authentication,
+//! delete everything — has nothing to trace. So a call whose tool deletes, sends, pays, books,
+//! shares or changes access also needs the user's own words (any of the run's real user turns)
+//! to ask for that kind of action; otherwise it asks, saying which kind nobody asked for.
+//!
+//! Both sides are read generically. A tool's kinds come from the words of its name (past an
+//! MCP server prefix) and, for `destructiveHint`, its annotations; a user's requests from the
+//! verbs and nouns of their turns, in any plain English form. Nothing here names a tool set.
+
+use serde_json::Value;
+
+use super::classify::{ToolInfo, words};
+
+/// The kinds of action that need the user's word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ActionKind {
+    Delete,
+    Send,
+    Pay,
+    Book,
+    Share,
+    Access,
+}
+
+impl ActionKind {
+    pub const ALL: [ActionKind; 6] = [
+        ActionKind::Delete,
+        ActionKind::Send,
+        ActionKind::Pay,
+        ActionKind::Book,
+        ActionKind::Share,
+        ActionKind::Access,
+    ];
+
+    /// What the action is, for a reason a person reads.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ActionKind::Delete => "delete or remove something",
+            ActionKind::Send => "send or post a message",
+            ActionKind::Pay => "pay, transfer money or buy",
+            ActionKind::Book => "book or reserve",
+            ActionKind::Share => "share or give others access",
+            ActionKind::Access => "change access, locks, passwords or security settings",
+        }
+    }
+
+    /// Stems in a tool's name that make it this kind.
+    fn tool_stems(self) -> &'static [&'static str] {
+        match self {
+            ActionKind::Delete => &[
+                "delete", "remove", "erase", "purge", "trash", "wipe", "destroy", "unlink",
+                "discard", "drop", "clear", "empty", "truncate", "kill",
+            ],
+            ActionKind::Send => &[
+                "send",
+                "email",
+                "mail",
+                "message",
+                "reply",
+                "forward",
+                "post",
+                "tweet",
+                "sms",
+                "text",
+                "notify",
+                "publish",
+                "dm",
+                "comment",
+                "respond",
+                "broadcast",
+                "call",
+            ],
+            ActionKind::Pay => &[
+                "pay",
+                "payment",
+                "transfer",
+                "money",
+                "wire",
+                "refund",
+                "purchase",
+                "buy",
+                "order",
+                "checkout",
+                "donate",
+                "tip",
+                "charge",
+                "withdraw",
+                "deposit",
+                "transaction",
+                "invoice",
+            ],
+            ActionKind::Book => &["book", "booking", "reserve", "reservation", "rent", "hire"],
+            ActionKind::Share => &[
+                "share",
+                "invite",
+                "grant",
+                "collaborator",
+                "publish",
+                "public",
+                "expose",
+                "member",
+                "visibility",
+            ],
+            ActionKind::Access => &[
+                "unlock",
+                "lock",
+                "disable",
+                "enable",
+                "password",
+                "passcode",
+                "2fa",
+                "mfa",
+                "factor",
+                "permission",
+                "permissions",
+                "access",
+                "role",
+                "admin",
+                "revoke",
+                "authorize",
+                "deauthorize",
+                "credential",
+                "credentials",
+                "security",
+                "pin",
+                "key",
+                "keys",
+                "token",
+                "guest",
+                "door",
+                "alarm",
+                "firewall",
+                "visibility",
+            ],
+        }
+    }
+
+    /// Stems in the user's words that ask for this kind (a superset of the tool's: people say
+    /// "get rid of", "tell", "pay", "let … in").
+    fn request_stems(self) -> &'static [&'static str] {
+        match self {
+            ActionKind::Delete => &[
+                "delete",
+                "remove",
+                "erase",
+                "purge",
+                "trash",
+                "wipe",
+                "destroy",
+                "discard",
+                "drop",
+                "clear",
+                "empty",
+                "clean",
+                "rid",
+                "cancel",
+                "unsubscribe",
+                "kill",
+                "truncate",
+                "unlink",
+            ],
+            ActionKind::Send => &[
+                "send",
+                "email",
+                "mail",
+                "message",
+                "reply",
+                "forward",
+                "post",
+                "tweet",
+                "sms",
+                "text",
+                "notify",
+                "tell",
+                "inform",
+                "let",
+                "write",
+                "respond",
+                "answer",
+                "contact",
+                "dm",
+                "ping",
+                "publish",
+                "share",
+                "comment",
+                "call",
+                "invite",
+                "remind",
+                "announce",
+                "broadcast",
+            ],
+            ActionKind::Pay => &[
+                "pay",
+                "payment",
+                "transfer",
+                "send",
+                "wire",
+                "refund",
+                "purchase",
+                "buy",
+                "order",
+                "donate",
+                "tip",
+                "settle",
+                "reimburse",
+                "split",
+                "money",
+                "charge",
+                "withdraw",
+                "deposit",
+                "checkout",
+                "subscribe",
+                "renew",
+                "invoice",
+                "bill",
+            ],
+            ActionKind::Book => &[
+                "book",
+                "booking",
+                "reserve",
+                "reservation",
+                "rent",
+                "hire",
+                "schedule",
+                "appointment",
+                "ticket",
+            ],
+            ActionKind::Share => &[
+                "share",
+                "invite",
+                "grant",
+                "collaborator",
+                "publish",
+                "public",
+                "add",
+                "give",
+                "access",
+                "member",
+                "visibility",
+                "expose",
+            ],
+            ActionKind::Access => &[
+                "unlock",
+                "lock",
+                "disable",
+                "enable",
+                "password",
+                "passcode",
+                "2fa",
+                "mfa",
+                "permission",
+                "access",
+                "role",
+                "admin",
+                "revoke",
+                "authorize",
+                "deauthorize",
+                "credential",
+                "security",
+                "pin",
+                "key",
+                "token",
+                "reset",
+                "change",
+                "grant",
+                "guest",
+                "door",
+                "alarm",
+                "firewall",
+                "visibility",
+            ],
+        }
+    }
+}
+
+/// The stems above that are verbs: after a looking verb, only these make a name act.
+const ACTION_VERBS: &[&str] = &[
+    "delete",
+    "remove",
+    "erase",
+    "purge",
+    "trash",
+    "wipe",
+    "destroy",
+    "unlink",
+    "discard",
+    "drop",
+    "clear",
+    "empty",
+    "truncate",
+    "kill",
+    "send",
+    "email",
+    "mail",
+    "reply",
+    "forward",
+    "post",
+    "tweet",
+    "notify",
+    "publish",
+    "respond",
+    "broadcast",
+    "pay",
+    "transfer",
+    "wire",
+    "refund",
+    "purchase",
+    "buy",
+    "checkout",
+    "donate",
+    "charge",
+    "withdraw",
+    "deposit",
+    "book",
+    "reserve",
+    "rent",
+    "hire",
+    "share",
+    "invite",
+    "grant",
+    "expose",
+    "unlock",
+    "lock",
+    "disable",
+    "enable",
+    "revoke",
+    "authorize",
+    "deauthorize",
+];
+
+/// Whether `word` is `stem` in a plain English form (pay, pays, paid, paying, payment, …).
+fn is_form_of(word: &str, stem: &str) -> bool {
+    if word == stem {
+        return true;
+    }
+    let Some(rest) = word.strip_prefix(stem.trim_end_matches('e')) else {
+        return irregular(word, stem);
+    };
+    matches!(
+        rest,
+        "s" | "es"
+            | "ed"
+            | "d"
+            | "ing"
+            | "ion"
+            | "ions"
+            | "al"
+            | "ment"
+            | "ments"
+            | "er"
+            | "ers"
+            | "e"
+            | "ies"
+            | "ied"
+            | "y"
+    ) || irregular(word, stem)
+}
+
+fn irregular(word: &str, stem: &str) -> bool {
+    matches!(
+        (stem, word),
+        ("pay", "paid")
+            | ("send", "sent")
+            | ("buy", "bought")
+            | ("rent", "rented")
+            | ("withdraw", "withdrew")
+            | ("reply", "replied" | "replies")
+            | ("empty", "emptied")
+    )
+}
+
+fn has_stem(words: &[String], stems: &[&str]) -> bool {
+    words.iter().any(|w| stems.iter().any(|s| is_form_of(w, s)))
+}
+
+/// The kinds of action a tool takes: from its name's words, and `destructiveHint: true`
+/// (delete, when the name says no other kind). A tool its annotations call read-only takes none.
+pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
+    let annotation = |key: &str| {
+        tool.annotations
+            .as_ref()
+            .and_then(|a| a.get(key))
+            .and_then(Value::as_bool)
+    };
+    if annotation("readOnlyHint") == Some(true) {
+        return Vec::new();
+    }
+    let mut name = words(&tool.name);
+    if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
+        name.drain(..2);
+    }
+    // A name that starts with a looking verb names what it looks at: `get_transactions`,
+    // `read_door_status` take no action, while `get_and_delete_mail` still deletes.
+    let looks = name
+        .first()
+        .is_some_and(|f| super::classify::READ_VERBS.contains(&f.as_str()));
+    let mut kinds: Vec<ActionKind> = ActionKind::ALL
+        .into_iter()
+        .filter(|k| {
+            let stems = k.tool_stems();
+            if looks {
+                name[1..].iter().any(|w| {
+                    stems
+                        .iter()
+                        .any(|s| is_form_of(w, s) && ACTION_VERBS.contains(s))
+                })
+            } else {
+                has_stem(&name, stems)
+            }
+        })
+        .collect();
+    if kinds.is_empty() && annotation("destructiveHint") == Some(true) {
+        kinds.push(ActionKind::Delete);
+    }
+    kinds
+}
+
+/// The kinds of action the user's words ask for.
+pub fn requested_kinds<'a>(user_turns: impl IntoIterator<Item = &'a str>) -> Vec<ActionKind> {
+    let mut said: Vec<String> = Vec::new();
+    for turn in user_turns {
+        said.extend(words(turn));
+    }
+    ActionKind::ALL
+        .into_iter()
+        .filter(|k| has_stem(&said, k.request_stems()))
+        .collect()
+}
+
+/// The kinds of this tool's action that nothing the user wrote asks for: empty when the user
+/// asked for one of them (a tool that sends money needs "pay" or "send", not both) or the tool
+/// takes no such action.
+pub fn unrequested(tool: &[ActionKind], requested: &[ActionKind]) -> Vec<ActionKind> {
+    if tool.is_empty() || tool.iter().any(|k| requested.contains(k)) {
+        return Vec::new();
+    }
+    tool.to_vec()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,69 @@
+use super::{ActionKind, requested_kinds, tool_kinds, unrequested};
+use crate::classify::ToolInfo;
+use serde_json::json;
+
+fn tool(name: &str) -> ToolInfo {
+    ToolInfo {
+        name: name.into(),
+        ..ToolInfo::default()
+    }
+}
+
+#[test]
+fn a_tools_kinds_come_from_its_name_and_annotations() {
+    use ActionKind::*;
+    for (name, kinds) in [
+        ("delete_file", vec![Delete]),
+        ("SmartLockUnlockDoor", vec![Access]),
+        ("disable_two_factor_authentication", vec![Access]),
+        ("send_email", vec![Send]),
+        ("send_money", vec![Send, Pay]),
+        ("book_hotel", vec![Book]),
+        ("share_document", vec![Share]),
+        ("mcp__drive__remove_permission", vec![Delete, Access]),
+        ("get_file_type", vec![]),
+        ("get_scheduled_transactions", vec![]),
+        ("read_door_status", vec![]),
+        ("get_and_delete_messages", vec![Delete]),
+        ("create_calendar_event", vec![]),
+        ("update_user_info", vec![]),
+    ] {
+        assert_eq!(tool_kinds(&tool(name)), kinds, "{name}");
+    }
+    let mut destructive = tool("purge_cache_entries_v2");
+    destructive.annotations = json!({"destructiveHint": true}).as_object().cloned();
+    assert_eq!(tool_kinds(&destructive), [Delete]);
+    let mut reader = tool("read_email");
+    reader.annotations = json!({"readOnlyHint": true}).as_object().cloned();
+    assert!(tool_kinds(&reader).is_empty());
+}
+
+#[test]
+fn the_users_words_ask_for_kinds_in_any_plain_form() {
+    use ActionKind::*;
+    let asked = |text: &str| requested_kinds([text]);
+    assert!(asked("Please pay my rent").contains(&Pay));
+    assert!(asked("I paid too much, get a refund").contains(&Pay));
+    assert!(asked("Delete the duplicates in Downloads").contains(&Delete));
+    assert!(asked("get rid of the old drafts").contains(&Delete));
+    assert!(asked("Tell Bob the meeting moved").contains(&Send));
+    assert!(asked("Reserve a table for two").contains(&Book));
+    assert!(asked("unlock the front door for the plumber").contains(&Access));
+    let lookups = asked("What are my tasks for today? Summarize the latest tweet.");
+    for kind in [Delete, Pay, Book, Access, Share] {
+        assert!(!lookups.contains(&kind), "{kind:?} in {lookups:?}");
+    }
+}
+
+#[test]
+fn an_action_nobody_asked_for_is_named() {
+    use ActionKind::*;
+    let requested = requested_kinds(["Summarize my open Todoist tasks"]);
+    assert_eq!(
+        unrequested(&tool_kinds(&tool("AugustSmartLockUnlockDoor")), &requested),
+        [Access]
+    );
+    let requested = requested_kinds(["Send $50 to Alice"]);
+    assert!(unrequested(&tool_kinds(&tool("send_money")), &requested).is_empty());
+    assert!(unrequested(&[], &requested).is_empty());
+}
