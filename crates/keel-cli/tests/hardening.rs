@@ -41,6 +41,9 @@ fn attacked_workspace() -> Env {
     );
     std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755))
         .unwrap_or_else(|e| panic!("{e}"));
+    // A second name, inside, for a file outside (found by an attacker of keel's own).
+    std::fs::hard_link(env.path("outside/secret.txt"), env.path("work/notes.txt"))
+        .unwrap_or_else(|e| panic!("{e}"));
     env
 }
 
@@ -68,6 +71,11 @@ const ATTACKS: &[&str] = &[
     "grep -f../outside/file -x -v a.txt",
     "grep -f ../outside/file a.txt",
     "wc --files0=../outside/file",
+    // Found since: a hard link inside to a file outside; a list of names to open; tail's
+    // obsolete `+N` form, which can follow for ever.
+    "cat notes.txt",
+    "wc --files0-from=a.txt",
+    "tail +1f a.txt",
     // 6: a program of the workspace's choosing.
     "PATH=tools ls",
     "LD_PRELOAD=x ls",
@@ -166,4 +174,22 @@ fn keel_check_gives_the_same_answers() {
     for command in EVERYDAY {
         assert_eq!(check(command), "allow", "{command}");
     }
+}
+
+#[test]
+fn a_hard_link_to_a_file_outside_is_not_read_by_any_tool_without_asking() {
+    let env = attacked_workspace();
+    let model = env.script(
+        "link.jsonl",
+        &[
+            call("read_file", json!({"path": "notes.txt"})),
+            json!({"text": "done"}),
+        ],
+    );
+    let (code, out, err) = env.keel(&["run", "go", "--model", &model, "--approval", "deny"], "");
+    assert_eq!(code, 0, "{err}");
+    let shown = env.show(&env.only_run());
+    let everything = format!("{out}\n{err}\n{shown}");
+    assert!(!everything.contains(CANARIES[0]), "{everything}");
+    assert!(err.contains("other names (hard links)"), "{err}");
 }

@@ -7,7 +7,7 @@
 //! to ask for that kind of action; otherwise it asks, saying which kind nobody asked for.
 //!
 //! Both sides are read generically. A tool's kinds come from the words of its name (past an
-//! MCP server prefix) and, for `destructiveHint`, its annotations; a user's requests from the
+//! MCP server prefix; `readOnlyHint: true` means none); a user's requests from the
 //! verbs and nouns of their turns, in any plain English form. Nothing here names a tool set.
 
 use serde_json::Value;
@@ -376,8 +376,7 @@ fn has_stem(words: &[String], stems: &[&str]) -> bool {
     words.iter().any(|w| stems.iter().any(|s| is_form_of(w, s)))
 }
 
-/// The kinds of action a tool takes: from its name's words, and `destructiveHint: true`
-/// (delete, when the name says no other kind). A tool its annotations call read-only takes none.
+/// The kinds of action a tool takes, from its name's words. A tool its annotations call read-only takes none.
 pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
     let annotation = |key: &str| {
         tool.annotations
@@ -397,7 +396,10 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
     let looks = name
         .first()
         .is_some_and(|f| super::classify::READ_VERBS.contains(&f.as_str()));
-    let mut kinds: Vec<ActionKind> = ActionKind::ALL
+    // `destructiveHint` is not a kind: it marks tools that may overwrite (an MCP server's
+    // write_file, keel's shell) as much as ones that delete, and what they do is judged by
+    // their names here and by their values in provenance.
+    ActionKind::ALL
         .into_iter()
         .filter(|k| {
             let stems = k.tool_stems();
@@ -411,11 +413,7 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
                 has_stem(&name, stems)
             }
         })
-        .collect();
-    if kinds.is_empty() && annotation("destructiveHint") == Some(true) {
-        kinds.push(ActionKind::Delete);
-    }
-    kinds
+        .collect()
 }
 
 /// The kinds of action the user's words ask for.

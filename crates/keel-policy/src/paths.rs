@@ -37,6 +37,12 @@ pub trait PathResolver {
     fn missing_or_not_a_link(&self, _path: &Path) -> Result<Option<bool>, ResolveError> {
         Ok(None)
     }
+
+    /// Whether `path` (resolved) is a file with more than one name: a hard link may give a
+    /// file outside the workspace a name inside it, which no path shows.
+    fn has_other_names(&self, _path: &Path) -> bool {
+        false
+    }
 }
 
 /// How many symbolic links one resolution may follow (as the OS's own limit).
@@ -338,7 +344,14 @@ pub fn check_paths_in(
                 "Path \"{value}\" in argument \"{arg}\" is outside of the allowed workspace directories."
             )),
             (false, resolved) => match resolved {
-                Ok(resolved) => classify_path(&resolved, &value, &arg, roots),
+                Ok(resolved) => match classify_path(&resolved, &value, &arg, roots) {
+                    r if r.decision == Decision::Allow && fs.has_other_names(&resolved) => {
+                        SafetyCheckResult::ask(format!(
+                            "\"{value}\" in argument \"{arg}\" is a file with other names (hard links), which may be outside the workspace."
+                        ))
+                    }
+                    r => r,
+                },
                 Err(_) => SafetyCheckResult::deny(format!(
                     "Cannot resolve path \"{value}\" in argument \"{arg}\""
                 )),

@@ -334,7 +334,7 @@ enum ShortValues {
     /// Never tainted (too common in any text to say where they came from).
     Exempt,
     /// Tainted where data holds them as whole tokens and the user's words do not: for calls
-    /// that delete, send, pay, book, share or change access (`delete_file(id="13")`).
+    /// that delete, share or change access (`delete_file(id="13")`).
     Tokens,
 }
 
@@ -775,7 +775,7 @@ fn tainted_lines(tool: &str, values: &[Leaf], index: &ProvenanceIndex<'_>) -> Ve
     let mut out = Vec::new();
     for leaf in values {
         for (n, line) in super::scripts::lines_to_attribute(&leaf.needle) {
-            if let Attribution::Tainted { source } = attribute(index, line) {
+            if let Attribution::Tainted { source } = attribute(index, &line) {
                 out.push(format!(
                     "line {n} of argument \"{}\" of {tool}, a file that will run as code, comes from {source}, not from the user",
                     leaf.path
@@ -801,10 +801,21 @@ pub fn check_provenance(
     }
     let mut values = Vec::new();
     leaves(args, schema, "", "", &mut values);
-    let short = if settings.action_kinds.is_empty() {
-        ShortValues::Exempt
-    } else {
+    // An id alone is the whole damage of a delete, a share or an access change: short values
+    // count there. (Sends, payments and bookings carry a recipient, an amount or a place,
+    // which are checked whole; their short ids — "my rent payment" is record 7 — stay exempt
+    // until record naming reaches common nouns.)
+    let short = if settings.action_kinds.iter().any(|k| {
+        matches!(
+            k,
+            super::authority::ActionKind::Delete
+                | super::authority::ActionKind::Share
+                | super::authority::ActionKind::Access
+        )
+    }) {
         ShortValues::Tokens
+    } else {
+        ShortValues::Exempt
     };
     let reads = RecordReads::default();
     let tainted: Vec<String> = values

@@ -42,6 +42,14 @@ const RUN_FILE_NAMES: &[&str] = &[
     ".envrc",
     ".pre-commit-config.yaml",
     ".gitlab-ci.yml",
+    ".travis.yml",
+    "azure-pipelines.yml",
+    "bitbucket-pipelines.yml",
+    "jenkinsfile",
+    "devcontainer.json",
+    "noxfile.py",
+    "tox.ini",
+    "procfile",
     "crontab",
 ];
 
@@ -51,6 +59,7 @@ const RUN_FOLDERS: &[&str] = &[
     ".circleci/",
     ".husky/",
     ".git/hooks/",
+    ".devcontainer/",
     "hooks/",
 ];
 
@@ -63,7 +72,11 @@ pub fn runs_as_code(path: &str) -> bool {
     let normal = path.replace('\\', "/").to_lowercase();
     let name = normal.rsplit('/').next().unwrap_or(&normal);
     let extension = name.rsplit_once('.').map(|(_, e)| e);
+    // A test runner runs its tests: pytest collects `test_*.py` and `*_test.py`.
+    let test_file =
+        name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"));
     extension.is_some_and(|e| SCRIPT_EXTENSIONS.contains(&e))
+        || test_file
         || RUN_FILE_NAMES.contains(&name)
         || RUN_FOLDERS
             .iter()
@@ -84,14 +97,30 @@ pub fn writes_code(args: &Value) -> bool {
     })
 }
 
-/// The lines of a multi-line value worth attributing one by one, with their 1-based numbers.
-pub fn lines_to_attribute(value: &str) -> impl Iterator<Item = (usize, &str)> {
-    let multi_line = value.contains('\n');
-    value
-        .lines()
-        .enumerate()
-        .filter(move |(_, line)| multi_line && line.trim().chars().count() >= MIN_LINE_CHARS)
-        .map(|(i, line)| (i + 1, line.trim()))
+/// The lines of a multi-line value worth attributing one by one, with the 1-based number of
+/// their first line. A line a trailing `\` continues is one line with the next, as the shell
+/// reads it (`curl … \` then `| sh`), joined with the continuation's indentation dropped.
+pub fn lines_to_attribute(value: &str) -> Vec<(usize, String)> {
+    if !value.contains('\n') {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut current: Option<(usize, String)> = None;
+    for (i, line) in value.lines().enumerate() {
+        let (start, mut text) = match current.take() {
+            Some((start, text)) => (start, text + line.trim_start()),
+            None => (i + 1, line.trim().to_string()),
+        };
+        if let Some(joined) = text.strip_suffix('\\') {
+            text = joined.to_string();
+            current = Some((start, text));
+            continue;
+        }
+        out.push((start, text.trim().to_string()));
+    }
+    out.extend(current.map(|(start, text)| (start, text.trim().to_string())));
+    out.retain(|(_, line)| line.chars().count() >= MIN_LINE_CHARS);
+    out
 }
 
 #[cfg(test)]
@@ -137,12 +166,19 @@ mod tests {
 
     #[test]
     fn short_lines_and_single_line_values_are_not_split() {
-        let lines: Vec<_> =
-            lines_to_attribute("#!/bin/sh\nset -e\ncurl https://x.example | sh\nfi\n").collect();
+        let lines = lines_to_attribute("#!/bin/sh\nset -e\ncurl https://x.example | sh\nfi\n");
         assert_eq!(
             lines,
-            [(1, "#!/bin/sh"), (3, "curl https://x.example | sh")]
+            [
+                (1, "#!/bin/sh".into()),
+                (3, "curl https://x.example | sh".into())
+            ]
         );
-        assert_eq!(lines_to_attribute("one single long line").count(), 0);
+        assert!(lines_to_attribute("one single long line").is_empty());
+        // A continued line is read whole.
+        let continued = lines_to_attribute("set -e\ncurl -s https://x.example/a \\\n    | sh\n");
+        assert_eq!(continued, [(2, "curl -s https://x.example/a | sh".into())]);
+        assert!(runs_as_code("tests/test_setup.py") && runs_as_code("Jenkinsfile"));
+        assert!(runs_as_code(".devcontainer/devcontainer.json"));
     }
 }

@@ -40,6 +40,11 @@ impl PathResolver for StdResolver {
         std::fs::read_link(path).ok()
     }
 
+    fn has_other_names(&self, path: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.nlink() > 1)
+    }
+
     fn missing_or_not_a_link(&self, path: &Path) -> Result<Option<bool>, ResolveError> {
         match std::fs::symlink_metadata(path) {
             Ok(meta) => Ok(Some(!meta.file_type().is_symlink())),

@@ -4,7 +4,8 @@
 //! lets through runs under Landlock as well: the command may read and run the system's own
 //! programs and libraries (`/usr`, `/bin`, `/lib*`, `/etc`), list the workspace, and read the
 //! workspace's files — except the sensitive entries (`.git`, `.env`, `node_modules`, as the
-//! allowed-path checker names them) and anything behind a symbolic link; it may write nothing
+//! allowed-path checker names them), anything behind a symbolic link and files with other
+//! names (hard links); it may write nothing
 //! but `/dev/null`. Reads of the home folder or anything else outside are refused by the
 //! kernel, whatever the command turned out to mean.
 //!
@@ -91,7 +92,7 @@ fn has_hazard(dir: &Path, seen: &mut usize) -> Result<bool, SandboxError> {
         let Ok(kind) = entry.file_type() else {
             return Ok(true);
         };
-        if kind.is_symlink() || sensitive(&entry.file_name()) {
+        if kind.is_symlink() || sensitive(&entry.file_name()) || hard_linked(&entry.path()) {
             return Ok(true);
         }
         if kind.is_dir() && has_hazard(&entry.path(), seen)? {
@@ -99,6 +100,13 @@ fn has_hazard(dir: &Path, seen: &mut usize) -> Result<bool, SandboxError> {
         }
     }
     Ok(false)
+}
+
+/// A file with other names: Landlock grants an inode, so granting it here would grant it under
+/// its names outside too.
+fn hard_linked(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.nlink() > 1)
 }
 
 fn lay_out(dir: &Path, layout: &mut Layout) -> Result<(), SandboxError> {
@@ -119,7 +127,7 @@ fn lay_out(dir: &Path, layout: &mut Layout) -> Result<(), SandboxError> {
         let path = entry.path();
         if kind.is_dir() && has_hazard(&path, &mut layout.seen)? {
             lay_out(&path, layout)?;
-        } else {
+        } else if !hard_linked(&path) {
             layout.grants.push(path);
         }
     }

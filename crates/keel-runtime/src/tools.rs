@@ -297,6 +297,14 @@ impl Tool for EditFile {
     }
 }
 
+/// A `PATH` without its relative and empty entries.
+fn absolute_path_entries(path: &std::ffi::OsStr) -> std::ffi::OsString {
+    let kept: Vec<PathBuf> = std::env::split_paths(path)
+        .filter(|p| p.is_absolute())
+        .collect();
+    std::env::join_paths(kept).unwrap_or_default()
+}
+
 /// The sandbox a shell command runs in, if any: a read-only command nobody was asked about is
 /// confined to reading ([`crate::sandbox`]).
 fn confinement(
@@ -350,6 +358,12 @@ impl Tool for Shell {
         match confinement(command, ctx) {
             Ok(None) => {}
             Ok(Some(mut confined)) => {
+                // A relative or empty `PATH` entry (`./bin:$PATH`, a trailing `:`) would let a
+                // listed name run a program of the workspace's choosing.
+                shell.env(
+                    "PATH",
+                    absolute_path_entries(&std::env::var_os("PATH").unwrap_or_default()),
+                );
                 // SAFETY: `enforce` only makes two system calls and allocates nothing on
                 // success, which is what may run between fork and exec. (keel's one `unsafe`:
                 // std has no safe hook between fork and exec.)

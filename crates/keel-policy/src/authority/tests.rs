@@ -30,9 +30,12 @@ fn a_tools_kinds_come_from_its_name_and_annotations() {
     ] {
         assert_eq!(tool_kinds(&tool(name)), kinds, "{name}");
     }
-    let mut destructive = tool("purge_cache_entries_v2");
-    destructive.annotations = json!({"destructiveHint": true}).as_object().cloned();
-    assert_eq!(tool_kinds(&destructive), [Delete]);
+    // destructiveHint marks overwriting tools too (a shell, an MCP write_file): not a kind.
+    for name in ["shell", "write_file"] {
+        let mut t = tool(name);
+        t.annotations = json!({"destructiveHint": true}).as_object().cloned();
+        assert!(tool_kinds(&t).is_empty(), "{name}");
+    }
     let mut reader = tool("read_email");
     reader.annotations = json!({"readOnlyHint": true}).as_object().cloned();
     assert!(tool_kinds(&reader).is_empty());

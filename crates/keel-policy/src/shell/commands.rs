@@ -203,7 +203,7 @@ const WC: &[Opt] = &[
     b('c', "bytes", Flag),
     b('m', "chars", Flag),
     b('l', "lines", Flag),
-    l("files0-from", Path),
+    l("files0-from", Refused(FILE_LIST)),
     b('L', "max-line-length", Flag),
     b('w', "words", Flag),
     l("total", Value),
@@ -212,6 +212,9 @@ const WC: &[Opt] = &[
 ];
 
 const RECURSE: &str = "it reads file contents recursively";
+
+/// The names in such a list are files the command opens, which keel never sees.
+const FILE_LIST: &str = "it reads the names of the files to open from a file";
 
 const GREP: &[Opt] = &[
     b('E', "extended-regexp", Flag),
@@ -286,7 +289,7 @@ const DU: &[Opt] = &[
     b('D', "dereference-args", Flag),
     b('H', "dereference-args", Flag),
     b('d', "max-depth", Value),
-    l("files0-from", Path),
+    l("files0-from", Refused(FILE_LIST)),
     b('h', "human-readable", Flag),
     l("inodes", Flag),
     s('k', Flag),
@@ -450,6 +453,12 @@ fn known(spec: &Spec, args: &[String]) -> Result<Vec<String>, Opaque> {
         if let Some((opt, shown)) = pending.take() {
             take_value(spec, opt, &shown, arg, &mut paths)?;
             continue;
+        }
+        if spec.name == "tail" && arg.starts_with('+') && !options_end {
+            // The obsolete `tail +N[bcl][f]` form is an option, and `f` follows for ever.
+            return Err(refuse(format!(
+                "{arg}: the old `+N` form is an option that may follow a file for ever"
+            )));
         }
         if options_end || !arg.starts_with('-') || arg == "-" {
             operands.push(arg);

@@ -195,6 +195,27 @@ fn read_only_commands_run_in_a_sandbox_that_reads_only_the_workspace() {
 }
 
 #[test]
+fn a_confined_command_finds_programs_only_on_absolute_path_entries() {
+    let kept = absolute_path_entries(std::ffi::OsStr::new("tools:/usr/bin::./bin:/bin:"));
+    assert_eq!(kept, std::ffi::OsString::from("/usr/bin:/bin"));
+}
+
+#[test]
+fn a_hard_link_to_a_file_outside_is_not_granted() {
+    let (dir, c) = sandboxed_world();
+    let outside = dir.path().join("outside/secret.txt");
+    std::fs::hard_link(&outside, c.cwd.join("notes.txt")).unwrap_or_else(|e| panic!("{e}"));
+    let out = call("shell", json!({"command": "cat notes.txt"}), &c);
+    assert!(out.is_error && !out.text.contains("CANARY"), "{}", out.text);
+    // The workspace's other files still read.
+    assert!(
+        call("shell", json!({"command": "cat a.txt"}), &c)
+            .text
+            .contains("alpha")
+    );
+}
+
+#[test]
 fn a_workspace_too_large_to_lay_out_is_refused_not_run_unconfined() {
     let (_dir, c) = sandboxed_world();
     let many = c.cwd.join("many");

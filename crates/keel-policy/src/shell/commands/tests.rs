@@ -17,13 +17,11 @@ fn operands_and_file_valued_options_in_every_spelling_are_paths() {
     assert_eq!(ok("head -5 a"), ["a"]);
     assert_eq!(ok("tail -n+3 a"), ["a"]);
     assert_eq!(ok("ls -la --color=auto --sort time d"), ["d"]);
-    // Issue 17 row 5: a path glued to an option.
-    assert_eq!(ok("wc --files0-from=/outside/file"), ["/outside/file"]);
-    assert_eq!(ok("wc --files0-from /outside/file"), ["/outside/file"]);
-    // getopt_long takes unambiguous abbreviations.
-    assert_eq!(ok("wc --files0=/outside/file"), ["/outside/file"]);
-    assert_eq!(ok("du --files0-from=/etc/hostname"), ["/etc/hostname"]);
+    // Issue 17 row 5: a path glued to an option, in every spelling; getopt_long takes
+    // unambiguous abbreviations.
     assert_eq!(ok("du -sX/outside ."), ["/outside", "."]);
+    assert_eq!(ok("du --exclude-from /outside ."), ["/outside", "."]);
+    assert_eq!(ok("du --exclude-f=/outside ."), ["/outside", "."]);
     assert_eq!(
         ok("grep -f/outside/file -x -v a.txt"),
         ["/outside/file", "a.txt"]
@@ -68,6 +66,13 @@ fn what_reads_recursively_follows_out_or_never_ends_is_opaque() {
         "tail -f a",
         "tail --follow=name a",
         "tail -F a",
+        "tail +1f a",
+        "tail +5 a",
+        // A list of file names to open: the names inside are never checked.
+        "wc --files0-from=/outside/file",
+        "wc --files0-from list",
+        "wc --files0=list",
+        "du --files0-from=names",
         // Unknown, ambiguous, malformed.
         "cat --output=x a",
         "cat -Z a",
