@@ -112,6 +112,9 @@ pub struct ProvenanceIndex<'a> {
     /// Trigram postings of `user` and `untrusted`, kept only by an index that lives across
     /// calls: for one call, a scan of the texts is cheaper than building them.
     grams: Option<(Trigrams, Trigrams)>,
+    /// The kinds of action the user's words ask for ([`super::authority`]), read once per
+    /// user turn added rather than once per call.
+    requested: std::sync::OnceLock<Vec<super::authority::ActionKind>>,
 }
 
 /// What one item contributes: user text, or untrusted text with its source.
@@ -175,6 +178,13 @@ impl<'a> ProvenanceIndex<'a> {
             user.add(self.user.len(), &text);
         }
         self.user.push(text);
+        self.requested = std::sync::OnceLock::new();
+    }
+
+    /// The kinds of action the user's words ask for.
+    fn requested_kinds(&self) -> &[super::authority::ActionKind] {
+        self.requested
+            .get_or_init(|| super::authority::requested_kinds(self.user.iter().map(AsRef::as_ref)))
     }
 
     fn add_untrusted(&mut self, source: Source<'a>, text: Cow<'a, str>) {
@@ -844,8 +854,7 @@ pub fn check_provenance(
         tainted = tainted_lines(tool, &values, index);
     }
     if !settings.action_kinds.is_empty() {
-        let requested = super::authority::requested_kinds(index.user.iter().map(AsRef::as_ref));
-        let missing = super::authority::unrequested(settings.action_kinds, &requested);
+        let missing = super::authority::unrequested(settings.action_kinds, index.requested_kinds());
         if let Some(kind) = missing.first() {
             tainted.push(format!(
                 "{tool} would {}, and nothing you wrote asks for that",
