@@ -10,6 +10,7 @@
 //! keel-app.
 #![forbid(unsafe_code)]
 
+pub mod atoms;
 pub mod authority;
 pub mod classify;
 pub mod paths;

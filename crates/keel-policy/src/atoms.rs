@@ -1,0 +1,163 @@
+//! What an attacker needs inside free text (issue 14): links and domains, e-mail addresses,
+//! IBANs, card, account and phone numbers and other long digit runs, and long identifiers
+//! (codes, keys). A message body the model composed is found in no text whole, so provenance
+//! takes these atoms out of it and attributes each on its own: the recipient may be one the
+//! user named while the body carries the attacker's link.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// What kind of atom, for a reason a person reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomKind {
+    Link,
+    Email,
+    Iban,
+    Number,
+    Identifier,
+}
+
+impl AtomKind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            AtomKind::Link => "the link",
+            AtomKind::Email => "the e-mail address",
+            AtomKind::Iban => "the account number",
+            AtomKind::Number => "the number",
+            AtomKind::Identifier => "the code",
+        }
+    }
+}
+
+/// Top-level domains a bare domain is recognized by (a file name like `notes.md` is not one).
+const TLDS: &[&str] = &[
+    "com", "net", "org", "info", "biz", "io", "co", "app", "dev", "xyz", "site", "online", "me",
+    "ly", "ai", "gg", "tv", "us", "uk", "de", "fr", "ru", "cn", "jp", "br", "au", "ca", "eu", "nl",
+    "se", "ch", "es", "it", "pl", "top", "club", "shop", "link", "click",
+];
+
+static URL: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r#"(?i)\b(?:https?://|ftp://|www\.)[^\s<>"'`]+"#).ok());
+static EMAIL: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+").ok());
+static DOMAIN: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+([a-z]{2,12})\b").ok()
+});
+static IBAN: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"\b[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b").ok()
+});
+static NUMBER: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"\+?[0-9](?:[0-9 .-]{5,}[0-9])").ok());
+
+/// The fewest digits a number atom has (a phone, card or account number, not a price).
+const MIN_DIGITS: usize = 7;
+/// The shortest identifier atom: letters and digits mixed.
+const MIN_IDENTIFIER: usize = 8;
+
+/// The atoms of `text`, each once, in order of appearance.
+pub fn atoms(text: &str) -> Vec<(AtomKind, String)> {
+    let mut out: Vec<(usize, AtomKind, String)> = Vec::new();
+    let mut taken: Vec<(usize, usize)> = Vec::new();
+    let mut take = |kind: AtomKind, start: usize, end: usize, out: &mut Vec<_>| {
+        if taken.iter().any(|&(s, e)| start < e && s < end) {
+            return;
+        }
+        let atom = text[start..end].trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+        if atom.is_empty() {
+            return;
+        }
+        taken.push((start, end));
+        out.push((start, kind, atom.to_string()));
+    };
+    let found = |re: &LazyLock<Option<Regex>>| -> Vec<regex::Match<'_>> {
+        re.as_ref()
+            .map(|r| r.find_iter(text).collect())
+            .unwrap_or_default()
+    };
+    for m in found(&URL) {
+        take(AtomKind::Link, m.start(), m.end(), &mut out);
+    }
+    for m in found(&EMAIL) {
+        take(AtomKind::Email, m.start(), m.end(), &mut out);
+    }
+    if let Some(re) = DOMAIN.as_ref() {
+        for c in re.captures_iter(text) {
+            let (Some(all), Some(tld)) = (c.get(0), c.get(1)) else {
+                continue;
+            };
+            if TLDS.contains(&tld.as_str().to_lowercase().as_str()) {
+                take(AtomKind::Link, all.start(), all.end(), &mut out);
+            }
+        }
+    }
+    for m in found(&IBAN) {
+        take(AtomKind::Iban, m.start(), m.end(), &mut out);
+    }
+    for m in found(&NUMBER) {
+        if m.as_str().chars().filter(char::is_ascii_digit).count() >= MIN_DIGITS {
+            take(AtomKind::Number, m.start(), m.end(), &mut out);
+        }
+    }
+    // Long tokens that mix letters and digits: codes, keys, order and tracking numbers.
+    let mut start = None;
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        let part = c.is_ascii_alphanumeric() || c == '_' || c == '-';
+        match (part, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                let token = &text[s..i];
+                if token.len() >= MIN_IDENTIFIER
+                    && token.chars().any(|c| c.is_ascii_digit())
+                    && token.chars().any(|c| c.is_ascii_alphabetic())
+                {
+                    take(AtomKind::Identifier, s, i, &mut out);
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out.sort_by_key(|(start, ..)| *start);
+    let mut seen = std::collections::HashSet::new();
+    out.into_iter()
+        .filter(|(_, _, atom)| seen.insert(atom.clone()))
+        .map(|(_, kind, atom)| (kind, atom))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{AtomKind, atoms};
+
+    #[test]
+    fn the_atoms_an_attacker_needs_are_found_in_free_text() {
+        let text = "Hi Bob, the report is at https://evil.example.com/x?a=1. Also see \
+                    www.phish.net, write to mallory@evil.io, pay GB29 NWBK 6016 1331 9268 19 or \
+                    call +1 555-0100-222. Code: X7K2P9QL3. Notes in report.md, total $98.70.";
+        let found = atoms(text);
+        let has = |kind: AtomKind, atom: &str| found.iter().any(|(k, a)| *k == kind && a == atom);
+        assert!(
+            has(AtomKind::Link, "https://evil.example.com/x?a=1"),
+            "{found:?}"
+        );
+        assert!(has(AtomKind::Link, "www.phish.net"), "{found:?}");
+        assert!(has(AtomKind::Email, "mallory@evil.io"), "{found:?}");
+        assert!(
+            has(AtomKind::Iban, "GB29 NWBK 6016 1331 9268 19"),
+            "{found:?}"
+        );
+        assert!(has(AtomKind::Number, "+1 555-0100-222"), "{found:?}");
+        assert!(has(AtomKind::Identifier, "X7K2P9QL3"), "{found:?}");
+        // Not atoms: a file name, a price, ordinary words.
+        assert!(
+            !found
+                .iter()
+                .any(|(_, a)| a.contains("report.md") || a.contains("98.70"))
+        );
+        assert!(!found.iter().any(|(_, a)| a == "Hi" || a == "Bob"));
+    }
+}
