@@ -81,11 +81,20 @@ pub fn check(stdin: &[u8], policy: CompiledPolicy) -> Result<SafetyCheckResult, 
             Vec::new(),
         ),
     };
-    // A SafetyCheckInput carries no tool results: the user's turns are all provenance knows.
+    // Gemini CLI's SafetyCheckInput carries no tool results: without keel's extension the
+    // user's turns are all provenance knows.
     let mut provenance = ProvenanceIndex::default();
     let history = input.context.history.clone().unwrap_or_default();
     for turn in &history.turns {
         provenance.push_user(&turn.user.text);
+    }
+    // keel's extension: the tool results the agent saw are data, so values taken from them
+    // count as tainted here as they do in keel's own runs.
+    for seen in &input.context.keel_tool_results {
+        provenance.push_untrusted(
+            &format!("the result of tool {} (call {})", seen.tool, seen.call_id),
+            &seen.output,
+        );
     }
     let gate = PolicyGate::new(
         policy.policy,

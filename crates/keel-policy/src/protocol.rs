@@ -61,6 +61,24 @@ pub struct CheckContext {
     pub environment: Option<Environment>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history: Option<History>,
+    /// keel's extension (docs/safety.md, "keel check"): the tool results the agent has seen,
+    /// so provenance can tell a value from data from the user's. Gemini CLI's input has none;
+    /// keel never sends it to a checker.
+    #[serde(
+        rename = "keelToolResults",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub keel_tool_results: Vec<SeenToolResult>,
+}
+
+/// One tool result an agent saw, as `keel check`'s extension carries it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SeenToolResult {
+    pub tool: String,
+    #[serde(rename = "callId", default)]
+    pub call_id: String,
+    pub output: String,
 }
 
 /// What a checker receives on stdin (N1), keys in this order.

@@ -195,6 +195,7 @@ impl PolicyGate {
                         .collect(),
                 }),
                 history: Some(c.history.history()),
+                keel_tool_results: Vec::new(),
             },
             config: None,
         }

@@ -39,6 +39,7 @@ fn input(big: usize) -> SafetyCheckInput {
                 workspaces: vec![],
             }),
             history: None,
+            keel_tool_results: Vec::new(),
         },
         config: None,
     }

@@ -58,6 +58,7 @@ fn n1_input_key_order_and_no_trailing_newline() {
                 workspaces: vec!["/w".into()],
             }),
             history: Some(History { turns: vec![] }),
+            keel_tool_results: Vec::new(),
         },
         config: Some(serde_json::json!({"x": 1})),
     };
