@@ -158,6 +158,10 @@ enum EvalCommand {
         suites: Vec<PathBuf>,
         #[arg(long)]
         json: bool,
+        /// Also list every decision with the rule or checker that made it and its reason, and
+        /// how many decisions each rule and checker made.
+        #[arg(long)]
+        explain: bool,
     },
 }
 
@@ -341,11 +345,16 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Eval {
-            command: EvalCommand::Agentdojo { suites, json },
+            command:
+                EvalCommand::Agentdojo {
+                    suites,
+                    json,
+                    explain,
+                },
         } => {
             // The default policy and nothing else: no per-suite configuration.
             let policy = check::load_policy(&[], false);
-            print_as(json, &eval::run(&suites, &policy, json)?)
+            print_as(json, &eval::run(&suites, &policy, json, explain)?)
         }
         Command::Policy {
             command: PolicyCommand::Show { policy },

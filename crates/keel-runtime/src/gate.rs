@@ -19,7 +19,7 @@ use keel_policy::provenance::ProvenanceIndex;
 use keel_policy::rules::{Final, non_interactive};
 
 use crate::approval::{Answer, Approver};
-use crate::policy_gate::{CallToDecide, HistorySource, PolicyGate};
+use crate::policy_gate::{CallToDecide, HistorySource, PolicyDecision, PolicyGate};
 
 /// The pipeline's stages, in their order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -190,8 +190,20 @@ impl Gate {
 
     /// Decides one call. `approver` answers ask_user; `None` means nobody can (non-interactive).
     pub fn decide(&self, input: &GateInput<'_>, approver: Option<&mut dyn Approver>) -> Verdict {
+        self.decide_explained(input, approver).0
+    }
+
+    /// [`Gate::decide`], with what the policy stages decided (the rule that matched, each
+    /// checker's verdict and reason) when the call reached them: `keel eval --explain` says
+    /// which rule or checker made each decision. `None` when an earlier stage refused the call
+    /// or the gate has no policy stages.
+    pub fn decide_explained(
+        &self,
+        input: &GateInput<'_>,
+        approver: Option<&mut dyn Approver>,
+    ) -> (Verdict, Option<PolicyDecision>) {
         if let Some(refusal) = authorize(input.origin, std::slice::from_ref(input.call)).pop() {
-            return Verdict::Refuse {
+            let verdict = Verdict::Refuse {
                 stage: Stage::Authority,
                 reason: format!(
                     "tool call {} ({}) refused: a response to a notification may not call tools",
@@ -199,6 +211,7 @@ impl Gate {
                 ),
                 tool_result: refusal.result.to_string(),
             };
+            return (verdict, None);
         }
         for stage in &self.stages {
             if let StageOutcome::Refuse {
@@ -206,16 +219,20 @@ impl Gate {
                 tool_result,
             } = stage.check(input)
             {
-                return Verdict::Refuse {
+                let verdict = Verdict::Refuse {
                     stage: stage.stage(),
                     reason,
                     tool_result,
                 };
+                return (verdict, None);
             }
         }
         match &self.policy {
-            Some(policy) => self.decide_policy(policy, input, approver),
-            None => Verdict::Allow,
+            Some(policy) => {
+                let (verdict, decision) = self.decide_policy(policy, input, approver);
+                (verdict, Some(decision))
+            }
+            None => (Verdict::Allow, None),
         }
     }
 
@@ -224,7 +241,7 @@ impl Gate {
         policy: &PolicyGate,
         input: &GateInput<'_>,
         approver: Option<&mut dyn Approver>,
-    ) -> Verdict {
+    ) -> (Verdict, PolicyDecision) {
         let decide = |provenance: &ProvenanceIndex<'_>| {
             policy.decide(&CallToDecide {
                 call: FunctionCall {
@@ -258,7 +275,7 @@ impl Gate {
                 tool_result: text,
             }
         };
-        match decision.outcome.decision {
+        let verdict = match decision.outcome.decision {
             Decision::Allow => Verdict::Allow,
             Decision::Deny => {
                 let stage = if decision.rule.decision == Decision::Deny {
@@ -289,14 +306,15 @@ impl Gate {
                             }
                             Verdict::Approved {
                                 answer,
-                                reasons: decision.outcome.reasons,
+                                reasons: decision.outcome.reasons.clone(),
                             }
                         }
                     }
                 }
-                _ => refuse(Stage::AskUser, &non_interactive(decision.outcome)),
+                _ => refuse(Stage::AskUser, &non_interactive(decision.outcome.clone())),
             },
-        }
+        };
+        (verdict, decision)
     }
 }
 
@@ -417,6 +435,72 @@ mod tests {
             }
         ));
         assert_eq!((lease_calls.get(), rules_calls.get()), (1, 0));
+        Ok(())
+    }
+
+    /// `decide_explained` gives the same verdict as `decide`, with the rule (its `file:line`)
+    /// and the checkers behind it; a call refused before the policy stages has no record.
+    #[test]
+    fn an_explained_decision_names_the_rule_that_made_it() -> Result<(), Box<dyn std::error::Error>>
+    {
+        use keel_policy::rules::{Matcher, Policy, Rule, RuleOrigin};
+        let rule = Rule {
+            matcher: Matcher {
+                tool_names: vec![regex::Regex::new("^write_file$")?],
+                ..Matcher::default()
+            },
+            decision: Decision::Deny,
+            priority: 100,
+            deny_message: Some("No writes.".into()),
+            source: "test.toml:3".into(),
+            origin: RuleOrigin::Default,
+        };
+        let env = crate::policy_gate::GateEnv {
+            cwd: std::env::temp_dir(),
+            workspaces: Vec::new(),
+            mode: keel_policy::rules::Mode::Default,
+            interactive: true,
+            on_tainted: keel_policy::provenance::OnTainted::AskUser,
+            tools: Default::default(),
+        };
+        let gate = Gate::authority_only().with_policy(PolicyGate::new(
+            Policy::new(vec![rule], Vec::new()),
+            Default::default(),
+            env,
+        ))?;
+        let c = call();
+        let input = |origin| GateInput {
+            origin,
+            call: &c,
+            items: &[],
+            run: None,
+        };
+        let (verdict, record) = gate.decide_explained(&input(ResponseOrigin::UserTurn), None);
+        assert_eq!(verdict, gate.decide(&input(ResponseOrigin::UserTurn), None));
+        assert!(
+            matches!(
+                verdict,
+                Verdict::Refuse {
+                    stage: Stage::Rules,
+                    ..
+                }
+            ),
+            "{verdict:?}"
+        );
+        let record = record.ok_or("no policy record")?;
+        assert_eq!(record.rule.rule.as_deref(), Some("test.toml:3"));
+        assert_eq!(record.outcome.decision, Decision::Deny);
+        assert!(record.checkers.is_empty(), "checkers ran after a rule deny");
+        let notification = ResponseOrigin::Notification(NotificationKind::Permission);
+        let (verdict, record) = gate.decide_explained(&input(notification), None);
+        assert!(matches!(
+            verdict,
+            Verdict::Refuse {
+                stage: Stage::Authority,
+                ..
+            }
+        ));
+        assert!(record.is_none(), "the policy stages saw a refused call");
         Ok(())
     }
 
