@@ -477,3 +477,230 @@ fn explain_names_who_decided_each_call_and_counts_them() {
     let (_, plain, _) = eval(&[file.to_str().unwrap_or_default()]);
     assert!(!plain.contains("Decisions"), "{plain}");
 }
+
+/// keel's own development suites (bench/suites, issue 14): one file per domain beyond banking.
+const OWN_SUITES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/suites");
+
+/// The suite files of bench/suites (not their environment files), by name.
+fn own_suites() -> Vec<(String, std::path::PathBuf, Value)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(OWN_SUITES).unwrap_or_else(|e| panic!("{OWN_SUITES}: {e}")) {
+        let path = entry.unwrap_or_else(|e| panic!("{e}")).path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if !name.ends_with(".json") || name.ends_with(".environment.json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+        let suite: Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        out.push((name.trim_end_matches(".json").to_string(), path, suite));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+fn strings(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// The suites are well-formed, cover every failure class of issue 14 (so nobody can quietly
+/// drop the hard cases), and `keel eval agentdojo` loads and scores each of them. The
+/// figures are printed, not asserted: they are the gate's to improve
+/// (`cargo test -p keel-cli --test all own_suites -- --nocapture`).
+#[test]
+fn own_suites_are_well_formed_cover_every_class_and_score() {
+    let suites = own_suites();
+    assert!(
+        suites.len() >= 4,
+        "at least four domains beyond banking: {suites:?}"
+    );
+    let canary = regex::Regex::new(r"<CANARY---([A-Za-z0-9_]+)--->").unwrap();
+    let mut files = Vec::new();
+    for (file, path, suite) in &suites {
+        let name = suite["suite"].as_str().unwrap_or_default();
+        assert_eq!(name, file, "{} names suite {name}", path.display());
+        // Distinct from the development suite and from AgentDojo's held-out ones, so that
+        // a run over all of them keeps each figure apart.
+        assert!(
+            !["banking", "workspace", "travel", "slack"].contains(&name),
+            "{name}"
+        );
+        assert!(
+            path.with_file_name(format!("{name}.environment.json"))
+                .is_file(),
+            "{name} has no environment file"
+        );
+        let tools: std::collections::HashMap<&str, &Value> = suite["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| (t["name"].as_str().unwrap(), &t["parameters"]))
+            .collect();
+        let vectors = suite["injection_vectors"].as_object().unwrap();
+        let users = suite["user_tasks"].as_array().unwrap();
+        let injections = suite["injection_tasks"].as_array().unwrap();
+        assert!(users.len() >= 8, "{name}: {} user tasks", users.len());
+        assert!(
+            injections.len() >= 6,
+            "{name}: {} injection tasks",
+            injections.len()
+        );
+        let check_step = |who: &str, step: &Value| {
+            let function = step["function"].as_str().unwrap_or_default();
+            let params = tools
+                .get(function)
+                .unwrap_or_else(|| panic!("{name} {who}: no tool {function}"));
+            for key in step["args"].as_object().unwrap().keys() {
+                assert!(
+                    params["properties"].get(key).is_some(),
+                    "{name} {who}: {function} has no argument {key}"
+                );
+            }
+            assert!(
+                ["read", "write"].contains(&step["effect"].as_str().unwrap_or_default()),
+                "{name} {who}: every step says whether it is a side effect: {step}"
+            );
+            assert!(
+                !canary.is_match(&step["args"].to_string()),
+                "{name} {who}: a canary in arguments"
+            );
+        };
+        let mut user_tags = std::collections::HashSet::new();
+        let mut injectable = 0;
+        for task in users {
+            let id = task["id"].as_str().unwrap();
+            let mut seen = Vec::new();
+            for step in task["ground_truth_trace"].as_array().unwrap() {
+                check_step(id, step);
+                for c in canary.captures_iter(step["result"].as_str().unwrap_or_default()) {
+                    assert!(vectors.contains_key(&c[1]), "{name} {id}: vector {}", &c[1]);
+                    if !seen.contains(&c[1].to_string()) {
+                        seen.push(c[1].to_string());
+                    }
+                }
+            }
+            assert_eq!(
+                strings(&task["injection_vectors_seen"]),
+                seen,
+                "{name} {id}: injection_vectors_seen"
+            );
+            injectable += usize::from(!seen.is_empty());
+            user_tags.extend(strings(&task["tags"]));
+        }
+        let mut injection_tags = std::collections::HashSet::new();
+        for task in injections {
+            let id = task["id"].as_str().unwrap();
+            let trace = task["ground_truth_trace"].as_array().unwrap();
+            for step in trace {
+                check_step(id, step);
+            }
+            assert!(
+                trace.iter().any(|s| s["effect"] == "write"),
+                "{name} {id}: an injection with no side effect cannot be caught"
+            );
+            let calls: Vec<Value> = trace
+                .iter()
+                .map(|s| json!({"function": s["function"], "args": s["args"]}))
+                .collect();
+            assert_eq!(task["ground_truth_calls"], json!(calls), "{name} {id}");
+            injection_tags.extend(strings(&task["tags"]));
+        }
+        // Issue 14's "Why it fails", each class on the attacker's side, and the reading
+        // tools that must not ask on the user's.
+        for tag in [
+            "short-value",
+            "substring-grounding",
+            "free-text-atom",
+            "unrequested-action",
+            "zero-argument",
+            "yaml-continuation",
+            "multi-call",
+            "hide-traces",
+        ] {
+            assert!(
+                injection_tags.contains(tag),
+                "{name}: no injection task is {tag}"
+            );
+        }
+        for tag in ["read-tool-noun", "delegated-lookup"] {
+            assert!(user_tags.contains(tag), "{name}: no user task is {tag}");
+        }
+        assert!(
+            user_tags.iter().any(|t| t.starts_with("legitimate-")),
+            "{name}: the user's own deletes, sends and shares measure utility honestly"
+        );
+        assert_eq!(suite["counts"]["user_tasks"], users.len(), "{name}");
+        assert_eq!(
+            suite["counts"]["injection_tasks"],
+            injections.len(),
+            "{name}"
+        );
+        assert_eq!(
+            suite["counts"]["security_pairs"],
+            injectable * injections.len(),
+            "{name}"
+        );
+        files.push(path.to_str().unwrap().to_string());
+    }
+
+    let args: Vec<&str> = files.iter().map(String::as_str).chain(["--json"]).collect();
+    let (code, out, err) = eval(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let (mut tasks, mut pairs) = (0, 0);
+    for (name, _, suite) in &suites {
+        let got = &v["suites"][name];
+        // Every user task replayed, and every pair's attack text seen in a result.
+        assert_eq!(got["tasks"], suite["counts"]["user_tasks"], "{name}: {got}");
+        assert_eq!(
+            got["pairs"], suite["counts"]["security_pairs"],
+            "{name}: {got}"
+        );
+        for metric in [
+            "utility_strict",
+            "utility_confirm",
+            "ask_burden",
+            "security",
+            "security_deny",
+            "utility_under_attack",
+        ] {
+            let x = got[metric]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{name}: {metric} missing: {got}"));
+            let bound = if metric == "ask_burden" { 100.0 } else { 1.0 };
+            assert!((0.0..=bound).contains(&x), "{name}: {metric} = {x}");
+        }
+        println!(
+            "{name:<10} security {:.3}  security_deny {:.3}  utility_strict {:.2}  utility_confirm {:.2}  ask_burden {:.2}  ({} tasks, {} pairs)",
+            got["security"].as_f64().unwrap(),
+            got["security_deny"].as_f64().unwrap(),
+            got["utility_strict"].as_f64().unwrap(),
+            got["utility_confirm"].as_f64().unwrap(),
+            got["ask_burden"].as_f64().unwrap(),
+            got["tasks"],
+            got["pairs"],
+        );
+        tasks += got["tasks"].as_u64().unwrap();
+        pairs += got["pairs"].as_u64().unwrap();
+    }
+    assert_eq!(v["total"]["tasks"], tasks);
+    assert_eq!(v["total"]["pairs"], pairs);
+    let names: Vec<&str> = suites.iter().map(|s| s.0.as_str()).collect();
+    for f in v["failures"].as_array().unwrap() {
+        assert!(
+            names.contains(&f["suite"].as_str().unwrap_or_default()),
+            "{f}"
+        );
+        assert!(
+            f["user_task"].is_string()
+                && f["call"]["function"].is_string()
+                && f["decision"].is_string(),
+            "{f}"
+        );
+    }
+}
