@@ -1,6 +1,13 @@
 //! Read-only or side-effecting? (issue 4, provenance gate.) MCP-style annotations decide when a
 //! tool has them; otherwise a conservative classifier over the tool's name and description.
 //! Anything it cannot place counts as side-effecting. Nothing here names any one tool set.
+//!
+//! Words are matched whole (names split at `_`, `-`, `.` and camelCase), and a writing word
+//! counts only where it works as a verb (issue 14): many of them are also nouns ("the file
+//! type", "opening hours", "order history", "a post"), and a lookup that names one of those is
+//! still a lookup. In a name the leading verb decides; in a description a writing verb counts
+//! in the forms and places a verb takes ("Sends …", "… and shares it", "to delete", "for
+//! deleting"), not after an article or a noun.
 
 use serde_json::{Map, Value};
 
@@ -25,11 +32,16 @@ pub enum Effect {
     SideEffecting,
 }
 
-/// Verbs that only look.
+/// Verbs that only look: one of them leading a name makes the rest of the name its object.
 pub(crate) const READ_VERBS: &[&str] = &[
     "get", "read", "list", "search", "find", "show", "view", "query", "lookup", "look", "describe",
-    "inspect", "check", "count", "stat", "cat", "head", "tail", "grep", "glob", "ls", "peek",
-    "preview", "info", "status",
+    "inspect", "retrieve", "grep", "glob",
+];
+
+/// Words that say a lookup as a name's first word (`status`, `info`, `head`) but are as often
+/// nouns: after one of them, any writing word makes the name a writer (`status_update`).
+const READ_NOUNS: &[&str] = &[
+    "check", "count", "stat", "cat", "head", "tail", "ls", "peek", "preview", "info", "status",
 ];
 
 /// Words that mean the tool talks to the network.
@@ -38,7 +50,7 @@ const NETWORK_WORDS: &[&str] = &[
     "fetch", "browse", "download", "webhook", "api", "request", "curl",
 ];
 
-/// Verbs that change something. A name with any of these is never read-only.
+/// Verbs that change something.
 const WRITE_VERBS: &[&str] = &[
     "send",
     "write",
@@ -114,49 +126,291 @@ const WRITE_VERBS: &[&str] = &[
     "withdraw",
     "deposit",
     "sign",
+    "place",
+    "unlock",
+    "disable",
+    "enable",
 ];
 
-/// A writing verb, in any of its plain English forms (share, shares, shared, sharing).
-fn is_write_verb(word: &str) -> bool {
-    let forms = [
-        Some(word),
-        word.strip_suffix('s'),
-        word.strip_suffix("es"),
-        word.strip_suffix("ed"),
-        word.strip_suffix('d'),
-        word.strip_suffix("ing"),
-    ];
-    forms.iter().flatten().any(|f| WRITE_VERBS.contains(f))
+/// The writing verbs that are as often nouns or adjectives ("the file type", "order history",
+/// "a post", "start date", "open issues", "market share"): they write only where a verb stands.
+/// The others ("delete", "send") are verbs wherever they occur, except after an article.
+const NOUNS_TOO: &[&str] = &[
+    "update", "set", "post", "patch", "move", "copy", "upload", "pay", "transfer", "schedule",
+    "book", "invite", "share", "edit", "change", "run", "stop", "start", "reply", "forward",
+    "order", "purchase", "grant", "reset", "commit", "push", "merge", "store", "mark", "archive",
+    "close", "open", "click", "type", "press", "drag", "drop", "clear", "empty", "deposit", "sign",
+    "place",
+];
+
+/// Irregular past forms of writing verbs.
+const IRREGULAR_PAST: &[(&str, &str)] = &[
+    ("sent", "send"),
+    ("written", "write"),
+    ("wrote", "write"),
+    ("paid", "pay"),
+    ("bought", "buy"),
+    ("ran", "run"),
+];
+
+/// Words that join two actions in a name (`get_and_delete`, `get_or_create`).
+const CONJUNCTIONS: &[&str] = &["and", "or", "then"];
+
+/// Which form of a verb a word is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    /// `share`: imperative, infinitive, or a noun.
+    Base,
+    /// `shares`: third person, or a plural noun.
+    Third,
+    /// `sharing`: an action, or a noun (`opening`, `booking`).
+    Ing,
+    /// `shared`, `sent`: passive, or an adjective (`scheduled transactions`).
+    Past,
 }
 
-/// The words of a name or a text, lowercased: split at non-alphanumerics and at camelCase humps.
+/// The writing verb `word` is a form of, and which form: plain English inflection only
+/// (`shares`, `replies`, `shared`, `dropped`, `sharing`, `setting`).
+fn write_form(word: &str) -> Option<(&'static str, Form)> {
+    if let Some(&(_, lemma)) = IRREGULAR_PAST.iter().find(|(w, _)| *w == word) {
+        return Some((lemma, Form::Past));
+    }
+    WRITE_VERBS.iter().find_map(|&lemma| {
+        let form = if word == lemma {
+            Form::Base
+        } else {
+            inflection(word, lemma)?
+        };
+        Some((lemma, form))
+    })
+}
+
+fn inflection(word: &str, lemma: &str) -> Option<Form> {
+    let last = lemma.chars().last()?;
+    // The lemma without its final `e` or `y`, where inflection drops or changes it.
+    let cut = &lemma[..lemma.len() - last.len_utf8()];
+    if let Some(rest) = word.strip_prefix(lemma) {
+        let doubled = rest.strip_prefix(last);
+        match rest {
+            "s" | "es" => return Some(Form::Third),
+            "ed" => return Some(Form::Past),
+            "d" if last == 'e' => return Some(Form::Past),
+            "ing" => return Some(Form::Ing),
+            _ if doubled == Some("ed") => return Some(Form::Past),
+            _ if doubled == Some("ing") => return Some(Form::Ing),
+            _ => {}
+        }
+    }
+    match (last, word.strip_prefix(cut)?) {
+        ('e', "ing") => Some(Form::Ing),
+        ('y', "ies") => Some(Form::Third),
+        ('y', "ied") => Some(Form::Past),
+        _ => None,
+    }
+}
+
+/// Words after which a writing word is a noun: articles, possessives (`user's` ends in `s`),
+/// and verbs whose object follows (`Get the …`, `Returns type information`).
+const NOUN_BEFORE: &[&str] = &[
+    "a", "an", "the", "of", "its", "their", "his", "her", "your", "my", "our", "these", "those",
+    "each", "every", "s", "return", "returns", "provide", "provides", "include", "includes",
+    "contain", "contains", "give", "gives",
+];
+
+/// Words after which a writing word says what is not done.
+const NEGATIONS: &[&str] = &["not", "never", "no", "t", "without", "cannot"];
+
+/// Words after which a verb may begin: the start of a sentence (`.`), a comma, or a joining word.
+const VERB_SLOTS: &[&str] = &[".", ",", "and", "or", "then", "also"];
+
+/// Words that put the base form as a verb: `to share`, `will share`.
+const BASE_BEFORE: &[&str] = &[
+    "to", "will", "would", "can", "could", "may", "might", "must", "shall", "should", "do", "does",
+    "please",
+];
+
+/// Subjects of a third-person verb: `it shares`, `which posts`.
+const SUBJECTS: &[&str] = &["it", "which", "who", "that", "tool", "automatically"];
+
+/// Words an `-ing` action follows: `for booking a room`, `by deleting it`.
+const ING_BEFORE: &[&str] = &[
+    "for", "by", "before", "after", "when", "while", "upon", "then",
+];
+
+/// Words a verb's object or complement may begin with, which a noun is rarely followed by:
+/// `Posts a message`, `shares it`, `Sets up`, `Writes to`.
+const OBJECT_AFTER: &[&str] = &[
+    "a", "an", "the", "it", "them", "this", "that", "these", "those", "its", "their", "his", "her",
+    "your", "my", "our", "all", "any", "some", "each", "every", "one", "to", "into", "onto", "up",
+    "out", "off", "back", "down", "new", "multiple",
+];
+
+/// Whether a writing word, of `lemma` in `form`, works as a verb between these words.
+fn acts_as_verb(before2: &str, before: &str, after: &str, lemma: &str, form: Form) -> bool {
+    let looks = |w: &str| {
+        READ_VERBS.contains(&w)
+            || [w.strip_suffix("es"), w.strip_suffix('s')]
+                .into_iter()
+                .flatten()
+                .any(|stem| READ_VERBS.contains(&stem))
+    };
+    if NOUN_BEFORE.contains(&before) || NEGATIONS.contains(&before) || looks(before) {
+        return false;
+    }
+    let slot = VERB_SLOTS.contains(&before);
+    let object = OBJECT_AFTER.contains(&after);
+    match form {
+        // Passive of what the tool will do (`will be sent`, `…, shared with`), not an
+        // adjective (`scheduled transactions`, `the shared calendar`).
+        Form::Past => {
+            (before == "be" && matches!(before2, "will" | "shall"))
+                || (matches!(before, "," | "and" | "then")
+                    && matches!(after, "to" | "with" | "into" | "onto"))
+        }
+        _ if !NOUNS_TOO.contains(&lemma) => true,
+        Form::Base => BASE_BEFORE.contains(&before) || (slot && object),
+        Form::Third => SUBJECTS.contains(&before) || (slot && object),
+        Form::Ing => (slot || ING_BEFORE.contains(&before)) && object,
+    }
+}
+
+/// Splits a name or text into lowercase words at non-alphanumerics and camelCase humps.
 pub(crate) fn words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut current = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if !c.is_alphanumeric() {
-            if !current.is_empty() {
-                out.push(std::mem::take(&mut current));
-            }
-            prev_lower = false;
-            continue;
+    tokens(name, |t| {
+        if let Token::Word(w) = t {
+            out.push(w);
         }
-        if c.is_uppercase() && prev_lower && !current.is_empty() {
-            out.push(std::mem::take(&mut current));
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        current.extend(c.to_lowercase());
-    }
-    if !current.is_empty() {
-        out.push(current);
-    }
+    });
     out
 }
 
+enum Token {
+    Word(String),
+    /// `.`, `;`, `:`, `!`, `?` or a line break: a sentence may start after it.
+    Stop,
+    /// `,` or a bracket.
+    Comma,
+}
+
+fn tokens(text: &str, mut emit: impl FnMut(Token)) {
+    let mut current = String::new();
+    let mut prev_lower = false;
+    let mut prev_upper = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if !c.is_alphanumeric() {
+            if !current.is_empty() {
+                emit(Token::Word(std::mem::take(&mut current)));
+            }
+            (prev_lower, prev_upper) = (false, false);
+            match c {
+                '.' | ';' | ':' | '!' | '?' | '\n' => emit(Token::Stop),
+                ',' | '(' | ')' | '[' | ']' => emit(Token::Comma),
+                _ => {}
+            }
+            continue;
+        }
+        // A hump starts at a capital after a small letter (`getFile`), or at the last capital
+        // of an acronym that a word follows (`FHIRGet`, `TDAmeritrade`), but not before a
+        // plural's `s` (`URLs`).
+        let acronym_ends = c.is_uppercase() && prev_upper && {
+            let mut ahead = chars.clone();
+            match (ahead.next(), ahead.next()) {
+                (Some('s'), next) => next.is_some_and(char::is_lowercase),
+                (Some(n), _) => n.is_lowercase(),
+                _ => false,
+            }
+        };
+        if ((c.is_uppercase() && prev_lower) || acronym_ends) && !current.is_empty() {
+            emit(Token::Word(std::mem::take(&mut current)));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        prev_upper = c.is_uppercase();
+        current.extend(c.to_lowercase());
+    }
+    if !current.is_empty() {
+        emit(Token::Word(current));
+    }
+}
+
+/// Whether a description says the tool writes: a writing verb where a verb stands (see
+/// [`acts_as_verb`]). Sentence and comma marks are kept as `.` and `,`.
+fn describes_a_write(description: &str) -> bool {
+    let mut seq: Vec<String> = Vec::new();
+    tokens(description, |t| match t {
+        Token::Word(w) => seq.push(w),
+        Token::Stop => seq.push(".".into()),
+        Token::Comma => seq.push(",".into()),
+    });
+    let at = |i: Option<usize>| i.and_then(|i| seq.get(i)).map_or(".", String::as_str);
+    seq.iter().enumerate().any(|(i, w)| {
+        write_form(w).is_some_and(|(lemma, form)| {
+            acts_as_verb(
+                at(i.checked_sub(2)),
+                at(i.checked_sub(1)),
+                at(Some(i + 1)),
+                lemma,
+                form,
+            )
+        })
+    })
+}
+
+/// What a name alone says. The leading verb decides: the first word that is a verb, past
+/// words that are none (an MCP server's or a toolkit's name, `GmailReadEmail`). After a
+/// reading verb the rest is its object, where a word that is also a noun is one
+/// (`get_file_type`, `search_order_history`); a writing verb that is no noun, or one after
+/// `and`/`or`/`then` (`find_replace`, `get_and_delete`), still makes a writer. A name with no
+/// verb it knows is side-effecting.
+fn name_effect(name: &str) -> Effect {
+    let w = words(name);
+    let mut parts = w.split(|x| CONJUNCTIONS.contains(&x.as_str()));
+    let first = parts.next().unwrap_or_default();
+    let writes = |x: &String| WRITE_VERBS.contains(&x.as_str());
+    let writes_always = |x: &String| writes(x) && !NOUNS_TOO.contains(&x.as_str());
+    let lead = if first
+        .first()
+        .is_some_and(|x| READ_NOUNS.contains(&x.as_str()))
+    {
+        // `status`, `info`: no verb strong enough to make a later writing word a noun.
+        if w.iter().any(writes) {
+            return Effect::SideEffecting;
+        }
+        0
+    } else {
+        match first
+            .iter()
+            .position(|x| writes(x) || READ_VERBS.contains(&x.as_str()))
+        {
+            Some(at) if !writes(&first[at]) => at,
+            _ => return Effect::SideEffecting,
+        }
+    };
+    if first[lead + 1..].iter().any(writes_always) {
+        return Effect::SideEffecting;
+    }
+    // What follows `and`/`or`/`then`: another action if it starts with a writing verb, else
+    // more of the object (`ListFilesAndFolders`).
+    for part in parts {
+        if part.first().is_some_and(writes) || part.iter().any(writes_always) {
+            return Effect::SideEffecting;
+        }
+    }
+    Effect::ReadOnly
+}
+
+/// The tool's own name in an MCP-qualified one (`mcp__server__tool`).
+fn unqualified(name: &str) -> &str {
+    name.strip_prefix("mcp__")
+        .and_then(|rest| rest.split_once("__"))
+        .map_or(name, |(_, tool)| tool)
+}
+
 /// Classifies a tool. Annotations win: `readOnlyHint: true` is read-only, `readOnlyHint: false`
-/// or `destructiveHint: true` is side-effecting. Otherwise the name decides: read-only only if
-/// its first word is a reading verb and no word is a writing verb.
+/// or `destructiveHint: true` is side-effecting. Otherwise a tool that reaches the network (by
+/// a word of its name or description) is side-effecting, and the name decides (see
+/// [`name_effect`]), unless its description says it writes (see [`describes_a_write`]).
 pub fn classify(tool: &ToolInfo) -> Effect {
     if let Some(a) = &tool.annotations {
         // Destructive, or reaching the open world (a URL fetch can carry data out), is never
@@ -172,7 +426,6 @@ pub fn classify(tool: &ToolInfo) -> Effect {
             _ => {}
         }
     }
-    let w = words(&tool.name);
     // Reaching the network by name or description: a URL fetch can carry data out.
     let reaches_network = |text: &str| {
         words(text)
@@ -182,26 +435,14 @@ pub fn classify(tool: &ToolInfo) -> Effect {
     if reaches_network(&tool.name) || reaches_network(&tool.description) {
         return Effect::SideEffecting;
     }
-    // MCP names carry the server first: look past `mcp` and the server name.
-    let w: Vec<&String> = if w.first().is_some_and(|f| f == "mcp") && w.len() > 2 {
-        w.iter().skip(2).collect()
-    } else {
-        w.iter().collect()
-    };
-    let Some(first) = w.first() else {
-        return Effect::SideEffecting;
-    };
-    if w.iter().any(|x| WRITE_VERBS.contains(&x.as_str())) {
+    if name_effect(unqualified(&tool.name)) == Effect::SideEffecting {
         return Effect::SideEffecting;
     }
     // The description can admit what the name does not ("Gets a link and shares it").
-    if words(&tool.description).iter().any(|x| is_write_verb(x)) {
+    if describes_a_write(&tool.description) {
         return Effect::SideEffecting;
     }
-    if READ_VERBS.contains(&first.as_str()) {
-        return Effect::ReadOnly;
-    }
-    Effect::SideEffecting
+    Effect::ReadOnly
 }
 
 #[cfg(test)]
@@ -251,6 +492,213 @@ mod tests {
         assert_eq!(classify(&t), Effect::SideEffecting);
         t.description = "Gets the balance of the account.".into();
         assert_eq!(classify(&t), Effect::ReadOnly);
+    }
+
+    fn declared(name: &str, description: &str) -> ToolInfo {
+        ToolInfo {
+            name: name.into(),
+            description: description.into(),
+            ..ToolInfo::default()
+        }
+    }
+
+    /// Issue 14: a noun in a lookup's name or description ("type", "opening", "order",
+    /// "post") used to make it a writer, so every lookup of that kind asked.
+    #[test]
+    fn a_lookup_that_names_a_noun_a_verb_is_spelled_like_stays_read_only() {
+        for (name, description) in [
+            ("get_file_type", "Get the file type of a document."),
+            (
+                "getFileType",
+                "Returns the MIME type and file type of the given document.",
+            ),
+            (
+                "get_opening_hours",
+                "Returns the opening hours of a restaurant. Opening hours are given in local time.",
+            ),
+            (
+                "search_order_history",
+                "Search the user's order history by date range and status.",
+            ),
+            ("read_post", "Read a post and its comments by the post id."),
+            ("list_types", "List the available event types."),
+            (
+                "find_post_office",
+                "Find the nearest post office for a given postcode.",
+            ),
+            (
+                "get_scheduled_transfers",
+                "Get the list of scheduled transfers, their start date and the changes made to them.",
+            ),
+            (
+                "list_files_and_folders",
+                "List files and folders in a folder, with their sizes and types.",
+            ),
+            (
+                "get_events_from_shared_calendar",
+                "Get events from other users' shared calendar.",
+            ),
+            (
+                "search_reservations",
+                "Search for existing bookings based on reservation type, start date, and end date.",
+            ),
+            (
+                "get_update_status",
+                "Get the status of a pending update. This call does not change anything.",
+            ),
+            ("list_open_issues", "Lists open issues, newest first."),
+            (
+                "get_repository_settings",
+                "Get the settings of a repository: default branch, merge options and push rules.",
+            ),
+            ("CalendarGetEvent", "Retrieve an event by its id."),
+            (
+                "AcmeCRMGetContactDetails",
+                "Retrieve contact details by the contact ID.",
+            ),
+            ("mcp__notes__get_note_type", "Get the type of a note."),
+            (
+                "get-delivery-address",
+                "Get the delivery address of an order.",
+            ),
+        ] {
+            assert_eq!(
+                classify(&declared(name, description)),
+                Effect::ReadOnly,
+                "{name}: {description}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_tool_that_writes_is_side_effecting_by_name_or_description() {
+        for (name, description) in [
+            ("send_email", "Sends an email to the given recipients."),
+            ("delete_file", "Delete the file with the given id."),
+            ("post_message", "Posts a message to a channel."),
+            ("update_profile", "Update the user's profile."),
+            ("share_file", "Share a file with another user."),
+            ("type_text", "Types text into the focused field."),
+            ("order_pizza", "Order a pizza to the given address."),
+            ("get_and_delete_message", "Get a message and delete it."),
+            ("get_or_create_user", "Get a user by email, or create one."),
+            (
+                "find_replace",
+                "Find text in a file and replace every match.",
+            ),
+            ("MailSendMessage", "Send a message."),
+            ("mcp__files__move_file", "Move a file."),
+            ("status_update", "Share a status update."),
+            // The description admits what the name does not.
+            (
+                "get_link",
+                "Gets a link to the file and sends it to the given address.",
+            ),
+            (
+                "get_report",
+                "Get the report. The report will be sent to the finance team.",
+            ),
+            (
+                "read_inbox",
+                "Read the inbox, then archive the messages it returned.",
+            ),
+            ("get_invoice", "Get an invoice and mark it as paid."),
+            (
+                "list_drafts",
+                "List the drafts. Deletes drafts older than a week.",
+            ),
+            (
+                "get_token",
+                "Get a session token, writing it to the credentials file.",
+            ),
+            (
+                "get_backup",
+                "Get the latest backup, shared with the given email.",
+            ),
+            (
+                "get_summary",
+                "Summarizes a thread and posts the summary to the channel.",
+            ),
+            (
+                "lookup_order",
+                "Looks up an order, used to cancel it when asked.",
+            ),
+            // Not a known verb at all: cannot be placed.
+            ("toggle_status", "Toggle the user's status."),
+            ("frobnicate", ""),
+        ] {
+            assert_eq!(
+                classify(&declared(name, description)),
+                Effect::SideEffecting,
+                "{name}: {description}"
+            );
+        }
+    }
+
+    #[test]
+    fn network_words_count_whole() {
+        for (name, description) in [
+            ("get_page", "Fetch a web page by URL."),
+            ("read_feed", "Read the feed at the given url."),
+            ("get_item", "Download an item."),
+            ("GetURLs", "Get the URLs."),
+        ] {
+            assert_eq!(
+                classify(&declared(name, description)),
+                Effect::SideEffecting,
+                "{name}"
+            );
+        }
+        // Within a word they are not the word: `curly`, `apis` of a bee, `websites`' parts.
+        for (name, description) in [
+            ("get_hair_style", "Get the curly hair style."),
+            ("get_capital", "Get the capital of a country."),
+        ] {
+            assert_eq!(
+                classify(&declared(name, description)),
+                Effect::ReadOnly,
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn verb_forms_are_read_as_english_inflects_them() {
+        for (word, lemma, form) in [
+            ("shares", "share", Form::Third),
+            ("pushes", "push", Form::Third),
+            ("replies", "reply", Form::Third),
+            ("copied", "copy", Form::Past),
+            ("shared", "share", Form::Past),
+            ("dropped", "drop", Form::Past),
+            ("cancelled", "cancel", Form::Past),
+            ("sent", "send", Form::Past),
+            ("sharing", "share", Form::Ing),
+            ("setting", "set", Form::Ing),
+            ("opening", "open", Form::Ing),
+            ("type", "type", Form::Base),
+        ] {
+            assert_eq!(write_form(word), Some((lemma, form)), "{word}");
+        }
+        for word in [
+            "settings", "bookings", "address", "types_", "market", "posture", "ad",
+        ] {
+            assert_eq!(write_form(word), None, "{word}");
+        }
+        assert_eq!(
+            words("FHIRGetPatientURLs TDAmeritrade get_file-type"),
+            [
+                "fhir",
+                "get",
+                "patient",
+                "urls",
+                "td",
+                "ameritrade",
+                "get",
+                "file",
+                "type"
+            ]
+        );
     }
 
     #[test]
