@@ -36,6 +36,9 @@ pub enum Effect {
 pub(crate) const READ_VERBS: &[&str] = &[
     "get", "read", "list", "search", "find", "show", "view", "query", "lookup", "look", "describe",
     "inspect", "retrieve", "grep", "glob",
+    // Fetching verbs read, too; what a fetch could carry out in its arguments is the network
+    // rule's (a tool that takes arguments and reaches the network is side-effecting).
+    "download", "fetch",
 ];
 
 /// Words that say a lookup as a name's first word (`status`, `info`, `head`) but are as often
@@ -426,13 +429,20 @@ pub fn classify(tool: &ToolInfo) -> Effect {
             _ => {}
         }
     }
-    // Reaching the network by name or description: a URL fetch can carry data out.
+    // Reaching the network by name or description: a URL fetch can carry data out — in its
+    // arguments. A tool whose schema declares that it takes none carries nothing out.
     let reaches_network = |text: &str| {
         words(text)
             .iter()
             .any(|x| NETWORK_WORDS.contains(&x.as_str()))
     };
-    if reaches_network(&tool.name) || reaches_network(&tool.description) {
+    let takes_nothing = tool.parameters.as_ref().is_some_and(|p| {
+        p.get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(serde_json::Map::is_empty)
+            && p.get("additionalProperties") != Some(&Value::Bool(true))
+    });
+    if !takes_nothing && (reaches_network(&tool.name) || reaches_network(&tool.description)) {
         return Effect::SideEffecting;
     }
     if name_effect(unqualified(&tool.name)) == Effect::SideEffecting {
@@ -649,6 +659,13 @@ mod tests {
                 "{name}"
             );
         }
+        // A download that declares it takes no argument can carry nothing out.
+        let mut fixed = declared("ServiceDownloadData", "Downloads the user's data.");
+        fixed.parameters = Some(serde_json::json!({"type": "object", "properties": {}}));
+        assert_eq!(classify(&fixed), Effect::ReadOnly);
+        fixed.parameters =
+            Some(serde_json::json!({"type": "object", "properties": {"url": {"type": "string"}}}));
+        assert_eq!(classify(&fixed), Effect::SideEffecting);
         // Within a word they are not the word: `curly`, `apis` of a bee, `websites`' parts.
         for (name, description) in [
             ("get_hair_style", "Get the curly hair style."),
