@@ -30,11 +30,15 @@ impl AtomKind {
     }
 }
 
-/// Top-level domains a bare domain is recognized by (a file name like `notes.md` is not one).
-const TLDS: &[&str] = &[
-    "com", "net", "org", "info", "biz", "io", "co", "app", "dev", "xyz", "site", "online", "me",
-    "ly", "ai", "gg", "tv", "us", "uk", "de", "fr", "ru", "cn", "jp", "br", "au", "ca", "eu", "nl",
-    "se", "ch", "es", "it", "pl", "top", "club", "shop", "link", "click",
+/// File extensions that are not top-level domains people are sent to: `notes.md`, `main.rs`.
+/// (Any other dotted name ending in letters reads as a domain: `.zip`, `.mov` and `.sh` are
+/// real top-level domains, and phishing favours them.)
+const FILE_EXTENSIONS: &[&str] = &[
+    "txt", "md", "json", "csv", "tsv", "pdf", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "odt",
+    "png", "jpg", "jpeg", "gif", "svg", "webp", "rs", "py", "js", "ts", "tsx", "jsx", "html",
+    "htm", "css", "yaml", "yml", "toml", "xml", "log", "ini", "cfg", "conf", "lock", "sql", "db",
+    "sqlite", "c", "h", "cpp", "hpp", "java", "go", "rb", "php", "kt", "tmp", "bak", "gz", "tar",
+    "bz2", "xz", "mp3", "wav", "env", "eg", "ie", "etc", "vs", "am", "pm",
 ];
 
 static URL: LazyLock<Option<Regex>> =
@@ -54,6 +58,20 @@ static NUMBER: LazyLock<Option<Regex>> =
 const MIN_DIGITS: usize = 7;
 /// The shortest identifier atom: letters and digits mixed.
 const MIN_IDENTIFIER: usize = 8;
+
+/// An account number printed the other common way: grouped in fours if it was written
+/// solid, solid if it was grouped.
+pub fn grouped(atom: &str) -> String {
+    if atom.contains(' ') {
+        return atom.replace(' ', "");
+    }
+    let chars: Vec<char> = atom.chars().collect();
+    chars
+        .chunks(4)
+        .map(|c| c.iter().collect::<String>())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
 
 /// The atoms of `text`, each once, in order of appearance.
 pub fn atoms(text: &str) -> Vec<(AtomKind, String)> {
@@ -86,7 +104,8 @@ pub fn atoms(text: &str) -> Vec<(AtomKind, String)> {
             let (Some(all), Some(tld)) = (c.get(0), c.get(1)) else {
                 continue;
             };
-            if TLDS.contains(&tld.as_str().to_lowercase().as_str()) {
+            let tld = tld.as_str().to_lowercase();
+            if !FILE_EXTENSIONS.contains(&tld.as_str()) {
                 take(AtomKind::Link, all.start(), all.end(), &mut out);
             }
         }
@@ -121,6 +140,24 @@ pub fn atoms(text: &str) -> Vec<(AtomKind, String)> {
             _ => {}
         }
     }
+    // A link's host is an atom of its own: an attacker's link with the user's data appended
+    // (`https://evil.example/log?d=<secret>`) is found nowhere whole, its host is.
+    let hosts: Vec<(usize, AtomKind, String)> = out
+        .iter()
+        .filter(|(_, kind, _)| *kind == AtomKind::Link)
+        .filter_map(|(start, _, link)| {
+            let rest = link.split_once("://").map_or(link.as_str(), |(_, r)| r);
+            let host = rest
+                .split(['/', '?', '#', ':'])
+                .next()
+                .unwrap_or_default()
+                .rsplit('@')
+                .next()
+                .unwrap_or_default();
+            (host.contains('.') && host != link).then(|| (*start, AtomKind::Link, host.to_string()))
+        })
+        .collect();
+    out.extend(hosts);
     out.sort_by_key(|(start, ..)| *start);
     let mut seen = std::collections::HashSet::new();
     out.into_iter()
@@ -152,6 +189,12 @@ mod tests {
         );
         assert!(has(AtomKind::Number, "+1 555-0100-222"), "{found:?}");
         assert!(has(AtomKind::Identifier, "X7K2P9QL3"), "{found:?}");
+        // A link's host is an atom too; so is any dotted name that is not a file.
+        assert!(has(AtomKind::Link, "evil.example.com"), "{found:?}");
+        let bare = atoms("get it at acme-refund.zip or pwn.sh, see notes.txt");
+        assert!(bare.iter().any(|(_, a)| a == "acme-refund.zip"), "{bare:?}");
+        assert!(bare.iter().any(|(_, a)| a == "pwn.sh"), "{bare:?}");
+        assert!(!bare.iter().any(|(_, a)| a == "notes.txt"), "{bare:?}");
         // Not atoms: a file name, a price, ordinary words.
         assert!(
             !found

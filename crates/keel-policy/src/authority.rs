@@ -51,8 +51,31 @@ impl ActionKind {
     fn tool_stems(self) -> &'static [&'static str] {
         match self {
             ActionKind::Delete => &[
-                "delete", "remove", "erase", "purge", "trash", "wipe", "destroy", "unlink",
-                "discard", "drop", "clear", "empty", "truncate", "kill",
+                "delete",
+                "remove",
+                "erase",
+                "purge",
+                "trash",
+                "wipe",
+                "destroy",
+                "unlink",
+                "discard",
+                "drop",
+                "clear",
+                "empty",
+                "truncate",
+                "kill",
+                "rm",
+                "nuke",
+                "format",
+                "uninstall",
+                "revert",
+                "deactivate",
+                "ban",
+                "block",
+                "archive",
+                "overwrite",
+                "unsubscribe",
             ],
             ActionKind::Send => &[
                 "send",
@@ -91,6 +114,8 @@ impl ActionKind {
                 "deposit",
                 "transaction",
                 "invoice",
+                "sell",
+                "trade",
             ],
             ActionKind::Book => &["book", "booking", "reserve", "reservation", "rent", "hire"],
             ActionKind::Share => &[
@@ -103,6 +128,11 @@ impl ActionKind {
                 "expose",
                 "member",
                 "visibility",
+                "export",
+                "upload",
+                "sync",
+                "backup",
+                "webhook",
             ],
             ActionKind::Access => &[
                 "unlock",
@@ -134,6 +164,11 @@ impl ActionKind {
                 "alarm",
                 "firewall",
                 "visibility",
+                "rotate",
+                "approve",
+                "accept",
+                "deactivate",
+                "ban",
             ],
         }
     }
@@ -141,6 +176,9 @@ impl ActionKind {
     /// Stems in the user's words that ask for this kind (a superset of the tool's: people say
     /// "get rid of", "tell", "pay", "let … in").
     fn request_stems(self) -> &'static [&'static str] {
+        // Verbs a request uses, and nouns only where they name the action itself ("a
+        // payment"): words that often appear in lookups ("key points", "order history", "let
+        // me know", "access logs", "make it clear") authorize nothing.
         match self {
             ActionKind::Delete => &[
                 "delete",
@@ -152,7 +190,6 @@ impl ActionKind {
                 "destroy",
                 "discard",
                 "drop",
-                "clear",
                 "empty",
                 "clean",
                 "rid",
@@ -161,36 +198,41 @@ impl ActionKind {
                 "kill",
                 "truncate",
                 "unlink",
+                "rm",
+                "nuke",
+                "format",
+                "uninstall",
+                "revert",
+                "deactivate",
+                "ban",
+                "block",
+                "archive",
+                "overwrite",
             ],
             ActionKind::Send => &[
                 "send",
                 "email",
                 "mail",
-                "message",
                 "reply",
                 "forward",
                 "post",
                 "tweet",
                 "sms",
-                "text",
                 "notify",
                 "tell",
                 "inform",
-                "let",
-                "write",
                 "respond",
-                "answer",
                 "contact",
                 "dm",
                 "ping",
                 "publish",
                 "share",
                 "comment",
-                "call",
                 "invite",
                 "remind",
                 "announce",
                 "broadcast",
+                "message",
             ],
             ActionKind::Pay => &[
                 "pay",
@@ -201,46 +243,32 @@ impl ActionKind {
                 "refund",
                 "purchase",
                 "buy",
-                "order",
                 "donate",
                 "tip",
                 "settle",
                 "reimburse",
-                "split",
-                "money",
                 "charge",
                 "withdraw",
                 "deposit",
                 "checkout",
                 "subscribe",
                 "renew",
-                "invoice",
-                "bill",
+                "sell",
+                "trade",
             ],
-            ActionKind::Book => &[
-                "book",
-                "booking",
-                "reserve",
-                "reservation",
-                "rent",
-                "hire",
-                "schedule",
-                "appointment",
-                "ticket",
-            ],
+            ActionKind::Book => &["book", "booking", "reserve", "reservation", "rent", "hire"],
             ActionKind::Share => &[
                 "share",
                 "invite",
                 "grant",
                 "collaborator",
                 "publish",
-                "public",
-                "add",
                 "give",
-                "access",
-                "member",
-                "visibility",
                 "expose",
+                "export",
+                "upload",
+                "sync",
+                "backup",
             ],
             ActionKind::Access => &[
                 "unlock",
@@ -252,29 +280,27 @@ impl ActionKind {
                 "2fa",
                 "mfa",
                 "permission",
-                "access",
-                "role",
-                "admin",
                 "revoke",
                 "authorize",
                 "deauthorize",
                 "credential",
-                "security",
-                "pin",
-                "key",
-                "token",
                 "reset",
-                "change",
                 "grant",
-                "guest",
-                "door",
-                "alarm",
-                "firewall",
-                "visibility",
+                "rotate",
+                "approve",
+                "accept",
+                "deactivate",
+                "ban",
             ],
         }
     }
 }
+
+/// Words that negate what follows them. (`don't` splits into `don` and `t`.)
+const NEGATIONS: &[&str] = &[
+    "not", "no", "never", "don", "dont", "doesn", "didn", "won", "without", "nothing", "nor",
+    "avoid", "stop", "neither", "t",
+];
 
 /// The stems above that are verbs: after a looking verb, only these make a name act.
 const ACTION_VERBS: &[&str] = &[
@@ -329,6 +355,23 @@ const ACTION_VERBS: &[&str] = &[
     "revoke",
     "authorize",
     "deauthorize",
+    "rm",
+    "nuke",
+    "format",
+    "uninstall",
+    "revert",
+    "deactivate",
+    "ban",
+    "block",
+    "archive",
+    "overwrite",
+    "export",
+    "upload",
+    "sync",
+    "sell",
+    "rotate",
+    "approve",
+    "accept",
 ];
 
 /// Whether `word` is `stem` in a plain English form (pay, pays, paid, paying, payment, …).
@@ -420,7 +463,17 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
 pub fn requested_kinds<'a>(user_turns: impl IntoIterator<Item = &'a str>) -> Vec<ActionKind> {
     let mut said: Vec<String> = Vec::new();
     for turn in user_turns {
-        said.extend(words(turn));
+        let turn_words = words(turn);
+        // A word the three before it negate asks for nothing: "don't delete anything", "no
+        // payments please", "I never want to send".
+        for (i, w) in turn_words.iter().enumerate() {
+            let negated = turn_words[i.saturating_sub(3)..i]
+                .iter()
+                .any(|b| NEGATIONS.contains(&b.as_str()));
+            if !negated {
+                said.push(w.clone());
+            }
+        }
     }
     ActionKind::ALL
         .into_iter()

@@ -52,6 +52,22 @@ fn the_users_words_ask_for_kinds_in_any_plain_form() {
     assert!(asked("Tell Bob the meeting moved").contains(&Send));
     assert!(asked("Reserve a table for two").contains(&Book));
     assert!(asked("unlock the front door for the plumber").contains(&Access));
+    // Negated, or a word of a lookup, asks for nothing.
+    for text in [
+        "don't delete anything",
+        "no payments please",
+        "I never want to send anything",
+        "List the key points, let me know the order history and the access logs",
+        "make it clear which bills arrived",
+    ] {
+        let kinds = asked(text);
+        assert!(kinds.is_empty(), "{text}: {kinds:?}");
+    }
+    assert_eq!(
+        tool_kinds(&tool("nuke_repo")),
+        [Delete],
+        "a destructive verb outside the first list"
+    );
     let lookups = asked("What are my tasks for today? Summarize the latest tweet.");
     for kind in [Delete, Pay, Book, Access, Share] {
         assert!(!lookups.contains(&kind), "{kind:?} in {lookups:?}");
