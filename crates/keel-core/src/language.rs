@@ -70,6 +70,8 @@ static HAN: LazyLock<Regex> = LazyLock::new(|| build(r"\p{sc=Han}"));
 static NON_LATIN_SCRIPT: LazyLock<Regex> = LazyLock::new(|| {
     build(r"[\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\p{sc=Cyrillic}\p{sc=Arabic}]")
 });
+static KANA_OR_HANGUL: LazyLock<Regex> =
+    LazyLock::new(|| build(r"[\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}]"));
 static LATIN_WORD: LazyLock<Regex> =
     LazyLock::new(|| build(r"(?-u:\b)[A-Za-z]+(?:'[A-Za-z]+)?(?-u:\b)"));
 
@@ -105,7 +107,9 @@ pub fn detect(trimmed: &str) -> Option<Lang> {
     if ACKNOWLEDGEMENT.is_match(&prose) || SHELL_COMMAND.is_match(&prose) {
         return None;
     }
-    if HAN.find_iter(&prose).nth(1).is_some() {
+    // N42: kana or Hangul anywhere means Japanese or Korean, which kanji and hanja do not
+    // make Chinese.
+    if HAN.find_iter(&prose).nth(1).is_some() && !KANA_OR_HANGUL.is_match(&prose) {
         return Some(Lang::ZhCn);
     }
     if !NON_LATIN_SCRIPT.is_match(&prose) && LATIN_WORD.find_iter(&prose).nth(2).is_some() {

@@ -190,3 +190,30 @@ fn latin_words_need_ascii_boundaries() {
     assert_eq!(fresh(&["don't stop now"]).current, Some(Lang::En));
     assert_eq!(fresh(&["don't stop"]).current, None);
 }
+
+/// N42: Japanese (kanji in nearly every sentence) and Korean quoting hanja are not Chinese.
+#[test]
+fn japanese_and_korean_prose_never_sets_chinese() {
+    let japanese = [
+        "昨日、本番環境で画像のアップロードに失敗する問題が発生しました。原因を調べてもらえますか。",
+        "このファイルの設定を確認して、必要なら修正してください。",
+        "会議の資料は共有フォルダにあります。明日までに目を通しておいてください。",
+        "東京駅から新幹線で大阪まで行く予定です。",
+    ];
+    let korean = [
+        "어제 서버에서 이미지 업로드 오류가 발생했습니다. 원인을 확인해 주세요.",
+        "이 문서의 韓國語 표기와 漢字 표기를 비교해 주세요.",
+        "大韓民國 헌법 제1조를 요약해 주세요.",
+    ];
+    for text in japanese.iter().chain(&korean) {
+        assert_eq!(detect(text), None, "{text}");
+        assert_eq!(fresh(&[text]).current, None, "{text}");
+        // An established language stays what it was.
+        assert_eq!(
+            fresh(&["Please look at this bug for me today", text]).current,
+            Some(Lang::En)
+        );
+    }
+    // Chinese stays Chinese.
+    assert_eq!(detect("请帮我检查一下这个配置文件"), Some(Lang::ZhCn));
+}
