@@ -965,3 +965,35 @@ fn malformed_arguments_are_refused_before_the_gate_and_duplicate_ids_renamed() {
     assert_eq!(shown["ledger"].as_array().map(Vec::len), Some(1), "{shown}");
     assert_eq!(shown["ledger"][0]["call_id"], "same-2");
 }
+
+#[test]
+fn yolo_mode_drops_the_built_in_asks_but_every_checker_still_runs() {
+    let env = Env::new();
+    env.write("work/.env", "SECRET=1\n");
+    let model = env.script(
+        "yolo.jsonl",
+        &[
+            call("shell", json!({"command": "touch made-in-yolo"})),
+            call("shell", json!({"command": "cat .env"})),
+            json!({"text": "ok"}),
+        ],
+    );
+    let (code, _, err) = env.keel(
+        &["run", "go", "--model", &model, "--approval", "deny", "--mode", "yolo"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(env.work().join("made-in-yolo").exists(), "{err}");
+    assert!(err.contains("Access to sensitive path"), "{err}");
+    // The same call in the default mode asks, and so is refused without a person.
+    let model = env.script(
+        "default.jsonl",
+        &[
+            call("shell", json!({"command": "touch made-by-default"})),
+            json!({"text": "ok"}),
+        ],
+    );
+    let (code, _, err) = env.keel(&["run", "go", "--model", &model, "--approval", "deny"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(!env.work().join("made-by-default").exists(), "{err}");
+}
