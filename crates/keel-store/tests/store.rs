@@ -294,6 +294,7 @@ fn n13_caller_system_messages_are_rejected_before_anything_is_written() -> R {
     };
     let start = StartRun {
         model: String::new(),
+        cwd: None,
         id: "r1".into(),
         preset: "default".into(),
         now: Timestamp(1),
@@ -341,6 +342,7 @@ fn t6_caller_data_never_reaches_the_notes() -> R {
     let mut n = 0;
     let start = StartRun {
         model: String::new(),
+        cwd: None,
         id: "r1".into(),
         preset: "default".into(),
         now: Timestamp(1),
