@@ -31,7 +31,10 @@ pub enum AppError {
          again, or give --cwd DIR to continue the run in another directory. Nothing was written",
         dir = .dir.display()
     )]
-    RunDirectoryMissing { run: String, dir: std::path::PathBuf },
+    RunDirectoryMissing {
+        run: String,
+        dir: std::path::PathBuf,
+    },
 }
 
 impl AppError {

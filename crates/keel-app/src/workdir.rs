@@ -110,7 +110,11 @@ mod tests {
         assert_eq!((new.dir.as_path(), new.notice), (a.path(), None));
         let old = resolve(Some("r"), Some(None), None, a.path()).unwrap();
         assert_eq!(old.dir, a.path());
-        assert!(old.notice.unwrap().contains("no recorded working directory"));
+        assert!(
+            old.notice
+                .unwrap()
+                .contains("no recorded working directory")
+        );
     }
 
     #[test]

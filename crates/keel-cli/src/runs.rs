@@ -373,9 +373,11 @@ fn render_text(run: &RunRecord, queue: &[NotificationRecord]) -> String {
     let _ = writeln!(
         out,
         "  cwd      {}",
-        h.cwd.as_ref().map_or("(not recorded)".to_string(), |d| one_line(
-            &d.to_string_lossy()
-        ))
+        h.cwd
+            .as_ref()
+            .map_or("(not recorded)".to_string(), |d| one_line(
+                &d.to_string_lossy()
+            ))
     );
     if let Some(origin) = &h.origin {
         let _ = writeln!(out, "  origin   {}", one_line(origin));

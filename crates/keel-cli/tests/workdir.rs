@@ -41,9 +41,7 @@ fn interrupted_run_in(env: &Env, dir: &Path) -> String {
         "one",
         "{err}"
     );
-    let run = env.only_run();
-    assert_eq!(env.show(&run)["run"]["cwd"], dir.display().to_string());
-    run
+    env.only_run()
 }
 
 fn second_call(env: &Env) -> String {
@@ -72,7 +70,15 @@ fn a_resume_from_another_directory_works_where_the_run_was_started() {
     let (code, out, err) = keel_in(
         &env,
         &b,
-        &["runs", "resume", &run, "--model", &model, "--approval", "deny"],
+        &[
+            "runs",
+            "resume",
+            &run,
+            "--model",
+            &model,
+            "--approval",
+            "deny",
+        ],
         "",
     );
     assert_eq!(code, 0, "{err}");
@@ -92,9 +98,15 @@ fn a_resume_from_another_directory_works_where_the_run_was_started() {
         "{err}"
     );
     assert_eq!(err.matches("this run works in").count(), 1, "{err}");
+    assert_eq!(env.show(&run)["run"]["cwd"], a.display().to_string());
     // From the run's own directory nothing is said.
     let done = env.script("done.jsonl", &[json!({"text": "nothing to do"})]);
-    let (code, _, err) = keel_in(&env, &a, &["chat", "--run", &run, "--model", &done], "/quit\n");
+    let (code, _, err) = keel_in(
+        &env,
+        &a,
+        &["chat", "--run", &run, "--model", &done],
+        "/quit\n",
+    );
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("works in"), "{err}");
 }
@@ -109,7 +121,15 @@ fn a_chat_on_a_run_from_another_directory_works_there_too() {
     let (code, _, err) = keel_in(
         &env,
         &env.work(),
-        &["chat", "--run", &run, "--model", &model, "--approval", "deny"],
+        &[
+            "chat",
+            "--run",
+            &run,
+            "--model",
+            &model,
+            "--approval",
+            "deny",
+        ],
         "go on\n/quit\n",
     );
     assert_eq!(code, 0, "{err}");

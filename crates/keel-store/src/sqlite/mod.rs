@@ -191,8 +191,7 @@ fn parse_head((mut head, language): RawHead) -> Result<RunHead, StoreError> {
     Ok(head)
 }
 
-const HEAD_COLUMNS: &str =
-    "id, created_at, updated_at, preset, version, next_seq, language, turn_open, model, origin, cwd";
+const HEAD_COLUMNS: &str = "id, created_at, updated_at, preset, version, next_seq, language, turn_open, model, origin, cwd";
 
 fn read_head(conn: &Connection, id: &str) -> Result<RunHead, StoreError> {
     let raw = conn
