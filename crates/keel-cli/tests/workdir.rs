@@ -99,6 +99,11 @@ fn a_resume_from_another_directory_works_where_the_run_was_started() {
     );
     assert_eq!(err.matches("this run works in").count(), 1, "{err}");
     assert_eq!(env.show(&run)["run"]["cwd"], a.display().to_string());
+    let (_, shown, _) = env.keel(&["runs", "show", &run], "");
+    assert!(
+        shown.contains(&format!("\n  cwd      {}\n", a.display())),
+        "{shown}"
+    );
     // From the run's own directory nothing is said.
     let done = env.script("done.jsonl", &[json!({"text": "nothing to do"})]);
     let (code, _, err) = keel_in(
