@@ -405,7 +405,7 @@ pub fn go(
             "keel handoff --go from run {run_id} (the kickoff is the first user turn)"
         )),
         // The worker run continues the work where its source did.
-        cwd: source.cwd.clone(),
+        cwd: source.cwd,
         open_turn: true,
         now,
         // The draft exactly as confirmed (N19): never rewritten.
