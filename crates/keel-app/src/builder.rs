@@ -125,14 +125,27 @@ impl SessionBuilder {
         let preset_name = flags
             .preset
             .clone()
-            .or_else(|| recorded.map(|h| h.preset))
+            .or_else(|| recorded.as_ref().map(|h| h.preset.clone()))
             .unwrap_or_else(|| "default".into());
-        let cwd = match &flags.cwd {
-            Some(d) => d
-                .canonicalize()
-                .map_err(|e| AppError::Setup(format!("--cwd {}: {e}", d.display())))?,
-            None => std::env::current_dir()?,
+        let explicit = match &flags.cwd {
+            Some(d) => Some(
+                d.canonicalize()
+                    .map_err(|e| AppError::Setup(format!("--cwd {}: {e}", d.display())))?,
+            ),
+            None => None,
         };
+        // A stored run works where it was started (issue 19), checked before anything starts.
+        let resolved = crate::workdir::resolve(
+            self.existing.as_deref(),
+            recorded.as_ref().map(|h| h.cwd.as_deref()),
+            explicit.as_deref(),
+            &std::env::current_dir()?,
+        )?;
+        // A task's parent session has already said where the run works.
+        if let (Some(line), Role::Person) = (&resolved.notice, self.role) {
+            self.notify(line);
+        }
+        let cwd = resolved.dir;
         let preset = config.presets.get(&preset_name);
         if preset_name != "default" && preset.is_none() {
             return Err(AppError::Setup(format!(

@@ -25,6 +25,16 @@ pub enum AppError {
     /// directory), with what to do about it.
     #[error("{0}")]
     Setup(String),
+    /// The directory a stored run works in is gone; nothing was written.
+    #[error(
+        "run {run} works in {dir}, which no longer exists. Recreate it (or restore it) and try \
+         again, or give --cwd DIR to continue the run in another directory. Nothing was written",
+        dir = .dir.display()
+    )]
+    RunDirectoryMissing {
+        run: String,
+        dir: std::path::PathBuf,
+    },
 }
 
 impl AppError {

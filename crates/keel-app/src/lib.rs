@@ -42,6 +42,7 @@ pub mod paths;
 pub mod policy;
 pub mod session;
 pub mod tasks;
+pub mod workdir;
 
 pub use builder::SessionBuilder;
 pub use config::Config;

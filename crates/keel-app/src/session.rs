@@ -121,6 +121,7 @@ impl Session {
             &mut self.store,
             keel_store::StartRun {
                 model: self.model_spec.clone(),
+                cwd: Some(self.cwd.clone()),
                 id: run_id.clone(),
                 preset: self.preset.clone(),
                 now: ids::now(),

@@ -48,6 +48,8 @@ pub(crate) fn spawner(builder: TaskContext, hub: &TaskHub) -> Spawner {
                 preset: parent.preset.clone(),
                 model: builder.model.clone().unwrap_or(parent.model),
                 origin: Some(format!("task of {}", request.parent)),
+                // A task works where its parent does.
+                cwd: parent.cwd,
                 open_turn: false,
                 now: ids::now(),
                 note_ops: vec![],

@@ -373,6 +373,20 @@ pub fn go(
     let mut store = SqliteStore::open_existing(db, options)?;
     // N23: the target takes the source's model, never the worker's.
     let source = store.run_head(run_id)?;
+    // The target works where the source does: refused before it is created when that
+    // directory is gone, and said when it is not the current one.
+    if let Some(dir) = &source.cwd {
+        keel_app::workdir::check_exists(run_id, dir)?;
+        let here = std::env::current_dir().context("the current directory")?;
+        // With --continue, the resume says it.
+        if !flags.auto_continue && !keel_app::workdir::same_dir(dir, &here) {
+            out::say(&format!(
+                "run {run_id} works in {} (you are in {}); the new run works there too",
+                dir.display(),
+                here.display()
+            ));
+        }
+    }
     if source.version != record.source_version {
         out::say(&format!(
             "warning: run {run_id} changed after the preview (version {} → {}); the draft does \
@@ -390,6 +404,8 @@ pub fn go(
         origin: Some(format!(
             "keel handoff --go from run {run_id} (the kickoff is the first user turn)"
         )),
+        // The worker run continues the work where its source did.
+        cwd: source.cwd,
         open_turn: true,
         now,
         // The draft exactly as confirmed (N19): never rewritten.

@@ -469,7 +469,12 @@ fn main() -> ExitCode {
                     e.downcast_ref::<keel_app::AppError>(),
                     Some(keel_app::AppError::Config(_))
                 );
-            if bad_config || bad_caller_input {
+            // A run whose directory is gone is the person's to fix (exit 2), like bad input.
+            let missing_dir = matches!(
+                e.downcast_ref::<keel_app::AppError>(),
+                Some(keel_app::AppError::RunDirectoryMissing { .. })
+            );
+            if bad_config || bad_caller_input || missing_dir {
                 ExitCode::from(EXIT_BAD_INPUT)
             } else {
                 ExitCode::from(EXIT_FAILURE)

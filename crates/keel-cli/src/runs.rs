@@ -95,6 +95,8 @@ fn head_json(head: &RunHead) -> Value {
         "preset": head.preset,
         "model": head.model,
         "origin": head.origin,
+        // Where the run works; null for runs from before keel recorded it.
+        "cwd": head.cwd.as_ref().map(|d| d.to_string_lossy()),
     })
 }
 
@@ -367,6 +369,15 @@ fn render_text(run: &RunRecord, queue: &[NotificationRecord]) -> String {
         } else {
             one_line(&h.model)
         }
+    );
+    let _ = writeln!(
+        out,
+        "  cwd      {}",
+        h.cwd
+            .as_ref()
+            .map_or("(not recorded)".to_string(), |d| one_line(
+                &d.to_string_lossy()
+            ))
     );
     if let Some(origin) = &h.origin {
         let _ = writeln!(out, "  origin   {}", one_line(origin));

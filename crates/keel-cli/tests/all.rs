@@ -17,4 +17,5 @@ mod run;
 mod runs;
 mod tasks;
 mod terminal;
+mod workdir;
 mod workspace_tier;

@@ -96,6 +96,8 @@ pub struct StartRun {
     pub preset: String,
     /// The model the run is made with.
     pub model: String,
+    /// The directory the run works in.
+    pub cwd: Option<std::path::PathBuf>,
     pub now: Timestamp,
     pub field: CallerField,
     pub messages: Vec<CallerMessage>,
@@ -123,6 +125,7 @@ pub fn start_run_from_caller(
         preset: start.preset,
         model: start.model,
         origin: None,
+        cwd: start.cwd,
         open_turn: false,
         now: start.now,
         note_ops,

@@ -27,6 +27,8 @@ mod caller;
 mod schema;
 mod sqlite;
 
+use std::path::PathBuf;
+
 use keel_core::compaction::Compaction;
 use keel_core::language::ConversationLanguage;
 use keel_core::notes::NoteOp;
@@ -53,6 +55,8 @@ pub struct NewRun {
     pub model: String,
     /// Where the run came from, when not from a plain `keel run` (a handoff names its source).
     pub origin: Option<String>,
+    /// The directory the run works in (its tools, gate roots and shell); `None` when unknown.
+    pub cwd: Option<PathBuf>,
     /// The run starts with an open turn (its items end with a user turn the model has not
     /// answered yet), so `keel runs resume` answers it.
     pub open_turn: bool,
@@ -80,6 +84,9 @@ pub struct RunHead {
     /// The model the run was made with; `""` for runs from before schema v2.
     pub model: String,
     pub origin: Option<String>,
+    /// The directory the run works in; `None` for runs from before schema v4, which keep
+    /// working in whatever directory they are resumed from.
+    pub cwd: Option<PathBuf>,
     /// Bumped by every write; a writer must present the version it loaded.
     pub version: u64,
     /// The sequence number the next appended item gets (= the number of items).
@@ -228,6 +235,7 @@ pub struct RunSummary {
 ///     preset: "default".into(),
 ///     model: String::new(),
 ///     origin: None,
+///     cwd: None,
 ///     open_turn: false,
 ///     now: keel_core::Timestamp(0),
 ///     notes: keel_core::SystemNotes::new(),

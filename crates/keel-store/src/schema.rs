@@ -133,6 +133,11 @@ pub const MIGRATIONS: &[&str] = &[
         paused_by   TEXT NOT NULL
     );
     "#,
+    // v4: the directory a run works in, so a resume, a chat or a handoff from another
+    // directory acts where the run was started. NULL for runs from before v4.
+    r#"
+    ALTER TABLE runs ADD COLUMN cwd TEXT;
+    "#,
 ];
 
 /// The version a fully migrated database has.

@@ -294,6 +294,7 @@ fn n13_caller_system_messages_are_rejected_before_anything_is_written() -> R {
     };
     let start = StartRun {
         model: String::new(),
+        cwd: None,
         id: "r1".into(),
         preset: "default".into(),
         now: Timestamp(1),
@@ -341,6 +342,7 @@ fn t6_caller_data_never_reaches_the_notes() -> R {
     let mut n = 0;
     let start = StartRun {
         model: String::new(),
+        cwd: None,
         id: "r1".into(),
         preset: "default".into(),
         now: Timestamp(1),
@@ -545,6 +547,56 @@ fn a_version_1_database_is_migrated_and_its_runs_have_no_recorded_model() -> R {
     assert_eq!(
         new.origin.as_deref(),
         Some("keel handoff --go from run old")
+    );
+    Ok(())
+}
+
+#[test]
+fn a_version_3_database_is_migrated_and_its_runs_have_no_recorded_directory() -> R {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("keel.db");
+    {
+        // A file exactly as keel with schema v3 left it, holding one run.
+        let conn = rusqlite::Connection::open(&path)?;
+        for from in 0..3 {
+            conn.execute_batch(keel_store::schema_migration(from).unwrap_or_default())?;
+        }
+        conn.pragma_update(None, "user_version", 3)?;
+        conn.pragma_update(None, "application_id", 0x6B65_656C)?;
+        conn.execute(
+            "INSERT INTO runs (id, created_at, updated_at, preset, version, next_seq, model) \
+             VALUES ('old', 1, 1, 'default', 1, 0, 'script:old.jsonl')",
+            [],
+        )?;
+    }
+    let mut store = open(&path)?;
+    let version: i64 =
+        rusqlite::Connection::open(&path)?.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    assert_eq!(version, SCHEMA_VERSION);
+    let old = store.load_run("old")?;
+    assert_eq!(
+        (old.head.model.as_str(), old.head.cwd.as_deref()),
+        ("script:old.jsonl", None)
+    );
+    let mut run = new_run("new");
+    run.cwd = Some(dir.path().join("work"));
+    store.create_run(run)?;
+    assert_eq!(store.run_head("new")?.cwd, Some(dir.path().join("work")));
+    let listed: Vec<_> = store
+        .list_runs()?
+        .into_iter()
+        .map(|r| (r.head.id, r.head.cwd))
+        .collect();
+    assert!(listed.contains(&("old".to_string(), None)), "{listed:?}");
+    assert!(
+        listed.contains(&("new".to_string(), Some(dir.path().join("work")))),
+        "{listed:?}"
+    );
+    // The recorded directory survives a reopen.
+    drop(store);
+    assert_eq!(
+        open(&path)?.run_head("new")?.cwd,
+        Some(dir.path().join("work"))
     );
     Ok(())
 }

@@ -16,6 +16,7 @@ pub fn new_run(id: &str) -> NewRun {
         preset: "default".to_string(),
         model: String::new(),
         origin: None,
+        cwd: None,
         open_turn: false,
         now: Timestamp(0),
         note_ops: Vec::new(),

@@ -139,6 +139,7 @@ impl Driver {
             preset: "default".into(),
             model: String::new(),
             origin: None,
+            cwd: None,
             open_turn: false,
             now: Timestamp(1_000),
             note_ops: vec![NoteOp::Add {
@@ -372,8 +373,8 @@ fn rules(before: &RunRecord, write: &RunWrite, after: &RunRecord) -> Result<(), 
     prop_assert_eq!(a.updated_at, b.updated_at.max(write.now));
     prop_assert_eq!((&a.id, a.created_at), (&b.id, b.created_at));
     prop_assert_eq!(
-        (&a.preset, &a.model, &a.origin),
-        (&b.preset, &b.model, &b.origin)
+        (&a.preset, &a.model, &a.origin, &a.cwd),
+        (&b.preset, &b.model, &b.origin, &b.cwd)
     );
     prop_assert_eq!(a.language, write.language.unwrap_or(b.language));
     let turn_open = if write.open_turn || write.close_turn {

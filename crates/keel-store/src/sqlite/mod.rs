@@ -170,6 +170,7 @@ fn head_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawHead> {
             preset: r.get(3)?,
             model: r.get(8)?,
             origin: r.get(9)?,
+            cwd: r.get::<_, Option<String>>(10)?.map(PathBuf::from),
             version: r.get::<_, i64>(4)? as u64,
             next_seq: r.get::<_, i64>(5)? as u64,
             language: ConversationLanguage::default(),
@@ -190,8 +191,7 @@ fn parse_head((mut head, language): RawHead) -> Result<RunHead, StoreError> {
     Ok(head)
 }
 
-const HEAD_COLUMNS: &str =
-    "id, created_at, updated_at, preset, version, next_seq, language, turn_open, model, origin";
+const HEAD_COLUMNS: &str = "id, created_at, updated_at, preset, version, next_seq, language, turn_open, model, origin, cwd";
 
 fn read_head(conn: &Connection, id: &str) -> Result<RunHead, StoreError> {
     let raw = conn
@@ -297,6 +297,7 @@ impl RunStore for SqliteStore {
             preset: run.preset,
             model: run.model,
             origin: run.origin,
+            cwd: run.cwd,
             version: 1,
             next_seq: run.items.len() as u64,
             language: ConversationLanguage::default(),
@@ -304,7 +305,7 @@ impl RunStore for SqliteStore {
         };
         tx.execute(
             "INSERT INTO runs (id, created_at, updated_at, preset, version, next_seq, model, \
-             origin, turn_open) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+             origin, turn_open, cwd) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             params![
                 head.id,
                 head.created_at.millis(),
@@ -314,7 +315,10 @@ impl RunStore for SqliteStore {
                 head.next_seq as i64,
                 head.model,
                 head.origin,
-                i64::from(head.turn_open)
+                i64::from(head.turn_open),
+                // A path that is not UTF-8 is stored lossily: a resume then finds it missing
+                // and says so rather than acting somewhere else.
+                head.cwd.as_ref().map(|d| d.to_string_lossy().into_owned())
             ],
         )?;
         let items: Vec<Item> = (0..)
@@ -387,11 +391,11 @@ impl RunStore for SqliteStore {
     fn list_runs(&self) -> Result<Vec<RunSummary>, StoreError> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT r.id, r.created_at, r.updated_at, r.preset, r.version, r.next_seq, \
-                    r.language, r.turn_open, r.model, r.origin, \
+                    r.language, r.turn_open, r.model, r.origin, r.cwd, \
                     (SELECT count(*) FROM notes n WHERE n.run_id = r.id) \
              FROM runs r ORDER BY r.updated_at DESC, r.id",
         )?;
-        let rows = stmt.query_map([], |r| Ok((head_from_row(r)?, r.get::<_, i64>(10)? as u64)))?;
+        let rows = stmt.query_map([], |r| Ok((head_from_row(r)?, r.get::<_, i64>(11)? as u64)))?;
         let mut out = Vec::new();
         for row in rows {
             let (raw, notes_count) = row?;
