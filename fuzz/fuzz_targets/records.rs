@@ -4,8 +4,8 @@
 //!
 //! Beyond never panicking, never recursing without bound and never expanding aliases (each a
 //! crash or a timeout): no record has an empty or repeated key; JSON is read as serde_json
-//! reads it (the same records, the same keys, the same strings) whenever keel finds records in
-//! it; and a field is only ever vouched for under a key its record has.
+//! reads it (the same records, the same keys, the same strings; numbers aside) whenever keel
+//! finds records in it; and a field is only ever vouched for under a key its record has.
 #![no_main]
 
 use keel_policy::records::{named_field_in, record_fields};
@@ -23,18 +23,21 @@ type Fields = Vec<(String, Option<String>)>;
 
 /// What keel should read from a JSON document: its top-level records (the root object, the
 /// objects of the root array, and those of an array directly under the root object), each
-/// with its scalar fields; a string's value is known, a number's is not compared (keel keeps
-/// `1e2` as text, serde_json as a number).
-fn expected(value: &Value) -> Vec<Vec<(String, Option<Option<String>>)>> {
-    fn fields(map: &serde_json::Map<String, Value>) -> Vec<(String, Option<Option<String>>)> {
-        map.iter()
-            .filter_map(|(k, v)| match v {
-                Value::String(s) => Some((folded(k), Some(Some(s.clone())))),
-                Value::Bool(_) => Some((folded(k), Some(None))),
-                Value::Number(_) => Some((folded(k), None)),
-                _ => None,
-            })
-            .collect()
+/// with its string and boolean fields, and the keys of its number fields apart: keel keeps
+/// `1e2` as text and an integer too long for an i128 not at all, where serde_json has numbers.
+fn expected(value: &Value) -> Vec<(Fields, Vec<String>)> {
+    fn fields(map: &serde_json::Map<String, Value>) -> (Fields, Vec<String>) {
+        let mut fields = Vec::new();
+        let mut numbers = Vec::new();
+        for (k, v) in map {
+            match v {
+                Value::String(s) => fields.push((folded(k), Some(s.clone()))),
+                Value::Bool(_) => fields.push((folded(k), None)),
+                Value::Number(_) => numbers.push(folded(k)),
+                _ => {}
+            }
+        }
+        (fields, numbers)
     }
     let mut out = Vec::new();
     match value {
@@ -52,12 +55,13 @@ fn expected(value: &Value) -> Vec<Vec<(String, Option<Option<String>>)>> {
     out
 }
 
-fn matches(ours: &Fields, want: &[(String, Option<Option<String>>)]) -> bool {
-    ours.len() == want.len()
-        && ours
-            .iter()
-            .zip(want)
-            .all(|((k, v), (wk, wv))| k == wk && wv.as_ref().is_none_or(|wv| wv == v))
+fn matches(ours: &Fields, (want, numbers): &(Fields, Vec<String>)) -> bool {
+    let rest: Fields = ours
+        .iter()
+        .filter(|(k, _)| !numbers.contains(k))
+        .cloned()
+        .collect();
+    rest == *want
 }
 
 fuzz_target!(|data: &[u8]| {
