@@ -425,7 +425,16 @@ fn load_file(
     load_text(config, tier, path, &text)
 }
 
-fn load_text(config: &mut Config, tier: Tier, path: &Path, text: &str) -> Result<(), ConfigError> {
+/// Reads one file's text at `tier` into `config`, as [`load`] does for each file (`path` only
+/// names the file in errors and warnings). A file that cannot be used changes nothing: the
+/// error comes before anything is merged. Public so the fuzz target (fuzz/) reads policy text
+/// through the same loader.
+pub fn load_text(
+    config: &mut Config,
+    tier: Tier,
+    path: &Path,
+    text: &str,
+) -> Result<(), ConfigError> {
     let table: toml::Table = toml::from_str(text).map_err(|e| err(path, e.to_string()))?;
     let spans: PolicySpans = toml::from_str(text).map_err(|e| err(path, e.to_string()))?;
     let policy = FilePolicy {

@@ -187,23 +187,7 @@ impl McpClient {
                 ))
             })?
             .map_err(|e| list_error(e.to_string()))?;
-        Ok(tools
-            .into_iter()
-            .map(|t| McpTool {
-                name: t.name.to_string(),
-                description: t.description.map(|d| d.to_string()).unwrap_or_default(),
-                input_schema: Value::Object((*t.input_schema).clone()),
-                annotations: t
-                    .annotations
-                    .and_then(|a| serde_json::to_value(a).ok())
-                    .and_then(|v| match v {
-                        Value::Object(m) => Some(m),
-                        _ => None,
-                    })
-                    .unwrap_or_default(),
-                structured_output: t.output_schema.is_some(),
-            })
-            .collect())
+        Ok(tools.into_iter().map(tool_of).collect())
     }
 
     /// Calls one tool within `call_timeout`. A call that times out is abandoned (rmcp sends
@@ -246,23 +230,48 @@ impl McpClient {
             }
             Err(e) => return Err(failed(e.to_string())),
         };
-        let blocks: Vec<String> = result
-            .content
-            .iter()
-            .filter_map(|block| serde_json::to_value(block).ok())
-            .map(|block| render_block(&block))
-            .collect();
-        let mut text = blocks.join("\n");
-        if text.is_empty()
-            && let Some(structured) = &result.structured_content
-        {
-            text = structured.to_string();
-        }
-        Ok(CallOutcome {
-            text,
-            is_error: result.is_error.unwrap_or(false),
-            structured: result.structured_content,
-        })
+        Ok(outcome_of(result))
+    }
+}
+
+/// A tool of the server's `tools/list` answer, as keel describes it. Public, like
+/// [`outcome_of`], so the fuzz target (fuzz/) converts what rmcp decoded through it.
+pub fn tool_of(t: rmcp::model::Tool) -> McpTool {
+    McpTool {
+        name: t.name.to_string(),
+        description: t.description.map(|d| d.to_string()).unwrap_or_default(),
+        input_schema: Value::Object((*t.input_schema).clone()),
+        annotations: t
+            .annotations
+            .and_then(|a| serde_json::to_value(a).ok())
+            .and_then(|v| match v {
+                Value::Object(m) => Some(m),
+                _ => None,
+            })
+            .unwrap_or_default(),
+        structured_output: t.output_schema.is_some(),
+    }
+}
+
+/// A `tools/call` result as keel's outcome: the content blocks as text (the structured
+/// content when there are none), and whether the server flagged an error.
+pub fn outcome_of(result: rmcp::model::CallToolResult) -> CallOutcome {
+    let blocks: Vec<String> = result
+        .content
+        .iter()
+        .filter_map(|block| serde_json::to_value(block).ok())
+        .map(|block| render_block(&block))
+        .collect();
+    let mut text = blocks.join("\n");
+    if text.is_empty()
+        && let Some(structured) = &result.structured_content
+    {
+        text = structured.to_string();
+    }
+    CallOutcome {
+        text,
+        is_error: result.is_error.unwrap_or(false),
+        structured: result.structured_content,
     }
 }
 

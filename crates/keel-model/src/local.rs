@@ -364,8 +364,13 @@ fn answer_format(tools: &[ToolSpec]) -> String {
     text
 }
 
-/// The model's answer as keel's reply.
-fn parse_output(text: &str, finished: bool, max_tokens: usize) -> Result<ModelReply, ModelError> {
+/// The model's answer (the `text` of the worker's answer line) as keel's reply. Public so the
+/// fuzz target (fuzz/) reads answers through it.
+pub fn parse_output(
+    text: &str,
+    finished: bool,
+    max_tokens: usize,
+) -> Result<ModelReply, ModelError> {
     let value: Value = match serde_json::from_str(text.trim()) {
         Ok(v) => v,
         Err(_) if !finished => {

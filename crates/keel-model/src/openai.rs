@@ -554,6 +554,18 @@ fn read_reply(
             .map_err(|e| ModelError::Failed(format!("reading the answer of {endpoint}: {e}")))?;
         return parse_completion(&body, on_text, endpoint);
     }
+    read_stream(std::io::BufReader::new(response), on_text, endpoint, cancel)
+}
+
+/// A streamed completion: the server-sent events of `reader`, read up to `[DONE]` (or the end
+/// of the stream after a finish reason), assembled into one reply. `on_text` receives the
+/// text as it arrives. Public so the fuzz target (fuzz/) reads streams through it.
+pub fn read_stream(
+    mut reader: impl BufRead,
+    on_text: &mut dyn FnMut(&str),
+    endpoint: &str,
+    cancel: Option<&CancelFlag>,
+) -> Result<ModelReply, ModelError> {
     let broken = |e: std::io::Error| {
         ModelError::Failed(format!(
             "the answer from {endpoint} broke off while streaming ({e}); it was not retried, so \
@@ -564,7 +576,6 @@ fn read_reply(
     let mut data = String::new();
     // `[DONE]` or a finish reason: without either, an end of stream is a broken answer.
     let mut finished = false;
-    let mut reader = std::io::BufReader::new(response);
     let mut line = String::new();
     loop {
         if is_set(cancel) {
@@ -633,8 +644,9 @@ fn read_reply(
     assembly.finish()
 }
 
-/// A whole (non-streamed) completion.
-fn parse_completion(
+/// A whole (non-streamed) completion, as the reply keel uses. Public so the fuzz target
+/// (fuzz/) reads replies through it.
+pub fn parse_completion(
     body: &str,
     on_text: &mut dyn FnMut(&str),
     endpoint: &str,

@@ -307,6 +307,35 @@ fn bare(word: &str) -> &str {
     word.trim_matches(|c: char| c.is_ascii_punctuation() && c != '@')
 }
 
+/// The top-level records provenance reads out of a structured tool result `text` (see
+/// [`parse`]): each record's scalar fields in order, by folded key, a string field's value as
+/// `Some` and any other scalar as `None`. Public so the fuzz target (fuzz/) can hold the
+/// reading to serde_json's reading of the same JSON.
+pub fn record_fields(text: &str) -> Vec<Vec<(String, Option<String>)>> {
+    parse(text)
+        .records
+        .into_iter()
+        .map(|record| {
+            record
+                .into_iter()
+                .map(|(key, field)| match field {
+                    Scalar::Str(s) => (key, Some(s)),
+                    _ => (key, None),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Whether `value`, given for the argument `arg_key`, is a field of a record of the
+/// structured result `text` that the `users`' words name, and how: the named-record reading
+/// of one result that provenance does (it keeps the parsed documents of a decision instead).
+/// Public for the fuzz target (fuzz/).
+pub fn named_field_in(text: &str, users: &[&str], arg_key: &str, value: &Value) -> Option<String> {
+    let users: Vec<Cow<'_, str>> = users.iter().map(|u| Cow::Borrowed(*u)).collect();
+    Document::parse(text).named_field(arg_key, value, &UserTerms::of(&users))
+}
+
 /// What of the user's turns can name a record, gathered once per decision.
 #[derive(Debug, Default)]
 pub(super) struct UserTerms {

@@ -109,8 +109,9 @@ fn parser_options() -> ParserOptions {
 }
 
 /// Refuses, without parsing, what can only be opaque or could nest: outside quotes the
-/// characters of grouping, negation, substitution, expansion and redirection, and comments; in
-/// double quotes `$` and backquotes; more reserved words than [`MAX_RESERVED_WORDS`].
+/// characters of grouping, negation, substitution, expansion (a tilde too) and redirection, and
+/// comments; in double quotes `$` and backquotes; more reserved words than
+/// [`MAX_RESERVED_WORDS`].
 fn prescan(command: &str) -> Result<(), Opaque> {
     let mut quote: Option<char> = None;
     let mut escaped = false;
@@ -141,7 +142,9 @@ fn prescan(command: &str) -> Result<(), Opaque> {
                 word.push(c);
             }
             (None, '\\') => escaped = true,
-            (None, '(' | ')' | '{' | '}' | '$' | '`' | '<' | '>' | '!') => {
+            // `~` is opaque in any case, and brush-parser panics on a tilde prefix with more
+            // digits than a usize holds (`~99999999999999999999`): it never sees one.
+            (None, '(' | ')' | '{' | '}' | '$' | '`' | '<' | '>' | '!' | '~') => {
                 return Err(opaque(format!(
                     "unquoted `{c}` groups, negates, substitutes, expands or redirects"
                 )));

@@ -121,3 +121,18 @@ fn deep_nesting_cannot_overflow_the_stack() {
     let long = format!("echo {}", "a".repeat(MAX_COMMAND_BYTES));
     assert!(is_opaque(&long));
 }
+
+#[test]
+fn a_tilde_prefix_with_more_digits_than_the_parser_holds_is_opaque_not_a_panic() {
+    // Found by fuzz/fuzz_targets/shell.rs: brush-parser unwraps the number of `~N`, `~+N` and
+    // `~-N` (directory-stack tildes) as a usize, so a long one panicked the gate.
+    for command in [
+        "head -5 ~3337333333333330333333333333333333;33333333333333JJJJJJJJJ\0\0\0\0\0JJgrJJJJJep",
+        "cat ~99999999999999999999",
+        "cat ~+99999999999999999999/x",
+        "cat ~-99999999999999999999",
+        "ls a:~99999999999999999999",
+    ] {
+        assert!(is_opaque(command), "{command:?} should be opaque");
+    }
+}
