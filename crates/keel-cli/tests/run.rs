@@ -979,7 +979,16 @@ fn yolo_mode_drops_the_built_in_asks_but_every_checker_still_runs() {
         ],
     );
     let (code, _, err) = env.keel(
-        &["run", "go", "--model", &model, "--approval", "deny", "--mode", "yolo"],
+        &[
+            "run",
+            "go",
+            "--model",
+            &model,
+            "--approval",
+            "deny",
+            "--mode",
+            "yolo",
+        ],
         "",
     );
     assert_eq!(code, 0, "{err}");
