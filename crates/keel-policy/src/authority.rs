@@ -47,8 +47,8 @@ impl ActionKind {
         }
     }
 
-    /// Stems in a tool's name that make it this kind.
-    fn tool_stems(self) -> &'static [&'static str] {
+    /// Verbs in a tool's name that make it this kind, wherever they stand.
+    fn tool_verbs(self) -> &'static [&'static str] {
         match self {
             ActionKind::Delete => &[
                 "delete",
@@ -75,70 +75,70 @@ impl ActionKind {
                 "block",
                 "archive",
                 "overwrite",
-                "unsubscribe",
             ],
             ActionKind::Send => &[
                 "send",
                 "email",
                 "mail",
-                "message",
                 "reply",
                 "forward",
                 "post",
                 "tweet",
-                "sms",
-                "text",
                 "notify",
                 "publish",
-                "dm",
-                "comment",
                 "respond",
                 "broadcast",
-                "call",
             ],
             ActionKind::Pay => &[
-                "pay",
-                "payment",
-                "transfer",
-                "money",
-                "wire",
-                "refund",
-                "purchase",
-                "buy",
-                "order",
-                "checkout",
-                "donate",
-                "tip",
-                "charge",
-                "withdraw",
-                "deposit",
-                "transaction",
-                "invoice",
-                "sell",
-                "trade",
+                "pay", "transfer", "wire", "refund", "purchase", "buy", "checkout", "donate",
+                "charge", "withdraw", "deposit", "sell",
             ],
-            ActionKind::Book => &["book", "booking", "reserve", "reservation", "rent", "hire"],
+            ActionKind::Book => &["book", "reserve", "rent", "hire"],
             ActionKind::Share => &[
-                "share",
-                "invite",
-                "grant",
-                "collaborator",
-                "publish",
-                "public",
-                "expose",
-                "member",
-                "visibility",
-                "export",
-                "upload",
-                "sync",
-                "backup",
-                "webhook",
+                "share", "invite", "grant", "publish", "expose", "export", "upload", "sync",
             ],
             ActionKind::Access => &[
                 "unlock",
                 "lock",
                 "disable",
                 "enable",
+                "revoke",
+                "authorize",
+                "deauthorize",
+                "rotate",
+                "approve",
+                "accept",
+                "deactivate",
+                "ban",
+            ],
+        }
+    }
+
+    /// Nouns in a tool's name that make it this kind when its verb acts on them
+    /// (`send_money`, `disable_two_factor`), not after a looking verb (`get_transactions`).
+    fn tool_nouns(self) -> &'static [&'static str] {
+        match self {
+            ActionKind::Delete => &["unsubscribe"],
+            ActionKind::Send => &["message", "sms", "text", "dm", "comment", "call"],
+            ActionKind::Pay => &[
+                "payment",
+                "money",
+                "order",
+                "tip",
+                "transaction",
+                "invoice",
+                "trade",
+            ],
+            ActionKind::Book => &["booking", "reservation"],
+            ActionKind::Share => &[
+                "collaborator",
+                "public",
+                "member",
+                "visibility",
+                "backup",
+                "webhook",
+            ],
+            ActionKind::Access => &[
                 "password",
                 "passcode",
                 "2fa",
@@ -149,9 +149,6 @@ impl ActionKind {
                 "access",
                 "role",
                 "admin",
-                "revoke",
-                "authorize",
-                "deauthorize",
                 "credential",
                 "credentials",
                 "security",
@@ -164,11 +161,6 @@ impl ActionKind {
                 "alarm",
                 "firewall",
                 "visibility",
-                "rotate",
-                "approve",
-                "accept",
-                "deactivate",
-                "ban",
             ],
         }
     }
@@ -302,78 +294,6 @@ const NEGATIONS: &[&str] = &[
     "avoid", "stop", "neither", "t",
 ];
 
-/// The stems above that are verbs: after a looking verb, only these make a name act.
-const ACTION_VERBS: &[&str] = &[
-    "delete",
-    "remove",
-    "erase",
-    "purge",
-    "trash",
-    "wipe",
-    "destroy",
-    "unlink",
-    "discard",
-    "drop",
-    "clear",
-    "empty",
-    "truncate",
-    "kill",
-    "send",
-    "email",
-    "mail",
-    "reply",
-    "forward",
-    "post",
-    "tweet",
-    "notify",
-    "publish",
-    "respond",
-    "broadcast",
-    "pay",
-    "transfer",
-    "wire",
-    "refund",
-    "purchase",
-    "buy",
-    "checkout",
-    "donate",
-    "charge",
-    "withdraw",
-    "deposit",
-    "book",
-    "reserve",
-    "rent",
-    "hire",
-    "share",
-    "invite",
-    "grant",
-    "expose",
-    "unlock",
-    "lock",
-    "disable",
-    "enable",
-    "revoke",
-    "authorize",
-    "deauthorize",
-    "rm",
-    "nuke",
-    "format",
-    "uninstall",
-    "revert",
-    "deactivate",
-    "ban",
-    "block",
-    "archive",
-    "overwrite",
-    "export",
-    "upload",
-    "sync",
-    "sell",
-    "rotate",
-    "approve",
-    "accept",
-];
-
 /// Whether `word` is `stem` in a plain English form (pay, pays, paid, paying, payment, …).
 fn is_form_of(word: &str, stem: &str) -> bool {
     if word == stem {
@@ -445,16 +365,8 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
     ActionKind::ALL
         .into_iter()
         .filter(|k| {
-            let stems = k.tool_stems();
-            if looks {
-                name[1..].iter().any(|w| {
-                    stems
-                        .iter()
-                        .any(|s| is_form_of(w, s) && ACTION_VERBS.contains(s))
-                })
-            } else {
-                has_stem(&name, stems)
-            }
+            let words = if looks { &name[1..] } else { &name[..] };
+            has_stem(words, k.tool_verbs()) || (!looks && has_stem(words, k.tool_nouns()))
         })
         .collect()
 }
