@@ -123,6 +123,18 @@ fn prescan(command: &str) -> Result<(), Opaque> {
         }
         word.clear();
     };
+    // Control characters other than tab and line feed (NUL, CR, ESC, …) are where readers of
+    // shell text disagree (a NUL cannot even reach a program's arguments), and brush-parser's
+    // tokenizer was seen to exhaust memory on a 340-byte command with NULs and CRs in it.
+    if let Some(c) = command
+        .chars()
+        .find(|&c| (c.is_control() && c != '\t' && c != '\n') || c == '\u{7f}')
+    {
+        return Err(opaque(format!(
+            "it has the control character U+{:04X}",
+            u32::from(c)
+        )));
+    }
     for c in command.chars() {
         if escaped {
             escaped = false;
@@ -158,6 +170,11 @@ fn prescan(command: &str) -> Result<(), Opaque> {
         }
     }
     end_word(&mut word);
+    if quote.is_some() || escaped {
+        return Err(opaque(
+            "it has an unterminated quote or a trailing backslash",
+        ));
+    }
     if reserved > MAX_RESERVED_WORDS {
         return Err(opaque("it has too many shell keywords to read"));
     }

@@ -136,3 +136,25 @@ fn a_tilde_prefix_with_more_digits_than_the_parser_holds_is_opaque_not_a_panic()
         assert!(is_opaque(command), "{command:?} should be opaque");
     }
 }
+
+/// Found by `scripts/fuzz --seconds 1500 shell`: brush-parser's tokenizer took more than 2 GB
+/// on these 340 bytes (NULs and CRs around a here-document). Control characters and
+/// unterminated quotes are refused before the tokenizer sees the command.
+#[test]
+fn control_characters_and_unterminated_quotes_are_opaque_before_the_tokenizer() {
+    let bytes = include_bytes!("regressions/oom-control-characters.bin");
+    let text = String::from_utf8_lossy(bytes);
+    assert!(is_opaque(&text));
+    for command in [
+        "cat a\0b",
+        "cat a\rb",
+        "ls\u{1b}[2J",
+        "cat 'a",
+        "cat \"a",
+        "cat a\\",
+    ] {
+        assert!(is_opaque(command), "{command:?}");
+    }
+    // Tabs and line feeds are ordinary.
+    assert_eq!(words("cat\ta\nls"), [vec!["cat", "a"], vec!["ls"]]);
+}
