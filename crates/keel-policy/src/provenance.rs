@@ -903,7 +903,8 @@ fn tainted_lines(tool: &str, values: &[Leaf], index: &ProvenanceIndex<'_>) -> Ve
 
 /// The atoms of free-text values ([`super::atoms`]) that came from data and not from the
 /// user: a message the model composed is found nowhere whole, but the link or account number
-/// an injection put in it is. A leaf already tainted whole says so itself.
+/// an injection put in it is. A leaf already judged whole (tainted, or a named record's field)
+/// is not looked into.
 fn tainted_atoms(
     tool: &str,
     values: &[Leaf],
@@ -976,40 +977,32 @@ pub fn check_provenance(
         ShortValues::Exempt
     };
     let reads = RecordReads::default();
-    let tainted: Vec<String> = values
-        .iter()
-        .filter_map(|leaf| match attribute_in(index, &leaf.needle, short) {
-            Attribution::Tainted { .. }
-                if settings.structured_tools.is_some_and(|structured| {
-                    leaf.value.as_ref().is_some_and(|v| {
-                        index
-                            .named_field((&leaf.needle, &leaf.key, v), structured, &reads)
-                            .is_some()
-                    })
-                }) =>
-            {
-                None
-            }
-            Attribution::Tainted { source } => Some(format!(
+    // Each leaf judged whole: tainted (with its reason), or passed as the field of a record
+    // the user named. Only the others are looked into for atoms.
+    let mut whole: HashSet<&str> = HashSet::new();
+    let mut tainted: Vec<String> = Vec::new();
+    for leaf in &values {
+        let Attribution::Tainted { source } = attribute_in(index, &leaf.needle, short) else {
+            continue;
+        };
+        whole.insert(leaf.path.as_str());
+        let named = settings.structured_tools.is_some_and(|structured| {
+            leaf.value.as_ref().is_some_and(|v| {
+                index
+                    .named_field((&leaf.needle, &leaf.key, v), structured, &reads)
+                    .is_some()
+            })
+        });
+        if !named {
+            tainted.push(format!(
                 "argument \"{}\" of {tool} comes from {source}, not from the user",
                 leaf.path
-            )),
-            _ => None,
-        })
-        .collect();
-    let mut tainted = tainted;
+            ));
+        }
+    }
     if tainted.is_empty() && super::scripts::writes_code(args) {
         tainted = tainted_lines(tool, &values, index);
     }
-    let whole: HashSet<&str> = values
-        .iter()
-        .filter(|leaf| {
-            tainted
-                .iter()
-                .any(|t| t.starts_with(&format!("argument \"{}\" ", leaf.path)))
-        })
-        .map(|leaf| leaf.path.as_str())
-        .collect();
     tainted.extend(tainted_atoms(tool, &values, &whole, index));
     if !settings.action_kinds.is_empty() {
         let missing = super::authority::unrequested(settings.action_kinds, index.requested_kinds());
