@@ -97,6 +97,9 @@ fn head_json(head: &RunHead) -> Value {
         "origin": head.origin,
         // Where the run works; null for runs from before keel recorded it.
         "cwd": head.cwd.as_ref().map(|d| d.to_string_lossy()),
+        // A turn was opened and not closed (a crash, a cancel, the step limit): `keel runs
+        // resume` continues it.
+        "turn_open": head.turn_open,
     })
 }
 

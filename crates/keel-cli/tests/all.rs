@@ -13,6 +13,7 @@ mod handoff;
 mod hardening;
 mod mcp;
 mod notify;
+mod orphans;
 mod run;
 mod runs;
 mod tasks;

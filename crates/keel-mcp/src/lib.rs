@@ -13,10 +13,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{ServiceExt, transport::ConfigureCommandExt};
 use serde_json::{Map, Value};
 
 /// Default wait for a server to start and answer the handshake.
@@ -109,6 +109,8 @@ pub enum McpError {
 pub struct McpClient {
     config: ServerConfig,
     service: Option<RunningService<RoleClient, ()>>,
+    /// The server's process group with keel's reaper; ended after the service is closed.
+    watch: Option<keel_reaper::Watch>,
     runtime: tokio::runtime::Runtime,
 }
 
@@ -125,12 +127,18 @@ impl McpClient {
             .build()
             .map_err(|e| start_error(format!("cannot create its runtime: {e}")))?;
         let service = runtime.block_on(async {
-            let command = tokio::process::Command::new(&config.command).configure(|cmd| {
-                cmd.args(&config.args).envs(&config.env).kill_on_drop(true);
-                if let Some(cwd) = &config.cwd {
-                    cmd.current_dir(cwd);
-                }
-            });
+            let mut command = tokio::process::Command::new(&config.command);
+            command
+                .args(&config.args)
+                .envs(&config.env)
+                .kill_on_drop(true);
+            if let Some(cwd) = &config.cwd {
+                command.current_dir(cwd);
+            }
+            // A process group of its own (a terminal's Ctrl-C is keel's to handle, not the
+            // server's), registered with keel's reaper before the server runs: if keel dies,
+            // the server and whatever it started (`npx` starts `node`) die too.
+            keel_reaper::prepare(command.as_std_mut()).map_err(|e| start_error(e.to_string()))?;
             let (transport, _stderr) = TokioChildProcess::builder(command)
                 .stderr(std::process::Stdio::null())
                 .spawn()
@@ -140,7 +148,12 @@ impl McpClient {
                         config.command, config.name
                     ))
                 })?;
-            match tokio::time::timeout(config.start_timeout, ().serve(transport)).await {
+            let pgid = transport
+                .id()
+                .ok_or_else(|| start_error("it exited as soon as it started".into()))?;
+            let watch = keel_reaper::adopt(pgid);
+            let served = match tokio::time::timeout(config.start_timeout, ().serve(transport)).await
+            {
                 Ok(Ok(service)) => Ok(service),
                 Ok(Err(e)) => Err(start_error(format!(
                     "the MCP handshake failed ({e}); is {:?} an MCP server speaking stdio?",
@@ -152,11 +165,20 @@ impl McpClient {
                     config.start_timeout.as_secs(),
                     config.name
                 ))),
+            };
+            match served {
+                Ok(service) => Ok((service, watch)),
+                Err(e) => {
+                    watch.end();
+                    Err(e)
+                }
             }
         })?;
+        let (service, watch) = service;
         Ok(Self {
             config,
             service: Some(service),
+            watch: Some(watch),
             runtime,
         })
     }
@@ -283,6 +305,10 @@ impl Drop for McpClient {
             let _ = self.runtime.block_on(async {
                 tokio::time::timeout(Duration::from_secs(2), service.cancel()).await
             });
+        }
+        // What the server started and left behind goes with it.
+        if let Some(watch) = self.watch.take() {
+            watch.end();
         }
     }
 }

@@ -104,6 +104,8 @@ pub fn find_worker(exe: &Path) -> Result<PathBuf, ModelError> {
 /// A running worker.
 struct Running {
     child: Child,
+    /// Unregistered after `Drop` has killed and waited for the worker.
+    _watch: keel_reaper::Watch,
     stdin: ChildStdin,
     lines: Receiver<String>,
     stderr: std::sync::Arc<std::sync::Mutex<String>>,
@@ -156,7 +158,10 @@ impl LocalModel {
         if let Some(t) = s.threads {
             cmd.arg("--threads").arg(t.to_string());
         }
-        let mut child = cmd.spawn().map_err(|e| {
+        // A process group of its own: a terminal's Ctrl-C reaches keel alone, which cancels the
+        // turn (exit 130) instead of seeing its worker die of the signal; and keel's reaper
+        // kills the worker if keel dies.
+        let (mut child, watch) = keel_reaper::spawn(&mut cmd).map_err(|e| {
             ModelError::Setup(format!(
                 "cannot start the local model worker {}: {e}",
                 s.worker.display()
@@ -197,6 +202,7 @@ impl LocalModel {
         });
         let mut running = Running {
             child,
+            _watch: watch,
             stdin,
             lines,
             stderr: tail,
@@ -307,6 +313,9 @@ impl Running {
             }
             match self.next_line(left.min(Duration::from_millis(50))) {
                 Err(Wait::Timeout) => continue,
+                // A worker that died as the person pressed Ctrl-C (a signal sent to its group
+                // too, by whoever sent it) was cancelled, not broken.
+                Err(Wait::Gone) if crate::is_set(cancel) => return Err(Wait::Cancelled),
                 other => return other,
             }
         }

@@ -115,8 +115,12 @@ fn status_failure(name: &str, status: ExitStatus, stderr: &[u8]) -> Option<Check
     }
 }
 
-fn spawn(spec: &CheckerSpec, cwd: &std::path::Path) -> Result<Child, CheckerVerdict> {
-    use std::os::unix::process::CommandExt;
+/// Starts the checker in a process group of its own, watched by keel's reaper: a checker (or
+/// anything it starts) never outlives keel, even a keel killed mid-check.
+fn spawn(
+    spec: &CheckerSpec,
+    cwd: &std::path::Path,
+) -> Result<(Child, keel_reaper::Watch), CheckerVerdict> {
     let Some((program, args)) = spec.command.split_first() else {
         return Err(failed(
             &spec.name,
@@ -127,22 +131,22 @@ fn spawn(spec: &CheckerSpec, cwd: &std::path::Path) -> Result<Child, CheckerVerd
             ),
         ));
     };
-    Command::new(program)
-        .args(args)
-        .envs(&spec.env)
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| {
-            failed(
-                &spec.name,
-                "spawn",
-                format!("Failed to spawn safety checker \"{}\": {e}", spec.name),
-            )
-        })
+    keel_reaper::spawn(
+        Command::new(program)
+            .args(args)
+            .envs(&spec.env)
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .map_err(|e| {
+        failed(
+            &spec.name,
+            "spawn",
+            format!("Failed to spawn safety checker \"{}\": {e}", spec.name),
+        )
+    })
 }
 
 fn signal_group(pgid: u32, signal: Signal) {
@@ -164,7 +168,7 @@ pub fn run_spawn(
     cwd: &std::path::Path,
 ) -> CheckerVerdict {
     let name = spec.name.as_str();
-    let mut child = match spawn(spec, cwd) {
+    let (mut child, _watch) = match spawn(spec, cwd) {
         Ok(c) => c,
         Err(v) => return v,
     };
@@ -294,11 +298,22 @@ fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
 /// A long-lived checker process (`mode = "persistent"`).
 struct Running {
     child: Child,
+    /// Unregistered only after `Drop` has ended the group (fields drop after `drop` runs).
+    _watch: keel_reaper::Watch,
     stdin: ChildStdin,
     lines: LineReader,
     stderr: std::sync::Arc<Mutex<Vec<u8>>>,
     /// Closed when stderr reaches end of file.
     stderr_done: mpsc::Receiver<()>,
+}
+
+impl Drop for Running {
+    /// However a checker is let go (stopped, replaced, or its keel shutting down), its group
+    /// ends before its registration with the reaper does.
+    fn drop(&mut self) {
+        signal_group(self.child.id(), Signal::SIGKILL);
+        let _ = self.child.wait();
+    }
 }
 
 /// Writes `bytes` before `deadline`: the pipe is non-blocking and waited on with poll(2), so a
@@ -413,7 +428,7 @@ impl PersistentChecker {
     }
 
     fn start(&self) -> Result<Running, CheckerVerdict> {
-        let mut child = spawn(&self.spec, &self.cwd)?;
+        let (mut child, watch) = spawn(&self.spec, &self.cwd)?;
         let name = self.spec.name.clone();
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -446,6 +461,7 @@ impl PersistentChecker {
         });
         Ok(Running {
             child,
+            _watch: watch,
             stdin,
             lines: LineReader {
                 out: stdout,

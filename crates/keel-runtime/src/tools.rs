@@ -353,8 +353,7 @@ impl Tool for Shell {
             .current_dir(&ctx.cwd)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+            .stderr(Stdio::piped());
         match confinement(command, ctx) {
             Ok(None) => {}
             Ok(Some(mut confined)) => {
@@ -378,8 +377,10 @@ impl Tool for Shell {
                 ));
             }
         }
-        let child = shell.spawn();
-        let mut child = match child {
+        // Its own process group, watched by keel's reaper: if keel dies mid-command, the
+        // command and whatever it started in the background die too, rather than act later
+        // where nobody can see or stop them (the ledger then says `unknown`).
+        let (mut child, _watch) = match keel_reaper::spawn(&mut shell) {
             Ok(c) => c,
             Err(e) => return ToolOutput::error(format!("cannot start the shell: {e}")),
         };
