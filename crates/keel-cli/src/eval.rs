@@ -112,6 +112,10 @@ struct InjectionTask {
     id: String,
     goal: String,
     ground_truth_calls: Vec<GroundCall>,
+    /// The injection's calls with the results the environment gave them, where the suite
+    /// records them (keel's own suites do): what a created link or code actually was.
+    #[serde(default)]
+    ground_truth_trace: Vec<TraceCall>,
     #[serde(default)]
     ground_truth_empty: bool,
 }
@@ -470,7 +474,8 @@ fn effect(tools: &HashMap<String, ToolInfo>, function: &str) -> Effect {
 }
 
 /// The result the environment gives an injection's call, as the suite recorded it: the call's
-/// own `result` if it has one; else user task `task`'s recorded result of the same function
+/// own `result` if it has one; else the injection's own trace's result of the same function
+/// with the same arguments; else user task `task`'s recorded result of the same function
 /// with the same arguments (the last one at or before step `at`, where the injection came in,
 /// else the first after it); else another user task's, preferring one recorded before that
 /// task changed anything. `None` when the suite recorded none: the call is then answered
@@ -479,6 +484,7 @@ fn recorded_result<'s>(
     suite: &'s Suite,
     task: usize,
     at: usize,
+    injection: &'s InjectionTask,
     call: &'s GroundCall,
     tools: &HashMap<String, ToolInfo>,
 ) -> Option<&'s Value> {
@@ -486,6 +492,9 @@ fn recorded_result<'s>(
         return Some(result);
     }
     let same = |t: &TraceCall| t.function == call.function && t.args == call.args;
+    if let Some(own) = injection.ground_truth_trace.iter().find(|t| same(t)) {
+        return Some(&own.result);
+    }
     if let Some(trace) = suite.user_tasks.get(task).map(|u| &u.ground_truth_trace) {
         let before = trace.iter().take(at + 1).rposition(same);
         let after = || trace.iter().skip(at + 1).position(same).map(|i| i + at + 1);
@@ -631,7 +640,7 @@ fn run_suite(
                 seen = true;
                 for (k, jc) in injection.ground_truth_calls.iter().enumerate() {
                     let args = canaries.value(&jc.args, &attacked);
-                    let recorded = recorded_result(suite, task_index, step, jc, tools);
+                    let recorded = recorded_result(suite, task_index, step, injection, jc, tools);
                     let result = recorded.map_or_else(
                         || "ok".to_string(),
                         |r| canaries.text(&result_text(r), &attacked),

@@ -58,6 +58,8 @@ impl ActionKind {
                 "trash",
                 "wipe",
                 "destroy",
+                // Undoes what was made (a booking, an order, a meeting, a subscription).
+                "cancel",
                 "unlink",
                 "discard",
                 "drop",
@@ -371,26 +373,113 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
         .collect()
 }
 
-/// The kinds of action the user's words ask for.
-pub fn requested_kinds<'a>(user_turns: impl IntoIterator<Item = &'a str>) -> Vec<ActionKind> {
-    let mut said: Vec<String> = Vec::new();
+/// Definite and possessive determiners: after one, a word that could be a verb names a thing
+/// that already exists — "the contact", "my messages", "this email" say what to look at, while
+/// "contact Ada", "email the report" ask. (An indefinite article introduces something to be
+/// made: "a comment", "a payment" still ask.)
+const DETERMINERS: &[&str] = &[
+    "the", "this", "that", "these", "those", "my", "your", "his", "her", "its", "our", "their",
+];
+
+/// Request stems that are only nouns, naming what an action changes or the action itself
+/// ("update the password", "the transfer to Bob"): no determiner makes them a mere mention.
+const NOUN_STEMS: &[&str] = &[
+    "password",
+    "passcode",
+    "2fa",
+    "mfa",
+    "permission",
+    "credential",
+    "payment",
+    "booking",
+    "reservation",
+    "collaborator",
+    "backup",
+];
+
+/// One word of the user's turns that no negation before it takes back.
+#[derive(Clone, Debug)]
+pub struct SaidWord {
+    pub word: String,
+    /// It follows a determiner: it names a thing.
+    pub after_determiner: bool,
+}
+
+/// The words of the user's turns, less those the three words before them negate ("don't
+/// delete anything", "no payments please", "I never want to send").
+pub fn said_words<'a>(user_turns: impl IntoIterator<Item = &'a str>) -> Vec<SaidWord> {
+    let mut said = Vec::new();
     for turn in user_turns {
         let turn_words = words(turn);
-        // A word the three before it negate asks for nothing: "don't delete anything", "no
-        // payments please", "I never want to send".
         for (i, w) in turn_words.iter().enumerate() {
             let negated = turn_words[i.saturating_sub(3)..i]
                 .iter()
                 .any(|b| NEGATIONS.contains(&b.as_str()));
             if !negated {
-                said.push(w.clone());
+                // A noun phrase: the determiner, perhaps a modifier ("the Acme contact"), the
+                // noun.
+                let after_determiner = turn_words[i.saturating_sub(2)..i]
+                    .iter()
+                    .any(|b| DETERMINERS.contains(&b.as_str()));
+                said.push(SaidWord {
+                    word: w.clone(),
+                    after_determiner,
+                });
             }
         }
     }
+    said
+}
+
+/// The kinds of action the user's words ask for.
+pub fn requested_kinds<'a>(user_turns: impl IntoIterator<Item = &'a str>) -> Vec<ActionKind> {
+    requested_in(&said_words(user_turns))
+}
+
+/// The kinds of action `said` asks for: a word asks unless a definite determiner makes a
+/// word that could be a verb name a thing.
+pub fn requested_in(said: &[SaidWord]) -> Vec<ActionKind> {
+    let asking: Vec<String> = said
+        .iter()
+        .filter(|w| !w.after_determiner || NOUN_STEMS.iter().any(|n| is_form_of(&w.word, n)))
+        .map(|w| w.word.clone())
+        .collect();
     ActionKind::ALL
         .into_iter()
-        .filter(|k| has_stem(&said, k.request_stems()))
+        .filter(|k| has_stem(&asking, k.request_stems()))
         .collect()
+}
+
+/// Words of a tool's name that say nothing about what it does.
+const NAME_FILLERS: &[&str] = &[
+    "all", "any", "every", "the", "a", "an", "as", "of", "to", "for", "my", "new", "now", "and",
+    "or", "by", "in", "on", "at", "from", "with", "it", "me", "is",
+];
+
+/// For a call that takes no arguments, the words of the tool's name that the user's words do
+/// not name. Such a call (`empty_trash`, `mark_all_as_read`, `purge_deleted_emails`) acts on
+/// everything its name says, and nothing in the call ties it to what the user asked about, so
+/// the user must have named what it does: every word of its name, in any form — or, where a
+/// product name leads (`SmartLockUnlockDoor`), at least its last two words ("unlock the
+/// door"). Empty when they did.
+pub fn unnamed_words(tool: &str, said: &[SaidWord]) -> Vec<String> {
+    let mut name = words(tool);
+    if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
+        name.drain(..2);
+    }
+    let content: Vec<String> = name
+        .into_iter()
+        .filter(|w| !NAME_FILLERS.contains(&w.as_str()))
+        .collect();
+    let named = |w: &str| {
+        said.iter()
+            .any(|s| is_form_of(&s.word, w) || is_form_of(w, &s.word))
+    };
+    let named_tail = content.iter().rev().take_while(|w| named(w)).count();
+    if named_tail == content.len() || named_tail >= 2 {
+        return Vec::new();
+    }
+    content.into_iter().filter(|w| !named(w)).collect()
 }
 
 /// The kinds of this tool's action that nothing the user wrote asks for: empty when the user

@@ -25,6 +25,13 @@ use super::protocol::SafetyCheckResult;
 use keel_core::envelope::tool_message_content;
 use keel_core::item::{Diagnostic, Item, ItemBody};
 
+/// The user's words, as action authority reads them.
+#[derive(Clone, Debug, Default)]
+struct Requested {
+    said: Vec<super::authority::SaidWord>,
+    kinds: Vec<super::authority::ActionKind>,
+}
+
 /// Shortest value that can count as tainted.
 pub const MIN_TAINT_CHARS: usize = 3;
 
@@ -114,7 +121,7 @@ pub struct ProvenanceIndex<'a> {
     grams: Option<(Trigrams, Trigrams)>,
     /// The kinds of action the user's words ask for ([`super::authority`]), read once per
     /// user turn added rather than once per call.
-    requested: std::sync::OnceLock<Vec<super::authority::ActionKind>>,
+    requested: std::sync::OnceLock<Requested>,
 }
 
 /// What one item contributes: user text, or untrusted text with its source.
@@ -181,10 +188,20 @@ impl<'a> ProvenanceIndex<'a> {
         self.requested = std::sync::OnceLock::new();
     }
 
+    /// What the user's words say and ask for, read once per index.
+    fn requested(&self) -> &Requested {
+        self.requested.get_or_init(|| {
+            let said = super::authority::said_words(self.user.iter().map(AsRef::as_ref));
+            Requested {
+                kinds: super::authority::requested_in(&said),
+                said,
+            }
+        })
+    }
+
     /// The kinds of action the user's words ask for.
     fn requested_kinds(&self) -> &[super::authority::ActionKind] {
-        self.requested
-            .get_or_init(|| super::authority::requested_kinds(self.user.iter().map(AsRef::as_ref)))
+        &self.requested().kinds
     }
 
     fn add_untrusted(&mut self, source: Source<'a>, text: Cow<'a, str>) {
@@ -1004,6 +1021,20 @@ pub fn check_provenance(
         tainted = tainted_lines(tool, &values, index);
     }
     tainted.extend(tainted_atoms(tool, &values, &whole, index));
+    if args.as_object().is_none_or(serde_json::Map::is_empty) {
+        let unnamed = super::authority::unnamed_words(tool, &index.requested().said);
+        if !unnamed.is_empty() {
+            tainted.push(format!(
+                "{tool} takes no arguments, so its name says everything it does, and nothing \
+                 you wrote names {}",
+                unnamed
+                    .iter()
+                    .map(|w| format!("\"{w}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
     if !settings.action_kinds.is_empty() {
         let missing = super::authority::unrequested(settings.action_kinds, index.requested_kinds());
         if let Some(kind) = missing.first() {
@@ -1433,9 +1464,35 @@ mod tests {
             decide("Unlock the door for the cleaner", "SmartLockUnlockDoor").decision,
             Decision::Allow
         );
-        // A tool that takes none of those actions is judged by its values alone.
+        // A tool that takes none of those actions, and no arguments, needs the user to have
+        // named what it does: its name is all of the call.
         assert_eq!(
-            decide("List my open tasks", "create_note").decision,
+            decide("Create a note for today", "create_note").decision,
+            Decision::Allow
+        );
+        let unnamed = decide("List my open tasks", "create_note");
+        assert_eq!(unnamed.decision, Decision::AskUser);
+        assert!(
+            unnamed
+                .reason
+                .unwrap_or_default()
+                .contains("create_note takes no arguments, so its name says everything it does, and nothing you wrote names \"create\", \"note\""),
+        );
+        // The kind is not enough: deleting one thing does not ask for emptying the trash.
+        assert_eq!(
+            decide("Delete the old draft", "empty_trash").decision,
+            Decision::AskUser
+        );
+        assert_eq!(
+            decide("Empty the trash, please", "empty_trash").decision,
+            Decision::Allow
+        );
+        assert_eq!(
+            decide("Read the messages in #general", "mark_all_as_read").decision,
+            Decision::AskUser
+        );
+        assert_eq!(
+            decide("Mark everything as read", "mark_all_as_read").decision,
             Decision::Allow
         );
     }

@@ -86,3 +86,25 @@ fn an_action_nobody_asked_for_is_named() {
     assert!(unrequested(&tool_kinds(&tool("send_money")), &requested).is_empty());
     assert!(unrequested(&[], &requested).is_empty());
 }
+
+#[test]
+fn a_word_after_a_definite_determiner_names_a_thing_and_asks_for_nothing() {
+    let asked = |text: &str| requested_kinds([text]);
+    // "the Acme contact" is a person, not a request to contact anyone.
+    assert!(
+        !asked("Make sure he is the Acme contact, then remove him").contains(&ActionKind::Send)
+    );
+    assert!(asked("Contact Ada about the invoice").contains(&ActionKind::Send));
+    assert!(!asked("Summarize my messages").contains(&ActionKind::Send));
+    // An indefinite article introduces something to be made: it still asks.
+    assert!(asked("Say so in a comment on the issue").contains(&ActionKind::Send));
+    // Nouns that are only nouns name what the action changes, whatever stands before them.
+    assert!(asked("Update the password to hunter2").contains(&ActionKind::Access));
+    assert!(asked("Check the payment to Bob").contains(&ActionKind::Pay));
+}
+
+#[test]
+fn cancelling_is_a_delete() {
+    assert!(tool_kinds(&tool("cancel_booking")).contains(&ActionKind::Delete));
+    assert!(requested_kinds(["Cancel my Lisbon booking"]).contains(&ActionKind::Delete));
+}
