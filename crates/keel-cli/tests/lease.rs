@@ -372,3 +372,55 @@ fn a_held_run_can_still_be_read() {
     let (code, _, err) = finish(chat);
     assert_eq!(code, 0, "{err}");
 }
+
+/// `keel run` holds its new run from right after creating it: a chat on it meanwhile is
+/// refused, and the run finishes as if alone.
+#[test]
+fn a_new_run_is_held_while_keel_run_works_on_it() {
+    let env = Env::new();
+    let server = gated(vec![(true, reply("done alone"))]);
+    let mut cmd = env.cmd(&[
+        "run",
+        "the task",
+        "--model",
+        "openai:slow",
+        "--base-url",
+        &server.url,
+        "--approval",
+        "deny",
+    ]);
+    cmd.env_remove("OPENAI_API_KEY")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let running = cmd.spawn().unwrap_or_else(|e| panic!("{e}"));
+    wait_for_request(&server);
+    let run = env.only_run();
+    let other = env.script("other.jsonl", &[json!({"text": "the other reply"})]);
+    let (code, _, err) = env.keel(
+        &[
+            "chat",
+            "--run",
+            &run,
+            "--model",
+            &other,
+            "--approval",
+            "deny",
+        ],
+        "another turn\n",
+    );
+    assert_ne!(code, 0, "{err}");
+    assert!(
+        err.contains(&format!("another keel process (pid {}", running.id())),
+        "{err}"
+    );
+    let _ = server.release.send(());
+    let (code, out, err) = finish(running);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("done alone"), "{out}");
+    assert!(
+        !texts(&env.show(&run))
+            .iter()
+            .any(|i| i.contains("another turn"))
+    );
+}

@@ -263,6 +263,31 @@ fn a_keeper_whose_lease_was_taken_after_it_expired_stops_renewing_and_leaves_the
 }
 
 #[test]
+fn a_lost_lease_taken_again_is_released_only_with_its_last_handle() -> R {
+    let sandbox = Sandbox::new();
+    let mut store = sandbox.store_with_run("r");
+    let keeper = LeaseKeeper::new(live_other("again"));
+    let options = short_terms();
+    let old = keeper.acquire(&sandbox.db(), &options, "r")?;
+    let far = Timestamp(i64::MAX / 2);
+    let other = live_other("meanwhile");
+    store.take_run_lease("r", &other, far, Timestamp(far.millis() + 1))?;
+    eventually("the keeper sees its lease lost", || old.is_lost());
+    store.release_run_lease("r", &other)?;
+    let new = keeper.acquire(&sandbox.db(), &options, "r")?;
+    assert!(!new.is_lost());
+    drop(old);
+    assert_eq!(
+        store.run_lease("r")?.map(|l| l.holder.token),
+        Some("again".into()),
+        "the old handle released the lease taken again"
+    );
+    drop(new);
+    assert_eq!(store.run_lease("r")?, None);
+    Ok(())
+}
+
+#[test]
 fn lease_terms_default_to_thirty_seconds_renewed_every_ten_and_never_renew_too_late() {
     let terms = LeaseTerms::default();
     assert_eq!(terms.expiry, Duration::from_secs(30));
