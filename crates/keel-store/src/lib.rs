@@ -31,6 +31,7 @@
 
 mod apply;
 mod caller;
+mod keeper;
 pub mod lease;
 mod schema;
 mod sqlite;
@@ -45,7 +46,8 @@ use keel_core::{Item, ItemBody, ItemId, SystemNotes, Timestamp};
 
 pub use apply::{Applied, Settled};
 pub use caller::{CallerMessage, StartRun, append_caller_messages, start_run_from_caller};
-pub use lease::{Acquired, LeaseHolder, LeaseKeeper, LeaseTerms, RunLease, RunLeaseRecord};
+pub use keeper::{LeaseKeeper, RunLease};
+pub use lease::{Acquired, LeaseHolder, LeaseTerms, RunLeaseRecord};
 pub use schema::SCHEMA_VERSION;
 
 /// The SQL that migrates schema version `from` to `from + 1`, for tests that build an older
