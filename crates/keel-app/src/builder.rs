@@ -117,6 +117,17 @@ impl SessionBuilder {
             Some(run) => Some(store.run_head(run)?),
             None => None,
         };
+        // One writer per run (issue 19): a run another live process writes is refused here,
+        // before anything is started or written. A task's run is this process's already.
+        let lease = match &self.existing {
+            Some(run) => Some(crate::session::take_lease(
+                &self.db,
+                &self.store_options,
+                run,
+                (self.role == Role::Person).then_some(&self.notices),
+            )?),
+            None => None,
+        };
         let model_spec = model_spec(
             config,
             flags.model.as_deref(),
@@ -261,6 +272,8 @@ impl SessionBuilder {
             computer,
             store_options: self.store_options.clone(),
             notices: self.notices.clone(),
+            lease,
+            issued: Vec::new(),
         })
     }
 

@@ -135,6 +135,11 @@ pub struct NotesSettings {
 pub struct StoreSettings {
     /// How long a writer waits for another process's lock, in milliseconds.
     pub busy_timeout_ms: Option<u64>,
+    /// How long a run's lease lasts unless its holder renews it, in milliseconds.
+    pub lease_expiry_ms: Option<u64>,
+    /// How often a process renews the leases of the runs it writes, in milliseconds; shorter
+    /// than `lease_expiry_ms`.
+    pub lease_renew_ms: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -323,11 +328,13 @@ impl Config {
     /// How the store is opened: `[store]` over keel-store's defaults.
     pub fn store_options(&self) -> keel_store::StoreOptions {
         let defaults = keel_store::StoreOptions::default();
+        let ms = |v: Option<u64>, default| v.map_or(default, std::time::Duration::from_millis);
         keel_store::StoreOptions {
-            busy_timeout: self
-                .store
-                .busy_timeout_ms
-                .map_or(defaults.busy_timeout, std::time::Duration::from_millis),
+            busy_timeout: ms(self.store.busy_timeout_ms, defaults.busy_timeout),
+            lease: keel_store::LeaseTerms::new(
+                ms(self.store.lease_expiry_ms, defaults.lease.expiry),
+                ms(self.store.lease_renew_ms, defaults.lease.renew_every),
+            ),
         }
     }
 }
@@ -367,6 +374,19 @@ pub fn load(sources: &Sources) -> Result<Config, ConfigError> {
         for path in admin_files(dir)? {
             load_file(&mut config, Tier::Admin, &path, true)?;
         }
+    }
+    let lease = config.store_options().lease;
+    let asked = config
+        .store
+        .lease_renew_ms
+        .map(std::time::Duration::from_millis);
+    if asked.is_some_and(|renew| renew != lease.renew_every) {
+        config.warnings.push(format!(
+            "[store] lease_renew_ms must be shorter than the lease's expiry ({} ms), or a lease \
+             would lapse between renewals; keel renews every {} ms instead",
+            lease.expiry.as_millis(),
+            lease.renew_every.as_millis()
+        ));
     }
     Ok(config)
 }
@@ -552,6 +572,11 @@ fn merge(config: &mut Config, tier: Tier, path: &Path, file: FileSettings, polic
         &mut config.store.busy_timeout_ms,
         file.store.busy_timeout_ms,
     );
+    later(
+        &mut config.store.lease_expiry_ms,
+        file.store.lease_expiry_ms,
+    );
+    later(&mut config.store.lease_renew_ms, file.store.lease_renew_ms);
     later(&mut config.handoff.worker_model, file.handoff.worker_model);
     later(
         &mut config.handoff.worker_timeout_secs,

@@ -46,6 +46,16 @@ impl AppError {
         }
     }
 
+    /// Whether another writer changed the run under this one ([`StoreError::StaleWrite`]):
+    /// nothing of the failed write was stored, and a reload shows what the other wrote.
+    pub fn is_stale_write(&self) -> bool {
+        matches!(
+            self,
+            AppError::Store(StoreError::StaleWrite { .. })
+                | AppError::Loop(LoopError::Store(StoreError::StaleWrite { .. }))
+        )
+    }
+
     /// Whether the turn was stopped on request (Ctrl-C), which is no failure.
     pub fn is_cancelled(&self) -> bool {
         matches!(self, AppError::Loop(LoopError::Cancelled))

@@ -47,4 +47,4 @@ pub mod workdir;
 pub use builder::SessionBuilder;
 pub use config::Config;
 pub use error::AppError;
-pub use session::{DesktopOpener, Notices, Role, Session, SessionOptions};
+pub use session::{Arrivals, DesktopOpener, Notices, Role, Session, SessionOptions};

@@ -14,7 +14,7 @@ use keel_runtime::approval::{Approver, RecordingApprover};
 use keel_runtime::gate::Gate;
 use keel_runtime::tasks::{TaskHub, report_orphaned_tasks};
 use keel_runtime::tools::{ToolContext, Toolbox};
-use keel_store::{ApprovalStore, SqliteStore, StoreOptions};
+use keel_store::{ApprovalStore, LeaseKeeper, RunLease, RunStore, SqliteStore, StoreOptions};
 
 use crate::{AppError, ids};
 
@@ -80,6 +80,15 @@ pub enum Role {
     Task,
 }
 
+/// What a run holds past a point, by writer ([`Session::arrivals`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Arrivals {
+    /// How many of the items this session wrote.
+    pub ours: usize,
+    /// The items another writer wrote, in order.
+    pub theirs: Vec<keel_core::Item>,
+}
+
 /// A ready session: everything a turn needs.
 pub struct Session {
     pub store: SqliteStore,
@@ -100,10 +109,36 @@ pub struct Session {
     pub computer: Option<keel_runtime::computer::ComputerHub>,
     pub(crate) store_options: StoreOptions,
     pub(crate) notices: Notices,
+    /// This process's lease of the run the session writes (issue 19): taken before the
+    /// session writes it, released when the session is dropped.
+    pub(crate) lease: Option<RunLease>,
+    /// The ids of the items the last [`Session::with_agent`] made, so that after a stale
+    /// write [`Session::arrivals`] can tell another writer's items from this session's.
+    pub(crate) issued: Vec<ItemId>,
 }
 
-fn item_ids() -> impl FnMut() -> ItemId {
-    move || ItemId::try_from(ids::unique("item")).unwrap_or_else(|_| unreachable!())
+fn fresh_item_id() -> ItemId {
+    ItemId::try_from(ids::unique("item")).unwrap_or_else(|_| unreachable!())
+}
+
+/// Takes this process's lease of `run` in the database at `db`; a lease it took over from a
+/// process that is gone (or whose lease expired) is said through `notices`.
+pub(crate) fn take_lease(
+    db: &std::path::Path,
+    options: &StoreOptions,
+    run: &str,
+    notices: Option<&Notices>,
+) -> Result<RunLease, AppError> {
+    let lease = LeaseKeeper::process().acquire(db, options, run)?;
+    if let (Some(old), Some(notices)) = (lease.replaced(), notices) {
+        notices(&format!(
+            "run {run} was still marked as written by process {} (since {}), which is gone or \
+             stopped renewing its lease; this process takes the run over",
+            old.holder.pid,
+            old.acquired_at.to_rfc3339()
+        ));
+    }
+    Ok(lease)
 }
 
 impl Session {
@@ -116,7 +151,7 @@ impl Session {
         messages: Vec<keel_store::CallerMessage>,
     ) -> Result<String, AppError> {
         let run_id = ids::unique("run");
-        let mut next_id = item_ids();
+        let mut next_id = fresh_item_id;
         keel_store::start_run_from_caller(
             &mut self.store,
             keel_store::StartRun {
@@ -131,7 +166,35 @@ impl Session {
             },
             &mut next_id,
         )?;
+        // Held from right after its creation: nobody else knows the id before.
+        self.lease = Some(take_lease(
+            self.store.path(),
+            &self.store_options,
+            &run_id,
+            None,
+        )?);
         Ok(run_id)
+    }
+
+    /// This process's lease of the session's run, once the session holds one.
+    pub fn lease(&self) -> Option<&RunLease> {
+        self.lease.as_ref()
+    }
+
+    /// What `run` holds from sequence number `since` on, told apart by writer: the items this
+    /// session's last [`Session::with_agent`] wrote, and the others (another writer's).
+    pub fn arrivals(&self, run: &str, since: u64) -> Result<Arrivals, AppError> {
+        let (ours, theirs): (Vec<_>, Vec<_>) = self
+            .store
+            .load_run(run)?
+            .items
+            .into_iter()
+            .filter(|item| item.seq >= since)
+            .partition(|item| self.issued.contains(&item.id));
+        Ok(Arrivals {
+            ours: ours.len(),
+            theirs,
+        })
     }
 
     /// Runs `f` with an agent on the session whose ask_user goes to `approver` (when the
@@ -144,7 +207,13 @@ impl Session {
         mut events: impl FnMut(Event),
         f: impl FnOnce(&mut Agent<'_>) -> Result<T, keel_runtime::agent::LoopError>,
     ) -> Result<T, AppError> {
-        let mut next_id = item_ids();
+        self.issued.clear();
+        let issued = &mut self.issued;
+        let mut next_id = || {
+            let id = fresh_item_id();
+            issued.push(id.clone());
+            id
+        };
         // The agent writes the run; answers are recorded through a second connection.
         let db = self.store.path().to_path_buf();
         let mut answers_store = SqliteStore::open(&db, &self.store_options)?;

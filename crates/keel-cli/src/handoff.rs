@@ -416,6 +416,9 @@ pub fn go(
             body: ItemBody::User { text: kickoff },
         }],
     })?;
+    // Held from its creation to this process's end (through `--continue`'s resume, the same
+    // process's), so no other writer starts on it meanwhile.
+    let _lease = keel_store::LeaseKeeper::process().acquire(db, options, &target)?;
     // The preview has been used (§3.7: kept until used or deleted).
     let _ = std::fs::remove_file(&record_path);
     out::say(&format!(

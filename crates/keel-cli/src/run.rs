@@ -178,6 +178,58 @@ fn is_cancelled(e: &anyhow::Error) -> bool {
         .is_some_and(AppError::is_cancelled)
 }
 
+fn is_stale_write(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<AppError>()
+        .is_some_and(AppError::is_stale_write)
+}
+
+/// A chat's delivery of notifications between turns. One that loses a race to another
+/// writer stored nothing (the notifications stay queued): it is said, and the next delivery
+/// goes on from the run as reloaded.
+fn delivering(
+    s: &mut Session,
+    input: &mut dyn std::io::BufRead,
+    run: &str,
+    f: impl FnOnce(&mut Agent<'_>) -> Result<usize, keel_runtime::agent::LoopError>,
+) -> Result<usize> {
+    match with_agent(s, input, run, f) {
+        Err(e) if is_stale_write(&e) => {
+            out::say(&format!(
+                "another writer changed run {run} while keel delivered its notifications; \
+                 nothing of that delivery was stored, and they stay queued for the next one"
+            ));
+            Ok(0)
+        }
+        other => other,
+    }
+}
+
+/// After a turn lost a race to another writer: what was lost, and what the other writer
+/// added, from the run as stored now (the next turn starts from it).
+fn report_lost_race(s: &Session, run: &str, before: u64) -> Result<()> {
+    let _ = out::print("\n");
+    let arrived = s.arrivals(run, before)?;
+    out::say(&format!(
+        "another writer changed run {run} while this turn was being answered, so the reply \
+         above was lost: it is not in the run. {} The run is reloaded as stored.",
+        match arrived.ours {
+            0 => "Nothing of this turn was stored.".to_string(),
+            n =>
+                format!("What this turn stored before that stays: {n} item(s), your message first."),
+        }
+    ));
+    out::say(&format!(
+        "{} item(s) arrived from the other writer:",
+        arrived.theirs.len()
+    ));
+    for item in &arrived.theirs {
+        let (label, text) = crate::runs::describe(&item.body);
+        out::say(&format!("  #{} {label}: {text}", item.seq));
+    }
+    out::say("send your message again to have it answered");
+    Ok(())
+}
+
 fn report_end(s: &Session, run: &str, end: Option<keel_runtime::agent::TurnEnd>) {
     let _ = out::print("\n");
     if let Some(used) = end.as_ref().and_then(|e| e.usage) {
@@ -359,7 +411,7 @@ pub fn chat(
     out::say(&format!("chatting on run {run_id}; /quit to leave"));
     let mut input = LineFeed::stdin();
     'chat: loop {
-        with_agent(&mut s, &mut input, &run_id, |a| {
+        delivering(&mut s, &mut input, &run_id, |a| {
             a.recover(&run_id)?;
             a.deliver_notifications(&run_id)
         })?;
@@ -375,7 +427,7 @@ pub fn chat(
                     return Ok(cancelled(&run_id));
                 }
                 Next::Quiet => {
-                    let delivered = with_agent(&mut s, &mut input, &run_id, |a| {
+                    let delivered = delivering(&mut s, &mut input, &run_id, |a| {
                         a.deliver_notifications(&run_id)
                     })?;
                     if delivered > 0 {
@@ -391,8 +443,15 @@ pub fn chat(
         if line.trim().is_empty() {
             continue;
         }
+        let before = keel_store::RunStore::run_head(&s.store, &run_id)?.next_seq;
         let end = match with_agent(&mut s, &mut input, &run_id, |a| a.user_turn(&run_id, line)) {
             Err(e) if is_cancelled(&e) => return Ok(cancelled(&run_id)),
+            Err(e) if is_stale_write(&e) => {
+                // Another writer got in (one that ignored the run's lease, or took it after
+                // this process's expired): reload and say what happened, then go on.
+                report_lost_race(&s, &run_id, before)?;
+                continue;
+            }
             other => other?,
         };
         report_end(&s, &run_id, Some(end));

@@ -10,7 +10,8 @@ use keel_core::text::{LineBreaks, terminal_safe};
 use keel_core::{Item, ItemBody, SystemNotes};
 use keel_store::{
     ApprovalStore, CompactionStore, LedgerStore, NotificationRecord, QueueStore, RunHead,
-    RunRecord, RunStore, RunSummary, SqliteStore, StoreError, StoreOptions,
+    RunLeaseRecord, RunLeaseStore, RunRecord, RunStore, RunSummary, SqliteStore, StoreError,
+    StoreOptions,
 };
 use serde_json::{Map, Value, json};
 
@@ -30,6 +31,8 @@ struct Shown {
     ledger: Vec<keel_store::LedgerEntry>,
     approvals: Vec<keel_store::ApprovalRecord>,
     compactions: Vec<keel_core::compaction::Compaction>,
+    /// The process writing the run now, if one is.
+    writer: Option<RunLeaseRecord>,
 }
 
 fn load(db: &Path, options: &StoreOptions, id: &str) -> Result<Shown> {
@@ -40,6 +43,9 @@ fn load(db: &Path, options: &StoreOptions, id: &str) -> Result<Shown> {
             ledger: store.ledger(id)?,
             approvals: store.approvals(id)?,
             compactions: store.compactions(id)?,
+            writer: store
+                .run_lease(id)?
+                .filter(|l| l.in_force(keel_store::lease::now())),
         }),
         None => Err(StoreError::RunNotFound(id.to_string()).into()),
     }
@@ -152,6 +158,7 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
         ledger,
         approvals,
         compactions,
+        writer,
     } = load(db, options, id)?;
     if as_json {
         let value = json!({
@@ -203,7 +210,7 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
         }
         return Ok(format!("{value}\n"));
     }
-    let mut text = render_text(&run, &queue);
+    let mut text = render_text(&run, &queue, writer.as_ref());
     render_compactions(&mut text, &compactions);
     let _ = writeln!(text, "\nDispatch ledger ({})", ledger.len());
     for e in &ledger {
@@ -256,7 +263,7 @@ fn indented(out: &mut String, text: &str) {
 
 /// The provenance label and the text of one item, as a person reads it. Untrusted text is
 /// shown quoted, never as if the user or the model had said it.
-fn describe(body: &ItemBody) -> (String, String) {
+pub(crate) fn describe(body: &ItemBody) -> (String, String) {
     match body {
         ItemBody::User { text } => ("real user turn".into(), text.clone()),
         ItemBody::Assistant { text, tool_calls } => {
@@ -361,7 +368,11 @@ fn render_compactions(out: &mut String, rounds: &[keel_core::compaction::Compact
     }
 }
 
-fn render_text(run: &RunRecord, queue: &[NotificationRecord]) -> String {
+fn render_text(
+    run: &RunRecord,
+    queue: &[NotificationRecord],
+    writer: Option<&RunLeaseRecord>,
+) -> String {
     let h = &run.head;
     let mut out = format!(
         "Run {}\n  preset   {}\n  model    {}\n",
@@ -384,6 +395,15 @@ fn render_text(run: &RunRecord, queue: &[NotificationRecord]) -> String {
     );
     if let Some(origin) = &h.origin {
         let _ = writeln!(out, "  origin   {}", one_line(origin));
+    }
+    if let Some(w) = writer {
+        let _ = writeln!(
+            out,
+            "  writer   keel process {} on {} since {} (others are refused until it is done)",
+            w.holder.pid,
+            one_line(&w.holder.host),
+            w.acquired_at.to_rfc3339()
+        );
     }
     let _ = write!(
         out,

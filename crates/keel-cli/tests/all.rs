@@ -11,6 +11,7 @@ mod computer;
 mod eval;
 mod handoff;
 mod hardening;
+mod lease;
 mod mcp;
 mod notify;
 mod orphans;

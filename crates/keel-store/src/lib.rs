@@ -17,13 +17,22 @@
 //! SQLite store persists what it computes, and a writer that keeps the run in memory applies
 //! the same function to its copy. The storage itself is split by concern into traits
 //! ([`RunStore`], [`QueueStore`], [`LedgerStore`], [`ApprovalStore`], [`CompactionStore`],
-//! [`DesktopStore`]); [`Store`] is all of them, for callers that use the whole store.
+//! [`DesktopStore`], [`RunLeaseStore`]); [`Store`] is all of them, for callers that use the
+//! whole store.
+//!
+//! One writer per run at a time: a process that writes a run holds its lease ([`lease`]; a
+//! row naming the holding process, with an expiry its [`LeaseKeeper`] renews), so a second
+//! process is refused before it writes anything ([`StoreError::RunHeld`], naming the holder)
+//! instead of finding out at its first stale write. Readers take no lease, and a notification
+//! enqueued by another process needs none (it does not move the run's version).
 //!
 //! Not here: deciding what to write. The turn loop, the note operations and the guards live
 //! in keel-core and keel-runtime; this crate persists what they decided.
 
 mod apply;
 mod caller;
+mod keeper;
+pub mod lease;
 mod schema;
 mod sqlite;
 
@@ -37,6 +46,8 @@ use keel_core::{Item, ItemBody, ItemId, SystemNotes, Timestamp};
 
 pub use apply::{Applied, Settled};
 pub use caller::{CallerMessage, StartRun, append_caller_messages, start_run_from_caller};
+pub use keeper::{LeaseKeeper, RunLease};
+pub use lease::{Acquired, LeaseHolder, LeaseTerms, RunLeaseRecord};
 pub use schema::SCHEMA_VERSION;
 
 /// The SQL that migrates schema version `from` to `from + 1`, for tests that build an older
@@ -438,6 +449,22 @@ pub enum StoreError {
         expected: u64,
         actual: u64,
     },
+    #[error(
+        "run {run} is being written by another keel process (pid {pid} on {host}, since {since}; \
+         its lease runs to {until} and is renewed while that process lives). Nothing was \
+         written. Wait for it to finish, or stop that process; `keel runs show {run}` reads the \
+         run meanwhile",
+        host = if .host.is_empty() { "this machine" } else { .host.as_str() },
+        since = .since.to_rfc3339(),
+        until = .until.to_rfc3339()
+    )]
+    RunHeld {
+        run: String,
+        pid: u32,
+        host: String,
+        since: Timestamp,
+        until: Timestamp,
+    },
     #[error("run {run} item {seq} cannot be read: {reason}")]
     CorruptItem {
         run: String,
@@ -545,16 +572,49 @@ pub trait DesktopStore {
     fn desktop_pause(&self) -> Result<Option<DesktopPause>, StoreError>;
 }
 
+/// Run leases: one writer per run at a time (the [`lease`] module). Each method is one
+/// transaction; a process holds its leases through a [`LeaseKeeper`], not these directly.
+pub trait RunLeaseStore {
+    /// Takes the run's lease for `holder` until `expires_at`: when the run is free, its lease
+    /// expired (at or before `now`), its holder is gone ([`LeaseHolder::is_gone`]), or
+    /// `holder` already holds it. Otherwise [`StoreError::RunHeld`], naming the holder.
+    fn take_run_lease(
+        &mut self,
+        run: &str,
+        holder: &LeaseHolder,
+        now: Timestamp,
+        expires_at: Timestamp,
+    ) -> Result<Acquired, StoreError>;
+    /// Moves the lease's expiry to `expires_at`; `false` when `holder` does not hold it any
+    /// more (it expired and another writer took it).
+    fn renew_run_lease(
+        &mut self,
+        run: &str,
+        holder: &LeaseHolder,
+        expires_at: Timestamp,
+    ) -> Result<bool, StoreError>;
+    /// Frees the run; `false` when `holder` did not hold it.
+    fn release_run_lease(&mut self, run: &str, holder: &LeaseHolder) -> Result<bool, StoreError>;
+    /// The run's lease, if one is recorded (it may have expired).
+    fn run_lease(&self, run: &str) -> Result<Option<RunLeaseRecord>, StoreError>;
+}
+
 /// The whole store: every concern's trait. Anything that implements them all is one, so a
 /// caller that needs the whole store takes `&mut dyn Store` and a second implementation
 /// implements the pieces.
 pub trait Store:
-    RunStore + QueueStore + LedgerStore + ApprovalStore + CompactionStore + DesktopStore
+    RunStore + QueueStore + LedgerStore + ApprovalStore + CompactionStore + DesktopStore + RunLeaseStore
 {
 }
 
 impl<T> Store for T where
-    T: RunStore + QueueStore + LedgerStore + ApprovalStore + CompactionStore + DesktopStore
+    T: RunStore
+        + QueueStore
+        + LedgerStore
+        + ApprovalStore
+        + CompactionStore
+        + DesktopStore
+        + RunLeaseStore
 {
 }
 

@@ -138,6 +138,23 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE runs ADD COLUMN cwd TEXT;
     "#,
+    // v5: one writer per run at a time (issue 19). A row per held run: who holds it (a token
+    // unique to the holding process, its pid, its host, and the process's start time, so a
+    // pid reused by another process is not mistaken for the holder), since when, and until
+    // when unless renewed. No row: the run is free.
+    r#"
+    CREATE TABLE run_leases (
+        run_id       TEXT PRIMARY KEY REFERENCES runs (id),
+        holder       TEXT NOT NULL,
+        pid          INTEGER NOT NULL,
+        host         TEXT NOT NULL,
+        -- The holder's start time in clock ticks after boot (/proc/PID/stat field 22); NULL
+        -- where the system does not say.
+        started      INTEGER,
+        acquired_at  INTEGER NOT NULL,
+        expires_at   INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The version a fully migrated database has.

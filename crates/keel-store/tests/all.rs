@@ -5,4 +5,5 @@
 
 mod common;
 mod crash;
+mod lease;
 mod store;

@@ -65,6 +65,10 @@ fn defaults_hold_without_files() -> Result<(), Box<dyn std::error::Error>> {
         config.store_options().busy_timeout,
         keel_store::StoreOptions::default().busy_timeout
     );
+    assert_eq!(
+        config.store_options().lease,
+        keel_store::StoreOptions::default().lease
+    );
     assert!(config.files.is_empty());
     Ok(())
 }
@@ -86,6 +90,43 @@ fn the_store_settings_reach_the_store_options() -> Result<(), Box<dyn std::error
         config.store_options().busy_timeout,
         keel_store::StoreOptions::default().busy_timeout,
         "the test must set a value other than the default"
+    );
+    Ok(())
+}
+
+#[test]
+fn the_lease_settings_reach_the_store_options_and_a_renewal_too_late_is_said()
+-> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let ms = std::time::Duration::from_millis;
+    let user = write(
+        dir.path(),
+        "config.toml",
+        "[store]\nlease_expiry_ms = 900\nlease_renew_ms = 200\n",
+    );
+    let config = load(&sources(vec![], Some(user)))?;
+    assert_eq!(
+        config.store_options().lease,
+        keel_store::LeaseTerms {
+            expiry: ms(900),
+            renew_every: ms(200)
+        }
+    );
+    assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    let late = write(
+        dir.path(),
+        "late.toml",
+        "[store]\nlease_expiry_ms = 900\nlease_renew_ms = 900\n",
+    );
+    let config = load(&sources(vec![], Some(late)))?;
+    assert_eq!(config.store_options().lease.renew_every, ms(300));
+    assert!(
+        config
+            .warnings
+            .iter()
+            .any(|w| w.contains("lease_renew_ms") && w.contains("every 300 ms")),
+        "{:?}",
+        config.warnings
     );
     Ok(())
 }

@@ -3,6 +3,7 @@
 
 mod compaction;
 mod desktop;
+mod lease;
 mod ledger;
 mod queue;
 use std::path::{Path, PathBuf};
@@ -19,9 +20,9 @@ use rusqlite::{
 
 use crate::schema::{APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION};
 use crate::{
-    ApprovalRecord, ApprovalStore, Committed, CompactionStore, DesktopStore, LedgerStore,
-    NewNotification, NewRun, NotificationRecord, QueueStore, RunHead, RunRecord, RunStore,
-    RunSummary, RunWrite, StoreError,
+    Acquired, ApprovalRecord, ApprovalStore, Committed, CompactionStore, DesktopStore, LeaseHolder,
+    LedgerStore, NewNotification, NewRun, NotificationRecord, QueueStore, RunHead, RunLeaseRecord,
+    RunLeaseStore, RunRecord, RunStore, RunSummary, RunWrite, StoreError,
 };
 
 /// The environment variable that names a crash point (see [`crash_point`]).
@@ -44,12 +45,15 @@ fn crash_point(name: &str) {
 pub struct StoreOptions {
     /// How long a writer waits for another process's write lock before failing.
     pub busy_timeout: Duration,
+    /// How long a run lease lasts and how often its holder renews it.
+    pub lease: crate::LeaseTerms,
 }
 
 impl Default for StoreOptions {
     fn default() -> Self {
         Self {
             busy_timeout: Duration::from_secs(5),
+            lease: crate::LeaseTerms::default(),
         }
     }
 }
@@ -592,5 +596,34 @@ impl DesktopStore for SqliteStore {
 
     fn desktop_pause(&self) -> Result<Option<crate::DesktopPause>, StoreError> {
         desktop::pause(&self.conn)
+    }
+}
+
+impl RunLeaseStore for SqliteStore {
+    fn take_run_lease(
+        &mut self,
+        run: &str,
+        holder: &LeaseHolder,
+        now: Timestamp,
+        expires_at: Timestamp,
+    ) -> Result<Acquired, StoreError> {
+        lease::take(self, run, holder, now, expires_at)
+    }
+
+    fn renew_run_lease(
+        &mut self,
+        run: &str,
+        holder: &LeaseHolder,
+        expires_at: Timestamp,
+    ) -> Result<bool, StoreError> {
+        lease::renew(&self.conn, run, holder, expires_at)
+    }
+
+    fn release_run_lease(&mut self, run: &str, holder: &LeaseHolder) -> Result<bool, StoreError> {
+        lease::release(&self.conn, run, holder)
+    }
+
+    fn run_lease(&self, run: &str) -> Result<Option<RunLeaseRecord>, StoreError> {
+        lease::read(&self.conn, run)
     }
 }
