@@ -21,6 +21,8 @@
 //! out of the next one's figure.
 //!
 //! `cargo test --benches` runs it quickly (10 and 40 steps), so a broken bench fails there.
+//! Provider names after `--` measure only those (`cargo bench -p keel-cli --bench memory --
+//! script`).
 
 // A bench prints its figures.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -45,7 +47,13 @@ fn main() -> ExitCode {
         // keel starts its worker as `WORKER --model PATH.gguf [--ctx N] …`.
         stand_in_worker()
     } else {
-        bench(!args.iter().any(|a| a == "--bench"))
+        // Names among the arguments pick providers: `cargo bench … --bench memory -- script`.
+        let picked: Vec<&str> = args[1..]
+            .iter()
+            .map(String::as_str)
+            .filter(|a| !a.starts_with('-'))
+            .collect();
+        bench(!args.iter().any(|a| a == "--bench"), &picked)
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -58,12 +66,15 @@ fn main() -> ExitCode {
 
 type Error = Box<dyn std::error::Error>;
 
-fn bench(quick: bool) -> Result<(), Error> {
+fn bench(quick: bool, picked: &[&str]) -> Result<(), Error> {
     let (short, long) = if quick { (10, 40) } else { (10, 2_000) };
     let keel = env!("CARGO_BIN_EXE_keel");
     let me = std::env::current_exe()?;
     println!("peak RSS of `keel run`, {short} and {long} steps (tool calls), then the difference");
     for provider in ["script", "openai", "local"] {
+        if !picked.is_empty() && !picked.contains(&provider) {
+            continue;
+        }
         let a = run_once(keel, &me, provider, short)?;
         let b = run_once(keel, &me, provider, long)?;
         let (a, b) = (a as f64 / 1024.0, b as f64 / 1024.0);
