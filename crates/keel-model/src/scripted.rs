@@ -11,7 +11,10 @@
 //! without knowing it in advance; a pointer that finds nothing fails the reply, saying so.
 //! Each request it receives is kept, so tests
 //! can assert on what keel sent, and, with [`ScriptedModel::log_requests_to`], appended to a
-//! file as one JSON line per request, so tests of the `keel` binary can too.
+//! file as one JSON line per request, so tests of the `keel` binary can too. A script read from
+//! a file ([`ScriptedModel::from_file`], what `--model script:FILE` builds) keeps none: the
+//! program it serves cannot read them, and a run of N steps would hold N requests of up to N
+//! messages each (a 2,000-step `keel run` peaked at 1.1 GB).
 //!
 //! It stands in for a model API, so it is as strict as one: every request is held to
 //! [`crate::wire::check`] (with its images, if it has any) before it is answered, and a
@@ -117,7 +120,6 @@ impl ScriptedModel {
         }
     }
 
-    /// Also append every request, as `{"messages": [...], "tools": [names]}`, to `path`.
     /// Stops keeping the requests it receives (`requests` stays empty).
     pub fn forgetting_requests(mut self) -> Self {
         self.keep_requests = false;
@@ -132,6 +134,7 @@ impl ScriptedModel {
         self
     }
 
+    /// Also append every request, as `{"messages": [...], "tools": [names]}`, to `path`.
     pub fn log_requests_to(mut self, path: std::path::PathBuf) -> Self {
         self.log = Some(path);
         self
@@ -216,11 +219,12 @@ impl ScriptedModel {
         Ok(Self::from_scripted(name, replies))
     }
 
+    /// The script in `path`, for a program: it keeps no requests (module documentation).
     pub fn from_file(path: &Path) -> Result<Self, ModelError> {
         let text = std::fs::read_to_string(path).map_err(|e| {
             ModelError::Setup(format!("cannot read the script {}: {e}", path.display()))
         })?;
-        Self::parse(&format!("script:{}", path.display()), &text)
+        Ok(Self::parse(&format!("script:{}", path.display()), &text)?.forgetting_requests())
     }
 
     pub fn remaining(&self) -> usize {
@@ -560,6 +564,20 @@ mod tests {
         let mut m = ScriptedModel::parse("s", "{\"text\":\"a\"}\n")?.without_request_check();
         let empty = ModelRequest { messages: vec![] };
         assert_eq!(m.complete(&empty, &[], &mut |_| {})?.text, "a");
+        Ok(())
+    }
+
+    /// What `--model script:FILE` builds serves a program that cannot read the requests, so
+    /// it keeps none: a long run would otherwise hold every request it made (issue 19).
+    #[test]
+    fn a_script_from_a_file_keeps_no_requests() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, "{\"text\":\"a\"}\n{\"text\":\"b\"}\n")?;
+        let mut m = ScriptedModel::from_file(&path)?;
+        assert_eq!(m.complete(&request(), &[], &mut |_| {})?.text, "a");
+        assert_eq!(m.complete(&request(), &[], &mut |_| {})?.text, "b");
+        assert!(m.requests.is_empty(), "{} requests kept", m.requests.len());
         Ok(())
     }
 
