@@ -145,6 +145,11 @@ fn control_characters_and_unterminated_quotes_are_opaque_before_the_tokenizer() 
     let bytes = include_bytes!("regressions/oom-control-characters.bin");
     let text = String::from_utf8_lossy(bytes);
     assert!(is_opaque(&text));
+    // Subscript-like pieces the parser's grammar backtracks over exponentially: refused before
+    // it sees them (this input, doubled, held it for minutes).
+    let bytes = include_bytes!("regressions/backtracking-subscripts.bin");
+    let text = String::from_utf8_lossy(bytes).repeat(2);
+    assert!(is_opaque(&text));
     for command in [
         "cat a\0b",
         "cat a\rb",
