@@ -678,8 +678,10 @@ fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::
     let resumed = PolicyGate::new(policy(), BTreeMap::new(), env(&root, Mode::Default, true));
     resumed.restore_answers(&store.approvals("r")?);
     let g = Gate::authority_only().with_policy(resumed)?;
+    // (With an argument: a call that takes none must also have been named by the user, and
+    // this run has no user turn.)
     assert_eq!(
-        decide(&g, &call("deploy", json!({})), &[], None),
+        decide(&g, &call("deploy", json!({"env": "prod"})), &[], None),
         Verdict::Allow
     );
     assert!(matches!(
