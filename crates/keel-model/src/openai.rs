@@ -683,7 +683,15 @@ pub fn parse_completion(
     }
     if let Some(calls) = message["tool_calls"].as_array() {
         for (i, call) in calls.iter().enumerate() {
-            let mut call = call.clone();
+            // A call that is not an object cannot be read (and indexing into one to number it
+            // would panic): the reply is refused, saying what came.
+            let Value::Object(fields) = call else {
+                return Err(ModelError::Failed(format!(
+                    "{endpoint} answered with tool call {i} that is not a JSON object: {}",
+                    call.to_string().chars().take(200).collect::<String>()
+                )));
+            };
+            let mut call = Value::Object(fields.clone());
             if call["index"].is_null() {
                 call["index"] = json!(i);
             }
@@ -696,6 +704,22 @@ pub fn parse_completion(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tool_call_that_is_not_an_object_is_refused_not_a_panic() {
+        // Found by the chat_completion fuzz target.
+        for body in [
+            r#"{"choices": [{"message": {"role": "as", "tool_calls": [0]}}]}"#,
+            r#"{"choices": [{"message": {"tool_calls": ["x", {"id": "a"}]}}]}"#,
+        ] {
+            let err = parse_completion(body, &mut |_| {}, "http://x").unwrap_err();
+            assert!(
+                err.to_string()
+                    .contains("tool call 0 that is not a JSON object"),
+                "{err}"
+            );
+        }
+    }
 
     #[test]
     fn loopback_needs_no_key_and_others_do() {
