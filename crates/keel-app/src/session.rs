@@ -207,6 +207,11 @@ impl Session {
         mut events: impl FnMut(Event),
         f: impl FnOnce(&mut Agent<'_>) -> Result<T, keel_runtime::agent::LoopError>,
     ) -> Result<T, AppError> {
+        // A process paused past its lease may have lost the run to another writer: it asks the
+        // database before it writes anything (and stops, naming the holder, if so).
+        if let Some(lease) = self.lease.as_ref().filter(|l| l.run() == run) {
+            lease.confirm()?;
+        }
         self.issued.clear();
         let issued = &mut self.issued;
         let mut next_id = || {

@@ -347,17 +347,21 @@ impl OpenAiModel {
             if is_set(self.cancel.as_ref()) {
                 return Err(ModelError::Cancelled);
             }
-            let sent = self
+            let post = self
                 .client
                 .post(endpoint)
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .body(body.clone())
-                .send();
+                .body(body.clone());
+            let Some(sent) = send_unless_cancelled(post, self.cancel.as_ref()) else {
+                return Err(ModelError::Cancelled);
+            };
             let last_try = retry >= self.settings.max_retries;
             let response = match sent {
                 Ok(r) => r,
                 Err(e) if !last_try && (e.is_connect() || e.is_timeout()) => {
-                    std::thread::sleep(self.backoff(retry, None));
+                    if !sleep_unless_cancelled(self.backoff(retry, None), self.cancel.as_ref()) {
+                        return Err(ModelError::Cancelled);
+                    }
                     retry += 1;
                     continue;
                 }
@@ -388,12 +392,66 @@ impl OpenAiModel {
             }
             let retryable = code == 429 || status.is_server_error();
             if retryable && !last_try && wait.is_none_or(|w| w <= MAX_RETRY_AFTER) {
-                std::thread::sleep(self.backoff(retry, wait));
+                if !sleep_unless_cancelled(self.backoff(retry, wait), self.cancel.as_ref()) {
+                    return Err(ModelError::Cancelled);
+                }
                 retry += 1;
                 continue;
             }
             return Err(classify(code, &text, &self.settings, endpoint, retry + 1));
         }
+    }
+}
+
+/// How often a wait for the server looks at the cancel flag.
+const CANCEL_POLL: Duration = Duration::from_millis(50);
+
+/// Sends `request` on a thread of its own and waits for the response headers, looking at
+/// `cancel` meanwhile: a server that accepts the connection and then says nothing would
+/// otherwise hold a Ctrl-C until the read timeout. `None` when cancelled; the abandoned request
+/// ends on its own timeout, and its connection is dropped with it.
+fn send_unless_cancelled(
+    request: reqwest::blocking::RequestBuilder,
+    cancel: Option<&CancelFlag>,
+) -> Option<reqwest::Result<reqwest::blocking::Response>> {
+    if cancel.is_none() {
+        return Some(request.send());
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(request.send());
+    });
+    loop {
+        match rx.recv_timeout(CANCEL_POLL) {
+            Ok(sent) => return Some(sent),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) if is_set(cancel) => return None,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Some(request_thread_died());
+            }
+        }
+    }
+}
+
+/// What a request thread that ended without an answer (it panicked) amounts to.
+fn request_thread_died() -> reqwest::Result<reqwest::blocking::Response> {
+    // reqwest errors cannot be made by hand; a request to an address that cannot be parsed
+    // yields one without touching the network.
+    reqwest::blocking::Client::new().get("http://[").send()
+}
+
+/// Sleeps `wait`, or less if `cancel` is set meanwhile; false when cancelled.
+fn sleep_unless_cancelled(wait: Duration, cancel: Option<&CancelFlag>) -> bool {
+    let until = std::time::Instant::now() + wait;
+    loop {
+        if is_set(cancel) {
+            return false;
+        }
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return true;
+        }
+        std::thread::sleep(left.min(CANCEL_POLL));
     }
 }
 

@@ -162,6 +162,40 @@ fn a_whole_json_completion_is_read_too() {
     );
 }
 
+/// A server that accepts the connection and never answers: a Ctrl-C must not wait for the
+/// read timeout (found by an outside tester: keel hung after "stopping after the current step").
+#[test]
+fn a_cancel_stops_a_call_whose_server_has_not_answered_yet() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    let url = format!(
+        "http://{}/v1",
+        listener.local_addr().unwrap_or_else(|e| panic!("{e}"))
+    );
+    // Accepts, reads nothing, says nothing, until the test ends.
+    let held = std::thread::spawn(move || listener.accept().map(|(stream, _)| stream));
+    let mut s = HttpSettings::new(&url, "m");
+    s.max_retries = 0;
+    // Far longer than the test may take: only the cancel can end the call in time.
+    s.read_timeout = Duration::from_secs(600);
+    let mut m = OpenAiModel::new(s).unwrap_or_else(|e| panic!("{e}"));
+    let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    m.watch_cancel(flag.clone());
+    let setter = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        flag.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(m.complete(&request(), &tools(), &mut |_| {}));
+    });
+    let reply = rx
+        .recv_timeout(Duration::from_secs(60))
+        .unwrap_or_else(|_| panic!("the call did not end within 60 s of a cancel"));
+    assert!(matches!(reply, Err(ModelError::Cancelled)), "{reply:?}");
+    let _ = setter.join();
+    drop(held);
+}
+
 #[test]
 fn a_cancel_stops_a_streaming_answer_at_its_next_piece() {
     let server = serve(vec![sse(&[

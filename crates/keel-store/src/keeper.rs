@@ -231,6 +231,30 @@ impl RunLease {
         self.replaced.as_ref()
     }
 
+    /// Checks with the database, now, that this process still holds the run, renewing the
+    /// lease: before each phase of writes, so a process that was paused past its lease (and
+    /// lost the run to another writer meanwhile) never writes again behind that writer's back.
+    /// A lease nobody else holds is taken back; one another live process holds is
+    /// [`StoreError::RunHeld`], naming it.
+    pub fn confirm(&self) -> Result<(), StoreError> {
+        let mut state = lock(&self.shared);
+        let (path, run) = &self.key;
+        let Some(terms) = state.held.get(&self.key).map(|h| h.terms) else {
+            return Err(StoreError::RunNotFound(run.clone()));
+        };
+        let Some(store) = state.stores.get_mut(path) else {
+            return Err(StoreError::RunNotFound(run.clone()));
+        };
+        let at = now();
+        store.take_run_lease(run, &self.shared.holder, at, after(at, terms.expiry))?;
+        if let Some(held) = state.held.get_mut(&self.key) {
+            held.lost = false;
+            held.due = Instant::now() + terms.renew_every;
+        }
+        self.shared.changed.notify_all();
+        Ok(())
+    }
+
     /// Whether another process took the run after this lease expired unrenewed.
     pub fn is_lost(&self) -> bool {
         lock(&self.shared)

@@ -298,3 +298,35 @@ fn lease_terms_default_to_thirty_seconds_renewed_every_ten_and_never_renew_too_l
     let zero = LeaseTerms::new(Duration::from_secs(3), Duration::ZERO);
     assert_eq!(zero.renew_every, Duration::from_secs(1));
 }
+
+#[test]
+fn confirming_a_lease_another_writer_took_is_refused_before_the_keeper_notices() -> R {
+    let sandbox = Sandbox::new();
+    let mut store = sandbox.store_with_run("r");
+    let keeper = LeaseKeeper::new(live_other("paused"));
+    // Renewed rarely: only `confirm` can find out in time.
+    let options = StoreOptions {
+        lease: LeaseTerms::new(Duration::from_secs(30), Duration::from_secs(10)),
+        ..StoreOptions::default()
+    };
+    let lease = keeper.acquire(&sandbox.db(), &options, "r")?;
+    assert!(lease.confirm().is_ok(), "its own lease is confirmed");
+    // This process was paused past its lease, and another writer took the run meanwhile.
+    let far = Timestamp(i64::MAX / 2);
+    let other = live_other("took-over");
+    store.take_run_lease("r", &other, far, Timestamp(far.millis() + 1))?;
+    assert!(!lease.is_lost(), "the keeper has not looked yet");
+    let refused = lease
+        .confirm()
+        .expect_err("another live writer holds the run");
+    assert!(matches!(refused, StoreError::RunHeld { .. }), "{refused}");
+    assert_eq!(store.run_lease("r")?.map(|l| l.holder), Some(other.clone()));
+    // Once that writer is done, the run is this process's again.
+    store.release_run_lease("r", &other)?;
+    lease.confirm()?;
+    assert_eq!(
+        store.run_lease("r")?.map(|l| l.holder.token),
+        Some("paused".into())
+    );
+    Ok(())
+}
