@@ -508,10 +508,22 @@ impl Policy {
             if !r.is_capped() {
                 return true;
             }
+            // Held back where a tighter rule matches, and where nothing but workspace allows
+            // would let the call through: the built-in policy's answer when no rule matches
+            // (ask, or deny without a person) is as much its answer as a rule's (interfaces.md
+            // §2: a workspace allow only allows what would otherwise be allowed anyway).
             let held = *tighter.get_or_insert_with(|| {
-                self.rules
+                let capped_by_a_rule = self
+                    .rules
                     .iter()
-                    .any(|t| t.caps() && t.matcher.matches(call, true))
+                    .any(|t| t.caps() && t.matcher.matches(call, true));
+                let allowed_anyway = call.mode == Mode::Yolo
+                    || self.rules.iter().any(|t| {
+                        t.decision == Decision::Allow
+                            && t.origin != RuleOrigin::Workspace
+                            && t.matcher.matches(call, true)
+                    });
+                capped_by_a_rule || !allowed_anyway
             });
             if held && capped.is_none() {
                 capped = Some(r);

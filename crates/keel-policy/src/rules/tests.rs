@@ -450,6 +450,11 @@ fn n46_a_workspace_allow_is_capped_by_a_stricter_rule_of_another_tier() {
 fn n46_a_workspace_allow_outranks_its_own_tiers_asks_but_not_a_users() {
     let base = || {
         let mut rules = default_rules();
+        // What a workspace allow may let through: what the built-in policy allows anyway.
+        rules.push(from(
+            RuleOrigin::Default,
+            rule(&["lint"], Decision::Allow, 1000),
+        ));
         rules.push(from(
             RuleOrigin::Workspace,
             rule(&["lint"], Decision::Allow, 3900),
@@ -468,6 +473,24 @@ fn n46_a_workspace_allow_outranks_its_own_tiers_asks_but_not_a_users() {
         Decision::Allow,
         "its own tier's ask does not cap"
     );
+    // Where no rule of the built-in policy allows the tool, its answer is its fallback (ask;
+    // deny without a person), and a workspace allow does not loosen that (interfaces.md §2).
+    let lone = Policy::new(
+        vec![from(
+            RuleOrigin::Workspace,
+            rule(&["mcp__fs__write_file"], Decision::Allow, 3999),
+        )],
+        vec![],
+    );
+    for (interactive, expected) in [(true, Decision::AskUser), (false, Decision::Deny)] {
+        let out = lone.rule_decision(&facts(
+            "mcp__fs__write_file",
+            &none,
+            Mode::Default,
+            interactive,
+        ));
+        assert_eq!(out.decision, expected);
+    }
     let mut rules = base();
     rules.push(from(
         RuleOrigin::User,
@@ -491,6 +514,7 @@ fn n46_a_workspace_allow_outranks_its_own_tiers_asks_but_not_a_users() {
     let p = Policy::new(
         vec![
             plan_only,
+            from(RuleOrigin::Default, rule(&["fmt"], Decision::Allow, 1000)),
             from(RuleOrigin::Workspace, rule(&["fmt"], Decision::Allow, 3000)),
         ],
         vec![],
@@ -548,6 +572,7 @@ fn n46_a_capped_allow_does_not_keep_a_denied_tool_offered() {
                 rule(&["ship"], Decision::Allow, 3999),
             ),
             from(RuleOrigin::Workspace, rule(&["ship"], Decision::Deny, 3000)),
+            from(RuleOrigin::Default, rule(&["ship"], Decision::Allow, 1000)),
         ],
         vec![],
     );
