@@ -418,7 +418,7 @@ fn send_unless_cancelled(
         return Some(request.send());
     }
     let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
+    let sender = std::thread::spawn(move || {
         let _ = tx.send(request.send());
     });
     loop {
@@ -426,18 +426,13 @@ fn send_unless_cancelled(
             Ok(sent) => return Some(sent),
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) if is_set(cancel) => return None,
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                return Some(request_thread_died());
-            }
+            // The request panicked: the panic goes on here, as it would have inline.
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match sender.join() {
+                Err(panic) => std::panic::resume_unwind(panic),
+                Ok(()) => return None,
+            },
         }
     }
-}
-
-/// What a request thread that ended without an answer (it panicked) amounts to.
-fn request_thread_died() -> reqwest::Result<reqwest::blocking::Response> {
-    // reqwest errors cannot be made by hand; a request to an address that cannot be parsed
-    // yields one without touching the network.
-    reqwest::blocking::Client::new().get("http://[").send()
 }
 
 /// Sleeps `wait`, or less if `cancel` is set meanwhile; false when cancelled.

@@ -81,11 +81,6 @@ pub struct Watch {
 }
 
 impl Watch {
-    /// The watched process group.
-    pub fn pgid(&self) -> u32 {
-        self.pgid
-    }
-
     /// Kills whatever is left of the group, then unregisters it: for a child whose leader has
     /// been waited for (or killed) while what it started may still run.
     pub fn end(self) {
@@ -213,16 +208,6 @@ pub fn adopt(pgid: u32) -> Watch {
         let _ = writeln!(reaper.input, "+{pgid}");
     }
     Watch { pgid }
-}
-
-/// Registers an already running process group (a child started without [`prepare`]); it is
-/// unwatched from its start until this call, so prefer [`prepare`] where the command can be
-/// reached before it is spawned.
-pub fn watch(pgid: u32) -> std::io::Result<Watch> {
-    let mut registry = registry();
-    live_reaper(&mut registry)?;
-    drop(registry);
-    Ok(adopt(pgid))
 }
 
 fn restart(registry: &mut Registry) -> std::io::Result<()> {
