@@ -92,6 +92,7 @@ fn decision(policy: &Policy, tool: &str, args: &Value, mode: Mode, interactive: 
             mode,
             interactive,
             annotations: None,
+            effect: keel_policy::classify::Effect::SideEffecting,
         })
         .decision
 }

@@ -76,6 +76,7 @@ const RULE_KEYS: &[&str] = &[
     "deny_message",
     "interactive",
     "toolAnnotations",
+    "sideEffects",
 ];
 const CHECKER_RULE_KEYS: &[&str] = &[
     "toolName",
@@ -86,6 +87,7 @@ const CHECKER_RULE_KEYS: &[&str] = &[
     "priority",
     "modes",
     "toolAnnotations",
+    "sideEffects",
     "required_context",
     "config",
     "timeout_ms",
@@ -225,6 +227,11 @@ impl Ctx<'_> {
             Some(toml::Value::Boolean(b)) => Some(*b),
             Some(_) => return Err(self.err("`interactive` must be true or false")),
         };
+        let side_effects = match self.get("sideEffects") {
+            None => None,
+            Some(toml::Value::Boolean(b)) => Some(*b),
+            Some(_) => return Err(self.err("`sideEffects` must be true or false")),
+        };
         let mcp_name = self.string("mcpName")?;
         if mcp_name.as_deref() == Some("") {
             return Err(self.err("`mcpName` must not be empty"));
@@ -246,6 +253,7 @@ impl Ctx<'_> {
             modes,
             interactive,
             annotations,
+            side_effects,
         })
     }
 }

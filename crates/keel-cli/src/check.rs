@@ -60,7 +60,7 @@ pub fn result_of(decision: Decision, reasons: &[String]) -> SafetyCheckResult {
 pub fn check(stdin: &[u8], policy: CompiledPolicy) -> Result<SafetyCheckResult, String> {
     let text = std::str::from_utf8(stdin).map_err(|_| "input is not valid UTF-8".to_string())?;
     let input: SafetyCheckInput = serde_json::from_str(text).map_err(|e| {
-        format!("input is not a SafetyCheckInput ({e}); see shared/spec/safety.md N1")
+        format!("input is not a SafetyCheckInput ({e}); see docs/safety.md, \"keel check\", for its fields and an example")
     })?;
     if !input.tool_call.args.is_object() {
         return Err("toolCall.args must be a JSON object".to_string());

@@ -46,6 +46,7 @@ enum Command {
     /// Run an agent on a task.
     Run {
         /// What the agent should do.
+        #[arg(value_parser = run::non_blank)]
         task: String,
         #[command(flatten)]
         flags: run::RunFlags,

@@ -33,7 +33,12 @@ pub struct RunFlags {
     /// ask: a person answers ask_user; deny: ask_user is a deny. Default: ask on a terminal.
     #[arg(long, value_parser = ["ask", "deny"])]
     pub approval: Option<String>,
-    /// default | plan | yolo (autoEdit is default).
+    /// Approval mode. default: the built-in policy asks before shell commands outside the
+    /// read-only list and before spawn_task. plan: read-only — reading tools and read-only
+    /// shell commands run, every side-effecting tool is denied, the model can still answer and
+    /// propose. yolo: the built-in asks are dropped, every checker still runs (paths outside
+    /// the workspace, .env and .git still deny; values that came from data still ask).
+    /// autoEdit is default.
     #[arg(long, value_parser = ["default", "plan", "yolo", "autoEdit"])]
     pub mode: Option<String>,
     /// Add FILE at the workspace tier of the configuration.
@@ -43,9 +48,26 @@ pub struct RunFlags {
     /// else `default`.
     #[arg(long)]
     pub preset: Option<String>,
-    /// Model calls per turn.
-    #[arg(long, default_value_t = keel_runtime::agent::DEFAULT_STEP_LIMIT)]
+    /// Model calls per turn (at least 1).
+    #[arg(
+        long,
+        default_value_t = keel_runtime::agent::DEFAULT_STEP_LIMIT,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
+    )]
     pub step_limit: usize,
+}
+
+/// A task or turn must say something: an empty one would start a run that has nothing to do.
+pub fn non_blank(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        Err(
+            "the task is empty: say what the agent should do, e.g. keel run \"List the files \
+             in this folder\""
+                .into(),
+        )
+    } else {
+        Ok(text.to_string())
+    }
 }
 
 /// The flag Ctrl-C sets, once [`catch_ctrl_c`] has installed the handler.
@@ -148,11 +170,16 @@ fn print_event(e: Event) {
             call_id,
             is_error,
             chars,
+            first_line,
         } => {
+            let status = match (is_error, first_line) {
+                (false, _) => "done".to_string(),
+                (true, None) => "error".to_string(),
+                (true, Some(line)) => format!("error: {}", out::field(&line)),
+            };
             out::eprint(&format!(
-                "  {}: {} ({chars} chars)\n",
+                "  {}: {status} ({chars} chars)\n",
                 out::field(&call_id),
-                if is_error { "error" } else { "done" }
             ));
         }
         Event::Notice(n) => out::say(&n),
@@ -240,7 +267,8 @@ fn report_end(s: &Session, run: &str, end: Option<keel_runtime::agent::TurnEnd>)
     }
     if end.is_some_and(|e| e.hit_step_limit) {
         out::say(&format!(
-            "stopped at the step limit ({}); `keel runs resume {run}` continues",
+            "stopped at the step limit ({}): the turn is closed. `keel chat --run {run}` gives \
+             the run a new turn (with --step-limit N for more model calls per turn)",
             s.settings.step_limit
         ));
     }
@@ -251,25 +279,40 @@ fn stdin_reader() -> std::io::BufReader<std::io::Stdin> {
 }
 
 /// `--history FILE.jsonl`, read and validated before anything is written (system-notes.md
-/// N13): a role-`system` line is refused with its index.
+/// N13): a role-`system` line is refused with its 0-based index among the messages
+/// (interfaces.md §5.1); every error also names the file and the line, counted from 1 as
+/// editors count.
 fn read_history(history: Option<&Path>) -> Result<Vec<CallerMessage>> {
-    let messages = match history {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read --history {}", path.display()))?;
-            text.lines()
-                .enumerate()
-                .filter(|(_, l)| !l.trim().is_empty())
-                .map(|(i, l)| CallerMessage::from_json_line(l, i))
-                .collect::<Result<Vec<_>, _>>()?
-        }
-        None => Vec::new(),
+    let Some(path) = history else {
+        return Ok(Vec::new());
     };
-    keel_core::legacy::check_caller_roles(
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read --history {}", path.display()))?;
+    let at_line = |line: usize| format!("--history {}, line {line}", path.display());
+    let mut messages = Vec::new();
+    let mut lines = Vec::new();
+    for (i, l) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let message =
+            CallerMessage::from_json_line(l, messages.len()).with_context(|| at_line(i + 1))?;
+        messages.push(message);
+        lines.push(i + 1);
+    }
+    if let Err(e) = keel_core::legacy::check_caller_roles(
         CallerField::SeedMessages,
         messages.iter().map(|m| m.role.as_str()),
-    )
-    .map_err(keel_store::StoreError::from)?;
+    ) {
+        let line = lines.get(e.index).copied().unwrap_or_default();
+        return Err(
+            anyhow::Error::from(keel_store::StoreError::from(e)).context(format!(
+                "{} (system text goes in --instructions)",
+                at_line(line)
+            )),
+        );
+    }
     Ok(messages)
 }
 
@@ -313,19 +356,26 @@ pub fn resume(
     // "Allow for this run" answers given before still hold.
     reopen(&mut s, run_id)?;
     let mut input = stdin_reader();
-    let end = match with_agent(&mut s, &mut input, run_id, |a| {
+    let (end, delivered) = match with_agent(&mut s, &mut input, run_id, |a| {
         a.recover(run_id)?;
         let end = if a.store.run_head(run_id)?.turn_open {
             Some(a.continue_turn(run_id)?)
         } else {
             None
         };
-        a.deliver_notifications(run_id)?;
-        Ok(end)
+        Ok((end, a.deliver_notifications(run_id)?))
     }) {
         Err(e) if is_cancelled(&e) => return Ok(cancelled(run_id)),
         other => other?,
     };
+    if end.is_none() && delivered == 0 && s.hub.running(run_id) == 0 {
+        // Nothing was left to do: say so rather than end in silence.
+        out::say(&format!(
+            "run {run_id} is closed: its last turn ended, and nothing was waiting for it. To \
+             continue it, give it a new turn: keel chat --run {run_id}"
+        ));
+        return Ok(ExitCode::SUCCESS);
+    }
     report_end(&s, run_id, end);
     settle_tasks(&mut s, &mut input, run_id)?;
     out::say(&format!("run {run_id} (keel runs show {run_id})"));

@@ -117,7 +117,11 @@ fn malformed_input_is_exit_2() {
         assert_eq!((code, out.as_str()), (2, ""), "{bad:?}");
         let e: Value = serde_json::from_str(err.trim()).unwrap_or_default();
         assert!(e["error"].as_str().is_some_and(|s| !s.is_empty()), "{err}");
+        // It points at what a user has (the project's docs), not at keel's own spec tree.
+        assert!(!err.contains("shared/spec"), "{err}");
     }
+    let (_, _, err) = env.check_raw(&[], b"[]");
+    assert!(err.contains("docs/safety.md"), "{err}");
 }
 
 #[test]

@@ -84,7 +84,7 @@ fn ask_user_is_answered_by_the_person() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("Allow? [o]nce, for this [r]un, [d]eny"),
+        err.contains("Allow? [o]nce, for this [r]un (every later shell call of this run), [d]eny"),
         "{err}"
     );
     assert!(env.work().join("made-by-shell").exists());
@@ -125,6 +125,8 @@ fn history_with_a_system_message_is_refused_before_anything_is_written() {
     );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("index 1") && err.contains("system"), "{err}");
+    // The file and the line a person opens it at (1-based, blank lines counted).
+    assert!(err.contains("h.jsonl, line 2"), "{err}");
     assert!(
         !env.dir.path().join("home/keel.db").exists(),
         "nothing written"
@@ -386,7 +388,8 @@ fn on_a_terminal_ask_user_is_asked_by_default_and_yes_and_no_both_hold() {
     let shown = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{shown}");
     assert!(
-        shown.contains("Allow? [o]nce, for this [r]un, [d]eny"),
+        shown
+            .contains("Allow? [o]nce, for this [r]un (every later shell call of this run), [d]eny"),
         "{shown}"
     );
     assert!(env.work().join("asked-and-allowed").exists(), "{shown}");
@@ -1005,4 +1008,133 @@ fn yolo_mode_drops_the_built_in_asks_but_every_checker_still_runs() {
     let (code, _, err) = env.keel(&["run", "go", "--model", &model, "--approval", "deny"], "");
     assert_eq!(code, 0, "{err}");
     assert!(!env.work().join("made-by-default").exists(), "{err}");
+}
+
+#[test]
+fn plan_mode_reads_and_answers_but_writes_and_runs_nothing() {
+    let env = Env::new();
+    env.write("work/notes.txt", "the plan-mode canary\n");
+    let model = env.script(
+        "plan.jsonl",
+        &[
+            call("read_file", json!({"path": "notes.txt"})),
+            call("shell", json!({"command": "ls"})),
+            call(
+                "write_file",
+                json!({"path": "made-in-plan.txt", "content": "x"}),
+            ),
+            call("shell", json!({"command": "touch made-in-plan"})),
+            json!({"text": "Here is the plan."}),
+        ],
+    );
+    // `--approval ask` with no terminal answer would hide the difference between a plan-mode
+    // deny and an ask refused without a person; with `deny` the reasons tell them apart.
+    let (code, out, err) = env.keel(
+        &[
+            "run",
+            "go",
+            "--model",
+            &model,
+            "--approval",
+            "deny",
+            "--mode",
+            "plan",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Here is the plan."), "{out}");
+    assert!(!env.work().join("made-in-plan.txt").exists(), "{err}");
+    assert!(!env.work().join("made-in-plan").exists(), "{err}");
+    assert_eq!(err.matches("plan mode").count(), 2, "{err}");
+    let shown = env.show(&env.only_run());
+    let ledger: Vec<&str> = shown["ledger"]
+        .as_array()
+        .map(|l| l.iter().filter_map(|e| e["tool"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(ledger, ["read_file", "shell"], "{shown}");
+    // The model is told why, in the result of each refused call.
+    let text = shown.to_string();
+    assert!(text.contains("The run is in plan mode"), "{shown}");
+    assert!(text.contains("the plan-mode canary"), "{shown}");
+}
+
+#[test]
+fn a_bad_history_line_is_named_by_file_and_line_and_nothing_is_written() {
+    let env = Env::new();
+    let history = env.dir.path().join("bad.jsonl");
+    std::fs::write(
+        &history,
+        "{\"role\":\"user\",\"content\":\"hi\"}\n\n{\"role\":\"user\",\"content\":5}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let model = env.script("s.jsonl", &[json!({"text": "ok"})]);
+    let path = history.to_str().unwrap_or_default();
+    let (code, _, err) = env.keel(&["run", "go", "--model", &model, "--history", path], "");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bad.jsonl, line 3"), "{err}");
+    assert!(err.contains("`content` must be a string"), "{err}");
+    assert!(
+        !env.dir.path().join("home/keel.db").exists(),
+        "nothing written"
+    );
+}
+
+#[test]
+fn an_empty_task_and_a_zero_step_limit_are_refused_before_anything_is_written() {
+    let env = Env::new();
+    let model = env.script("s.jsonl", &[json!({"text": "ok"})]);
+    for args in [
+        vec!["run", "", "--model", &model],
+        vec!["run", "  ", "--model", &model],
+        vec!["run", "go", "--model", &model, "--step-limit", "0"],
+    ] {
+        let (code, _, err) = env.keel(&args, "");
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains("the task is empty") || err.contains("--step-limit"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(
+        !env.dir.path().join("home/keel.db").exists(),
+        "nothing written"
+    );
+}
+
+#[test]
+fn a_resume_of_a_closed_run_says_it_is_closed_and_how_to_go_on() {
+    let env = Env::new();
+    let first = env.script(
+        "first.jsonl",
+        &[
+            call("shell", json!({"command": "ls"})),
+            json!({"text": "never reached"}),
+        ],
+    );
+    let (code, _, err) = env.keel(
+        &[
+            "run",
+            "go",
+            "--model",
+            &first,
+            "--approval",
+            "deny",
+            "--step-limit",
+            "1",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    // The step limit closes the turn: the hint is a new turn, not a resume.
+    let run = env.only_run();
+    assert!(err.contains("stopped at the step limit (1)"), "{err}");
+    assert!(err.contains(&format!("keel chat --run {run}")), "{err}");
+    assert!(!err.contains("runs resume"), "{err}");
+    let rest = env.script("rest.jsonl", &[json!({"text": "finished the listing"})]);
+    let (code, out, err) = env.keel(&["runs", "resume", &run, "--model", &rest], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("finished the listing"), "{out}");
+    assert!(err.contains(&format!("run {run} is closed")), "{err}");
+    assert!(err.contains(&format!("keel chat --run {run}")), "{err}");
 }

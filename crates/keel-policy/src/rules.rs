@@ -99,6 +99,10 @@ pub struct Matcher {
     pub interactive: Option<bool>,
     /// Each listed annotation must equal the tool's.
     pub annotations: Option<serde_json::Map<String, Value>>,
+    /// `sideEffects = true|false` (keel, beyond N13): whether keel reads the tool as
+    /// side-effecting — its annotations, else its name and description (classify.rs). This is
+    /// how the built-in policy says what plan mode may not do without naming any tool.
+    pub side_effects: Option<bool>,
 }
 
 /// The facts about one call that rules look at.
@@ -109,6 +113,8 @@ pub struct CallFacts<'a> {
     pub mode: Mode,
     pub interactive: bool,
     pub annotations: Option<&'a serde_json::Map<String, Value>>,
+    /// What keel's classifier makes of the tool (classify.rs).
+    pub effect: crate::classify::Effect,
 }
 
 /// A tool-name glob as a regex: `*` matches any run of chars; Gemini's `mcp_<server>_*` is read
@@ -277,6 +283,11 @@ impl Matcher {
             if want.iter().any(|(k, v)| have.get(k) != Some(v)) {
                 return false;
             }
+        }
+        if let Some(want) = self.side_effects
+            && want != (call.effect == crate::classify::Effect::SideEffecting)
+        {
+            return false;
         }
         if let Some(pattern) = &self.args_pattern
             && !pattern.is_match(&stable_stringify(call.args))
@@ -598,6 +609,7 @@ impl Policy {
                 && m.command_prefixes.is_empty()
                 && m.command_regex.is_none()
                 && m.annotations.is_none()
+                && m.side_effects.is_none()
                 && m.interactive.is_none();
             if rule.is_capped() {
                 // Passed over wherever a stricter rule of another tier matches; whether one

@@ -82,9 +82,24 @@ pub enum Event {
         call_id: String,
         is_error: bool,
         chars: usize,
+        /// An error's first line, so the person sees why without `keel runs show`.
+        first_line: Option<String>,
     },
     /// Something the person should know (a notification delivered, a limit reached, …).
     Notice(String),
+}
+
+/// How much of an error's first line an event carries.
+const FIRST_LINE_CHARS: usize = 160;
+
+/// The first non-empty line of `text`, cut at [`FIRST_LINE_CHARS`] with an ellipsis.
+fn first_line(text: &str) -> Option<String> {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let mut cut: String = line.chars().take(FIRST_LINE_CHARS).collect();
+    if cut.len() < line.len() {
+        cut.push('…');
+    }
+    Some(cut)
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -957,6 +972,8 @@ impl Agent<'_> {
             call_id: call.id.clone(),
             is_error: true,
             chars: tool_result.chars().count(),
+            // The refusal's reason was just printed with the call.
+            first_line: None,
         });
         Ok(true)
     }
@@ -1097,6 +1114,7 @@ impl Agent<'_> {
             call_id: call.id.clone(),
             is_error: output.is_error,
             chars: output.text.chars().count(),
+            first_line: output.is_error.then(|| first_line(&output.text)).flatten(),
         });
         Ok(output.is_error)
     }

@@ -60,8 +60,14 @@ impl<R: BufRead, W: Write> TerminalApprover<R, W> {
             question.push_str(note);
             question.push('\n');
         }
+        // "For this run" is a rule for the tool, not for these arguments (N12): say so, so that
+        // nobody approves every later command believing they approved this one.
+        let for_run = format!(
+            "for this [r]un (every later {} call of this run)",
+            terminal_safe(&call.name, LineBreaks::Escape)
+        );
         loop {
-            let prompt = format!("{question}Allow? [o]nce, for this [r]un, [d]eny: ");
+            let prompt = format!("{question}Allow? [o]nce, {for_run}, [d]eny: ");
             if self
                 .output
                 .write_all(prompt.as_bytes())

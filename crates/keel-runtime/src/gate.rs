@@ -278,12 +278,19 @@ impl Gate {
         let verdict = match decision.outcome.decision {
             Decision::Allow => Verdict::Allow,
             Decision::Deny => {
-                let stage = if decision.rule.decision == Decision::Deny {
-                    Stage::Rules
+                if decision.rule.decision == Decision::Deny {
+                    // The model gets N27's text; the person is also told which rule it was,
+                    // as an ask names its rule.
+                    let mut verdict = refuse(Stage::Rules, &decision.outcome);
+                    if let (Verdict::Refuse { reason, .. }, Some(rule)) =
+                        (&mut verdict, decision.rule.rule.as_ref())
+                    {
+                        reason.push_str(&format!(" (the rule at {rule})"));
+                    }
+                    verdict
                 } else {
-                    Stage::Checkers
-                };
-                refuse(stage, &decision.outcome)
+                    refuse(Stage::Checkers, &decision.outcome)
+                }
             }
             Decision::AskUser => match approver {
                 Some(approver) if policy.env().interactive => {

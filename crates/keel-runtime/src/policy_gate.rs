@@ -350,6 +350,7 @@ impl PolicyGate {
             mode: self.env.mode,
             interactive: self.env.interactive,
             annotations: info.annotations.as_ref(),
+            effect: classify(&info),
         };
         // The policy is read once per call: rules and checker rules from the same snapshot.
         let (rule, matching) = match self.policy.read() {

@@ -31,6 +31,7 @@ fn decide(p: &CompiledPolicy, tool: &str, args: serde_json::Value) -> Decision {
             mode: Mode::Default,
             interactive: true,
             annotations: None,
+            effect: keel_policy::classify::Effect::SideEffecting,
         })
         .decision
 }
@@ -120,7 +121,7 @@ fn builtin_is_the_built_in_tier_compiled_alone() -> Result<(), PolicyError> {
         "{:?}",
         sources(&p)
     );
-    assert_eq!(sources(&p).len(), 6);
+    assert_eq!(sources(&p).len(), 7);
     assert_eq!(
         decide(&p, "shell", json!({"command": "rm -rf build"})),
         Decision::AskUser
@@ -155,6 +156,7 @@ fn rules_from_two_tiers_stack_in_tier_order() -> Result<(), PolicyError> {
         mode: Mode::Default,
         interactive: true,
         annotations: None,
+        effect: keel_policy::classify::Effect::SideEffecting,
     });
     assert_eq!(out.decision, Decision::Deny);
     assert_eq!(
@@ -239,6 +241,7 @@ fn a_failed_policy_denies_every_call() {
         mode: Mode::Yolo,
         interactive: true,
         annotations: None,
+        effect: keel_policy::classify::Effect::SideEffecting,
     });
     assert_eq!(out.decision, Decision::Deny);
     assert_eq!(
@@ -478,4 +481,100 @@ fn a_workspace_files_allow_is_capped_and_shown_so() -> Result<(), PolicyError> {
     assert_eq!(p.policy.rules()[0].origin, RuleOrigin::User);
     assert!(!render(&p).contains("capped"));
     Ok(())
+}
+
+fn decide_in(
+    p: &CompiledPolicy,
+    mode: Mode,
+    tool: &str,
+    args: serde_json::Value,
+    effect: keel_policy::classify::Effect,
+) -> Decision {
+    p.policy
+        .rule_decision(&CallFacts {
+            tool,
+            args: &args,
+            mode,
+            interactive: true,
+            annotations: None,
+            effect,
+        })
+        .decision
+}
+
+/// interfaces.md §3: the built-in policy's plan mode denies what keel reads as side-effecting,
+/// whatever the tool is called, and leaves reading tools and read-only shell commands alone;
+/// the other modes are untouched by it.
+#[test]
+fn plan_mode_denies_side_effecting_tools_by_their_effect_not_their_name() -> Result<(), PolicyError>
+{
+    use keel_policy::classify::Effect::{ReadOnly, SideEffecting};
+    let p = compiled(vec![], None)?;
+    let plan = |tool: &str, args, effect| decide_in(&p, Mode::Plan, tool, args, effect);
+    assert_eq!(
+        plan("mcp__x__publish", json!({}), SideEffecting),
+        Decision::Deny
+    );
+    assert_eq!(plan("mcp__x__lookup", json!({}), ReadOnly), Decision::Allow);
+    assert_eq!(
+        plan("shell", json!({"command": "ls -la"}), SideEffecting),
+        Decision::Allow
+    );
+    assert_eq!(
+        plan("shell", json!({"command": "rm -rf build"}), SideEffecting),
+        Decision::Deny
+    );
+    for mode in [Mode::Default, Mode::Yolo] {
+        assert_eq!(
+            decide_in(&p, mode, "mcp__x__publish", json!({}), SideEffecting),
+            Decision::Allow,
+            "{mode:?}"
+        );
+    }
+    // A user's own allow still applies in plan mode; a workspace file's cannot loosen it.
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let rule = "[[rule]]\ntoolName = \"mcp__x__publish\"\ndecision = \"allow\"\npriority = 100\n";
+    let user = write(dir.path(), "user.toml", rule);
+    let ws = write(dir.path(), "keel.toml", rule);
+    let with_user = compiled(vec![], Some(user))?;
+    assert_eq!(
+        decide_in(
+            &with_user,
+            Mode::Plan,
+            "mcp__x__publish",
+            json!({}),
+            SideEffecting
+        ),
+        Decision::Allow
+    );
+    let with_ws = compiled(vec![ws], None)?;
+    assert_eq!(
+        decide_in(
+            &with_ws,
+            Mode::Plan,
+            "mcp__x__publish",
+            json!({}),
+            SideEffecting
+        ),
+        Decision::Deny
+    );
+    Ok(())
+}
+
+#[test]
+fn side_effects_must_be_a_boolean() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let ws = write(
+        dir.path(),
+        "keel.toml",
+        "[[rule]]\nsideEffects = \"yes\"\ndecision = \"deny\"\n",
+    );
+    match compiled(vec![ws], None) {
+        Err(e) => assert!(
+            e.to_string()
+                .contains("`sideEffects` must be true or false"),
+            "{e}"
+        ),
+        Ok(_) => panic!("a string sideEffects loaded"),
+    }
 }

@@ -25,6 +25,7 @@ fn facts<'a>(tool: &'a str, args: &'a Value, mode: Mode, interactive: bool) -> C
         mode,
         interactive,
         annotations: None,
+        effect: crate::classify::Effect::SideEffecting,
     }
 }
 
