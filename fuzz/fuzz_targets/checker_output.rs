@@ -22,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
                 result
                     .reason
                     .as_deref()
-                    .is_some_and(|r| !r.trim().is_empty()),
+                    .is_some_and(|r| !keel_core::text::is_blank(r)),
                 "{result:?} from {data:?}"
             );
         }
