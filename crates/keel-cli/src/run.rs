@@ -59,7 +59,7 @@ pub struct RunFlags {
 
 /// A task or turn must say something: an empty one would start a run that has nothing to do.
 pub fn non_blank(text: &str) -> Result<String, String> {
-    if text.trim().is_empty() {
+    if keel_core::text::is_blank(text) {
         Err(
             "the task is empty: say what the agent should do, e.g. keel run \"List the files \
              in this folder\""

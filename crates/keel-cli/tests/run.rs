@@ -1057,6 +1057,50 @@ fn plan_mode_reads_and_answers_but_writes_and_runs_nothing() {
     let text = shown.to_string();
     assert!(text.contains("The run is in plan mode"), "{shown}");
     assert!(text.contains("the plan-mode canary"), "{shown}");
+    // The person is told which rule denied; the model gets N27's words only.
+    assert!(
+        err.contains("(the rule at <built-in default policy>:"),
+        "{err}"
+    );
+    let results: Vec<&str> = shown["items"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .filter(|i| i["kind"] == "tool_result")
+                .filter_map(|i| i["output"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    let denied: Vec<&&str> = results
+        .iter()
+        .filter(|r| r.starts_with("Tool execution denied by policy. The run is in plan mode"))
+        .collect();
+    assert_eq!(denied.len(), 2, "{results:?}");
+    assert!(
+        denied.iter().all(|r| !r.contains("the rule at")),
+        "{denied:?}"
+    );
+}
+
+#[test]
+fn a_tool_error_prints_its_first_line() {
+    let env = Env::new();
+    let model = env.script(
+        "missing.jsonl",
+        &[
+            call("read_file", json!({"path": "no-such-file.txt"})),
+            json!({"text": "ok"}),
+        ],
+    );
+    let (code, _, err) = env.keel(&["run", "go", "--model", &model, "--approval", "deny"], "");
+    assert_eq!(code, 0, "{err}");
+    let line = err
+        .lines()
+        .find(|l| l.trim_start().starts_with("call_1:"))
+        .unwrap_or_else(|| panic!("no result line: {err}"));
+    assert!(line.contains(": error: "), "{line}");
+    assert!(line.contains("no-such-file.txt"), "{line}");
 }
 
 #[test]

@@ -267,31 +267,25 @@ impl Gate {
             }
             None => decide(&ProvenanceIndex::from_items(input.items)),
         };
-        let refuse = |stage: Stage, outcome: &Final| {
+        // The model gets the reasons as the specs word them (N27); a rule's deny also names the
+        // rule to the person, as an ask does.
+        let refuse = |stage: Stage, outcome: &Final, rule: Option<&String>| {
             let text = outcome.reasons.join("; ");
             Verdict::Refuse {
                 stage,
-                reason: text.clone(),
+                reason: match rule {
+                    Some(rule) => format!("{text} (the rule at {rule})"),
+                    None => text.clone(),
+                },
                 tool_result: text,
             }
         };
         let verdict = match decision.outcome.decision {
             Decision::Allow => Verdict::Allow,
-            Decision::Deny => {
-                if decision.rule.decision == Decision::Deny {
-                    // The model gets N27's text; the person is also told which rule it was,
-                    // as an ask names its rule.
-                    let mut verdict = refuse(Stage::Rules, &decision.outcome);
-                    if let (Verdict::Refuse { reason, .. }, Some(rule)) =
-                        (&mut verdict, decision.rule.rule.as_ref())
-                    {
-                        reason.push_str(&format!(" (the rule at {rule})"));
-                    }
-                    verdict
-                } else {
-                    refuse(Stage::Checkers, &decision.outcome)
-                }
+            Decision::Deny if decision.rule.decision == Decision::Deny => {
+                refuse(Stage::Rules, &decision.outcome, decision.rule.rule.as_ref())
             }
+            Decision::Deny => refuse(Stage::Checkers, &decision.outcome, None),
             Decision::AskUser => match approver {
                 Some(approver) if policy.env().interactive => {
                     match approver.ask(input.call, &decision.outcome.reasons) {
@@ -318,7 +312,11 @@ impl Gate {
                         }
                     }
                 }
-                _ => refuse(Stage::AskUser, &non_interactive(decision.outcome.clone())),
+                _ => refuse(
+                    Stage::AskUser,
+                    &non_interactive(decision.outcome.clone()),
+                    None,
+                ),
             },
         };
         (verdict, decision)
