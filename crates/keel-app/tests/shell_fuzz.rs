@@ -4,7 +4,8 @@
 //! separators, quoting, escapes, redirections, grouping, recursion, symlinks — and every
 //! command the built-in policy allows without asking is really run by `/bin/sh` in a scratch
 //! workspace. Its output must carry none of the canaries planted outside the workspace, in
-//! `.env`, in `.git/` and behind a symlink, and it must create no file outside the workspace.
+//! `.env`, in `.git/` and behind a symlink, and it must create no file anywhere (a write hidden
+//! in quoting that readers of shell text disagree on is a command keel did not understand).
 //!
 //! `KEEL_SHELL_FUZZ_CASES` sets how many commands (default 2000, a few seconds);
 //! `KEEL_SHELL_FUZZ_SEED` the seed. A long run:
@@ -96,19 +97,17 @@ fn world() -> World {
     }
 }
 
-/// Every file under `dir`, not following links.
-fn files(dir: &Path, skip: &Path, out: &mut BTreeSet<PathBuf>) {
+/// Every file under `dir`, not following links. The workspace is included: a command allowed
+/// without asking only reads, so it creates no file anywhere.
+fn files(dir: &Path, out: &mut BTreeSet<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        if path == skip {
-            continue;
-        }
         out.insert(path.clone());
         if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            files(&path, skip, out);
+            files(&path, out);
         }
     }
 }
@@ -311,6 +310,13 @@ fn command(rng: &mut Rng, w: &World) -> String {
             7 => cmd.push_str(" 2>&1"),
             8 => cmd.push_str(" # comment"),
             9 => cmd = format!("ls #'\n{cmd}\n#'"),
+            // Quoting that readers of shell text disagree on, hiding a write: bash's `$'…'`
+            // (where `\'` does not end the quote) behind an escaped `$`, or unescaped.
+            10 => cmd.push_str(" \\$'\\' ; touch smuggled ; echo '\\'"),
+            11 => cmd.push_str(" $'\\'' ; touch smuggled ; echo '"),
+            12 => cmd.push_str(" '\\'' ; touch smuggled ; echo '\\''"),
+            13 => cmd.push_str(" \"\\$'\" ; touch smuggled ; echo \"'\""),
+            14 => cmd.push_str(" \\\ntouch smuggled"),
             _ => {}
         }
         cmd
@@ -377,7 +383,7 @@ fn shell_fuzz_no_allowed_command_reads_a_canary_or_writes_outside() {
     );
     let provenance = ProvenanceIndex::default();
     let mut before = BTreeSet::new();
-    files(&w.root, &w.work, &mut before);
+    files(&w.root, &mut before);
     let mut rng = Rng(seed | 1);
     let (mut allowed, mut found) = (0usize, Vec::new());
     let mut seen = BTreeSet::new();
@@ -404,7 +410,7 @@ fn shell_fuzz_no_allowed_command_reads_a_canary_or_writes_outside() {
             found.push(format!("{cmd:?} printed {canary}"));
         }
         let mut after = BTreeSet::new();
-        files(&w.root, &w.work, &mut after);
+        files(&w.root, &mut after);
         if after != before {
             let new: Vec<_> = after.difference(&before).collect();
             found.push(format!("{cmd:?} created {new:?}"));

@@ -81,6 +81,9 @@ const ATTACKS: &[&str] = &[
     "LD_PRELOAD=x ls",
     "GCONV_PATH=. ls",
     "LD_LIBRARY_PATH=. ls",
+    // Found since (the shell fuzz target): a write hidden where readers of shell quoting
+    // disagree — brush-parser took `\$'` for bash's `$'…'` and read one `cat` argument.
+    r"cat a.txt \$'\' ; touch pwned ; echo '\'",
 ];
 
 /// Read-only commands that must still run without asking.
@@ -132,6 +135,7 @@ fn no_row_of_the_attack_table_runs_without_asking() {
         );
     }
     assert!(!env.path("ran-tools-ls").exists(), "tools/ls ran");
+    assert!(!env.path("pwned").exists(), "a hidden touch ran");
     assert_eq!(
         printed.matches("user confirmation is unavailable").count()
             + printed.matches("denied by safety checker").count(),

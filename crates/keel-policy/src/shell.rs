@@ -58,7 +58,7 @@ pub fn parse(command: &str) -> Result<Vec<SimpleCommand>, Opaque> {
             "the command is longer than {MAX_COMMAND_BYTES} bytes"
         )));
     }
-    prescan(command)?;
+    let reading = prescan(command)?;
     let options = parser_options();
     let tokens = uncached_tokenize_str(command, &options.tokenizer_options())
         .map_err(|e| opaque(format!("the shell cannot read it: {e}")))?;
@@ -82,6 +82,11 @@ pub fn parse(command: &str) -> Result<Vec<SimpleCommand>, Opaque> {
     }
     if out.is_empty() {
         return Err(opaque("it runs no command"));
+    }
+    if out != reading {
+        return Err(opaque(
+            "keel's reading of its quotes and the shell grammar's disagree",
+        ));
     }
     Ok(out)
 }
@@ -108,21 +113,17 @@ fn parser_options() -> ParserOptions {
     }
 }
 
-/// Refuses, without parsing, what can only be opaque or could nest: outside quotes the
-/// characters of grouping, negation, substitution, expansion (a tilde too) and redirection, and
-/// comments; in double quotes `$` and backquotes; more reserved words than
-/// [`MAX_RESERVED_WORDS`].
-fn prescan(command: &str) -> Result<(), Opaque> {
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    let mut word = String::new();
-    let mut reserved = 0usize;
-    let mut end_word = |word: &mut String| {
-        if is_reserved(word) {
-            reserved += 1;
-        }
-        word.clear();
-    };
+/// keel's own reading of a command, made before brush-parser sees it: POSIX sh quoting,
+/// words split at blanks, commands at `;`, `&`, `|` and newlines.
+///
+/// It refuses, without parsing, what can only be opaque or could nest: outside quotes the
+/// characters of grouping, negation, substitution, expansion (a tilde too) and redirection,
+/// comments, and a shell keyword where a command starts; in double quotes `$` and backquotes;
+/// more keywords than [`MAX_RESERVED_WORDS`]. What it accepts it returns as words, which
+/// [`parse`] compares with the grammar's: two readers that disagree about a command (brush-
+/// parser once read `\$'\' ; touch x ; echo '\'` as one `cat` argument, where sh runs `touch`)
+/// mean keel does not know what it runs.
+fn prescan(command: &str) -> Result<Vec<SimpleCommand>, Opaque> {
     // Control characters other than tab and line feed (NUL, CR, ESC, …) are where readers of
     // shell text disagree (a NUL cannot even reach a program's arguments), and brush-parser's
     // tokenizer was seen to exhaust memory on a 340-byte command with NULs and CRs in it.
@@ -135,25 +136,55 @@ fn prescan(command: &str) -> Result<(), Opaque> {
             u32::from(c)
         )));
     }
-    for c in command.chars() {
-        if escaped {
-            escaped = false;
-            word.push('\\');
-            continue;
-        }
+    let mut reader = Reading::default();
+    let mut quote: Option<char> = None;
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
         match (quote, c) {
             (Some('\''), '\'') | (Some('"'), '"') => quote = None,
-            (Some('\''), _) => {}
+            (Some('\''), c) => reader.value.push(c),
             (Some(_), '$' | '`') => {
                 return Err(opaque(format!("`{c}` inside double quotes expands")));
             }
-            (Some(_), '\\') => escaped = true,
-            (Some(_), _) => {}
+            (Some(_), '\\') => {
+                let escaped = chars.next().ok_or_else(unterminated)?;
+                reader.raw.push(escaped);
+                match escaped {
+                    // A backslash-newline joins lines (POSIX 2.2.1).
+                    '\n' => {}
+                    // In double quotes only these are escapes; elsewhere the backslash stays.
+                    '$' | '`' | '"' | '\\' => reader.value.push(escaped),
+                    other => {
+                        reader.value.push('\\');
+                        reader.value.push(other);
+                    }
+                }
+            }
+            (Some(_), c) => {
+                reader.raw.push(c);
+                reader.value.push(c);
+            }
             (None, '\'' | '"') => {
                 quote = Some(c);
-                word.push(c);
+                reader.raw.push(c);
             }
-            (None, '\\') => escaped = true,
+            (None, '\\') => {
+                let escaped = chars.next().ok_or_else(unterminated)?;
+                if escaped == '\n' {
+                    continue;
+                }
+                // brush-parser reads `\$'…'` as bash's `$'…'` quoting, as if the backslash were
+                // not there, so the two readers would disagree past it — and on a long command
+                // the grammar then takes seconds to say so.
+                if escaped == '$' {
+                    return Err(opaque(
+                        "it has an escaped `$` outside quotes (write '$' instead)",
+                    ));
+                }
+                reader.raw.push('\\');
+                reader.raw.push(escaped);
+                reader.value.push(escaped);
+            }
             // `~` is opaque in any case, and brush-parser panics on a tilde prefix with more
             // digits than a usize holds (`~99999999999999999999`): it never sees one.
             (None, '(' | ')' | '{' | '}' | '$' | '`' | '<' | '>' | '!' | '~') => {
@@ -171,23 +202,90 @@ fn prescan(command: &str) -> Result<(), Opaque> {
                 ));
             }
             // A comment is dropped by the shell: keel would rather not guess where one starts.
-            (None, '#') if word.is_empty() => {
+            (None, '#') if reader.raw.is_empty() => {
                 return Err(opaque("it has a comment (`#`)"));
             }
-            (None, c) if c.is_whitespace() || matches!(c, ';' | '&' | '|') => end_word(&mut word),
-            (None, c) => word.push(c),
+            (None, ' ' | '\t') => reader.end_word()?,
+            (None, '\n' | ';' | '&' | '|') => {
+                reader.end_word()?;
+                reader.end_command();
+            }
+            (None, c) => {
+                reader.raw.push(c);
+                reader.value.push(c);
+            }
         }
     }
-    end_word(&mut word);
-    if quote.is_some() || escaped {
-        return Err(opaque(
-            "it has an unterminated quote or a trailing backslash",
-        ));
+    if quote.is_some() {
+        return Err(unterminated());
     }
-    if reserved > MAX_RESERVED_WORDS {
+    reader.end_word()?;
+    reader.end_command();
+    if reader.reserved > MAX_RESERVED_WORDS {
         return Err(opaque("it has too many shell keywords to read"));
     }
-    Ok(())
+    Ok(reader.commands)
+}
+
+fn unterminated() -> Opaque {
+    opaque("it has an unterminated quote or a trailing backslash")
+}
+
+/// The words [`prescan`] has read so far, and the one it is reading.
+#[derive(Default)]
+struct Reading {
+    commands: Vec<SimpleCommand>,
+    words: Vec<String>,
+    /// The word as written, quotes and backslashes kept: what keywords and assignments are.
+    raw: String,
+    /// The word after quote removal.
+    value: String,
+    /// Keywords seen as arguments (`echo if`), which are only words there.
+    reserved: usize,
+}
+
+impl Reading {
+    fn end_word(&mut self) -> Result<(), Opaque> {
+        if self.raw.is_empty() {
+            return Ok(());
+        }
+        // Where the shell looks for a command: the first word, or one after assignments.
+        let command_position = self.words.iter().all(|w| is_assignment(w));
+        if is_reserved(&self.raw) {
+            // A compound command (`if`, `while`, `for`, `case`, a function, `time`) is opaque
+            // whatever it holds, and brush-parser's grammar is slow over unclosed ones: so the
+            // parser only ever sees simple commands.
+            if command_position {
+                return Err(opaque(format!(
+                    "it uses the shell keyword `{}` (a compound command)",
+                    self.raw
+                )));
+            }
+            self.reserved += 1;
+        }
+        self.words.push(std::mem::take(&mut self.value));
+        self.raw.clear();
+        Ok(())
+    }
+
+    fn end_command(&mut self) {
+        if !self.words.is_empty() {
+            let words = std::mem::take(&mut self.words);
+            self.commands.push(SimpleCommand { words });
+        }
+    }
+}
+
+/// Whether `word`, as written (quotes included), is `NAME=…`: an assignment, after which the
+/// shell still looks for the command word.
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        let mut chars = name.chars();
+        chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
 }
 
 fn is_reserved(word: &str) -> bool {

@@ -35,8 +35,8 @@ fn lists_and_pipelines_of_literal_words_are_read_as_the_shell_would() {
     // `#` inside a word is a character; a backslash-newline joins lines (POSIX 2.2.1).
     assert_eq!(words("ls a#b"), [vec!["ls", "a#b"]]);
     assert_eq!(words("cat a\\\nb"), [vec!["cat", "ab"]]);
-    // `/bin/sh` is dash: `time` is a program there, not a keyword (and on no list).
-    assert_eq!(words("time ls"), [vec!["time", "ls"]]);
+    // `time` is a program in dash and a keyword in bash: either way on no list, so keel
+    // treats it as the keyword (see a_shell_keyword_that_starts_a_command_…).
 }
 
 #[test]
@@ -150,6 +150,14 @@ fn control_characters_and_unterminated_quotes_are_opaque_before_the_tokenizer() 
     let bytes = include_bytes!("regressions/backtracking-subscripts.bin");
     let text = String::from_utf8_lossy(bytes).repeat(2);
     assert!(is_opaque(&text));
+    // bash's `$'…'` behind an escaped `$`, where brush-parser's tokenizer and sh part ways: a
+    // 2.3 KB command of it held the grammar for seconds. Refused before the parser reads it.
+    let bytes = include_bytes!("regressions/ansi-quote-after-escaped-dollar.bin");
+    let text = String::from_utf8_lossy(bytes);
+    assert_eq!(
+        parse(&text).unwrap_err().to_string(),
+        "it has an escaped `$` outside quotes (write '$' instead)"
+    );
     for command in [
         "cat a\0b",
         "cat a\rb",
@@ -162,4 +170,45 @@ fn control_characters_and_unterminated_quotes_are_opaque_before_the_tokenizer() 
     }
     // Tabs and line feeds are ordinary.
     assert_eq!(words("cat\ta\nls"), [vec!["cat", "a"], vec!["ls"]]);
+}
+
+/// sh runs `touch pwned` here; brush-parser alone read one `cat` with one argument, because it
+/// takes `\$'` for bash's `$'…'` quoting, in which `\'` does not end the quote.
+#[test]
+fn a_command_the_two_readers_split_differently_is_opaque() {
+    for command in [
+        r"cat \$'\' ; touch pwned ; echo '\'",
+        r"cat a\$'b'",
+        r"echo \$'\n'",
+    ] {
+        assert!(is_opaque(command), "{command:?}");
+    }
+    // What both read alike is still read.
+    assert_eq!(
+        words(r#"cat 'a b' "c\"d" e\ f "g\h""#),
+        [vec!["cat", "a b", "c\"d", "e f", "g\\h"]]
+    );
+    assert_eq!(
+        words("cat a.txt && ls -la | wc -l"),
+        [vec!["cat", "a.txt"], vec!["ls", "-la"], vec!["wc", "-l"]]
+    );
+    assert_eq!(words("echo if then fi"), [vec!["echo", "if", "then", "fi"]]);
+}
+
+/// A keyword where a command starts opens a compound command, which is opaque whatever it
+/// holds: the grammar never sees one.
+#[test]
+fn a_shell_keyword_that_starts_a_command_is_refused_before_parsing() {
+    for command in [
+        "if true; then ls; fi",
+        "ls; while true; do ls; done",
+        "A=b if",
+        "ls | function f",
+        "time ls",
+    ] {
+        let reason = parse(command).unwrap_err().to_string();
+        assert!(reason.contains("shell keyword"), "{command:?}: {reason}");
+    }
+    // Quoted or escaped, it is only a word.
+    assert_eq!(words("'if' x"), [vec!["if", "x"]]);
 }
