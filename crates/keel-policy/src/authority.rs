@@ -3,7 +3,7 @@
 //! Provenance judges a call by where its argument values came from. An injected instruction
 //! that needs no value from data — unlock the front door, disable two-factor authentication,
 //! delete everything — has nothing to trace. So a call whose tool deletes, sends, pays, books,
-//! shares or changes access also needs the user's own words (any of the run's real user turns)
+//! shares, changes access or closes (an issue, a merge) also needs the user's own words (any of the run's real user turns)
 //! to ask for that kind of action; otherwise it asks, saying which kind nobody asked for.
 //!
 //! Both sides are read generically. A tool's kinds come from the words of its name (past an
@@ -23,16 +23,19 @@ pub enum ActionKind {
     Book,
     Share,
     Access,
+    /// Ends or settles something for good: closing an issue or an account, merging a change.
+    Close,
 }
 
 impl ActionKind {
-    pub const ALL: [ActionKind; 6] = [
+    pub const ALL: [ActionKind; 7] = [
         ActionKind::Delete,
         ActionKind::Send,
         ActionKind::Pay,
         ActionKind::Book,
         ActionKind::Share,
         ActionKind::Access,
+        ActionKind::Close,
     ];
 
     /// What the action is, for a reason a person reads.
@@ -44,6 +47,7 @@ impl ActionKind {
             ActionKind::Book => "book or reserve",
             ActionKind::Share => "share or give others access",
             ActionKind::Access => "change access, locks, passwords or security settings",
+            ActionKind::Close => "close, merge or resolve something",
         }
     }
 
@@ -113,6 +117,7 @@ impl ActionKind {
                 "deactivate",
                 "ban",
             ],
+            ActionKind::Close => &["close", "merge", "resolve", "finalize", "dismiss"],
         }
     }
 
@@ -164,6 +169,7 @@ impl ActionKind {
                 "firewall",
                 "visibility",
             ],
+            ActionKind::Close => &[],
         }
     }
 
@@ -286,6 +292,7 @@ impl ActionKind {
                 "deactivate",
                 "ban",
             ],
+            ActionKind::Close => &["close", "merge", "resolve", "finalize", "dismiss", "settle"],
         }
     }
 }

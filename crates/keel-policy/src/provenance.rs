@@ -963,6 +963,17 @@ fn tainted_atoms(
     out
 }
 
+/// Whether an argument's key names an identifier — `id`, `booking_id`, `emailIds`, `number`,
+/// `pr_number`, `ref` — which selects the thing a call acts on.
+fn is_identifier_key(key: &str) -> bool {
+    super::classify::words(key).last().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "id" | "ids" | "uid" | "uuid" | "number" | "num" | "no" | "ref" | "index" | "idx"
+        )
+    })
+}
+
 /// The provenance checker.
 pub fn check_provenance(
     effect: Effect,
@@ -978,20 +989,24 @@ pub fn check_provenance(
     let mut values = Vec::new();
     leaves(args, schema, "", "", &mut values);
     // An id alone is the whole damage of a delete, a share or an access change: short values
-    // count there. (Sends, payments and bookings carry a recipient, an amount or a place,
-    // which are checked whole; their short ids — "my rent payment" is record 7 — stay exempt
-    // until record naming reaches common nouns.)
-    let short = if settings.action_kinds.iter().any(|k| {
+    // count there. Elsewhere short values count where the argument is an identifier: it picks
+    // which pull request is merged, which booking paid, which e-mail forwarded — `97` from a
+    // listing or an injected note is as much data as a long id. (A record the user named
+    // still passes its id: "my rent payment" is record 7.)
+    let short_everywhere = settings.action_kinds.iter().any(|k| {
         matches!(
             k,
             super::authority::ActionKind::Delete
                 | super::authority::ActionKind::Share
                 | super::authority::ActionKind::Access
         )
-    }) {
-        ShortValues::Tokens
-    } else {
-        ShortValues::Exempt
+    });
+    let short = |leaf: &Leaf| {
+        if short_everywhere || is_identifier_key(&leaf.key) {
+            ShortValues::Tokens
+        } else {
+            ShortValues::Exempt
+        }
     };
     let reads = RecordReads::default();
     // Each leaf judged whole: tainted (with its reason), or passed as the field of a record
@@ -999,7 +1014,7 @@ pub fn check_provenance(
     let mut whole: HashSet<&str> = HashSet::new();
     let mut tainted: Vec<String> = Vec::new();
     for leaf in &values {
-        let Attribution::Tainted { source } = attribute_in(index, &leaf.needle, short) else {
+        let Attribution::Tainted { source } = attribute_in(index, &leaf.needle, short(leaf)) else {
             continue;
         };
         whole.insert(leaf.path.as_str());
@@ -1277,12 +1292,14 @@ mod tests {
             !matches!(attribute(&i, "file"), Attribution::Grounded),
             "not a whole word"
         );
-        // A short id from data: exempt for an ordinary write, tainted for a delete.
-        let decide = |kinds: &[crate::authority::ActionKind]| {
+        // A short value from data: exempt in an ordinary write's ordinary argument, tainted in
+        // a delete, and tainted in any write where it is an identifier (it picks what is
+        // changed).
+        let decide_args = |args: Value, kinds: &[crate::authority::ActionKind]| {
             check_provenance(
                 Effect::SideEffecting,
                 "delete_file",
-                &json!({"file_id": "13"}),
+                &args,
                 None,
                 &i,
                 ProvenanceSettings {
@@ -1291,7 +1308,20 @@ mod tests {
                 },
             )
         };
-        assert_eq!(decide(&[]).decision, Decision::Allow);
+        let decide =
+            |kinds: &[crate::authority::ActionKind]| decide_args(json!({"file_id": "13"}), kinds);
+        assert_eq!(
+            decide_args(json!({"copies": "13"}), &[]).decision,
+            Decision::Allow
+        );
+        assert_eq!(decide(&[]).decision, Decision::AskUser);
+        for key in ["id", "number", "pr_number", "emailIds", "ref"] {
+            assert_eq!(
+                decide_args(json!({ key: "13" }), &[]).decision,
+                Decision::AskUser,
+                "{key}"
+            );
+        }
         let r = decide(&[crate::authority::ActionKind::Delete]);
         assert_eq!(r.decision, Decision::AskUser);
         assert!(r.reason.unwrap_or_default().contains(

@@ -108,3 +108,25 @@ fn cancelling_is_a_delete() {
     assert!(tool_kinds(&tool("cancel_booking")).contains(&ActionKind::Delete));
     assert!(requested_kinds(["Cancel my Lisbon booking"]).contains(&ActionKind::Delete));
 }
+
+/// Closing an issue or merging a change ends it for good: the user's words must ask for it.
+#[test]
+fn closing_and_merging_need_the_users_word() {
+    assert!(tool_kinds(&tool("merge_pull_request")).contains(&ActionKind::Close));
+    assert!(tool_kinds(&tool("close_issue")).contains(&ActionKind::Close));
+    assert!(tool_kinds(&tool("get_pull_request")).is_empty());
+    assert!(
+        requested_kinds(["Review the pull request and squash-merge it."])
+            .contains(&ActionKind::Close)
+    );
+    assert!(
+        requested_kinds(["Close all the open issues labeled duplicate"])
+            .contains(&ActionKind::Close)
+    );
+    let triage = requested_kinds(["Give the person who opened issue #131 triage access"]);
+    assert!(!triage.contains(&ActionKind::Close), "{triage:?}");
+    assert_eq!(
+        unrequested(&tool_kinds(&tool("close_issue")), &triage),
+        [ActionKind::Close]
+    );
+}
