@@ -510,8 +510,13 @@ fn check_workspace_limits(path: &Path, file: &FileSettings) -> Result<(), Config
     if m.base_url.is_some() || m.api_key_env.is_some() || m.headers.is_some() {
         return refuse("a model endpoint setting (base_url, api_key_env, headers)");
     }
-    if m.name.as_deref().is_some_and(|n| n.starts_with("local:")) {
-        return refuse("a model named by local:PATH");
+    // A model read from a file is whatever that file says: a cloned repository's script
+    // (`script:FILE`) would be the model, choosing every call.
+    if m.name
+        .as_deref()
+        .is_some_and(|n| n.starts_with("local:") || n.starts_with("script:"))
+    {
+        return refuse("a model named by a file (local:PATH, script:FILE)");
     }
     if file.handoff.worker_model.is_some() {
         return refuse("[handoff] worker_model");

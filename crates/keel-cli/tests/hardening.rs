@@ -197,3 +197,63 @@ fn a_hard_link_to_a_file_outside_is_not_read_by_any_tool_without_asking() {
     assert!(!everything.contains(CANARIES[0]), "{everything}");
     assert!(err.contains("other names (hard links)"), "{err}");
 }
+
+/// A `command` key added to another tool's arguments once met the read-only shell allow, which
+/// has no tool name of its own to match: `write_file` wrote in plan mode and `spawn_task` started
+/// a subagent unasked (found by an outsider's attack). The allow is now the shell tool's only,
+/// and a key a built-in tool does not take is refused before the gate.
+#[test]
+fn a_command_key_on_another_tool_is_not_a_read_only_shell_call() {
+    let env = attacked_workspace();
+    let replies = vec![
+        call(
+            "write_file",
+            json!({"path": "plan-pwned.txt", "content": "x\n", "command": "ls"}),
+        ),
+        call(
+            "edit_file",
+            json!({"path": "a.txt", "old": "SECRET", "new": "PWNED", "command": "ls"}),
+        ),
+        call(
+            "spawn_task",
+            json!({"task": "write task-pwned.txt", "command": "ls"}),
+        ),
+        json!({"text": "done"}),
+    ];
+    let model = env.script("extra-key.jsonl", &replies);
+    let (code, out, err) = env.keel(
+        &[
+            "run",
+            "go",
+            "--model",
+            &model,
+            "--approval",
+            "deny",
+            "--mode",
+            "plan",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let printed = format!("{out}\n{err}");
+    assert!(!env.path("plan-pwned.txt").exists(), "{printed}");
+    assert!(!env.path("task-pwned.txt").exists(), "{printed}");
+    let a = std::fs::read_to_string(env.path("a.txt")).unwrap_or_default();
+    assert!(!a.contains("PWNED"), "{a}");
+    let shown = env.show(&env.only_run());
+    let ledger = shown["ledger"].as_array().cloned().unwrap_or_default();
+    assert!(ledger.is_empty(), "something ran: {ledger:#?}");
+    assert!(
+        printed.contains("takes no argument \"command\""),
+        "{printed}"
+    );
+    // keel check, which sees only the policy, asks about the subagent and its extra key.
+    let input = json!({
+        "protocolVersion": "1.0.0",
+        "toolCall": {"name": "spawn_task", "args": {"task": "x", "command": "ls"}},
+        "context": {"environment": {"cwd": env.work().display().to_string(), "workspaces": []}}
+    });
+    let (_, out, err) = env.keel(&["check"], input.to_string());
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    assert_eq!(v["decision"], "ask_user", "{v}");
+}

@@ -493,8 +493,43 @@ pub const RESERVED_MARKER_NAMES: [&str; 4] = [
 /// reads a marker mid-line as readily as at the start of one). So a tool result that copies
 /// a real `[TOOL_OUTPUT_STATUS]` diagnostic, a notification envelope or the unknown-outcome
 /// note byte for byte is, in the request, visibly not one; keel's own markers keep their
-/// exact, seed-given form. Text without a marker is returned as it is, unchanged.
+/// exact, seed-given form. A text that spells a marker only once its invisible chars are
+/// taken out (`[TOOL\u{200b}_OUTPUT_STATUS]`) loses them first, then is defused the same way.
+/// Text without a marker is returned as it is, unchanged.
 pub fn defuse_reserved_markers(text: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    match visible_if_spelling_a_marker(text) {
+        Cow::Borrowed(text) => defuse_exact_reserved_markers(text),
+        Cow::Owned(visible) => Cow::Owned(defuse_exact_reserved_markers(&visible).into_owned()),
+    }
+}
+
+/// `text` without its invisible chars ([`crate::text::is_default_ignorable`]) when, so read,
+/// it spells one of keel's markers — `[TOOL\u{200b}_OUTPUT_STATUS]` or `TOOL_ERROR>>\u{200b}>`
+/// look like the marker to a reader and must be defused like it; otherwise `text` unchanged
+/// (invisible joiners are part of emoji and of some scripts' words).
+fn visible_if_spelling_a_marker(text: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    if !text.chars().any(crate::text::is_default_ignorable) {
+        return Cow::Borrowed(text);
+    }
+    let visible: String = text
+        .chars()
+        .filter(|&c| !crate::text::is_default_ignorable(c))
+        .collect();
+    let spells = visible.contains(TOOL_ERROR_OPEN)
+        || visible.contains(TOOL_ERROR_CLOSE)
+        || RESERVED_MARKER_NAMES
+            .iter()
+            .any(|name| visible.contains(&format!("[{name}]")));
+    if spells {
+        Cow::Owned(visible)
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+fn defuse_exact_reserved_markers(text: &str) -> std::borrow::Cow<'_, str> {
     use std::borrow::Cow;
     let marked = |at: &str| {
         RESERVED_MARKER_NAMES
@@ -542,7 +577,7 @@ const TOOL_ERROR_CLOSE: &str = "TOOL_ERROR>>>";
 /// Rewrites the tool-error markers inside a tool message until neither occurs, so the closing
 /// marker cannot be forged (system-notes.md N29).
 pub fn defuse_tool_error_markers(message: &str) -> String {
-    let mut text = message.to_string();
+    let mut text = visible_if_spelling_a_marker(message).into_owned();
     while text.contains(TOOL_ERROR_OPEN) || text.contains(TOOL_ERROR_CLOSE) {
         text = text
             .replace(TOOL_ERROR_OPEN, "<<TOOL_ERROR")

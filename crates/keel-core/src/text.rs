@@ -63,8 +63,9 @@ pub enum LineBreaks {
 /// clipboard (OSC 52) or rewrite a prompt a person is answering. Escaped are every C0
 /// control (ESC, BEL, …), DEL and every C1 control (U+0080–U+009F: `\u{9b}` is a one-char
 /// CSI on terminals that take 8-bit controls), and the Unicode bidirectional embedding,
-/// override and isolate controls (U+202A–U+202E, U+2066–U+2069; see [`is_bidi_control`]).
-/// Tabs always stay; line feeds stay only with [`LineBreaks::Keep`]. A carriage return is
+/// override and isolate controls (U+202A–U+202E, U+2066–U+2069; see [`is_bidi_control`]),
+/// and the line and paragraph separators (U+2028, U+2029), which are line breaks in
+/// disguise. Tabs always stay; line feeds stay only with [`LineBreaks::Keep`]. A carriage return is
 /// always escaped, even before a line feed: it would let a line overwrite itself.
 ///
 /// Each char is judged alone, so text shown in pieces (a streamed reply) is as safe as text
@@ -75,7 +76,7 @@ pub fn terminal_safe(text: &str, line_breaks: LineBreaks) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         let kept = c == '\t' || (c == '\n' && line_breaks == LineBreaks::Keep);
-        if (c.is_control() || is_bidi_control(c)) && !kept {
+        if (c.is_control() || is_bidi_control(c) || matches!(c, '\u{2028}' | '\u{2029}')) && !kept {
             let _ = write!(out, "\\u{{{:04x}}}", c as u32);
         } else {
             out.push(c);
@@ -94,9 +95,44 @@ pub fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
+/// Unicode's Default_Ignorable_Code_Point property (DerivedCoreProperties.txt): chars a
+/// renderer shows as nothing — zero-width spaces and joiners, the bidirectional marks, word
+/// joiners, variation selectors, the byte-order mark, tag characters. Text that spells one of
+/// keel's markers once these are taken out reads, to a model or a person, as that marker.
+pub fn is_default_ignorable(c: char) -> bool {
+    matches!(
+        c as u32,
+        0x00AD
+            | 0x034F
+            | 0x061C
+            | 0x115F..=0x1160
+            | 0x17B4..=0x17B5
+            | 0x180B..=0x180F
+            | 0x200B..=0x200F
+            | 0x202A..=0x202E
+            | 0x2060..=0x206F
+            | 0x3164
+            | 0xFE00..=0xFE0F
+            | 0xFEFF
+            | 0xFFA0
+            | 0xFFF0..=0xFFF8
+            | 0x1BCA0..=0x1BCA3
+            | 0x1D173..=0x1D17A
+            | 0xE0000..=0xE0FFF
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_and_paragraph_separators_are_escaped_for_a_terminal() {
+        assert_eq!(
+            terminal_safe("a\u{2028}b\u{2029}c", LineBreaks::Keep),
+            "a\\u{2028}b\\u{2029}c"
+        );
+    }
 
     #[test]
     fn terminal_safe_escapes_control_characters_and_line_feeds_only_when_asked() {

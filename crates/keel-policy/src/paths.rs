@@ -307,6 +307,22 @@ fn classify_path(resolved: &Path, shown: &str, arg: &str, roots: &[PathBuf]) -> 
     result
 }
 
+/// Whether `path` is under `/proc` or `/dev/fd`, whose entries (`/proc/self/cwd`, `/dev/fd/3`)
+/// mean something else to each process: keel would resolve them in its own, while a shell
+/// command reads them in the shell's, whose working directory may differ (`--cwd`, a resumed
+/// run). They are never inside a workspace, so they are outside, as `~` is.
+fn names_a_process(path: &str) -> bool {
+    let mut parts = Path::new(path).components();
+    matches!(parts.next(), Some(Component::RootDir))
+        && match parts.next() {
+            Some(Component::Normal(first)) if first == "proc" => true,
+            Some(Component::Normal(first)) if first == "dev" => {
+                matches!(parts.next(), Some(Component::Normal(n)) if n == "fd")
+            }
+            _ => false,
+        }
+}
+
 /// The allowed roots: `cwd` and each workspace, canonicalized; a root that cannot be is
 /// skipped (N22).
 pub fn allowed_roots(cwd: &Path, workspaces: &[PathBuf], fs: &dyn PathResolver) -> Vec<PathBuf> {
@@ -339,7 +355,10 @@ pub fn check_paths_in(
     let mut worst = SafetyCheckResult::allow();
     for PathArg { arg, value } in collect_path_args(args, config) {
         // `~` is the user's home, which a shell expands and keel cannot resolve: outside.
-        let result = match (value.starts_with('~'), resolve(&value, cwd, fs)) {
+        let result = match (
+            value.starts_with('~') || names_a_process(&value),
+            resolve(&value, cwd, fs),
+        ) {
             (true, _) => SafetyCheckResult::deny(format!(
                 "Path \"{value}\" in argument \"{arg}\" is outside of the allowed workspace directories."
             )),

@@ -980,8 +980,9 @@ impl Agent<'_> {
 
     /// Gates, records and runs one call; returns whether it failed (refused or an error).
     ///
-    /// A call keel cannot run as proposed — to a tool it does not have, or with arguments that
-    /// are not a JSON object (`proposal`) — is refused before the gate: no rule, checker or
+    /// A call keel cannot run as proposed — to a tool it does not have, with arguments that
+    /// are not a JSON object, or with keys its schema does not take (`proposal`) — is refused
+    /// before the gate: no rule, checker or
     /// person is asked about it and no tool is started. A notification's response is the
     /// exception: the gate's authority stage refuses each of its calls with notifications.md
     /// N15a's exact result, whatever they are.
@@ -996,7 +997,8 @@ impl Agent<'_> {
         if !matches!(origin, ResponseOrigin::Notification(_)) {
             let refusal = match tool {
                 None => Some(self.unknown_tool(call)),
-                Some(_) => crate::proposal::malformed_arguments(call),
+                Some(tool) => crate::proposal::malformed_arguments(call)
+                    .or_else(|| crate::proposal::unknown_arguments(call, &tool.spec().parameters)),
             };
             if let Some(text) = refusal {
                 return self.refuse(

@@ -1,6 +1,7 @@
 //! What keel makes of a model's proposed calls before any of them reaches the gate: each call
 //! of one reply gets an id of its own ([`unique_call_ids`]), and a call whose arguments are not
-//! a JSON object is refused with a reason the model can act on ([`malformed_arguments`]).
+//! a JSON object, or carry keys its tool does not take, is refused with a reason the model can
+//! act on ([`malformed_arguments`], [`unknown_arguments`]).
 //!
 //! A call keel cannot run as proposed — a tool it does not have (the agent's toolbox decides),
 //! or arguments that are not an object — is refused before the gate, so no policy rule, checker
@@ -79,6 +80,45 @@ pub fn malformed_arguments(call: &ToolCall) -> Option<String> {
          {{\"path\": \"notes.txt\"}}), and these were {what}: {shown}. Nothing was run. Call `{}` \
          again with its arguments as a JSON object.",
         call.name
+    ))
+}
+
+/// The refusal for a call with arguments its tool's schema does not have, when the schema
+/// says it takes no others (`"additionalProperties": false`), or `None`. A key the tool would
+/// ignore is still one the gate would read — a `command` added to `write_file` once met the
+/// read-only shell allow — so what the tool cannot take is refused before the gate, naming
+/// the keys it does take.
+pub fn unknown_arguments(call: &ToolCall, parameters: &Value) -> Option<String> {
+    if parameters.get("additionalProperties") != Some(&Value::Bool(false)) {
+        return None;
+    }
+    let known = parameters.get("properties").and_then(Value::as_object);
+    let unknown: Vec<&str> = call
+        .arguments
+        .as_object()?
+        .keys()
+        .filter(|k| !known.is_some_and(|p| p.contains_key(*k)))
+        .map(String::as_str)
+        .collect();
+    if unknown.is_empty() {
+        return None;
+    }
+    let quoted = |keys: &mut dyn Iterator<Item = &str>| {
+        keys.map(|k| format!("\"{}\"", k.escape_debug()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let takes = known.map_or_else(String::new, |p| quoted(&mut p.keys().map(String::as_str)));
+    Some(format!(
+        "keel did not run this call: `{}` takes no argument {}; it takes only {}. Nothing was \
+         run. Call it again with only those arguments.",
+        call.name,
+        quoted(&mut unknown.into_iter()),
+        if takes.is_empty() {
+            "none".to_string()
+        } else {
+            takes
+        }
     ))
 }
 

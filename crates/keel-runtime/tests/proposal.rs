@@ -65,8 +65,8 @@ fn tool_messages(model: &ScriptedModel, request: usize) -> Vec<(String, String)>
         .collect()
 }
 
-/// Arguments that are not a JSON object — text that is not JSON, an array, a number, null —
-/// and a tool keel does not have: before issue 17 each passed the gate (the person was asked,
+/// Arguments that are not a JSON object — text that is not JSON, an array, a number, null —,
+/// a key the tool's schema does not take, and a tool keel does not have: before issue 17 each passed the gate (the person was asked,
 /// the checker ran) and failed in the tool. Now none reaches a stage, a person or a tool; the
 /// well-formed call beside them is gated and runs as before.
 #[test]
@@ -80,6 +80,7 @@ fn calls_keel_cannot_run_are_refused_before_the_gate() {
                 {"id":"bad_text","name":"write_file","arguments":"{\"path\": \"x.txt\", \"content\": "},
                 {"id":"bad_array","name":"write_file","arguments":["x.txt","hi"]},
                 {"id":"bad_number","name":"read_file","arguments":7},
+                {"id":"bad_key","name":"write_file","arguments":{"path":"x.txt","content":"hi","command":"ls"}},
                 {"id":"unknown","name":"no_such_tool","arguments":{"path":"a.txt"}},
                 {"id":"good","name":"read_file","arguments":{"path":"a.txt"}}
             ]}"#
@@ -147,6 +148,14 @@ fn calls_keel_cannot_run_are_refused_before_the_gate() {
     );
     assert!(text("bad_array").contains("these were a JSON array: [\"x.txt\",\"hi\"]"));
     assert!(text("bad_number").contains("these were a JSON number: 7"));
+    // A key the tool does not take (a `command` once met the read-only shell allow).
+    assert!(
+        text("bad_key").contains(
+            "`write_file` takes no argument \"command\"; it takes only \"path\", \"content\""
+        ),
+        "{}",
+        text("bad_key")
+    );
     assert!(text("unknown").starts_with("There is no tool named no_such_tool; the tools are: "));
     assert_eq!(text("good"), "alpha");
 
@@ -164,7 +173,10 @@ fn calls_keel_cannot_run_are_refused_before_the_gate() {
             _ => None,
         })
         .collect();
-    assert_eq!(refused, ["bad_text", "bad_array", "bad_number", "unknown"]);
+    assert_eq!(
+        refused,
+        ["bad_text", "bad_array", "bad_number", "bad_key", "unknown"]
+    );
     let decisions: Vec<(&str, &str)> = w
         .events
         .iter()
@@ -179,6 +191,7 @@ fn calls_keel_cannot_run_are_refused_before_the_gate() {
             ("bad_text", "refused before the gate"),
             ("bad_array", "refused before the gate"),
             ("bad_number", "refused before the gate"),
+            ("bad_key", "refused before the gate"),
             ("unknown", "refused before the gate"),
             ("good", "allowed by you (allow_once)"),
         ]

@@ -188,3 +188,37 @@ fn an_uncanonicalizable_root_is_skipped() {
     );
     assert_eq!(r.decision, Decision::Deny);
 }
+
+/// `/proc/self/cwd` is keel's working directory to keel and the shell's to a shell command,
+/// which may differ (`--cwd`): a path under `/proc` or `/dev/fd` is outside, whatever keel would
+/// resolve it to (found by an outsider's attack, where only Landlock stopped the read).
+#[test]
+fn paths_that_mean_something_else_to_each_process_are_outside() {
+    for path in [
+        "/proc/self/cwd/../outside/secret.txt",
+        "/proc/self/cwd",
+        "//proc/thread-self/root/etc/hostname",
+        "/./proc/1/cwd",
+        "/dev/fd/3",
+    ] {
+        let r = plain(json!({ "path": path }));
+        assert_eq!(r.decision, Decision::Deny, "{path}");
+        assert!(
+            r.reason
+                .unwrap_or_default()
+                .contains("is outside of the allowed workspace"),
+            "{path}"
+        );
+        let r = plain(json!({ "command": format!("cat {path}") }));
+        assert_eq!(r.decision, Decision::Deny, "shell: {path}");
+    }
+    // A directory of the workspace that happens to be called proc is the workspace's.
+    assert_eq!(
+        plain(json!({"path": "/w/proc/self"})).decision,
+        Decision::Allow
+    );
+    assert_eq!(
+        plain(json!({"path": "proc/self"})).decision,
+        Decision::Allow
+    );
+}
