@@ -121,7 +121,7 @@ fn builtin_is_the_built_in_tier_compiled_alone() -> Result<(), PolicyError> {
         "{:?}",
         sources(&p)
     );
-    assert_eq!(sources(&p).len(), 7);
+    assert_eq!(sources(&p).len(), 9);
     assert_eq!(
         decide(&p, "shell", json!({"command": "rm -rf build"})),
         Decision::AskUser
