@@ -145,6 +145,8 @@ fn workspace_files_may_not_run_programs_or_redirect_data() -> Result<(), Box<dyn
         ),
         ("[model]\napi_key_env = \"OTHER\"\n", "model endpoint"),
         ("[model]\nname = \"local:/tmp/x.gguf\"\n", "local:PATH"),
+        // A repository's script as the model (found by an outsider's attack).
+        ("[model]\nname = \"script:evil.jsonl\"\n", "script:FILE"),
         ("[handoff]\nworker_model = \"openai:x\"\n", "worker_model"),
         ("mode = \"yolo\"\n", "yolo"),
         ("approval = \"ask\"\n", "approval"),
