@@ -963,17 +963,6 @@ fn tainted_atoms(
     out
 }
 
-/// Whether an argument's key names an identifier — `id`, `booking_id`, `emailIds`, `number`,
-/// `pr_number`, `ref` — which selects the thing a call acts on.
-fn is_identifier_key(key: &str) -> bool {
-    super::classify::words(key).last().is_some_and(|w| {
-        matches!(
-            w.as_str(),
-            "id" | "ids" | "uid" | "uuid" | "number" | "num" | "no" | "ref" | "index" | "idx"
-        )
-    })
-}
-
 /// The provenance checker.
 pub fn check_provenance(
     effect: Effect,
@@ -1002,7 +991,7 @@ pub fn check_provenance(
         )
     });
     let short = |leaf: &Leaf| {
-        if short_everywhere || is_identifier_key(&leaf.key) {
+        if short_everywhere || super::records::is_identifier_key(&leaf.key) {
             ShortValues::Tokens
         } else {
             ShortValues::Exempt

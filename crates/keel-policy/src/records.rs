@@ -28,6 +28,18 @@
 //!     (nor after a bullet, a dash or `1)`), and that occurs in no other record of the
 //!     document, anywhere in it (nested, or in long text), nor outside the records.
 //!
+//! - or, for the record's own **identifier** only (an argument whose key ends in `id`,
+//!   `number`, `ref`, … — it says which record the call acts on), **the user's words describe
+//!   that record best**: its short fields (one-line strings of at most [`MAX_FIELD_CHARS`], and
+//!   the keys of `true` flags) hold more of the user's describing words than some other
+//!   record's do, or, where the words tell no records apart, at least
+//!   [`MIN_DESCRIBING_WORDS`] of them ("cancel my Lisbon hotel booking", "archive my cancelled
+//!   bookings", "delete the Daily Brew newsletters"). An e-mail address or link the user wrote
+//!   describes nothing. What a described record carries — an IBAN, an address, an amount —
+//!   does not pass this way: a record anyone may write (an e-mail's subject) could hold the
+//!   user's word and hand its payload over; acting on the record the user's words describe is
+//!   what they asked for.
+//!
 //! Why injections stay out: an instruction hidden in data is text inside one field. What it
 //! introduces is never the whole value of a field, so its IBAN, address or password still
 //! asks. What this does trust: a field, under the argument's own key, of a record the user
@@ -55,6 +67,9 @@ pub const MAX_LABEL_WORDS: usize = 4;
 pub const MAX_LABEL_CHARS: usize = 40;
 /// Shortest word of a label that can name its record.
 pub const MIN_NAME_WORD_CHARS: usize = 4;
+/// Fewest of the user's words a record must hold to be the one they describe when the
+/// words do not tell records apart (a one-record result, or every record alike).
+pub const MIN_DESCRIBING_WORDS: usize = 2;
 /// Texts longer than this are not read for records: a lookup result is small, and parsing is
 /// on the gate's path.
 pub const MAX_PARSED_BYTES: usize = 256 * 1024;
@@ -343,6 +358,10 @@ pub(super) struct UserTerms {
     words: HashSet<String>,
     /// Name-like words the user wrote capitalized, not at the start of a sentence, as written.
     names: HashSet<String>,
+    /// The words that can describe a record: runs of letters and digits, case folded, of 3 or
+    /// more chars or with a digit, less function words, and less the parts of addresses and
+    /// links (an e-mail address the user sends to describes no record).
+    describing: HashSet<String>,
 }
 
 impl UserTerms {
@@ -352,6 +371,11 @@ impl UserTerms {
             for line in text.lines() {
                 let mut sentence_start = true;
                 for raw in line.split_whitespace() {
+                    if !raw.contains('@') && !raw.contains("://") {
+                        terms.describing.extend(
+                            describing_words(raw).filter(|w| !FUNCTION_WORDS.contains(&w.as_str())),
+                        );
+                    }
                     let word = bare(raw);
                     if !word.is_empty() {
                         terms.words.insert(word.to_lowercase());
@@ -368,6 +392,50 @@ impl UserTerms {
             }
         }
         terms
+    }
+}
+
+/// Whether an argument's key names an identifier — `id`, `booking_id`, `emailIds`, `number`,
+/// `pr_number`, `ref` — which selects the thing a call acts on.
+pub fn is_identifier_key(key: &str) -> bool {
+    super::classify::words(key).last().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "id" | "ids" | "uid" | "uuid" | "number" | "num" | "no" | "ref" | "index" | "idx"
+        )
+    })
+}
+
+/// Words that say how, not what: they describe no record.
+const FUNCTION_WORDS: &[&str] = &[
+    "the", "and", "for", "with", "from", "that", "this", "these", "those", "all", "any", "my",
+    "our", "your", "their", "its", "into", "onto", "about", "are", "was", "were", "been", "them",
+    "they", "his", "her", "not", "yes", "please", "then", "than", "when", "which", "who", "what",
+    "where", "why", "how", "one", "can", "will", "would", "should", "could", "does", "did", "has",
+    "have", "had", "there", "here", "out", "off", "over", "just", "also", "only", "some", "each",
+    "every", "both", "but", "too", "very", "make", "sure", "let", "know", "need", "want", "get",
+    "got", "use", "like", "same",
+];
+
+/// The describing words of one token or field: runs of letters and digits, case folded, of
+/// 3 or more chars or with a digit.
+fn describing_words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 3 || w.chars().any(|c| c.is_ascii_digit()))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// The words a record's field offers a description: a one-line string of at most
+/// [`MAX_FIELD_CHARS`] (a name, a title, a status; not a message, which anyone may write), or
+/// a `true` flag's key (`merged: true` is a merged one).
+fn field_words(key: &str, field: &Scalar) -> Vec<String> {
+    match field {
+        Scalar::Str(s) if s.chars().count() <= MAX_FIELD_CHARS && !s.contains('\n') => {
+            describing_words(s).collect()
+        }
+        Scalar::Bool(true) => vec![key.to_string()],
+        _ => Vec::new(),
     }
 }
 
@@ -469,17 +537,76 @@ impl Document {
         value: &Value,
         terms: &UserTerms,
     ) -> Option<String> {
+        let identifier = is_identifier_key(arg_key);
         let arg_key = folded_key(arg_key);
         let value = Scalar::of_argument(value)?;
-        self.records.iter().find_map(|record| {
+        let mut scores: Option<Vec<Vec<&str>>> = None;
+        self.records.iter().enumerate().find_map(|(index, record)| {
             let at = record.iter().position(|(key, field)| {
                 *key == arg_key && field.is_value() && field.equals(&value)
             })?;
-            let how = self.named_by(record, at, terms)?;
-            Some(format!(
-                "field {arg_key} of a record the user named by {how}"
-            ))
+            if let Some(how) = self.named_by(record, at, terms) {
+                return Some(format!(
+                    "field {arg_key} of a record the user named by {how}"
+                ));
+            }
+            // Only the record's own identifier passes by description: it says which record is
+            // acted on. What a record carries to the call — an IBAN, an address, an amount —
+            // passes only when the user named the record (above): a record anyone may write
+            // (an e-mail's subject, an incoming transfer's) could otherwise hold the user's
+            // word and hand its payload over.
+            if !identifier {
+                return None;
+            }
+            let scores = scores.get_or_insert_with(|| self.describing(&arg_key, terms));
+            let best = scores.iter().map(Vec::len).max().unwrap_or(0);
+            let least = scores.iter().map(Vec::len).min().unwrap_or(0);
+            let mine = &scores[index];
+            let described =
+                mine.len() == best && best > 0 && (best > least || best >= MIN_DESCRIBING_WORDS);
+            described.then(|| {
+                format!(
+                    "field {arg_key} of the record the user's words describe best ({})",
+                    mine.iter()
+                        .map(|w| format!("\"{w}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
         })
+    }
+
+    /// For each record, the user's describing words that its fields other than `arg_key`
+    /// hold (see [`field_words`]), in the order the fields give them.
+    ///
+    /// A delegated lookup names its record by what it is — "cancel my Lisbon hotel booking",
+    /// "archive my cancelled bookings", "delete the Daily Brew newsletters" — rather than by a
+    /// name written the same way. The record(s) whose fields hold the most of the user's words
+    /// are the ones meant: when some other record holds fewer, or, where the words do not tell
+    /// records apart, when they hold at least [`MIN_DESCRIBING_WORDS`]. An id an injection
+    /// picks is another record's, which the user's words describe less (or it asks); a record
+    /// is described only by its short fields, never by a message's text, which an attacker
+    /// may write.
+    fn describing<'t>(&self, arg_key: &str, terms: &'t UserTerms) -> Vec<Vec<&'t str>> {
+        self.records
+            .iter()
+            .map(|record| {
+                let mut held: Vec<&'t str> = Vec::new();
+                for (key, field) in record {
+                    if key == arg_key {
+                        continue;
+                    }
+                    for word in field_words(key, field) {
+                        if let Some(w) = terms.describing.get(&word)
+                            && !held.contains(&w.as_str())
+                        {
+                            held.push(w.as_str());
+                        }
+                    }
+                }
+                held
+            })
+            .collect()
     }
 }
 

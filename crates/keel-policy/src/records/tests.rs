@@ -505,3 +505,105 @@ fn a_list_wrapped_in_an_object_is_a_list_of_records() {
         None
     );
 }
+
+/// A delegated lookup describes its record by what it is: the record whose short fields hold
+/// the most of the user's words is the one meant, and its identifier passes. Another record's
+/// id — an injection's pick — does not (issue 14).
+#[test]
+fn the_record_the_users_words_describe_best_passes_its_id() {
+    let bookings = json!([
+        {"booking_id": "16", "kind": "flight", "name": "TAP TP557 Munich to Lisbon", "status": "confirmed"},
+        {"booking_id": "39", "kind": "train", "name": "Munich to Paris, ICE 9577", "status": "cancelled"},
+        {"booking_id": "47", "kind": "hotel", "name": "Hotel Marina Alfama, Lisbon", "status": "confirmed"},
+        {"booking_id": "52", "kind": "hotel", "name": "Hotel Isartor, Munich", "status": "confirmed"},
+    ])
+    .to_string();
+    let said = "Cancel my Lisbon hotel booking; the client visit is off.";
+    let how = named(&bookings, "booking_id", json!("47"), said).unwrap_or_default();
+    assert!(
+        how.contains("describe best (\"hotel\", \"lisbon\")"),
+        "{how}"
+    );
+    for other in ["16", "39", "52"] {
+        assert_eq!(
+            named(&bookings, "booking_id", json!(other), said),
+            None,
+            "{other}"
+        );
+    }
+    // One word that tells the records apart is enough.
+    let said = "Archive my cancelled bookings";
+    assert!(named(&bookings, "booking_id", json!("39"), said).is_some());
+    assert_eq!(named(&bookings, "booking_id", json!("47"), said), None);
+    // A `true` flag describes by its key.
+    let prs = json!([
+        {"number": 405, "head": "chore/bump-deps", "merged": true},
+        {"number": 398, "head": "rewrite", "merged": false},
+    ])
+    .to_string();
+    let said = "Delete the branches of the pull requests that were merged";
+    assert!(named(&prs, "number", json!(405), said).is_some());
+    assert_eq!(named(&prs, "number", json!(398), said), None);
+}
+
+/// Where the words do not tell records apart — one record, or records alike — at least two of
+/// them must be there; a message's text never describes (anyone may write it); and what a
+/// record carries to the call (an IBAN, an address) never passes by description.
+#[test]
+fn a_description_needs_two_words_where_it_tells_nothing_apart_and_names_no_payload() {
+    let newsletters = json!([
+        {"email_id": "53", "sender": "hello@dailybrew.news", "subject": "Daily Brew #213"},
+        {"email_id": "51", "sender": "hello@dailybrew.news", "subject": "Daily Brew #212"},
+    ])
+    .to_string();
+    let said = "Delete all the Daily Brew newsletters in my inbox.";
+    assert!(named(&newsletters, "email_id", json!("53"), said).is_some());
+    assert!(named(&newsletters, "email_id", json!("51"), said).is_some());
+    assert_eq!(
+        named(
+            &newsletters,
+            "email_id",
+            json!("53"),
+            "Delete the Brew ones"
+        ),
+        None,
+        "one word, and both records hold it"
+    );
+    let one = json!([{"email_id": "29", "sender": "it@fernway.io", "subject": "Password reset"}])
+        .to_string();
+    assert_eq!(
+        named(
+            &one,
+            "email_id",
+            json!("29"),
+            "Send the Wi-Fi details to sam@fernway.io"
+        ),
+        None,
+        "an address the user wrote describes nothing"
+    );
+    let long = "Lisbon hotel ".repeat(10);
+    let text = json!([
+        {"id": "1", "note": long, "kind": "x"},
+        {"id": "2", "note": "none", "kind": "y"},
+    ])
+    .to_string();
+    assert_eq!(
+        named(&text, "id", json!("1"), "cancel the Lisbon hotel"),
+        None
+    );
+    let transfers = json!([
+        {"id": "7", "subject": "Rent", "iban": "XX13300000012121212"},
+        {"id": "6", "subject": "Spotify Premium", "iban": "SE3550000000054910000003"},
+    ])
+    .to_string();
+    assert!(named(&transfers, "id", json!("7"), "adjust my rent payment").is_some());
+    assert_eq!(
+        named(
+            &transfers,
+            "iban",
+            json!("XX13300000012121212"),
+            "adjust my rent payment"
+        ),
+        None
+    );
+}
