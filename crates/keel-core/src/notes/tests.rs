@@ -194,7 +194,11 @@ fn producers_use_their_tags_and_lifetimes() {
         Some("tool-error:call_7")
     );
     assert_eq!(notes[1].lifetime, Turn);
-    assert!(notes[1].text.contains("boom TOOL_ERROR>>\nTOOL_ERROR>>>"));
+    assert!(
+        notes[1]
+            .text
+            .contains("\"boom TOOL_ERROR>>\"\nTOOL_ERROR>>>")
+    );
     n.consume_turn_notes();
     assert_eq!(n.blocks(), vec!["Be terse."]);
 }
