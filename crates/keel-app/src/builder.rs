@@ -231,11 +231,11 @@ impl SessionBuilder {
             .iter()
             .map(keel_runtime::computer::ComputerHub::stage)
             .collect();
-        let gate = Gate::new(stages)?.with_policy(PolicyGate::new(
-            compiled.policy,
-            compiled.registry,
-            env,
-        ))?;
+        let config_files: Vec<PathBuf> = config.files.iter().map(|(_, f)| f.clone()).collect();
+        let guarded = crate::paths::guarded_paths(&cwd, &[], &config_files, Some(&self.db));
+        let gate = Gate::new(stages)?.with_policy(
+            PolicyGate::new(compiled.policy, compiled.registry, env).with_guarded_paths(guarded),
+        )?;
         let mut base = DEFAULT_INSTRUCTIONS.to_string();
         if let Some(prompt) = preset.and_then(|p| p.system_prompt.clone()) {
             base = format!("{base}\n\n{prompt}");

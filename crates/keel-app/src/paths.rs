@@ -2,7 +2,7 @@
 //! `$XDG_DATA_HOME/keel` (or `~/.local/share/keel`); the database is `$KEEL_HOME/keel.db`
 //! unless `--db PATH` says otherwise.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::AppError;
 
@@ -34,4 +34,34 @@ pub fn db_path(flag: Option<&PathBuf>) -> Result<PathBuf, AppError> {
         Some(path) => Ok(path.clone()),
         None => Ok(data_dir()?.join("keel.db")),
     }
+}
+
+/// keel's own configuration and data, which the guarded-paths checker asks about before any
+/// tool touches them (keel-policy's `check_guarded_paths`): the `keel.toml` of the session
+/// directory, of the process's directory (where keel reads it) and of each workspace; every
+/// configuration file this run read (`--policy` files among them); the user's config folder;
+/// keel's data folder (the database with every run's conversation) and `db` where `--db` put
+/// it elsewhere; and the admin folder `/etc/keel`.
+pub fn guarded_paths(
+    cwd: &Path,
+    workspaces: &[PathBuf],
+    config_files: &[PathBuf],
+    db: Option<&Path>,
+) -> Vec<PathBuf> {
+    let mut out = vec![cwd.join("keel.toml")];
+    if let Ok(here) = std::env::current_dir() {
+        out.push(here.join("keel.toml"));
+    }
+    out.extend(workspaces.iter().map(|w| w.join("keel.toml")));
+    out.extend(config_files.iter().cloned());
+    let user = crate::config::Sources::standard(&[]).user;
+    out.extend(
+        user.as_deref()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf),
+    );
+    out.extend(data_dir().ok());
+    out.extend(db.map(Path::to_path_buf));
+    out.push(PathBuf::from("/etc/keel"));
+    out
 }

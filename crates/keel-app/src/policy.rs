@@ -101,7 +101,7 @@ const PRIORITY: std::ops::RangeInclusive<i64> = 0..=999;
 const TIMEOUT_MS: std::ops::RangeInclusive<i64> = 1..=3_600_000;
 
 /// In-process checkers keel has (N18).
-pub const IN_PROCESS_CHECKERS: &[&str] = &["allowed-path", "provenance"];
+pub const IN_PROCESS_CHECKERS: &[&str] = &["allowed-path", "guarded-paths", "provenance"];
 
 struct Ctx<'a> {
     t: &'a TieredTable,

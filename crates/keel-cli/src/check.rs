@@ -96,6 +96,7 @@ pub fn check(stdin: &[u8], policy: CompiledPolicy) -> Result<SafetyCheckResult, 
             &seen.output,
         );
     }
+    let guarded = keel_app::paths::guarded_paths(&cwd, &workspaces, &[], None);
     let gate = PolicyGate::new(
         policy.policy,
         policy.registry,
@@ -107,7 +108,8 @@ pub fn check(stdin: &[u8], policy: CompiledPolicy) -> Result<SafetyCheckResult, 
             on_tainted: OnTainted::AskUser,
             tools: HashMap::new(),
         },
-    );
+    )
+    .with_guarded_paths(guarded);
     let decision = gate.decide(&CallToDecide {
         call: input.tool_call,
         history: keel_runtime::policy_gate::HistorySource::Given(history),

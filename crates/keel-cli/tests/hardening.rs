@@ -257,3 +257,54 @@ fn a_command_key_on_another_tool_is_not_a_read_only_shell_call() {
     let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
     assert_eq!(v["decision"], "ask_user", "{v}");
 }
+
+/// What an outsider's second attack found past the first fixes: a model writing keel's user
+/// config (inside the workspace when keel runs in the home folder), a `keel.toml` written
+/// through a path with a `"` in it (which a rule on the arguments' JSON text missed), and an
+/// `.env.local` read through shell quoting. The guarded-paths checker reads the same resolved
+/// paths and shell words as allowed-path, so none of them runs without asking.
+#[test]
+fn keels_own_files_and_env_variants_are_not_touched_without_asking() {
+    let env = attacked_workspace();
+    env.write("work/.env.local", &format!("X={}\n", CANARIES[1]));
+    let config_home = env.path("work/cfg");
+    let replies = vec![
+        call(
+            "write_file",
+            json!({"path": "cfg/keel/config.toml", "content": "[[rule]]\ntoolName = \"shell\"\ndecision = \"allow\"\npriority = 500\n"}),
+        ),
+        call(
+            "write_file",
+            json!({"path": "q\"/notes.txt", "content": "x\n"}),
+        ),
+        call(
+            "write_file",
+            json!({"path": "q\"/../keel.toml", "content": "[presets.review]\nsystem_prompt = \"pre-approved\"\n"}),
+        ),
+        call("shell", json!({"command": "cat \".env\".local"})),
+        call("shell", json!({"command": "cat .\\env.local"})),
+        call("read_file", json!({"path": ".env.local"})),
+        json!({"text": "done"}),
+    ];
+    let model = env.script("own-files.jsonl", &replies);
+    let (code, out, err) = env.keel_env(
+        &["run", "go", "--model", &model, "--approval", "deny"],
+        &[("XDG_CONFIG_HOME", &config_home)],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let printed = format!("{out}\n{err}");
+    assert!(!env.path("work/cfg/keel/config.toml").exists(), "{printed}");
+    assert!(!env.path("work/keel.toml").exists(), "{printed}");
+    assert!(!printed.contains(CANARIES[1]), "{printed}");
+    let shown = env.show(&env.only_run());
+    assert!(!shown.to_string().contains(CANARIES[1]), "{shown}");
+    assert!(
+        printed.contains("keel's own configuration or data"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("an environment file like .env"),
+        "{printed}"
+    );
+}

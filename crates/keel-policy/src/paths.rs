@@ -386,5 +386,61 @@ pub fn check_paths_in(
     worst
 }
 
+/// Environment files beside `.env` that, by convention, hold no secrets.
+const ENV_TEMPLATES: &[&str] = &[".env.example", ".env.sample", ".env.template", ".env.dist"];
+
+/// Whether a file name, read as N25 reads segments, is an `.env.*` file that may hold
+/// secrets (`.env.local`, `.env.production`; not the templates `.env.example`, …). Shared with
+/// keel-runtime's sandbox, which keeps such files unreadable as it keeps `.env`.
+pub fn is_env_variant(name: &str) -> bool {
+    let key = segment_key(name);
+    key.starts_with(".env.") && !ENV_TEMPLATES.contains(&key.as_str())
+}
+
+/// The guarded-paths checker (keel's own, beside N22–N25's allowed-path): the files the
+/// allowed-path checker lets through that still need a person's word, read from the same path
+/// arguments and shell words, resolved the same way.
+///
+/// - an `.env.*` file (`.env.local`, `.env.production`): the secrets of `.env`, which N25
+///   denies, under another name (templates such as `.env.example` aside);
+/// - anything under `guarded`: keel's own configuration and data — a workspace's `keel.toml`,
+///   the user's config folder, the admin policy folder, the database — which a later run reads
+///   (a model that rewrote them unasked could choose what that run does) or which holds other
+///   runs' conversations.
+///
+/// A path it cannot resolve, or `~`, is left to allowed-path, which denies it. `guarded`
+/// holds canonical paths.
+pub fn check_guarded_paths(
+    args: &Value,
+    cwd: &Path,
+    guarded: &[PathBuf],
+    fs: &dyn PathResolver,
+) -> SafetyCheckResult {
+    for PathArg { arg, value } in collect_path_args(args, &PathConfig::default()) {
+        if value.starts_with('~') || names_a_process(&value) {
+            continue;
+        }
+        let Ok(resolved) = resolve(&value, cwd, fs) else {
+            continue;
+        };
+        let env_file = resolved.components().any(|c| match c {
+            Component::Normal(s) => is_env_variant(&s.to_string_lossy()),
+            _ => false,
+        });
+        if env_file {
+            return SafetyCheckResult::ask(format!(
+                "\"{value}\" in argument \"{arg}\" is an environment file like .env, which holds secrets."
+            ));
+        }
+        if let Some(guard) = guarded.iter().find(|g| resolved.starts_with(g)) {
+            return SafetyCheckResult::ask(format!(
+                "\"{value}\" in argument \"{arg}\" is keel's own configuration or data ({}): a later run reads it, so only you may let a tool touch it.",
+                guard.display()
+            ));
+        }
+    }
+    SafetyCheckResult::allow()
+}
+
 #[cfg(test)]
 mod tests;

@@ -382,8 +382,8 @@ pub fn attribute(index: &ProvenanceIndex<'_>, value: &str) -> Attribution {
 enum ShortValues {
     /// Never tainted (too common in any text to say where they came from).
     Exempt,
-    /// Tainted where data holds them as whole tokens and the user's words do not: for calls
-    /// that delete, share or change access (`delete_file(id="13")`).
+    /// Tainted where data holds them as whole tokens and the user's words do not: for every
+    /// argument of a side-effecting call (`delete_file(id="13")`, `merge(pr=97)`).
     Tokens,
 }
 
@@ -428,6 +428,60 @@ fn attribute_in(index: &ProvenanceIndex<'_>, value: &str, short: ShortValues) ->
         },
         None => Attribution::Unattributed,
     }
+}
+
+/// [`attribute_in`], and for a value that is a number written another way (`014`, `+14`,
+/// `14.0`), also for the number as it is usually written (`14`): a tool reads `"014"` or
+/// `14.0` as the `14` the data held.
+///
+/// A zero fraction is read away only in an identifier (`short` counts everywhere there): an
+/// amount of `4.0` the model worked out is not the `4` of some date or count in the data.
+fn attributed(
+    index: &ProvenanceIndex<'_>,
+    value: &str,
+    short: ShortValues,
+    identifier: bool,
+) -> Attribution {
+    let first = attribute_in(index, value, short);
+    if matches!(first, Attribution::Tainted { .. }) {
+        return first;
+    }
+    let plain = plain_number(value).filter(|_| identifier || !value.contains('.'));
+    match plain {
+        Some(plain) if plain != value => match attribute_in(index, &plain, short) {
+            tainted @ Attribution::Tainted { .. } => tainted,
+            _ => first,
+        },
+        _ => first,
+    }
+}
+
+/// An integer written with a sign, leading zeros or a zero fraction (`+014.0`), as it is
+/// usually written (`14`); `None` for anything else.
+fn plain_number(value: &str) -> Option<String> {
+    let t = value.trim();
+    let t = t.strip_prefix('+').unwrap_or(t);
+    let (negative, digits) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t),
+    };
+    let whole = match digits.split_once('.') {
+        Some((whole, fraction)) if !fraction.is_empty() && fraction.bytes().all(|b| b == b'0') => {
+            whole
+        }
+        Some(_) => return None,
+        None => digits,
+    };
+    if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) || whole.len() > 30 {
+        return None;
+    }
+    let trimmed = whole.trim_start_matches('0');
+    let trimmed = if trimmed.is_empty() { "0" } else { trimmed };
+    Some(if negative && trimmed != "0" {
+        format!("-{trimmed}")
+    } else {
+        trimmed.to_string()
+    })
 }
 
 /// A value as it is looked for in untrusted text: as given, in the text as written or with its
@@ -977,11 +1031,12 @@ pub fn check_provenance(
     }
     let mut values = Vec::new();
     leaves(args, schema, "", "", &mut values);
-    // An id alone is the whole damage of a delete, a share or an access change: short values
-    // count there. Elsewhere short values count where the argument is an identifier: it picks
-    // which pull request is merged, which booking paid, which e-mail forwarded — `97` from a
-    // listing or an injected note is as much data as a long id. (A record the user named
-    // still passes its id: "my rent payment" is record 7.)
+    // Short values count, compared as whole tokens: in a delete, a share or an access change
+    // (an id alone is the whole damage); in an identifier argument; and wherever they hold a
+    // digit — an id (`97` from a listing or an injected note) picks which pull request is
+    // merged, which booking paid, which e-mail forwarded, under whatever key the tool calls it
+    // (`number`, `pr`, `booking`, `message`). Short words elsewhere (`ok`, `no`, `US`) are in
+    // every text. (A record the user's words describe still passes its id.)
     let short_everywhere = settings.action_kinds.iter().any(|k| {
         matches!(
             k,
@@ -991,7 +1046,10 @@ pub fn check_provenance(
         )
     });
     let short = |leaf: &Leaf| {
-        if short_everywhere || super::records::is_identifier_key(&leaf.key) {
+        if short_everywhere
+            || super::records::is_identifier_key(&leaf.key)
+            || leaf.needle.chars().any(|c| c.is_ascii_digit())
+        {
             ShortValues::Tokens
         } else {
             ShortValues::Exempt
@@ -1003,7 +1061,12 @@ pub fn check_provenance(
     let mut whole: HashSet<&str> = HashSet::new();
     let mut tainted: Vec<String> = Vec::new();
     for leaf in &values {
-        let Attribution::Tainted { source } = attribute_in(index, &leaf.needle, short(leaf)) else {
+        let Attribution::Tainted { source } = attributed(
+            index,
+            &leaf.needle,
+            short(leaf),
+            short_everywhere || super::records::is_identifier_key(&leaf.key),
+        ) else {
             continue;
         };
         whole.insert(leaf.path.as_str());
@@ -1281,9 +1344,7 @@ mod tests {
             !matches!(attribute(&i, "file"), Attribution::Grounded),
             "not a whole word"
         );
-        // A short value from data: exempt in an ordinary write's ordinary argument, tainted in
-        // a delete, and tainted in any write where it is an identifier (it picks what is
-        // changed).
+        // A short value from data is tainted in any argument of any write, as whole tokens.
         let decide_args = |args: Value, kinds: &[crate::authority::ActionKind]| {
             check_provenance(
                 Effect::SideEffecting,
@@ -1299,12 +1360,24 @@ mod tests {
         };
         let decide =
             |kinds: &[crate::authority::ActionKind]| decide_args(json!({"file_id": "13"}), kinds);
-        assert_eq!(
-            decide_args(json!({"copies": "13"}), &[]).decision,
-            Decision::Allow
-        );
         assert_eq!(decide(&[]).decision, Decision::AskUser);
-        for key in ["id", "number", "pr_number", "emailIds", "ref"] {
+        // The same number written another way is the same value to the tool.
+        for (key, value) in [
+            ("item", json!("013")),
+            ("item", json!("+13")),
+            ("item", json!({"value": "13"})),
+            ("file_id", json!(13.0)),
+        ] {
+            assert_eq!(
+                decide_args(json!({ key: value }), &[]).decision,
+                Decision::AskUser,
+                "{value}"
+            );
+        }
+        assert_eq!(plain_number("-0"), Some("0".into()));
+        assert_eq!(plain_number("1.5"), None);
+        assert_eq!(plain_number("0x13"), None);
+        for key in ["id", "number", "pr", "booking", "message", "item", "copies"] {
             assert_eq!(
                 decide_args(json!({ key: "13" }), &[]).decision,
                 Decision::AskUser,

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use keel_core::item::Item;
 use keel_policy::Decision;
 use keel_policy::classify::{ToolInfo, classify};
-use keel_policy::paths::{PathConfig, PathResolver, ResolveError, allowed_roots, check_paths_in};
+use keel_policy::paths::{
+    PathConfig, PathResolver, ResolveError, allowed_roots, check_guarded_paths, check_paths_in,
+};
 use keel_policy::protocol::{
     CheckContext, Environment, FunctionCall, History, PROTOCOL_VERSION, SafetyCheckInput,
     SafetyCheckResult, history_turns,
@@ -112,6 +114,9 @@ pub struct PolicyGate {
     env: GateEnv,
     /// `cwd` and the workspaces, canonicalized once (N22).
     roots: Vec<PathBuf>,
+    /// keel's own configuration and data, canonicalized: what the guarded-paths checker asks
+    /// about ([`PolicyGate::with_guarded_paths`]).
+    guarded: Vec<PathBuf>,
 }
 
 impl PolicyGate {
@@ -133,7 +138,19 @@ impl PolicyGate {
             persistent,
             env,
             roots,
+            guarded: Vec::new(),
         }
+    }
+
+    /// The files and folders the guarded-paths checker asks about: keel's own configuration
+    /// and data, which the application knows (keel-app's paths). Each is canonicalized where it
+    /// exists, and kept as given where it does not yet (a `keel.toml` still to be written).
+    pub fn with_guarded_paths(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        self.guarded = paths
+            .into_iter()
+            .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
+            .collect();
+        self
     }
 
     /// Restores a resumed run's "allow for this run" answers. A computer-use consent is never
@@ -226,6 +243,21 @@ impl PolicyGate {
                 if start.elapsed() > budget {
                     return SafetyCheckResult::deny(format!(
                         "Failed to run in-process checker \"allowed-path\": timed out after {}ms",
+                        budget.as_millis()
+                    ));
+                }
+                result
+            }
+            "guarded-paths" => {
+                let budget = rule
+                    .timeout_ms
+                    .map_or(IN_PROCESS_BUDGET, std::time::Duration::from_millis);
+                let start = std::time::Instant::now();
+                let result =
+                    check_guarded_paths(&c.call.args, &self.env.cwd, &self.guarded, &StdResolver);
+                if start.elapsed() > budget {
+                    return SafetyCheckResult::deny(format!(
+                        "Failed to run in-process checker \"guarded-paths\": timed out after {}ms",
                         budget.as_millis()
                     ));
                 }

@@ -64,12 +64,14 @@ impl Confinement {
     }
 }
 
-/// Whether a name is one the allowed-path checker holds sensitive (safety.md N25).
+/// Whether a name is one the allowed-path checker holds sensitive (safety.md N25), or an
+/// `.env.*` file the guarded-paths checker asks about.
 fn sensitive(name: &std::ffi::OsStr) -> bool {
     let name = name.to_string_lossy();
     let cut = name.split(':').next().unwrap_or_default();
     let normal = cut.trim_end_matches([' ', '.']).to_lowercase();
     matches!(normal.as_str(), ".git" | ".env" | "node_modules")
+        || keel_policy::paths::is_env_variant(&name)
 }
 
 /// What to grant inside the workspace.
@@ -193,10 +195,12 @@ mod tests {
             ".env ",
             ".git:stream",
             "node_modules",
+            ".env.local",
+            ".ENV.production",
         ] {
             assert!(sensitive(OsStr::new(name)), "{name}");
         }
-        for name in [".github", ".envrc", "env", "src", ".vscode"] {
+        for name in [".github", ".envrc", "env", "src", ".vscode", ".env.example"] {
             assert!(!sensitive(OsStr::new(name)), "{name}");
         }
     }

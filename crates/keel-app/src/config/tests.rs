@@ -36,7 +36,7 @@ fn later_tiers_win_for_scalars_and_rules_accumulate() -> Result<(), Box<dyn std:
         .iter()
         .take_while(|r| r.tier == Tier::Default)
         .count();
-    assert_eq!(builtin, 7);
+    assert_eq!(builtin, 5);
     assert_eq!(config.rules.len(), builtin + 2);
     assert_eq!(
         config.rules[builtin..]

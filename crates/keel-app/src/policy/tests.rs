@@ -89,7 +89,7 @@ fn the_builtin_policy_compiles_and_reads_as_documented() -> Result<(), PolicyErr
         .iter()
         .map(|c| c.checker.name())
         .collect();
-    assert_eq!(names, ["allowed-path", "provenance"]);
+    assert_eq!(names, ["allowed-path", "guarded-paths", "provenance"]);
     Ok(())
 }
 
@@ -121,7 +121,7 @@ fn builtin_is_the_built_in_tier_compiled_alone() -> Result<(), PolicyError> {
         "{:?}",
         sources(&p)
     );
-    assert_eq!(sources(&p).len(), 9);
+    assert_eq!(sources(&p).len(), 8);
     assert_eq!(
         decide(&p, "shell", json!({"command": "rm -rf build"})),
         Decision::AskUser

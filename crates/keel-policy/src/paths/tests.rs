@@ -222,3 +222,40 @@ fn paths_that_mean_something_else_to_each_process_are_outside() {
         Decision::Allow
     );
 }
+
+/// `.env.*` files and keel's own files ask, however a path or a shell word spells them; what
+/// allowed-path already denies is left to it (found by an outsider's attack: a quoted
+/// `cat ".env".local` read the file, and a write of `q"/../keel.toml` slipped past a rule on
+/// the arguments' JSON text).
+#[test]
+fn guarded_paths_ask_about_env_variants_and_keels_own_files() {
+    let fs = FakeFs::new();
+    let guarded = [
+        PathBuf::from("/w/keel.toml"),
+        PathBuf::from("/w/home/.config/keel"),
+    ];
+    let decide = |args: serde_json::Value| {
+        check_guarded_paths(&args, Path::new("/w"), &guarded, &fs).decision
+    };
+    for args in [
+        json!({"path": ".env.local"}),
+        json!({"path": "/w/.ENV.Production"}),
+        json!({"command": "cat \".env\".local"}),
+        json!({"command": "cat .e'nv'.local"}),
+        json!({"path": "keel.toml", "content": "x"}),
+        json!({"path": "./src/../keel.toml"}),
+        json!({"path": "home/.config/keel/config.toml"}),
+        json!({"command": "cat home/.config/keel/config.toml"}),
+    ] {
+        assert_eq!(decide(args.clone()), Decision::AskUser, "{args}");
+    }
+    for args in [
+        json!({"path": ".env.example"}),
+        json!({"path": "notes/keel.toml.md"}),
+        json!({"path": "a.txt"}),
+        json!({"command": "cat a.txt"}),
+        json!({"path": "~/.env.local"}),
+    ] {
+        assert_eq!(decide(args.clone()), Decision::Allow, "{args}");
+    }
+}
