@@ -81,7 +81,7 @@ enum Command {
         go: handoff::GoFlags,
         /// With --go --continue: how the new run is run.
         #[command(flatten)]
-        flags: run::RunFlags,
+        flags: run::ContinueFlags,
     },
     /// The embedded local model.
     Model {
@@ -387,13 +387,11 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             go,
             flags,
         } => {
-            if flags.model.is_some() || flags.preset.is_some() {
-                anyhow::bail!(
-                    "keel handoff takes --to PRESET for the new run's preset and --worker-model \
-                     for the model that writes the summary; the new run keeps the source run's \
-                     model"
-                );
+            if let Some(why) = flags.refused() {
+                out::eprint(&format!("keel: error: {why}\n"));
+                return Ok(ExitCode::from(EXIT_BAD_INPUT));
             }
+            let flags = run::RunFlags::from(flags);
             let config = load_config(&flags.policy)?;
             let options = store_options(&config);
             let db = paths::db_path(cli.db.as_ref())?;

@@ -57,6 +57,66 @@ pub struct RunFlags {
     pub step_limit: usize,
 }
 
+/// The flags of `keel handoff --go --continue`: how the new run is run. Its model and preset
+/// are not among them — the new run keeps the source run's model, and `--to` names its
+/// preset — so `--help` lists only what `keel handoff` takes.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ContinueFlags {
+    /// OpenAI-compatible base URL of the run's model, including /v1.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The session working directory (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// ask: a person answers ask_user; deny: ask_user is a deny. Default: ask on a terminal.
+    #[arg(long, value_parser = ["ask", "deny"])]
+    pub approval: Option<String>,
+    /// Approval mode: default, plan (read-only) or yolo (no built-in asks; see keel run
+    /// --help). autoEdit is default.
+    #[arg(long, value_parser = ["default", "plan", "yolo", "autoEdit"])]
+    pub mode: Option<String>,
+    /// Add FILE at the workspace tier of the configuration.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Vec<PathBuf>,
+    /// Model calls per turn (at least 1).
+    #[arg(
+        long,
+        default_value_t = keel_runtime::agent::DEFAULT_STEP_LIMIT,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
+    )]
+    pub step_limit: usize,
+    /// Not taken (hidden from `--help`): given, it is refused with what to use instead.
+    #[arg(long, hide = true)]
+    pub model: Option<String>,
+    #[arg(long, hide = true)]
+    pub preset: Option<String>,
+}
+
+impl ContinueFlags {
+    /// A flag of `keel run` that `keel handoff` does not take, with what to use instead.
+    pub fn refused(&self) -> Option<&'static str> {
+        (self.model.is_some() || self.preset.is_some()).then_some(
+            "keel handoff takes --to PRESET for the new run's preset and --worker-model for the \
+             model that writes the summary; the new run keeps the source run's model",
+        )
+    }
+}
+
+impl From<ContinueFlags> for RunFlags {
+    fn from(f: ContinueFlags) -> Self {
+        RunFlags {
+            model: None,
+            base_url: f.base_url,
+            cwd: f.cwd,
+            approval: f.approval,
+            mode: f.mode,
+            policy: f.policy,
+            preset: None,
+            step_limit: f.step_limit,
+        }
+    }
+}
+
 /// A task or turn must say something: an empty one would start a run that has nothing to do.
 pub fn non_blank(text: &str) -> Result<String, String> {
     if keel_core::text::is_blank(text) {

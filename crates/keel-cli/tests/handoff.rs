@@ -303,7 +303,7 @@ fn each_failure_is_named_and_creates_nothing() {
     let (code, _, err) = env.keel(&["handoff", &source, "--go", "--to", "review"], "");
     assert_eq!(code, 2, "clap refuses --go with --to: {err}");
     let (code, _, err) = env.keel(&["handoff", &source, "--to", "review", "--model", "x"], "");
-    assert_eq!(code, 1);
+    assert_eq!(code, 2, "a flag keel handoff does not take is bad input");
     assert!(err.contains("--worker-model"), "{err}");
 
     // A confirmed draft that is empty or not UTF-8 creates no run.
@@ -607,4 +607,33 @@ fn a_worker_answer_that_is_not_a_summary_is_refused() {
     let shown = env.show(out.trim());
     assert_eq!(shown["notes"][0]["text"], filled.as_str());
     assert_eq!(run_count(&env), runs + 1);
+}
+
+/// `keel handoff --help` lists only flags `keel handoff` takes: `--model` and `--preset` of
+/// `keel run` are refused (the new run keeps the source run's model; `--to` names its preset),
+/// so they are not offered, and giving one says what to use instead.
+#[test]
+fn handoff_help_lists_only_the_flags_it_takes() {
+    let env = Env::new();
+    let (code, help, err) = env.keel(&["handoff", "--help"], "");
+    assert_eq!(code, 0, "{err}");
+    for flag in [
+        "--to",
+        "--worker-model",
+        "--go",
+        "--continue",
+        "--cwd",
+        "--mode",
+    ] {
+        assert!(help.contains(flag), "{flag} missing:\n{help}");
+    }
+    for flag in ["--model ", "--preset "] {
+        assert!(!help.contains(flag), "{flag} listed:\n{help}");
+    }
+    let (code, _, err) = env.keel(&["handoff", "r", "--to", "p", "--model", "script:x"], "");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--to PRESET") && err.contains("--worker-model"),
+        "{err}"
+    );
 }
