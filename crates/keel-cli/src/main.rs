@@ -309,6 +309,22 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 None => ids::unique("n"),
             };
             let mut store = keel_store::SqliteStore::open_existing(&db, &store_options(&config))?;
+            // The producer learns of a reused id now, not only when delivery records it.
+            let earlier = keel_store::QueueStore::notifications(&store, &run)?
+                .into_iter()
+                .filter(|n| n.id == id)
+                .map(|n| match n.state {
+                    keel_store::QueueState::Pending => "waiting",
+                    _ => "delivered",
+                })
+                .min_by_key(|state| *state == "waiting");
+            if let Some(state) = earlier {
+                out::eprint(&format!(
+                    "keel notify: run {run} already has a notification with id {id} ({state}); \
+                     this one is queued but will be recorded as a duplicate and never delivered. \
+                     Leave out --id for a unique one.\n"
+                ));
+            }
             keel_store::QueueStore::enqueue_notification(
                 &mut store,
                 &run,

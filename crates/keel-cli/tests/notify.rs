@@ -161,3 +161,30 @@ fn notify_refuses_bad_input_and_unknown_runs() {
         "nothing was queued"
     );
 }
+
+/// A second `keel notify` with an id the run already has says so when it is queued — waiting
+/// or delivered — and still records it (as the duplicate delivery then finds); a new id says
+/// nothing.
+#[test]
+fn a_reused_id_is_named_when_it_is_queued() {
+    let env = Env::new().with_run();
+    let notify = |id: &str| {
+        env.keel(
+            &["notify", "r", "--kind", "task_result", "--id", id],
+            b"{\"status\":\"completed\"}",
+        )
+    };
+    let (code, _, err) = notify("b-1");
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("already"), "{err}");
+    let (code, out, err) = notify("b-1");
+    assert_eq!((code, out.trim()), (0, "b-1"), "{err}");
+    assert!(
+        err.contains("already has a notification with id b-1 (waiting)")
+            && err.contains("duplicate"),
+        "{err}"
+    );
+    assert_eq!(env.deliver_all(), 1);
+    let (_, _, err) = notify("b-1");
+    assert!(err.contains("(delivered)"), "{err}");
+}
