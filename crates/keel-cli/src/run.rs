@@ -150,9 +150,23 @@ fn catch_ctrl_c() {
             if seen.swap(true, Ordering::SeqCst) {
                 std::process::exit(130);
             }
-            out::eprint("\nkeel: stopping after the current step (Ctrl-C again to leave now)\n");
+            // At `keel chat`'s idle prompt there is no step to stop after: the chat loop
+            // says it leaves.
+            if IN_TURN.load(Ordering::SeqCst) {
+                out::eprint(
+                    "\nkeel: stopping after the current step (Ctrl-C again to leave now)\n",
+                );
+            }
         });
     });
+}
+
+/// Whether a turn is running (so Ctrl-C stops it at the next step), rather than `keel chat`
+/// waiting for the person's next line. `keel run` is always in its turn.
+static IN_TURN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+fn set_in_turn(in_turn: bool) {
+    IN_TURN.store(in_turn, std::sync::atomic::Ordering::SeqCst);
 }
 
 /// What to print and how to exit when a turn was cancelled.
@@ -526,15 +540,20 @@ pub fn chat(
             a.deliver_notifications(&run_id)
         })?;
         out::eprint("you> ");
+        set_in_turn(false);
         // While the person thinks, what background tasks send is delivered as it comes.
         let line = loop {
             match input.next_line(TASK_POLL) {
                 Next::Line(line) => break line,
                 Next::Closed => break 'chat,
                 Next::Quiet if is_set(&s.settings.cancel) => {
-                    // Ctrl-C at the prompt leaves; the run is saved as it is.
+                    // Ctrl-C at the prompt leaves; the run is saved as it is, and nothing was
+                    // cut short.
                     settle_tasks(&mut s, &mut input, &run_id)?;
-                    return Ok(cancelled(&run_id));
+                    out::say(&format!(
+                        "left; run {run_id} is saved. `keel chat --run {run_id}` goes on with it."
+                    ));
+                    return Ok(ExitCode::from(130));
                 }
                 Next::Quiet => {
                     let delivered = delivering(&mut s, &mut input, &run_id, |a| {
@@ -554,6 +573,7 @@ pub fn chat(
             continue;
         }
         let before = keel_store::RunStore::run_head(&s.store, &run_id)?.next_seq;
+        set_in_turn(true);
         let end = match with_agent(&mut s, &mut input, &run_id, |a| a.user_turn(&run_id, line)) {
             Err(e) if is_cancelled(&e) => return Ok(cancelled(&run_id)),
             Err(e) if is_stale_write(&e) => {

@@ -853,7 +853,11 @@ fn ctrl_c_at_the_chat_prompt_leaves_without_waiting_for_a_line() {
     drop(stdin);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");
-    assert!(err.contains("keel runs resume"), "{err}");
+    // Nothing was running: no step to stop after, nothing to resume; the chat goes on with
+    // `keel chat --run`.
+    assert!(!err.contains("stopping after the current step"), "{err}");
+    assert!(!err.contains("keel runs resume"), "{err}");
+    assert!(err.contains("is saved. `keel chat --run "), "{err}");
 }
 
 /// A scripted run whose request is malformed fails, naming the violation: the script's model
