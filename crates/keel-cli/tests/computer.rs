@@ -168,3 +168,29 @@ fn resume_releases_a_lease_a_dead_process_left_and_records_it() {
     let (_, _, err) = env.keel(&["runs", "resume", &run], "");
     assert!(!err.contains("desktop lease"), "{err}");
 }
+
+/// Without an X display, discover fails saying there is no display and how to get one, and its
+/// next action does not send the model back to discover in a loop (issue 20).
+#[test]
+fn without_a_display_discover_says_so_and_does_not_invite_a_loop() {
+    let env = Env::new();
+    env.user_config("[computer_use]\nenabled = true\n");
+    let model = env.script(
+        "discover.jsonl",
+        &[
+            call("computer_use", json!({"op": "discover", "query": ""})),
+            json!({"text": "done"}),
+        ],
+    );
+    let mut cmd = env.cmd(&["run", "look", "--model", &model, "--approval", "deny"]);
+    cmd.env_remove("DISPLAY");
+    let out = cmd.output().unwrap_or_else(|e| panic!("{e}"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let shown = env.show(&env.only_run()).to_string();
+    assert!(shown.contains("COMPUTER_WINDOW_NOT_FOUND"), "{shown}");
+    assert!(shown.contains("no X display"), "{shown}");
+    assert!(shown.contains("Xvfb"), "{shown}");
+    assert!(shown.contains("do not call computer_use again"), "{shown}");
+    assert!(!shown.contains("Call discover again"), "{shown}");
+}

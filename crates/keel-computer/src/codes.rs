@@ -180,7 +180,7 @@ impl ErrorCode {
                 "The user did not allow this desktop session. Do not try again or reach the app another way; tell the user it was not opened."
             }
             ErrorCode::WindowNotFound => {
-                "The app or window was not found. Call discover again; if the app is not running, tell the user."
+                "The app or window was not found; the diagnostic says why. If the desktop itself cannot be reached (no X display, no accessibility bus), do not call computer_use again: tell the user what to start. Otherwise call discover once more; if the app is not running, tell the user."
             }
             ErrorCode::WindowAmbiguous => {
                 "Several windows match. Copy the windowRef of the intended one from windows into open, or ask the user to choose by title if more than one genuinely fits."
