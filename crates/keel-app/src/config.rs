@@ -455,7 +455,6 @@ pub fn load_text(
     path: &Path,
     text: &str,
 ) -> Result<(), ConfigError> {
-    let table: toml::Table = toml::from_str(text).map_err(|e| err(path, e.to_string()))?;
     let spans: PolicySpans = toml::from_str(text).map_err(|e| err(path, e.to_string()))?;
     let policy = FilePolicy {
         rules: spans
@@ -475,8 +474,12 @@ pub fn load_text(
             .collect(),
     };
     let mut unknown = Vec::new();
-    let file: FileSettings = serde_ignored::deserialize(table, |key| unknown.push(key.to_string()))
-        .map_err(|e| err(path, e.to_string()))?;
+    // Read from the text, not a parsed table, so an error names the line of the bad key.
+    let file: FileSettings = serde_ignored::deserialize(
+        toml::Deserializer::parse(text).map_err(|e| err(path, e.to_string()))?,
+        |key| unknown.push(key.to_string()),
+    )
+    .map_err(|e| err(path, e.to_string()))?;
     if tier == Tier::Workspace {
         check_workspace_limits(path, &file)?;
     }

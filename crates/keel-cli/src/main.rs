@@ -16,6 +16,7 @@ mod linefeed;
 mod out;
 mod run;
 mod runs;
+mod settings;
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -382,20 +383,14 @@ fn execute(cli: Cli) -> Result<ExitCode> {
         }
         Command::Config { policy } => {
             let config = load_config(&policy)?;
-            let mut out = String::new();
-            if config.files.is_empty() {
-                out.push_str("No configuration files found; keel runs on its built-in defaults.\n");
-            }
-            for (tier, path) in &config.files {
-                out.push_str(&format!("{:<9}  {}\n", tier.name(), path.display()));
-            }
-            out.push_str(&format!(
-                "\nnotes.max_untagged     {}\nstore.busy_timeout_ms  {}\nrules                  {}\n",
-                config.max_untagged_notes(),
-                config.store_options().busy_timeout.as_millis(),
-                config.rules.len()
-            ));
-            print(&out)
+            // A policy that fails to load is a configuration error (exit 2), said in full.
+            let (text, loads) = settings::render(&config);
+            print(&text)?;
+            Ok(if loads {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(EXIT_BAD_INPUT)
+            })
         }
         Command::Handoff {
             run,

@@ -271,6 +271,48 @@ fn unknown_keys_warn_and_name_the_key() {
     assert!(out.contains("notes.max_untagged     16"), "{out}");
 }
 
+/// `keel config` shows the settings in effect and where they come from, and says — exit 2 —
+/// when the policy fails to load (every call would be denied); a TOML error names the line of
+/// the bad key (issue 20).
+#[test]
+fn config_shows_the_effective_settings_and_a_policy_that_fails_to_load() {
+    let sb = Env::new();
+    let (code, out, err) = sb.keel(&["config"], "");
+    assert_eq!(code, 0, "{err}");
+    for row in [
+        "mode                   default (built-in default)",
+        "model                  local (the embedded model) (built-in default)",
+        "computer_use           off (built-in default)",
+        "loads: 5 rules and 3 checker rules in force",
+    ] {
+        assert!(out.contains(row), "{row}:\n{out}");
+    }
+    sb.user_config("mode = \"plan\"\n[model]\nname = \"openai:qwen\"\n[presets.review]\n");
+    std::fs::write(
+        sb.path("work/keel.toml"),
+        "[[rule]]\ntoolName = \"shell\"\ndecision = \"alow\"\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (code, out, err) = sb.keel(&["config"], "");
+    assert_eq!(code, 2, "{out}{err}");
+    for row in [
+        "mode                   plan",
+        "model                  openai:qwen",
+        "presets                review",
+        "FAILS TO LOAD, so every call is denied: keel.toml:1: unknown decision \"alow\"",
+    ] {
+        assert!(out.contains(row), "{row}:\n{out}");
+    }
+    std::fs::write(
+        sb.path("work/keel.toml"),
+        "[model]\nread_timeout_secs = 4\nname = 3\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (code, _, err) = sb.keel(&["config"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("keel.toml") && err.contains("line 3"), "{err}");
+}
+
 #[test]
 fn policy_files_are_read_at_the_workspace_tier() {
     let sb = Env::new();
