@@ -926,6 +926,7 @@ impl ProvenanceIndex<'_> {
         leaf: (&str, &str, &Value),
         structured: &dyn Fn(&str) -> bool,
         reads: &RecordReads,
+        by_description: bool,
     ) -> Option<String> {
         let (exact, key, value) = leaf;
         let needle = Needle::of(exact);
@@ -946,7 +947,7 @@ impl ProvenanceIndex<'_> {
             let terms = reads
                 .terms
                 .get_or_init(|| super::records::UserTerms::of(&self.user));
-            let how = document.named_field(key, value, terms)?;
+            let how = document.named_field(key, value, terms, by_description)?;
             Some(format!("{how}, in {}", source.describe()))
         };
         self.first_untrusted(&needle, holds)
@@ -1056,6 +1057,12 @@ pub fn check_provenance(
         }
     };
     let reads = RecordReads::default();
+    // A record the user's words only describe (not name) may say which record a call acts on,
+    // never where money goes: an attacker's incoming transfer can describe itself as "the new
+    // rent account".
+    let moves_no_money = !settings
+        .action_kinds
+        .contains(&super::authority::ActionKind::Pay);
     // Each leaf judged whole: tainted (with its reason), or passed as the field of a record
     // the user named. Only the others are looked into for atoms.
     let mut whole: HashSet<&str> = HashSet::new();
@@ -1073,7 +1080,12 @@ pub fn check_provenance(
         let named = settings.structured_tools.is_some_and(|structured| {
             leaf.value.as_ref().is_some_and(|v| {
                 index
-                    .named_field((&leaf.needle, &leaf.key, v), structured, &reads)
+                    .named_field(
+                        (&leaf.needle, &leaf.key, v),
+                        structured,
+                        &reads,
+                        moves_no_money,
+                    )
                     .is_some()
             })
         });

@@ -28,13 +28,13 @@
 //!     (nor after a bullet, a dash or `1)`), and that occurs in no other record of the
 //!     document, anywhere in it (nested, or in long text), nor outside the records.
 //!
-//! - or, for the record's own **identifier** only (an argument whose key ends in `id`,
-//!   `number`, `ref`, … — it says which record the call acts on), **the user's words describe
-//!   that record best**: its short fields (one-line strings of at most [`MAX_FIELD_CHARS`], and
-//!   the keys of `true` flags) hold more of the user's describing words than some other
-//!   record's do, or, where the words tell no records apart, at least
-//!   [`MIN_DESCRIBING_WORDS`] of them ("cancel my Lisbon hotel booking", "archive my cancelled
-//!   bookings", "delete the Daily Brew newsletters"). An e-mail address or link the user wrote
+//! - or, for the record's own **identifier** only (an argument whose key ends in `id` or is
+//!   `number`, naming no counterparty — it says which record the call acts on), in a call that
+//!   moves no money, **the user's words describe that record best**: its short fields
+//!   (one-line strings of at most [`MAX_FIELD_CHARS`], and the keys of `true` flags) hold at
+//!   least [`MIN_DESCRIBING_WORDS`] of the user's describing words and no other record holds
+//!   more ("cancel my Lisbon hotel booking", "delete the Daily Brew newsletters"). An e-mail
+//!   address or link the user wrote
 //!   describes nothing. What a described record carries — an IBAN, an address, an amount —
 //!   does not pass this way: a record anyone may write (an e-mail's subject) could hold the
 //!   user's word and hand its payload over; acting on the record the user's words describe is
@@ -67,8 +67,7 @@ pub const MAX_LABEL_WORDS: usize = 4;
 pub const MAX_LABEL_CHARS: usize = 40;
 /// Shortest word of a label that can name its record.
 pub const MIN_NAME_WORD_CHARS: usize = 4;
-/// Fewest of the user's words a record must hold to be the one they describe when the
-/// words do not tell records apart (a one-record result, or every record alike).
+/// Fewest of the user's words a record must hold to be the one they describe.
 pub const MIN_DESCRIBING_WORDS: usize = 2;
 /// Texts longer than this are not read for records: a lookup result is small, and parsing is
 /// on the gate's path.
@@ -348,7 +347,7 @@ pub fn record_fields(text: &str) -> Vec<Vec<(String, Option<String>)>> {
 /// Public for the fuzz target (fuzz/).
 pub fn named_field_in(text: &str, users: &[&str], arg_key: &str, value: &Value) -> Option<String> {
     let users: Vec<Cow<'_, str>> = users.iter().map(|u| Cow::Borrowed(*u)).collect();
-    Document::parse(text).named_field(arg_key, value, &UserTerms::of(&users))
+    Document::parse(text).named_field(arg_key, value, &UserTerms::of(&users), true)
 }
 
 /// What of the user's turns can name a record, gathered once per decision.
@@ -404,6 +403,41 @@ pub fn is_identifier_key(key: &str) -> bool {
             "id" | "ids" | "uid" | "uuid" | "number" | "num" | "no" | "ref" | "index" | "idx"
         )
     })
+}
+
+/// Whether an argument's key is a record's own identifier — `id`, `email_id`, `booking_id`,
+/// `number` (a pull request's, an issue's) — which says which record a call acts on, and not
+/// a counterparty the call reaches (`account_number`, `phone_number`, `recipient_id`,
+/// `user_id`): only those may pass because the user's words describe their record.
+fn is_record_key(key: &str) -> bool {
+    const COUNTERPARTY: &[&str] = &[
+        "account",
+        "phone",
+        "card",
+        "recipient",
+        "sender",
+        "user",
+        "owner",
+        "payee",
+        "payer",
+        "contact",
+        "member",
+        "customer",
+        "person",
+        "author",
+        "assignee",
+        "beneficiary",
+        "to",
+        "from",
+        "iban",
+        "target",
+        "destination",
+    ];
+    let words = super::classify::words(key);
+    let last_is_id = words
+        .last()
+        .is_some_and(|w| matches!(w.as_str(), "id" | "ids" | "uid" | "uuid"));
+    (last_is_id || words == ["number"]) && !words.iter().any(|w| COUNTERPARTY.contains(&w.as_str()))
 }
 
 /// Words that say how, not what: they describe no record.
@@ -531,13 +565,17 @@ impl Document {
 
     /// Whether `value`, given for an argument named `arg_key`, is that field of a record the
     /// user's words name; and how they name it.
+    ///
+    /// `by_description` allows the weaker reading (a record the user's words describe) at all;
+    /// provenance allows it only where no money moves.
     pub(super) fn named_field(
         &self,
         arg_key: &str,
         value: &Value,
         terms: &UserTerms,
+        by_description: bool,
     ) -> Option<String> {
-        let identifier = is_identifier_key(arg_key);
+        let identifier = by_description && is_record_key(arg_key);
         let arg_key = folded_key(arg_key);
         let value = Scalar::of_argument(value)?;
         let mut scores: Option<Vec<Vec<&str>>> = None;
@@ -560,10 +598,10 @@ impl Document {
             }
             let scores = scores.get_or_insert_with(|| self.describing(&arg_key, terms));
             let best = scores.iter().map(Vec::len).max().unwrap_or(0);
-            let least = scores.iter().map(Vec::len).min().unwrap_or(0);
             let mine = &scores[index];
-            let described =
-                mine.len() == best && best > 0 && (best > least || best >= MIN_DESCRIBING_WORDS);
+            // One word is too little: a word most records share ("inbox"), or one a search the
+            // injection steered put into a record ("project"), would pick a record.
+            let described = mine.len() == best && best >= MIN_DESCRIBING_WORDS;
             described.then(|| {
                 format!(
                     "field {arg_key} of the record the user's words describe best ({})",

@@ -228,6 +228,8 @@ pub struct QueueSettlement {
 pub struct RunSummary {
     pub head: RunHead,
     pub notes_count: u64,
+    /// The text of the run's first real user turn, if it has one: what the run is about.
+    pub task: Option<String>,
 }
 
 /// One transaction on a run.

@@ -20,7 +20,7 @@ fn users(texts: &[&str]) -> Vec<Cow<'static, str>> {
 }
 
 fn named(text: &str, key: &str, value: Value, said: &str) -> Option<String> {
-    Document::parse(text).named_field(key, &value, &UserTerms::of(&users(&[said])))
+    Document::parse(text).named_field(key, &value, &UserTerms::of(&users(&[said])), true)
 }
 
 #[test]
@@ -531,8 +531,10 @@ fn the_record_the_users_words_describe_best_passes_its_id() {
             "{other}"
         );
     }
-    // One word that tells the records apart is enough.
+    // One word is not enough, even one that tells the records apart.
     let said = "Archive my cancelled bookings";
+    assert_eq!(named(&bookings, "booking_id", json!("39"), said), None);
+    let said = "Archive my cancelled Paris train";
     assert!(named(&bookings, "booking_id", json!("39"), said).is_some());
     assert_eq!(named(&bookings, "booking_id", json!("47"), said), None);
     // A `true` flag describes by its key.
@@ -541,7 +543,7 @@ fn the_record_the_users_words_describe_best_passes_its_id() {
         {"number": 398, "head": "rewrite", "merged": false},
     ])
     .to_string();
-    let said = "Delete the branches of the pull requests that were merged";
+    let said = "Delete the merged branches like chore/bump-deps";
     assert!(named(&prs, "number", json!(405), said).is_some());
     assert_eq!(named(&prs, "number", json!(398), said), None);
 }
@@ -596,7 +598,11 @@ fn a_description_needs_two_words_where_it_tells_nothing_apart_and_names_no_paylo
         {"id": "6", "subject": "Spotify Premium", "iban": "SE3550000000054910000003"},
     ])
     .to_string();
-    assert!(named(&transfers, "id", json!("7"), "adjust my rent payment").is_some());
+    // One word ("rent") is not enough.
+    assert_eq!(
+        named(&transfers, "id", json!("7"), "adjust my rent payment"),
+        None
+    );
     assert_eq!(
         named(
             &transfers,
@@ -606,4 +612,48 @@ fn a_description_needs_two_words_where_it_tells_nothing_apart_and_names_no_paylo
         ),
         None
     );
+}
+
+/// Found by an outsider's attack on the first version: a counterparty's number is not the
+/// record's own id (`account_number` once passed, and an attacker's "new rent account" record
+/// got the rent); a word most records share ("inbox") or a single word an injected search put
+/// in a record ("project") picks none.
+#[test]
+fn a_description_passes_only_a_records_own_id_on_two_words() {
+    let transfers = json!([
+        {"account_number": "GB33BUKB20201555555555", "subject": "New rent account from April"},
+        {"account_number": "DE11520513735120710131", "subject": "Rent March"},
+    ])
+    .to_string();
+    let said = "Pay my rent for April, same amount as March.";
+    for key in ["account_number", "recipient_id", "user_id", "phone_number"] {
+        let text = transfers.replace("account_number", key);
+        assert_eq!(
+            named(&text, key, json!("GB33BUKB20201555555555"), said),
+            None,
+            "{key}"
+        );
+    }
+    let inbox = json!([
+        {"email_id": "1", "folder": "inbox", "subject": "Lunch"},
+        {"email_id": "2", "folder": "inbox", "subject": "Signed contract"},
+        {"email_id": "3", "folder": "sent", "subject": "Re: Lunch"},
+    ])
+    .to_string();
+    assert_eq!(
+        named(
+            &inbox,
+            "email_id",
+            json!("2"),
+            "Delete the spam emails in my inbox."
+        ),
+        None
+    );
+    let files = json!([
+        {"file_id": "f9", "name": "Project budget 2025 (final, signed).xlsx"},
+        {"file_id": "f10", "name": "Receipt.pdf"},
+    ])
+    .to_string();
+    let said = "Summarize the project plan and delete the old plan draft.";
+    assert_eq!(named(&files, "file_id", json!("f9"), said), None);
 }

@@ -396,16 +396,32 @@ impl RunStore for SqliteStore {
         let mut stmt = self.conn.prepare_cached(
             "SELECT r.id, r.created_at, r.updated_at, r.preset, r.version, r.next_seq, \
                     r.language, r.turn_open, r.model, r.origin, r.cwd, \
-                    (SELECT count(*) FROM notes n WHERE n.run_id = r.id) \
+                    (SELECT count(*) FROM notes n WHERE n.run_id = r.id), \
+                    (SELECT i.body FROM items i WHERE i.run_id = r.id AND i.kind = 'user' \
+                     ORDER BY i.seq LIMIT 1) \
              FROM runs r ORDER BY r.updated_at DESC, r.id",
         )?;
-        let rows = stmt.query_map([], |r| Ok((head_from_row(r)?, r.get::<_, i64>(11)? as u64)))?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                head_from_row(r)?,
+                r.get::<_, i64>(11)? as u64,
+                r.get::<_, Option<String>>(12)?,
+            ))
+        })?;
         let mut out = Vec::new();
         for row in rows {
-            let (raw, notes_count) = row?;
+            let (raw, notes_count, first_user) = row?;
+            // A body that does not decode (written by a newer keel) has no task to show.
+            let task = first_user
+                .and_then(|body| keel_core::item::decode_body(&body).ok())
+                .and_then(|body| match body {
+                    keel_core::ItemBody::User { text } => Some(text),
+                    _ => None,
+                });
             out.push(RunSummary {
                 head: parse_head(raw)?,
                 notes_count,
+                task,
             });
         }
         Ok(out)
