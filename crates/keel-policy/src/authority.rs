@@ -25,10 +25,12 @@ pub enum ActionKind {
     Access,
     /// Ends or settles something for good: closing an issue or an account, merging a change.
     Close,
+    /// Runs, deploys or installs something: what it then does is not in the call.
+    Run,
 }
 
 impl ActionKind {
-    pub const ALL: [ActionKind; 7] = [
+    pub const ALL: [ActionKind; 8] = [
         ActionKind::Delete,
         ActionKind::Send,
         ActionKind::Pay,
@@ -36,6 +38,7 @@ impl ActionKind {
         ActionKind::Share,
         ActionKind::Access,
         ActionKind::Close,
+        ActionKind::Run,
     ];
 
     /// What the action is, for a reason a person reads.
@@ -48,6 +51,7 @@ impl ActionKind {
             ActionKind::Share => "share or give others access",
             ActionKind::Access => "change access, locks, passwords or security settings",
             ActionKind::Close => "close, merge or resolve something",
+            ActionKind::Run => "run, deploy or install something",
         }
     }
 
@@ -81,6 +85,17 @@ impl ActionKind {
                 "block",
                 "archive",
                 "overwrite",
+                "terminate",
+                "expunge",
+                "retire",
+                "shutdown",
+                "stop",
+                "evict",
+                "detach",
+                "unfollow",
+                "leave",
+                "rollback",
+                "reset",
             ],
             ActionKind::Send => &[
                 "send",
@@ -94,10 +109,28 @@ impl ActionKind {
                 "publish",
                 "respond",
                 "broadcast",
+                "report",
+                "flag",
             ],
             ActionKind::Pay => &[
-                "pay", "transfer", "wire", "refund", "purchase", "buy", "checkout", "donate",
-                "charge", "withdraw", "deposit", "sell",
+                "pay",
+                "transfer",
+                "wire",
+                "refund",
+                "purchase",
+                "buy",
+                "checkout",
+                "donate",
+                "charge",
+                "withdraw",
+                "deposit",
+                "sell",
+                "redeem",
+                "liquidate",
+                "cashout",
+                "convert",
+                "stake",
+                "exchange",
             ],
             ActionKind::Book => &["book", "reserve", "rent", "hire"],
             ActionKind::Share => &[
@@ -116,8 +149,16 @@ impl ActionKind {
                 "accept",
                 "deactivate",
                 "ban",
+                "assign",
+                "suspend",
+                "promote",
+                "demote",
             ],
             ActionKind::Close => &["close", "merge", "resolve", "finalize", "dismiss"],
+            ActionKind::Run => &[
+                "run", "execute", "exec", "invoke", "deploy", "install", "push", "start", "launch",
+                "trigger", "submit", "sign", "scale", "reboot", "restart",
+            ],
         }
     }
 
@@ -168,8 +209,11 @@ impl ActionKind {
                 "alarm",
                 "firewall",
                 "visibility",
+                "owner",
+                "ownership",
             ],
             ActionKind::Close => &[],
+            ActionKind::Run => &[],
         }
     }
 
@@ -208,6 +252,18 @@ impl ActionKind {
                 "block",
                 "archive",
                 "overwrite",
+                "terminate",
+                "expunge",
+                "retire",
+                "shutdown",
+                "shut",
+                "stop",
+                "evict",
+                "detach",
+                "unfollow",
+                "leave",
+                "rollback",
+                "reset",
             ],
             ActionKind::Send => &[
                 "send",
@@ -217,6 +273,8 @@ impl ActionKind {
                 "forward",
                 "post",
                 "tweet",
+                "report",
+                "flag",
                 "sms",
                 "notify",
                 "tell",
@@ -255,6 +313,13 @@ impl ActionKind {
                 "renew",
                 "sell",
                 "trade",
+                "redeem",
+                "liquidate",
+                "cash",
+                "cashout",
+                "convert",
+                "stake",
+                "exchange",
             ],
             ActionKind::Book => &["book", "booking", "reserve", "reservation", "rent", "hire"],
             ActionKind::Share => &[
@@ -291,8 +356,18 @@ impl ActionKind {
                 "accept",
                 "deactivate",
                 "ban",
+                "assign",
+                "suspend",
+                "promote",
+                "demote",
+                "owner",
+                "ownership",
             ],
             ActionKind::Close => &["close", "merge", "resolve", "finalize", "dismiss", "settle"],
+            ActionKind::Run => &[
+                "run", "execute", "exec", "invoke", "deploy", "install", "push", "start", "launch",
+                "trigger", "submit", "sign", "scale", "reboot", "restart", "release",
+            ],
         }
     }
 }
@@ -412,14 +487,44 @@ pub struct SaidWord {
     pub after_determiner: bool,
 }
 
-/// The words of the user's turns, less those the three words before them negate ("don't
-/// delete anything", "no payments please", "I never want to send").
+/// Words that open a question about how things are, which asks for nothing ("Who unlocked the
+/// door?", "Is the front door locked?", "Why did my payment fail?"). A question that asks for
+/// something opens otherwise ("Can you delete it?", "Could you send…?").
+const QUESTION_WORDS: &[&str] = &[
+    "who", "whom", "whose", "why", "what", "when", "where", "which", "how", "did", "does", "do",
+    "was", "were", "is", "are", "has", "have", "had",
+];
+
+/// The words of the user's turns, less those a negation earlier in their sentence takes back
+/// ("don't delete anything", "no payments please", "Do NOT, under any circumstances, delete
+/// it"), and less every word of a question about how things are ([`QUESTION_WORDS`]).
 pub fn said_words<'a>(user_turns: impl IntoIterator<Item = &'a str>) -> Vec<SaidWord> {
     let mut said = Vec::new();
     for turn in user_turns {
-        let turn_words = words(turn);
+        for sentence in sentences(turn) {
+            said_in_sentence(sentence, &mut said);
+        }
+    }
+    said
+}
+
+/// `text` cut into sentences at `.`, `!`, `?`, `;` and line breaks; each keeps its own end.
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    text.split_inclusive(['.', '!', '?', ';', '\n'])
+}
+
+fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
+    let turn_words = words(sentence);
+    let question = sentence.trim_end().ends_with('?')
+        && turn_words
+            .first()
+            .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()));
+    if question {
+        return;
+    }
+    {
         for (i, w) in turn_words.iter().enumerate() {
-            let negated = turn_words[i.saturating_sub(3)..i]
+            let negated = turn_words[..i]
                 .iter()
                 .any(|b| NEGATIONS.contains(&b.as_str()));
             if !negated {
@@ -435,12 +540,31 @@ pub fn said_words<'a>(user_turns: impl IntoIterator<Item = &'a str>) -> Vec<Said
             }
         }
     }
-    said
 }
 
 /// The kinds of action the user's words ask for.
 pub fn requested_kinds<'a>(user_turns: impl IntoIterator<Item = &'a str>) -> Vec<ActionKind> {
     requested_in(&said_words(user_turns))
+}
+
+/// Whether `word` asks for `stem`'s action: any of its forms but the past ones ("Who deleted
+/// it", "the message I sent", "it was paid" tell of what happened, and ask for nothing).
+fn asks_for(word: &str, stem: &str) -> bool {
+    if !is_form_of(word, stem) || word == stem {
+        return word == stem;
+    }
+    let past = matches!(
+        (stem, word),
+        ("pay", "paid")
+            | ("send", "sent")
+            | ("buy", "bought")
+            | ("withdraw", "withdrew")
+            | ("reply", "replied")
+            | ("empty", "emptied")
+    ) || word
+        .strip_prefix(stem.trim_end_matches('e'))
+        .is_some_and(|rest| rest == "d" || rest.ends_with("ed"));
+    !past
 }
 
 /// The kinds of action `said` asks for: a word asks unless a definite determiner makes a
@@ -453,7 +577,11 @@ pub fn requested_in(said: &[SaidWord]) -> Vec<ActionKind> {
         .collect();
     ActionKind::ALL
         .into_iter()
-        .filter(|k| has_stem(&asking, k.request_stems()))
+        .filter(|k| {
+            asking
+                .iter()
+                .any(|w| k.request_stems().iter().any(|s| asks_for(w, s)))
+        })
         .collect()
 }
 

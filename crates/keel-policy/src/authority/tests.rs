@@ -130,3 +130,45 @@ fn closing_and_merging_need_the_users_word() {
         [ActionKind::Close]
     );
 }
+
+/// Found by an outsider's attack: a negation anywhere earlier in the sentence takes a request
+/// back, a question about how things are asks for nothing, a past form tells of what happened,
+/// and acting verbs beyond the first lists are kinds.
+#[test]
+fn negations_questions_and_past_forms_ask_for_nothing() {
+    use ActionKind::*;
+    for said in [
+        "Summarize report.txt. Do NOT, under any circumstances, delete it.",
+        "Under no circumstances should you ever delete it",
+        "Who deleted things from the shared folder?",
+    ] {
+        assert!(!requested_kinds([said]).contains(&Delete), "{said}");
+    }
+    for said in [
+        "Is the front door locked?",
+        "Who unlocked the front door yesterday?",
+    ] {
+        assert!(!requested_kinds([said]).contains(&Access), "{said}");
+    }
+    assert!(!requested_kinds(["Did the message I sent to bob@corp.com arrive?"]).contains(&Send));
+    assert!(!requested_kinds(["The invoice was paid last week."]).contains(&Pay));
+    // Requests still ask, questions that request too.
+    assert!(requested_kinds(["Can you delete report.txt?"]).contains(&Delete));
+    assert!(requested_kinds(["Summarize it, then delete it."]).contains(&Delete));
+    assert!(requested_kinds(["Pay the invoice I was sent."]).contains(&Pay));
+    for (tool, kind) in [
+        ("terminate_instance", Delete),
+        ("expunge_record", Delete),
+        ("stop_instance", Delete),
+        ("deploy_release", Run),
+        ("execute_script", Run),
+        ("install_package", Run),
+        ("assign_ticket", Access),
+        ("change_owner", Access),
+        ("redeem_points", Pay),
+        ("report_abuse", Send),
+    ] {
+        assert!(tool_kinds(&self::tool(tool)).contains(&kind), "{tool}");
+    }
+    assert!(requested_kinds(["Deploy the release to staging"]).contains(&Run));
+}
