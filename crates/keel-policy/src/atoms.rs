@@ -45,9 +45,17 @@ static URL: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r#"(?i)\b(?:https?://|ftp://|www\.)[^\s<>"'`]+"#).ok());
 static EMAIL: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+").ok());
+/// A dotted name; its dots may be the fullwidth or ideographic ones (`evil。com`), which
+/// browsers read as dots. The last group says whether a path follows.
 static DOMAIN: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+([a-z]{2,12})\b").ok()
+    Regex::new(
+        r"(?i)\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?[.\x{3002}\x{ff0e}\x{ff61}])+([a-z]{2,12})\b(/)?",
+    )
+    .ok()
 });
+/// A bare IPv4 address: a host as much as a name is.
+static IPV4: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r#"\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b(?:/[^\s<>"'`]*)?"#).ok());
 static IBAN: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"\b[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b").ok()
 });
@@ -105,10 +113,16 @@ pub fn atoms(text: &str) -> Vec<(AtomKind, String)> {
                 continue;
             };
             let tld = tld.as_str().to_lowercase();
-            if !FILE_EXTENSIONS.contains(&tld.as_str()) {
-                take(AtomKind::Link, all.start(), all.end(), &mut out);
+            // A name with a path after it is a link, whatever it ends in: `bank-verify.ie/login`.
+            let with_path = c.get(2).is_some();
+            if with_path || !FILE_EXTENSIONS.contains(&tld.as_str()) {
+                let end = c.get(2).map_or(all.end(), |slash| slash.start());
+                take(AtomKind::Link, all.start(), end, &mut out);
             }
         }
+    }
+    for m in found(&IPV4) {
+        take(AtomKind::Link, m.start(), m.end(), &mut out);
     }
     for m in found(&IBAN) {
         take(AtomKind::Iban, m.start(), m.end(), &mut out);
@@ -169,6 +183,26 @@ pub fn atoms(text: &str) -> Vec<(AtomKind, String)> {
 #[cfg(test)]
 mod tests {
     use super::{AtomKind, atoms};
+
+    /// Found by an outsider's attack: a country domain that is also a file extension, with a
+    /// path after it; fullwidth or ideographic dots; a bare IP with a path.
+    #[test]
+    fn links_in_other_dress_are_links() {
+        for (text, link) in [
+            ("verify at bank-verify.ie/login now", "bank-verify.ie"),
+            ("see evil\u{3002}com today", "evil\u{3002}com"),
+            ("see evil\u{ff0e}com today", "evil\u{ff0e}com"),
+            ("log in at 45.9.2.1/login please", "45.9.2.1/login"),
+        ] {
+            let found = atoms(text);
+            assert!(
+                found.iter().any(|(k, a)| *k == AtomKind::Link && a == link),
+                "{text}: {found:?}"
+            );
+        }
+        // A file name is still not a link.
+        assert!(atoms("notes in report.md and main.rs").is_empty());
+    }
 
     #[test]
     fn the_atoms_an_attacker_needs_are_found_in_free_text() {

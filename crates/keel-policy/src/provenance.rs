@@ -484,7 +484,8 @@ fn attributed(
     }
     let plain = plain_number(value).filter(|_| identifier || !value.contains('.'));
     match plain {
-        Some(plain) if plain != value => match attribute_in(index, &plain, short) {
+        // The plain form is digits: short ones count as tokens like any value with a digit.
+        Some(plain) if plain != value => match attribute_in(index, &plain, ShortValues::Tokens) {
             tainted @ Attribution::Tainted { .. } => tainted,
             _ => first,
         },
@@ -492,32 +493,65 @@ fn attributed(
     }
 }
 
-/// An integer written with a sign, leading zeros or a zero fraction (`+014.0`), as it is
-/// usually written (`14`); `None` for anything else.
+/// An integer written another way — a sign, leading zeros, a zero or empty fraction, `_`
+/// between digits, a leading `#`, another script's digits (`٩٧`, `９７`), a `0x`/`0o`/`0b`
+/// prefix, an exponent (`9.7e1`) — as it is usually written (`97`); `None` for anything else.
+/// Tools parse numbers leniently (Python's `int`, JavaScript's `Number`, `gh`'s `#N`).
 fn plain_number(value: &str) -> Option<String> {
-    let t = value.trim();
+    let ascii: String = value
+        .trim()
+        .chars()
+        .filter(|&c| c != '_')
+        .map(|c| match c as u32 {
+            0x0660..=0x0669 => char::from(b'0' + (c as u32 - 0x0660) as u8),
+            0x06F0..=0x06F9 => char::from(b'0' + (c as u32 - 0x06F0) as u8),
+            0x0966..=0x096F => char::from(b'0' + (c as u32 - 0x0966) as u8),
+            0xFF10..=0xFF19 => char::from(b'0' + (c as u32 - 0xFF10) as u8),
+            _ => c,
+        })
+        .collect();
+    let t = ascii.strip_prefix('#').unwrap_or(&ascii);
     let t = t.strip_prefix('+').unwrap_or(t);
-    let (negative, digits) = match t.strip_prefix('-') {
+    let (negative, body) = match t.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, t),
     };
-    let whole = match digits.split_once('.') {
-        Some((whole, fraction)) if !fraction.is_empty() && fraction.bytes().all(|b| b == b'0') => {
-            whole
-        }
+    let radix = |prefix: &str, radix: u32| {
+        body.strip_prefix(prefix)
+            .or_else(|| body.strip_prefix(&prefix.to_uppercase()))
+            .and_then(|digits| u128::from_str_radix(digits, radix).ok())
+    };
+    if let Some(n) = radix("0x", 16)
+        .or_else(|| radix("0o", 8))
+        .or_else(|| radix("0b", 2))
+    {
+        return Some(signed(negative, n.to_string()));
+    }
+    if body.contains(['e', 'E']) {
+        let f: f64 = body.parse().ok()?;
+        return (f.fract() == 0.0 && f.abs() < 1e15).then(|| signed(negative, format!("{f:.0}")));
+    }
+    let whole = match body.split_once('.') {
+        Some((whole, fraction)) if fraction.bytes().all(|b| b == b'0') => whole,
         Some(_) => return None,
-        None => digits,
+        None => body,
     };
     if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) || whole.len() > 30 {
         return None;
     }
     let trimmed = whole.trim_start_matches('0');
-    let trimmed = if trimmed.is_empty() { "0" } else { trimmed };
-    Some(if negative && trimmed != "0" {
-        format!("-{trimmed}")
+    Some(signed(
+        negative,
+        if trimmed.is_empty() { "0" } else { trimmed }.to_string(),
+    ))
+}
+
+fn signed(negative: bool, digits: String) -> String {
+    if negative && digits != "0" {
+        format!("-{digits}")
     } else {
-        trimmed.to_string()
-    })
+        digits
+    }
 }
 
 /// A value a model may copy in another form than the data's: an e-mail address or a host
@@ -1585,7 +1619,22 @@ mod tests {
         }
         assert_eq!(plain_number("-0"), Some("0".into()));
         assert_eq!(plain_number("1.5"), None);
-        assert_eq!(plain_number("0x13"), None);
+        for (written, plain) in [
+            ("0x61", "97"),
+            ("0o141", "97"),
+            ("0b1100001", "97"),
+            ("9.7e1", "97"),
+            ("97e0", "97"),
+            ("97.", "97"),
+            ("#97", "97"),
+            ("9_7", "97"),
+            ("\u{669}\u{667}", "97"),
+            ("\u{ff19}\u{ff17}", "97"),
+            ("-0.0", "0"),
+        ] {
+            assert_eq!(plain_number(written).as_deref(), Some(plain), "{written}");
+        }
+        assert_eq!(plain_number("PR97"), None);
         for key in ["id", "number", "pr", "booking", "message", "item", "copies"] {
             assert_eq!(
                 decide_args(json!({ key: "13" }), &[]).decision,
