@@ -219,7 +219,7 @@ fn the_default_policy_asks_before_a_shell_command_that_may_write() {
     // the user's authority. Both ask, and with nobody to ask they are refused.
     for (tool, args) in [
         ("shell", json!({"command": "rm -rf src"})),
-        ("run_it", json!({"command": "ls > out.txt"})),
+        ("do_it", json!({"command": "ls > out.txt"})),
         ("spawn_task", json!({"task": "tidy up"})),
     ] {
         match decide(&g, &call(tool, args.clone()), &[], None) {
@@ -436,9 +436,9 @@ fn a_field_of_a_record_the_user_names_is_theirs_unless_configured_off() {
 #[test]
 fn ask_user_goes_to_a_person() {
     let (_dir, root) = workspace();
-    let policy = default_with(vec![rule(&["deploy"], Decision::AskUser, 3000)], vec![]);
+    let policy = default_with(vec![rule(&["frobnicate"], Decision::AskUser, 3000)], vec![]);
     let g = gate(policy, BTreeMap::new(), env(&root, Mode::Default, true));
-    let c = call("deploy", json!({"env": "prod"}));
+    let c = call("frobnicate", json!({"env": "prod"}));
     let mut no = ScriptedApprover::answering([Answer::Deny]);
     match decide(&g, &c, &[], Some(&mut no)) {
         Verdict::Refuse {
@@ -448,7 +448,7 @@ fn ask_user_goes_to_a_person() {
         } => assert_eq!(
             tool_result,
             format!(
-                "{USER_DENIED_RESULT} It needed confirmation because: policy: the rule at test:3000 asks before deploy runs"
+                "{USER_DENIED_RESULT} It needed confirmation because: policy: the rule at test:3000 asks before frobnicate runs"
             )
         ),
         other => panic!("{other:?}"),
@@ -456,7 +456,7 @@ fn ask_user_goes_to_a_person() {
     assert_eq!(
         no.reasons(),
         vec![vec![
-            "policy: the rule at test:3000 asks before deploy runs".to_string()
+            "policy: the rule at test:3000 asks before frobnicate runs".to_string()
         ]]
     );
     let mut once = ScriptedApprover::answering([Answer::AllowOnce, Answer::AllowForRun]);
@@ -480,7 +480,7 @@ fn ask_user_goes_to_a_person() {
     assert!(none.asked.is_empty());
     // Without anyone to ask, ask_user is a deny with N35's reason.
     let g2 = gate(
-        default_with(vec![rule(&["deploy"], Decision::AskUser, 3000)], vec![]),
+        default_with(vec![rule(&["frobnicate"], Decision::AskUser, 3000)], vec![]),
         BTreeMap::new(),
         env(&root, Mode::Default, true),
     );
@@ -492,7 +492,7 @@ fn ask_user_goes_to_a_person() {
         } => {
             assert_eq!(
                 reason,
-                "policy: the rule at test:3000 asks before deploy runs (user confirmation is unavailable in non-interactive mode)"
+                "policy: the rule at test:3000 asks before frobnicate runs (user confirmation is unavailable in non-interactive mode)"
             );
         }
         other => panic!("{other:?}"),
@@ -622,7 +622,7 @@ fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::
     let (dir, root) = workspace();
     let path = dir.path().join("keel.db");
     let mut store = store_with_run(&path, "r");
-    let policy = || default_with(vec![rule(&["deploy"], Decision::AskUser, 3000)], vec![]);
+    let policy = || default_with(vec![rule(&["frobnicate"], Decision::AskUser, 3000)], vec![]);
     let g = gate(policy(), BTreeMap::new(), env(&root, Mode::Default, true));
     {
         let mut approver = RecordingApprover::new(
@@ -631,7 +631,7 @@ fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::
             "r",
             || Timestamp(7),
         );
-        let c = call("deploy", json!({}));
+        let c = call("frobnicate", json!({}));
         assert!(matches!(
             decide(&g, &c, &[], Some(&mut approver)),
             Verdict::Refuse {
@@ -669,7 +669,7 @@ fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::
     let policy = || {
         default_with(
             vec![
-                rule(&["deploy"], Decision::AskUser, 3000),
+                rule(&["frobnicate"], Decision::AskUser, 3000),
                 rule(&["computer_use"], Decision::AskUser, 3000),
             ],
             vec![],
@@ -681,7 +681,7 @@ fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::
     // (With an argument: a call that takes none must also have been named by the user, and
     // this run has no user turn.)
     assert_eq!(
-        decide(&g, &call("deploy", json!({"env": "prod"})), &[], None),
+        decide(&g, &call("frobnicate", json!({"env": "prod"})), &[], None),
         Verdict::Allow
     );
     assert!(matches!(
@@ -700,7 +700,7 @@ fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::
     );
     let fresh = gate(policy(), BTreeMap::new(), env(&root, Mode::Default, true));
     assert!(matches!(
-        decide(&fresh, &call("deploy", json!({})), &[], Some(&mut lost)),
+        decide(&fresh, &call("frobnicate", json!({})), &[], Some(&mut lost)),
         Verdict::Refuse {
             stage: Stage::AskUser,
             ..
