@@ -61,7 +61,14 @@ pub fn guarded_paths(
             .map(Path::to_path_buf),
     );
     out.extend(data_dir().ok());
-    out.extend(db.map(Path::to_path_buf));
+    // SQLite's files beside the database are the database too.
+    if let Some(db) = db {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut name = db.as_os_str().to_owned();
+            name.push(suffix);
+            out.push(PathBuf::from(name));
+        }
+    }
     out.push(PathBuf::from("/etc/keel"));
     out
 }

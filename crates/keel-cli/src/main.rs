@@ -240,8 +240,15 @@ fn print_wire(text: &str) -> Result<ExitCode> {
 }
 
 /// `--json` output is a machine wire; the rest is for a person.
+/// `--json` output is JSON text for machines, whose strings may quote anything a model or a
+/// tool wrote: line breaks in disguise, C1 and bidirectional controls are written as `\u`
+/// escapes (the same JSON), so it is safe on a terminal too.
 fn print_as(json: bool, text: &str) -> Result<ExitCode> {
-    if json { print_wire(text) } else { print(text) }
+    if json {
+        print_wire(&keel_core::text::json_line_safe(text))
+    } else {
+        print(text)
+    }
 }
 
 fn execute(cli: Cli) -> Result<ExitCode> {

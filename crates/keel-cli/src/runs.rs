@@ -76,21 +76,52 @@ pub fn list(db: &Path, options: &StoreOptions, as_json: bool) -> Result<String> 
         .unwrap_or(2)
         .max(2);
     let mut out = format!(
-        "{:<width$}  {:<24}  {:<10}  {:>6}  {:>5}\n",
-        "ID", "UPDATED", "PRESET", "ITEMS", "NOTES"
+        "{:<width$}  {:<24}  {:<10}  {:<9}  {:>6}  {:>5}  TASK\n",
+        "ID", "UPDATED", "PRESET", "STATUS", "ITEMS", "NOTES"
     );
     for r in &runs {
         let _ = writeln!(
             out,
-            "{:<width$}  {:<24}  {:<10}  {:>6}  {:>5}",
+            "{:<width$}  {:<24}  {:<10}  {:<9}  {:>6}  {:>5}  {}",
             one_line(&r.head.id),
             r.head.updated_at.to_rfc3339(),
             one_line(&r.head.preset),
+            status(&r.head),
             r.head.next_seq,
-            r.notes_count
+            r.notes_count,
+            one_line(&task_line(r))
         );
     }
     Ok(terminal_safe(&out, LineBreaks::Keep))
+}
+
+/// How a run stands: `open` while a turn is open (a crash, a cancel or the step limit left it
+/// so: `keel runs resume` goes on), else `idle` (`keel chat --run` adds a turn).
+fn status(head: &RunHead) -> &'static str {
+    if head.turn_open { "open" } else { "idle" }
+}
+
+/// Longest task text `keel runs list` shows on its line.
+const TASK_SHOWN_CHARS: usize = 48;
+
+/// The TASK column: the first user turn, cut to [`TASK_SHOWN_CHARS`], then where the run
+/// came from (`task of RUN`) and where it works when that is not the common case.
+fn task_line(r: &RunSummary) -> String {
+    let mut line = match &r.task {
+        Some(task) if task.chars().count() > TASK_SHOWN_CHARS => {
+            let cut: String = task.chars().take(TASK_SHOWN_CHARS - 1).collect();
+            format!("{cut}…")
+        }
+        Some(task) => task.clone(),
+        None => "(no user turn yet)".to_string(),
+    };
+    if let Some(origin) = &r.head.origin {
+        line.push_str(&format!("  [{origin}]"));
+    }
+    if let Some(cwd) = &r.head.cwd {
+        line.push_str(&format!("  in {}", cwd.display()));
+    }
+    line
 }
 
 fn head_json(head: &RunHead) -> Value {
@@ -114,6 +145,8 @@ fn summary_json(s: &RunSummary) -> Value {
     if let Value::Object(map) = &mut v {
         map.insert("items".into(), json!(s.head.next_seq));
         map.insert("notes_count".into(), json!(s.notes_count));
+        map.insert("status".into(), json!(status(&s.head)));
+        map.insert("task".into(), json!(s.task));
     }
     v
 }

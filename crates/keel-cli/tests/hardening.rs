@@ -308,3 +308,63 @@ fn keels_own_files_and_env_variants_are_not_touched_without_asking() {
         "{printed}"
     );
 }
+
+/// What an outsider's fourth attack found past guarded-paths: a symlink with a trailing `/.`
+/// resolved as the link's own name (listing a folder outside), a `keel.toml` in a subfolder
+/// (which a run started there reads), SQLite's files beside a `--db` inside the workspace, and
+/// a config folder not made yet under a symlinked home (compared unresolved, so missed).
+#[test]
+fn trailing_dots_subfolder_configs_db_sidecars_and_unmade_config_folders_are_held() {
+    let env = attacked_workspace();
+    // The working directory reached through a symlink, and a config home not made yet.
+    std::os::unix::fs::symlink(env.path("work"), env.path("via")).unwrap_or_else(|e| panic!("{e}"));
+    let config_home = env.path("via/cfg");
+    let replies = vec![
+        call("list_dir", json!({"path": "sub/link/."})),
+        call("shell", json!({"command": "ls -la sub/link/."})),
+        call(
+            "write_file",
+            json!({"path": "frontend/keel.toml", "content": "mode = \"plan\"\n"}),
+        ),
+        call(
+            "write_file",
+            json!({"path": "runs.db-journal", "content": "junk"}),
+        ),
+        call(
+            "write_file",
+            json!({"path": "cfg/keel/config.toml", "content": "x = 1\n"}),
+        ),
+        json!({"text": "done"}),
+    ];
+    let model = env.script("fourth.jsonl", &replies);
+    let db = env.path("work/runs.db");
+    let (code, out, err) = env.keel_env(
+        &[
+            "run",
+            "go",
+            "--model",
+            &model,
+            "--approval",
+            "deny",
+            "--db",
+            db.to_str().unwrap_or_default(),
+        ],
+        &[("XDG_CONFIG_HOME", &config_home)],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let printed = format!("{out}\n{err}");
+    assert!(!printed.contains(CANARIES[0]), "{printed}");
+    // The folder outside was not listed: its file's name is in no result.
+    let shown = env.show(&env.only_run()).to_string();
+    assert!(!shown.contains("secret.txt"), "{shown}");
+    assert!(!env.path("work/frontend/keel.toml").exists(), "{printed}");
+    assert!(
+        !env.path("work/runs.db-journal").exists()
+            || std::fs::read_to_string(env.path("work/runs.db-journal")).unwrap_or_default()
+                != "junk",
+        "{printed}"
+    );
+    assert!(!env.path("work/cfg/keel/config.toml").exists(), "{printed}");
+    assert!(printed.contains("is a keel.toml"), "{printed}");
+}

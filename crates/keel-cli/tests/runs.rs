@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use serde_json::{Value, json};
+
 use keel_core::envelope::NotificationEnvelope;
 use keel_core::item::Diagnostic;
 use keel_core::notify::NotificationKind;
@@ -476,4 +478,36 @@ fn policy_show_prints_the_default_and_what_is_in_force_here() {
         "{out}"
     );
     assert!(out.contains("checker   1000  allowed-path"), "{out}");
+}
+
+/// `keel runs list` shows each run's status, its task (the first user turn, cut to one short
+/// line), and where it works; `--json` carries the same (issue 20).
+#[test]
+fn runs_list_shows_status_task_and_directory() {
+    let sb = Env::new();
+    let model = sb.script("s.jsonl", &[json!({"text": "done"})]);
+    let task = "List the files in this folder and tell me which one is the largest of them all";
+    let (code, _, err) = sb.keel(&["run", task, "--model", &model], "");
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = sb.keel(&["runs", "list"], "");
+    assert_eq!(code, 0, "{err}");
+    let header = out.lines().next().unwrap_or_default();
+    for column in ["STATUS", "TASK"] {
+        assert!(header.contains(column), "{out}");
+    }
+    let row = out.lines().nth(1).unwrap_or_default();
+    assert!(row.contains(" idle "), "{out}");
+    assert!(
+        row.contains("List the files in this folder and tell me which…"),
+        "{out}"
+    );
+    assert!(!row.contains("largest"), "cut to one short line: {out}");
+    assert!(
+        row.contains(&format!("in {}", sb.work().display())),
+        "{out}"
+    );
+    let (_, out, _) = sb.keel(&["runs", "list", "--json"], "");
+    let v: Value = serde_json::from_str(&out).unwrap_or_default();
+    assert_eq!(v[0]["status"], "idle", "{v}");
+    assert_eq!(v[0]["task"], task, "{v}");
 }

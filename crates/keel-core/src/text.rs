@@ -95,6 +95,31 @@ pub fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
+/// JSON text with the chars serde_json leaves raw in strings but a reader may take for a line
+/// break or a control — U+2028, U+2029, NEL and every C1 control, the bidirectional controls —
+/// written as `\uXXXX` escapes: the same JSON value, one line on any screen. (Outside strings
+/// valid JSON holds none of them.)
+pub fn json_line_safe(json: &str) -> std::borrow::Cow<'_, str> {
+    use std::fmt::Write;
+    let risky = |c: char| {
+        matches!(c, '\u{2028}' | '\u{2029}')
+            || ('\u{80}'..='\u{9f}').contains(&c)
+            || is_bidi_control(c)
+    };
+    if !json.chars().any(risky) {
+        return std::borrow::Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if risky(c) {
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Unicode's Default_Ignorable_Code_Point property (DerivedCoreProperties.txt): chars a
 /// renderer shows as nothing — zero-width spaces and joiners, the bidirectional marks, word
 /// joiners, variation selectors, the byte-order mark, tag characters. Text that spells one of
@@ -125,6 +150,20 @@ pub fn is_default_ignorable(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_line_safe_escapes_line_breaks_c1_and_bidi_controls_and_keeps_the_value() {
+        let text =
+            serde_json::to_string("a\u{2028}b\u{85}c\u{9b}d\u{202e}e\u{1b}f").unwrap_or_default();
+        let safe = json_line_safe(&text);
+        assert_eq!(safe, "\"a\\u2028b\\u0085c\\u009bd\\u202ee\\u001bf\"");
+        let back: String = serde_json::from_str(&safe).unwrap_or_default();
+        assert_eq!(back, "a\u{2028}b\u{85}c\u{9b}d\u{202e}e\u{1b}f");
+        assert!(matches!(
+            json_line_safe("\"plain\""),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn line_and_paragraph_separators_are_escaped_for_a_terminal() {

@@ -189,7 +189,11 @@ fn resolve_from(joined: PathBuf, fs: &dyn PathResolver, links: usize) -> Result<
     // plain entry) is its canonical parent's: one look at it and one resolution of the parent,
     // where resolving a missing path whole would walk it twice. (A trailing `/` asks for a
     // directory: that is the OS's to judge.)
-    let trailing_slash = joined.as_os_str().as_encoded_bytes().ends_with(b"/");
+    // A trailing `/` asks for a directory, and a trailing `/.` is the directory itself: a
+    // symbolic link there is followed (`lstat("link/.")` is its target's), which the last
+    // component's name (`link`, as `Path` reads it) does not say.
+    let bytes = joined.as_os_str().as_encoded_bytes();
+    let trailing_slash = bytes.ends_with(b"/") || bytes.ends_with(b"/.");
     if let (false, Some(parent), Some(Component::Normal(name))) = (
         trailing_slash,
         joined.parent(),
@@ -427,6 +431,15 @@ pub fn check_guarded_paths(
             Component::Normal(s) => is_env_variant(&s.to_string_lossy()),
             _ => false,
         });
+        // keel reads the `keel.toml` of whatever folder it starts in, so every one is keel's.
+        let keel_file = resolved
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("keel.toml"));
+        if keel_file {
+            return SafetyCheckResult::ask(format!(
+                "\"{value}\" in argument \"{arg}\" is a keel.toml, which a keel run started in its folder reads as configuration: only you may let a tool touch it."
+            ));
+        }
         if env_file {
             return SafetyCheckResult::ask(format!(
                 "\"{value}\" in argument \"{arg}\" is an environment file like .env, which holds secrets."

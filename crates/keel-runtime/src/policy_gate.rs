@@ -143,12 +143,19 @@ impl PolicyGate {
     }
 
     /// The files and folders the guarded-paths checker asks about: keel's own configuration
-    /// and data, which the application knows (keel-app's paths). Each is canonicalized where it
-    /// exists, and kept as given where it does not yet (a `keel.toml` still to be written).
+    /// and data, which the application knows (keel-app's paths). Each is resolved as an
+    /// argument's path is — physically, a missing tail appended to its resolved parent — so
+    /// one that does not exist yet (a config folder still to be made, under a symlinked home)
+    /// is compared in the same form as the paths it guards against.
     pub fn with_guarded_paths(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        let here = std::env::current_dir().unwrap_or_default();
         self.guarded = paths
             .into_iter()
-            .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
+            .map(|p| {
+                let absolute = here.join(&p);
+                keel_policy::paths::resolve(&absolute.to_string_lossy(), &here, &StdResolver)
+                    .unwrap_or(absolute)
+            })
             .collect();
         self
     }
