@@ -27,6 +27,52 @@ use crate::checker::{CheckerMode, CheckerSpec, PersistentChecker, run_spawn};
 /// one per-checker default N37 gives, the same as an external checker's.
 pub const IN_PROCESS_BUDGET: std::time::Duration = crate::checker::DEFAULT_TIMEOUT;
 
+/// One decision's file-system answers, asked once: the allowed-path and guarded-paths checkers
+/// resolve the same paths, and each look is a system call or several.
+struct MemoResolver<'a> {
+    inner: &'a (dyn PathResolver + Sync),
+    canonical: std::sync::Mutex<HashMap<PathBuf, Result<PathBuf, ResolveError>>>,
+    plain: std::sync::Mutex<HashMap<PathBuf, Result<Option<bool>, ResolveError>>>,
+}
+
+impl<'a> MemoResolver<'a> {
+    fn new(inner: &'a (dyn PathResolver + Sync)) -> Self {
+        Self {
+            inner,
+            canonical: Default::default(),
+            plain: Default::default(),
+        }
+    }
+}
+
+impl PathResolver for MemoResolver<'_> {
+    fn canonicalize(&self, path: &Path) -> Result<PathBuf, ResolveError> {
+        let Ok(mut seen) = self.canonical.lock() else {
+            return self.inner.canonicalize(path);
+        };
+        seen.entry(path.to_path_buf())
+            .or_insert_with(|| self.inner.canonicalize(path))
+            .clone()
+    }
+
+    fn read_link(&self, path: &Path) -> Option<PathBuf> {
+        self.inner.read_link(path)
+    }
+
+    fn has_other_names(&self, path: &Path) -> bool {
+        self.inner.has_other_names(path)
+    }
+
+    fn missing_or_not_a_link(&self, path: &Path) -> Result<Option<bool>, ResolveError> {
+        let Ok(mut seen) = self.plain.lock() else {
+            return self.inner.missing_or_not_a_link(path);
+        };
+        seen.entry(path.to_path_buf())
+            .or_insert_with(|| self.inner.missing_or_not_a_link(path))
+            .clone()
+    }
+}
+
 /// `std::fs` canonicalization for the allowed-path checker.
 pub struct StdResolver;
 
@@ -230,6 +276,7 @@ impl PolicyGate {
         rule: &CheckerRule,
         name: &str,
         c: &CallToDecide<'_>,
+        fs: &(dyn PathResolver + Sync),
     ) -> SafetyCheckResult {
         match name {
             "allowed-path" => {
@@ -245,7 +292,7 @@ impl PolicyGate {
                     &self.env.cwd,
                     &self.roots,
                     &PathConfig::from_value(rule.config.as_ref()),
-                    &StdResolver,
+                    fs,
                 );
                 if start.elapsed() > budget {
                     return SafetyCheckResult::deny(format!(
@@ -260,8 +307,7 @@ impl PolicyGate {
                     .timeout_ms
                     .map_or(IN_PROCESS_BUDGET, std::time::Duration::from_millis);
                 let start = std::time::Instant::now();
-                let result =
-                    check_guarded_paths(&c.call.args, &self.env.cwd, &self.guarded, &StdResolver);
+                let result = check_guarded_paths(&c.call.args, &self.env.cwd, &self.guarded, fs);
                 if start.elapsed() > budget {
                     return SafetyCheckResult::deny(format!(
                         "Failed to run in-process checker \"guarded-paths\": timed out after {}ms",
@@ -330,11 +376,12 @@ impl PolicyGate {
         rule: &CheckerRule,
         input: Option<&SafetyCheckInput>,
         c: &CallToDecide<'_>,
+        fs: &(dyn PathResolver + Sync),
     ) -> CheckerVerdict {
         match &rule.checker {
             CheckerRef::InProcess(name) => {
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    self.run_in_process(rule, name, c)
+                    self.run_in_process(rule, name, c, fs)
                 }));
                 match outcome {
                     Ok(r) => CheckerVerdict {
@@ -426,11 +473,12 @@ impl PolicyGate {
             .filter(|r| matches!(r.checker, CheckerRef::External(_)))
             .count();
         let input = (externals > 0).then(|| self.input(c));
+        let fs = MemoResolver::new(&StdResolver);
         let checkers: Vec<CheckerVerdict> = if externals > 1 {
             std::thread::scope(|scope| {
                 let handles: Vec<_> = matching
                     .iter()
-                    .map(|r| scope.spawn(|| self.run_checker(r, input.as_ref(), c)))
+                    .map(|r| scope.spawn(|| self.run_checker(r, input.as_ref(), c, &fs)))
                     .collect();
                 handles
                     .into_iter()
@@ -451,7 +499,7 @@ impl PolicyGate {
         } else {
             matching
                 .iter()
-                .map(|r| self.run_checker(r, input.as_ref(), c))
+                .map(|r| self.run_checker(r, input.as_ref(), c, &fs))
                 .collect()
         };
         let outcome = compose(&rule, &checkers);
