@@ -119,6 +119,8 @@ pub struct ProvenanceIndex<'a> {
     /// Each untrusted text (as written, then decoded) in lower case, and with only its letters
     /// and digits kept, computed when first needed ([`Reformatted`]).
     reformatted: Vec<std::sync::OnceLock<ReformattedText>>,
+    /// The user turns read the same way, once (reset when a turn is added).
+    user_reformatted: std::sync::OnceLock<Vec<ReformattedText>>,
     /// Trigram postings of `user` and `untrusted`, kept only by an index that lives across
     /// calls: for one call, a scan of the texts is cheaper than building them.
     grams: Option<(Trigrams, Trigrams)>,
@@ -189,6 +191,7 @@ impl<'a> ProvenanceIndex<'a> {
         }
         self.user.push(text);
         self.requested = std::sync::OnceLock::new();
+        self.user_reformatted = std::sync::OnceLock::new();
     }
 
     /// What the user's words say and ask for, read once per index.
@@ -247,9 +250,10 @@ impl<'a> ProvenanceIndex<'a> {
     /// Whether a user turn holds `value` written the way [`Reformatted`] reads it.
     fn user_holds_reformatted(&self, value: &str) -> bool {
         Reformatted::of(value).is_some_and(|r| {
-            self.user
+            self.user_reformatted
+                .get_or_init(|| self.user.iter().map(|u| ReformattedText::of(u)).collect())
                 .iter()
-                .any(|u| r.found_in(&ReformattedText::of(u), true))
+                .any(|u| r.found_in(u, true))
         })
     }
 
@@ -631,13 +635,15 @@ fn holds_as_token(text: &str, needle: &str) -> bool {
 impl Reformatted {
     fn of(value: &str) -> Option<Self> {
         let value = value.trim();
-        let hostish = value.contains('@')
-            || value.contains("://")
-            || value
-                .split('.')
-                .filter(|p| p.chars().any(char::is_alphabetic))
-                .count()
-                >= 2;
+        // An address or a link as the atoms read them (a file name such as `notes/a.md` is
+        // neither), and only when cheap tests say it may be one.
+        let hostish = (value.contains('@') || value.contains('.'))
+            && super::atoms::atoms(value).iter().any(|(kind, atom)| {
+                matches!(
+                    kind,
+                    super::atoms::AtomKind::Link | super::atoms::AtomKind::Email
+                ) && atom.len() * 2 >= value.len()
+            });
         let lower = (hostish && value.chars().count() >= MIN_TAINT_CHARS)
             .then(|| value.to_lowercase())
             .filter(|l| !l.contains(char::is_whitespace));
