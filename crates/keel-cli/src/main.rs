@@ -271,7 +271,7 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             instructions,
             history,
         } => {
-            let config = load_config(&flags.policy)?;
+            let config = load_config(&flags.how.policy)?;
             let db = paths::db_path(cli.db.as_ref())?;
             run::run(&config, &flags, &task, instructions, history, &db)
         }
@@ -281,7 +281,7 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             instructions,
             history,
         } => {
-            let config = load_config(&flags.policy)?;
+            let config = load_config(&flags.how.policy)?;
             let db = paths::db_path(cli.db.as_ref())?;
             run::chat(&config, &flags, run, instructions, history, &db)
         }
@@ -410,7 +410,7 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 return Ok(ExitCode::from(EXIT_BAD_INPUT));
             }
             let flags = run::RunFlags::from(flags);
-            let config = load_config(&flags.policy)?;
+            let config = load_config(&flags.how.policy)?;
             let options = store_options(&config);
             let db = paths::db_path(cli.db.as_ref())?;
             if go.go {
@@ -437,7 +437,7 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 }
                 RunsCommand::Export { id } => print_wire(&runs::export(&db, &options, &id)?),
                 RunsCommand::Resume { id, flags } => {
-                    let config = load_config(&flags.policy)?;
+                    let config = load_config(&flags.how.policy)?;
                     run::resume(&config, &flags, &id, &db)
                 }
             }

@@ -24,6 +24,18 @@ pub struct RunFlags {
     /// (when resuming), else `[model] name`, else local.
     #[arg(long)]
     pub model: Option<String>,
+    /// The preset: system prompt, tools, mode. Default: the run's own preset (when resuming),
+    /// else `default`.
+    #[arg(long)]
+    pub preset: Option<String>,
+    #[command(flatten)]
+    pub how: HowFlags,
+}
+
+/// How a run is run, whichever model and preset it has: the flags `keel run`, `keel runs
+/// resume` and `keel handoff --go --continue` share.
+#[derive(clap::Args, Clone, Debug)]
+pub struct HowFlags {
     /// OpenAI-compatible base URL, including /v1.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
@@ -44,10 +56,6 @@ pub struct RunFlags {
     /// Add FILE at the workspace tier of the configuration.
     #[arg(long, value_name = "FILE")]
     pub policy: Vec<PathBuf>,
-    /// The preset: system prompt, tools, mode. Default: the run's own preset (when resuming),
-    /// else `default`.
-    #[arg(long)]
-    pub preset: Option<String>,
     /// Model calls per turn (at least 1).
     #[arg(
         long,
@@ -62,29 +70,8 @@ pub struct RunFlags {
 /// preset — so `--help` lists only what `keel handoff` takes.
 #[derive(clap::Args, Clone, Debug)]
 pub struct ContinueFlags {
-    /// OpenAI-compatible base URL of the run's model, including /v1.
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
-    /// The session working directory (default: the current directory).
-    #[arg(long, value_name = "DIR")]
-    pub cwd: Option<PathBuf>,
-    /// ask: a person answers ask_user; deny: ask_user is a deny. Default: ask on a terminal.
-    #[arg(long, value_parser = ["ask", "deny"])]
-    pub approval: Option<String>,
-    /// Approval mode: default, plan (read-only) or yolo (no built-in asks; see keel run
-    /// --help). autoEdit is default.
-    #[arg(long, value_parser = ["default", "plan", "yolo", "autoEdit"])]
-    pub mode: Option<String>,
-    /// Add FILE at the workspace tier of the configuration.
-    #[arg(long, value_name = "FILE")]
-    pub policy: Vec<PathBuf>,
-    /// Model calls per turn (at least 1).
-    #[arg(
-        long,
-        default_value_t = keel_runtime::agent::DEFAULT_STEP_LIMIT,
-        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
-    )]
-    pub step_limit: usize,
+    #[command(flatten)]
+    pub how: HowFlags,
     /// Not taken (hidden from `--help`): given, it is refused with what to use instead.
     #[arg(long, hide = true)]
     pub model: Option<String>,
@@ -106,13 +93,8 @@ impl From<ContinueFlags> for RunFlags {
     fn from(f: ContinueFlags) -> Self {
         RunFlags {
             model: None,
-            base_url: f.base_url,
-            cwd: f.cwd,
-            approval: f.approval,
-            mode: f.mode,
-            policy: f.policy,
             preset: None,
-            step_limit: f.step_limit,
+            how: f.how,
         }
     }
 }
@@ -182,12 +164,12 @@ impl RunFlags {
     pub fn session_options(&self) -> SessionOptions {
         SessionOptions {
             model: self.model.clone(),
-            base_url: self.base_url.clone(),
-            cwd: self.cwd.clone(),
-            approval: self.approval.clone(),
-            mode: self.mode.clone(),
+            base_url: self.how.base_url.clone(),
+            cwd: self.how.cwd.clone(),
+            approval: self.how.approval.clone(),
+            mode: self.how.mode.clone(),
             preset: self.preset.clone(),
-            step_limit: self.step_limit,
+            step_limit: self.how.step_limit,
         }
     }
 }
