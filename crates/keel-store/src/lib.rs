@@ -431,6 +431,11 @@ pub enum StoreError {
         "{path} is not a keel database (its application id is {found:#x}); nothing was changed"
     )]
     NotKeel { path: String, found: i64 },
+    #[error(
+        "{path} is not a database at all (SQLite cannot read it); nothing was changed. Pass \
+         --db with a keel database, or move the file away"
+    )]
+    NotADatabase { path: String },
     #[error("cannot create the data directory {path}: {source}")]
     CreateDir {
         path: String,

@@ -245,6 +245,30 @@ fn a_foreign_database_is_refused() -> R {
     Ok(())
 }
 
+/// A file that is not SQLite's at all is named once, with what to do, and left as it was
+/// (the message once said "file is not a database" twice and named no file).
+#[test]
+fn a_file_that_is_not_a_database_is_named_once_and_left_alone() -> R {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("junk.db");
+    let junk = b"this is not a database, just some text that is long enough".repeat(20);
+    std::fs::write(&path, &junk)?;
+    for result in [
+        open(&path).map(|_| ()),
+        SqliteStore::open_existing(&path, &StoreOptions::default()).map(|_| ()),
+    ] {
+        let err = result.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            err.starts_with(&format!("{} is not a database at all", path.display())),
+            "{err}"
+        );
+        assert_eq!(err.matches("not a database").count(), 1, "{err}");
+        assert!(err.contains("--db"), "{err}");
+    }
+    assert_eq!(std::fs::read(&path)?, junk, "the file was changed");
+    Ok(())
+}
+
 #[test]
 fn open_existing_does_not_create_a_file() -> R {
     let dir = tempfile::tempdir()?;

@@ -102,7 +102,15 @@ impl SqliteStore {
         conn.busy_timeout(options.busy_timeout)?;
         let shown = path.display().to_string();
         // Look before touching: nothing is written to a file we will refuse.
-        let app_id: i64 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+        // The first read is where a file that is not SQLite's says so; said once, with its name.
+        let app_id: i64 = conn
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .map_err(|e| match e.sqlite_error_code() {
+                Some(rusqlite::ErrorCode::NotADatabase) => StoreError::NotADatabase {
+                    path: shown.clone(),
+                },
+                _ => e.into(),
+            })?;
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         if app_id != 0 && app_id != APPLICATION_ID {
             return Err(StoreError::NotKeel {
