@@ -1,7 +1,7 @@
 //! `cargo bench -p keel-runtime --bench gate`: the gate's cost.
 //!
-//! - In-process: keel's built-in default policy (its rules, allowed-path and provenance) over
-//!   a 50-item conversation. Target p50 ≤ 20 µs.
+//! - In-process: keel's built-in default policy (its rules, allowed-path, guarded-paths and
+//!   provenance) over a 50-item conversation. Target p50 ≤ 20 µs.
 //! - In-process, a named record: the same gate deciding a refund whose amount is a field of a
 //!   record the user named, in a structured result of 200 records (the slow path: the value
 //!   is tainted, so the result is parsed).
