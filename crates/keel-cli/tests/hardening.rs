@@ -102,22 +102,39 @@ fn run_calls(env: &Env, commands: &[&str]) -> (String, Value) {
         .map(|c| call("shell", json!({ "command": c })))
         .collect();
     replies.push(json!({"text": "done"}));
-    let model = env.script("attack.jsonl", &replies);
-    let (code, out, err) = env.keel(
-        &[
-            "run",
-            "go",
-            "--model",
-            &model,
-            "--approval",
-            "deny",
-            "--step-limit",
-            "100",
-        ],
-        "",
-    );
+    run_replies(env, &replies, &["--step-limit", "100"], &[])
+}
+
+/// `keel run go` on a scripted model making `replies`, with `--approval deny` (so whatever
+/// ran was allowed without asking) and `extra` flags and `vars`: what it printed, and the run
+/// as `keel runs show --json` has it.
+fn run_replies(
+    env: &Env,
+    replies: &[Value],
+    extra: &[&str],
+    vars: &[(&str, &std::path::Path)],
+) -> (String, Value) {
+    let model = env.script("attack.jsonl", replies);
+    let mut args = vec!["run", "go", "--model", &model, "--approval", "deny"];
+    args.extend_from_slice(extra);
+    let (code, out, err) = env.keel_env(&args, vars, "");
     assert_eq!(code, 0, "{err}");
-    let shown = env.show(&env.only_run());
+    // The run, read from the database it was written to (`--db` among `extra`, or the home).
+    let db: Vec<&str> = extra
+        .iter()
+        .position(|a| *a == "--db")
+        .map(|at| vec!["--db", extra[at + 1]])
+        .unwrap_or_default();
+    let json = |args: &[&str]| -> Value {
+        let (_, out, err) = env.keel(&[args, &db].concat(), "");
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"))
+    };
+    let run = json(&["runs", "list", "--json"])[0]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let shown = json(&["runs", "show", &run, "--json"]);
+    assert!(shown["items"].is_array(), "no run was read: {shown}");
     (format!("{out}\n{err}"), shown)
 }
 
@@ -220,27 +237,11 @@ fn a_command_key_on_another_tool_is_not_a_read_only_shell_call() {
         ),
         json!({"text": "done"}),
     ];
-    let model = env.script("extra-key.jsonl", &replies);
-    let (code, out, err) = env.keel(
-        &[
-            "run",
-            "go",
-            "--model",
-            &model,
-            "--approval",
-            "deny",
-            "--mode",
-            "plan",
-        ],
-        "",
-    );
-    assert_eq!(code, 0, "{err}");
-    let printed = format!("{out}\n{err}");
+    let (printed, shown) = run_replies(&env, &replies, &["--mode", "plan"], &[]);
     assert!(!env.path("plan-pwned.txt").exists(), "{printed}");
     assert!(!env.path("task-pwned.txt").exists(), "{printed}");
     let a = std::fs::read_to_string(env.path("a.txt")).unwrap_or_default();
     assert!(!a.contains("PWNED"), "{a}");
-    let shown = env.show(&env.only_run());
     let ledger = shown["ledger"].as_array().cloned().unwrap_or_default();
     assert!(ledger.is_empty(), "something ran: {ledger:#?}");
     assert!(
@@ -286,18 +287,10 @@ fn keels_own_files_and_env_variants_are_not_touched_without_asking() {
         call("read_file", json!({"path": ".env.local"})),
         json!({"text": "done"}),
     ];
-    let model = env.script("own-files.jsonl", &replies);
-    let (code, out, err) = env.keel_env(
-        &["run", "go", "--model", &model, "--approval", "deny"],
-        &[("XDG_CONFIG_HOME", &config_home)],
-        "",
-    );
-    assert_eq!(code, 0, "{err}");
-    let printed = format!("{out}\n{err}");
+    let (printed, shown) = run_replies(&env, &replies, &[], &[("XDG_CONFIG_HOME", &config_home)]);
     assert!(!env.path("work/cfg/keel/config.toml").exists(), "{printed}");
     assert!(!env.path("work/keel.toml").exists(), "{printed}");
     assert!(!printed.contains(CANARIES[1]), "{printed}");
-    let shown = env.show(&env.only_run());
     assert!(!shown.to_string().contains(CANARIES[1]), "{shown}");
     assert!(
         printed.contains("keel's own configuration or data"),
@@ -336,34 +329,24 @@ fn trailing_dots_subfolder_configs_db_sidecars_and_unmade_config_folders_are_hel
         ),
         json!({"text": "done"}),
     ];
-    let model = env.script("fourth.jsonl", &replies);
     let db = env.path("work/runs.db");
-    let (code, out, err) = env.keel_env(
-        &[
-            "run",
-            "go",
-            "--model",
-            &model,
-            "--approval",
-            "deny",
-            "--db",
-            db.to_str().unwrap_or_default(),
-        ],
+    let (printed, shown) = run_replies(
+        &env,
+        &replies,
+        &["--db", db.to_str().unwrap_or_default()],
         &[("XDG_CONFIG_HOME", &config_home)],
-        "",
     );
-    assert_eq!(code, 0, "{err}");
-    let printed = format!("{out}\n{err}");
     assert!(!printed.contains(CANARIES[0]), "{printed}");
     // The folder outside was not listed: its file's name is in no result.
-    let shown = env.show(&env.only_run()).to_string();
+    let shown = shown.to_string();
     assert!(!shown.contains("secret.txt"), "{shown}");
     assert!(!env.path("work/frontend/keel.toml").exists(), "{printed}");
+    // SQLite may keep a journal of its own there; the model's write of one was refused.
     assert!(
-        !env.path("work/runs.db-journal").exists()
-            || std::fs::read_to_string(env.path("work/runs.db-journal")).unwrap_or_default()
-                != "junk",
-        "{printed}"
+        shown.contains(
+            r#"\"runs.db-journal\" in argument \"path\" is keel's own configuration or data"#
+        ),
+        "{shown}"
     );
     assert!(!env.path("work/cfg/keel/config.toml").exists(), "{printed}");
     assert!(printed.contains("is a keel.toml"), "{printed}");
