@@ -29,6 +29,8 @@ use serde_json::{Value, json};
 
 use keel_app::policy::CompiledPolicy;
 
+pub mod real_path;
+
 /// `{model}` in the attack templates (interfaces.md §5.5).
 const MODEL_NAME: &str = "GPT-4";
 const ATTACK_TEMPLATE: &str = "important_instructions";
@@ -349,6 +351,8 @@ struct Replay<'g> {
     seq: u64,
     /// Calls decided so far, for `--explain`'s step numbers.
     calls: usize,
+    /// Every call decided, with its result, for the replay through `keel run` (`--real-path`).
+    steps: Vec<real_path::Step>,
 }
 
 impl<'g> Replay<'g> {
@@ -358,6 +362,7 @@ impl<'g> Replay<'g> {
             items: Vec::new(),
             seq: 0,
             calls: 0,
+            steps: Vec::new(),
         };
         r.push(ItemBody::User {
             text: prompt.to_string(),
@@ -410,6 +415,13 @@ impl<'g> Replay<'g> {
             tool: function.to_string(),
             output: Untrusted::new(result.to_string()),
             is_error: false,
+        });
+        self.steps.push(real_path::Step {
+            function: function.to_string(),
+            args: args.clone(),
+            result: result.to_string(),
+            allowed: decision == Decision::Allow,
+            counted: false,
         });
         Decided {
             decision,
@@ -535,6 +547,7 @@ fn run_suite(
     tools: &HashMap<String, ToolInfo>,
     failures: &mut Vec<Value>,
     explain: &mut Explain,
+    replays: &mut Option<Vec<real_path::Replayed>>,
 ) -> Result<Tally> {
     let template = suite
         .attack_templates
@@ -604,6 +617,15 @@ fn run_suite(
         }
         tally.strict += usize::from(all_allowed);
         tally.confirm += usize::from(none_denied);
+        if let Some(replays) = replays {
+            replays.push(real_path::Replayed {
+                suite: suite.suite.clone(),
+                user_task: task.id.clone(),
+                injection_task: None,
+                prompt: task.prompt.clone(),
+                steps: std::mem::take(&mut replay.steps),
+            });
+        }
 
         for injection in suite
             .injection_tasks
@@ -675,6 +697,9 @@ fn run_suite(
                         continue;
                     }
                     writes += 1;
+                    if let Some(step) = replay.steps.last_mut() {
+                        step.counted = true;
+                    }
                     stopped += usize::from(d.decision != Decision::Allow);
                     denied += usize::from(d.decision == Decision::Deny);
                     if d.decision == Decision::Allow && first_allowed.is_none() {
@@ -684,6 +709,15 @@ fn run_suite(
             }
             if !seen {
                 continue;
+            }
+            if let Some(replays) = replays {
+                replays.push(real_path::Replayed {
+                    suite: suite.suite.clone(),
+                    user_task: task.id.clone(),
+                    injection_task: Some(injection.id.clone()),
+                    prompt: task.prompt.clone(),
+                    steps: std::mem::take(&mut replay.steps),
+                });
             }
             tally.pairs += 1;
             tally.secure += usize::from(stopped == writes);
@@ -837,12 +871,39 @@ fn explain_text(explain: &Explain, total: &Tally) -> String {
     out
 }
 
-/// Runs the whole evaluation and renders it.
+/// The suite's tools as an MCP server declares them, for the real path: name, description,
+/// input schema, annotations, and an output schema where the tool returns structured data.
+fn mcp_tools(suite: &Suite) -> Vec<Value> {
+    suite
+        .tools
+        .iter()
+        .map(|t| {
+            let mut tool = json!({
+                "name": t.name,
+                "description": t.description,
+                "inputSchema": t.parameters.clone()
+                    .filter(Value::is_object)
+                    .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
+            });
+            if let Some(annotations) = &t.annotations {
+                tool["annotations"] = Value::Object(annotations.clone());
+            }
+            if t.structured_output() {
+                tool["outputSchema"] = json!({"type": "object"});
+            }
+            tool
+        })
+        .collect()
+}
+
+/// Runs the whole evaluation and renders it; with `real_path`, every replay also goes through
+/// `keel run` (`real_path`'s module doc).
 pub fn run(
     files: &[PathBuf],
     policy: &CompiledPolicy,
     as_json: bool,
     explain_on: bool,
+    real_path: Option<&real_path::Options>,
 ) -> Result<String> {
     if files.is_empty() {
         bail!("name at least one suite file, e.g. ../shared/bench/agentdojo/banking.json");
@@ -855,6 +916,8 @@ pub fn run(
         enabled: explain_on,
         ..Explain::default()
     };
+    let mut replays = real_path.map(|_| Vec::new());
+    let mut declared = BTreeMap::new();
     for file in files {
         let text = std::fs::read_to_string(file)
             .with_context(|| format!("cannot read {}", file.display()))?;
@@ -862,16 +925,31 @@ pub fn run(
             .with_context(|| format!("{} is not an AgentDojo suite file", file.display()))?;
         let tools = tool_infos(&suite);
         let gate = gate_for(tools.clone(), policy, sandbox.path())?;
-        let tally = run_suite(&suite, &gate, &tools, &mut failures, &mut explain)?;
+        let tally = run_suite(
+            &suite,
+            &gate,
+            &tools,
+            &mut failures,
+            &mut explain,
+            &mut replays,
+        )?;
+        declared.insert(suite.suite.clone(), mcp_tools(&suite));
         total.add(&tally);
         suites.insert(suite.suite.clone(), tally);
     }
+    let real = match (real_path, &replays) {
+        (Some(options), Some(replays)) => Some(real_path::run(replays, &declared, options)?),
+        _ => None,
+    };
     if as_json {
         let per: serde_json::Map<String, Value> =
             suites.iter().map(|(k, t)| (k.clone(), t.json())).collect();
         let mut out = json!({"total": total.json(), "suites": per, "failures": failures});
         if explain_on {
             out["explain"] = json!({"decisions": explain.decisions, "by": explain.table_json()});
+        }
+        if let Some(real) = real {
+            out["real_path"] = real;
         }
         return Ok(format!("{out}\n"));
     }
@@ -899,6 +977,9 @@ pub fn run(
     }
     if explain_on {
         out.push_str(&explain_text(&explain, &total));
+    }
+    if let Some(real) = &real {
+        out.push_str(&real_path::render(real));
     }
     Ok(out)
 }

@@ -164,7 +164,19 @@ enum EvalCommand {
         /// how many decisions each rule and checker made.
         #[arg(long)]
         explain: bool,
+        /// Also replay everything through `keel run`: the suite's tools on an MCP server, a
+        /// scripted model making the calls, asks refused; and list every call the two paths
+        /// decide differently.
+        #[arg(long)]
+        real_path: bool,
+        /// One real-path run's time limit, in milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = 60_000)]
+        run_timeout_ms: u64,
     },
+    /// The MCP server the real path runs (`--real-path`): serves one replay's tools and
+    /// results on stdin/stdout.
+    #[command(hide = true)]
+    ReplayServer { plan: PathBuf },
 }
 
 #[derive(Subcommand)]
@@ -375,12 +387,29 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                     suites,
                     json,
                     explain,
+                    real_path,
+                    run_timeout_ms,
                 },
         } => {
             // The default policy and nothing else: no per-suite configuration.
             let policy = check::load_policy(&[], false);
-            print_as(json, &eval::run(&suites, &policy, json, explain)?)
+            let options = if real_path {
+                Some(eval::real_path::Options {
+                    keel: std::env::current_exe().context("cannot find keel's own binary")?,
+                    run_timeout: std::time::Duration::from_millis(run_timeout_ms),
+                    jobs: std::thread::available_parallelism().map_or(1, usize::from),
+                })
+            } else {
+                None
+            };
+            print_as(
+                json,
+                &eval::run(&suites, &policy, json, explain, options.as_ref())?,
+            )
         }
+        Command::Eval {
+            command: EvalCommand::ReplayServer { plan },
+        } => eval::real_path::serve(&plan).map(|()| ExitCode::SUCCESS),
         Command::Policy {
             command: PolicyCommand::Show { policy },
         } => {

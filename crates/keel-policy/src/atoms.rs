@@ -81,8 +81,66 @@ pub fn grouped(atom: &str) -> String {
         .join(" ")
 }
 
+/// Whether `text` may hold a name [`DOMAIN`] takes: a dot followed by two to twelve letters
+/// that end the word, with a path after them or ending in no file extension. Anything unusual
+/// after a dot (a letter outside ASCII, which case folding may read as one) says yes.
+fn may_hold_domain(text: &str) -> bool {
+    let dots = ['.', '\u{3002}', '\u{ff0e}', '\u{ff61}'];
+    text.match_indices(dots).any(|(at, dot)| {
+        let rest = &text[at + dot.len()..];
+        let letters = rest.bytes().take_while(u8::is_ascii_alphabetic).count();
+        let after = rest[letters..].chars().next();
+        if after.is_some_and(|c| !c.is_ascii()) {
+            return true;
+        }
+        if !(2..=12).contains(&letters)
+            || after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return false;
+        }
+        after == Some('/')
+            || !FILE_EXTENSIONS.contains(&rest[..letters].to_ascii_lowercase().as_str())
+    })
+}
+
 /// The atoms of `text`, each once, in order of appearance.
 pub fn atoms(text: &str) -> Vec<(AtomKind, String)> {
+    atoms_searched(text, true)
+}
+
+/// [`atoms`]; `prefilter` off searches with every pattern, which the tests compare against.
+fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
+    // What each pattern cannot match without, counted in one pass, so that a text without
+    // `@` is never searched for addresses, one without a dot for names, and so on: most
+    // free text an agent writes holds few atoms, and a search costs more than the count.
+    let (mut digits, mut dots, mut at, mut upper) = (0usize, false, false, 0usize);
+    for b in text.bytes() {
+        match b {
+            b'0'..=b'9' => digits += 1,
+            b'.' => dots = true,
+            b'@' => at = true,
+            b'A'..=b'Z' => upper += 1,
+            // The first byte of a fullwidth or ideographic dot (U+3002, U+FF0E, U+FF61).
+            0xE3 | 0xEF => dots = true,
+            _ => {}
+        }
+    }
+    let lower = text.to_ascii_lowercase();
+    let may = [
+        // URL: a scheme or `www.`.
+        lower.contains("://") || lower.contains("www."),
+        // EMAIL
+        at,
+        // DOMAIN
+        dots && may_hold_domain(text),
+        // IPV4: dots and at least four digits.
+        dots && digits >= 4,
+        // IBAN: two capitals and two digits at least.
+        upper >= 2 && digits >= 2,
+        // NUMBER: MIN_DIGITS digits.
+        digits >= MIN_DIGITS,
+    ]
+    .map(|may| may || !prefilter);
     let mut out: Vec<(usize, AtomKind, String)> = Vec::new();
     let mut taken: Vec<(usize, usize)> = Vec::new();
     let mut take = |kind: AtomKind, start: usize, end: usize, out: &mut Vec<_>| {
@@ -96,18 +154,21 @@ pub fn atoms(text: &str) -> Vec<(AtomKind, String)> {
         taken.push((start, end));
         out.push((start, kind, atom.to_string()));
     };
-    let found = |re: &LazyLock<Option<Regex>>| -> Vec<regex::Match<'_>> {
+    let found = |re: &LazyLock<Option<Regex>>, may: bool| -> Vec<regex::Match<'_>> {
+        if !may {
+            return Vec::new();
+        }
         re.as_ref()
             .map(|r| r.find_iter(text).collect())
             .unwrap_or_default()
     };
-    for m in found(&URL) {
+    for m in found(&URL, may[0]) {
         take(AtomKind::Link, m.start(), m.end(), &mut out);
     }
-    for m in found(&EMAIL) {
+    for m in found(&EMAIL, may[1]) {
         take(AtomKind::Email, m.start(), m.end(), &mut out);
     }
-    if let Some(re) = DOMAIN.as_ref() {
+    if let Some(re) = DOMAIN.as_ref().filter(|_| may[2]) {
         for c in re.captures_iter(text) {
             let (Some(all), Some(tld)) = (c.get(0), c.get(1)) else {
                 continue;
@@ -121,13 +182,13 @@ pub fn atoms(text: &str) -> Vec<(AtomKind, String)> {
             }
         }
     }
-    for m in found(&IPV4) {
+    for m in found(&IPV4, may[3]) {
         take(AtomKind::Link, m.start(), m.end(), &mut out);
     }
-    for m in found(&IBAN) {
+    for m in found(&IBAN, may[4]) {
         take(AtomKind::Iban, m.start(), m.end(), &mut out);
     }
-    for m in found(&NUMBER) {
+    for m in found(&NUMBER, may[5]) {
         if m.as_str().chars().filter(char::is_ascii_digit).count() >= MIN_DIGITS {
             take(AtomKind::Number, m.start(), m.end(), &mut out);
         }
@@ -182,7 +243,18 @@ pub fn atoms(text: &str) -> Vec<(AtomKind, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::{AtomKind, atoms};
+    use super::{AtomKind, atoms, atoms_searched};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The cheap tests that skip a pattern never skip one that would have matched.
+        #[test]
+        fn the_prefilter_loses_no_atom(
+            text in "([a-zA-Z0-9]{1,6}|[ ./@:+-]|www\\.|https://|\u{3002}|\u{ff0e}|\u{212a}|md|com|ie){0,14}"
+        ) {
+            prop_assert_eq!(atoms(&text), atoms_searched(&text, false));
+        }
+    }
 
     /// Found by an outsider's attack: a country domain that is also a file extension, with a
     /// path after it; fullwidth or ideographic dots; a bare IP with a path.

@@ -176,6 +176,12 @@ fn owned(c: Cow<'_, str>) -> Cow<'static, str> {
 impl<'a> ProvenanceIndex<'a> {
     pub fn from_items(items: &'a [Item]) -> Self {
         let mut index = Self::default();
+        // At most one text per item: grown once, not push by push.
+        index.user.reserve(items.len() / 2);
+        index.untrusted.reserve(items.len());
+        index.decoded.reserve(items.len());
+        index.folded.reserve(items.len());
+        index.reformatted.reserve(items.len());
         for c in items.iter().filter_map(contribution) {
             match c {
                 Contribution::User(text) => index.add_user(Cow::Borrowed(text)),
@@ -211,7 +217,7 @@ impl<'a> ProvenanceIndex<'a> {
     }
 
     fn add_untrusted(&mut self, source: Source<'a>, text: Cow<'a, str>) {
-        let decoded = unescaped(&text);
+        let decoded = decoded_layers(&text);
         let folded = std::sync::OnceLock::new();
         if let Some((_, untrusted)) = self.grams.as_mut() {
             // The postings must hold every form a value may be found in.
@@ -233,8 +239,8 @@ impl<'a> ProvenanceIndex<'a> {
 
     /// The first untrusted text that holds `value` once both are written the way a model
     /// tidies what it copies ([`Reformatted`]); `None` when `value` is not of that kind.
-    fn reformatted_source(&self, value: &str) -> Option<usize> {
-        let r = Reformatted::of(value)?;
+    fn reformatted_source(&self, r: Option<&Reformatted>) -> Option<usize> {
+        let r = r?;
         (0..self.untrusted.len()).find(|&at| {
             let text = self.reformatted[at].get_or_init(|| {
                 let written = self.untrusted[at].1.as_ref();
@@ -248,8 +254,8 @@ impl<'a> ProvenanceIndex<'a> {
     }
 
     /// Whether a user turn holds `value` written the way [`Reformatted`] reads it.
-    fn user_holds_reformatted(&self, value: &str) -> bool {
-        Reformatted::of(value).is_some_and(|r| {
+    fn user_holds_reformatted(&self, r: Option<&Reformatted>) -> bool {
+        r.is_some_and(|r| {
             self.user_reformatted
                 .get_or_init(|| self.user.iter().map(|u| ReformattedText::of(u)).collect())
                 .iter()
@@ -435,7 +441,10 @@ fn attribute_in(index: &ProvenanceIndex<'_>, value: &str, short: ShortValues) ->
         Some(at) => at.iter().any(|&i| said(&index.user[i as usize])),
         None => index.user.iter().any(|u| said(u)),
     };
-    if grounded || (!short_value(value) && index.user_holds_reformatted(value)) {
+    // Read once: both the user's side and the data's are searched for it.
+    let reformatted = std::cell::OnceCell::new();
+    let reformatted = || reformatted.get_or_init(|| Reformatted::of(value)).as_ref();
+    if grounded || (!short_value(value) && index.user_holds_reformatted(reformatted())) {
         return Attribution::Grounded;
     }
     if value.chars().count() < MIN_TAINT_CHARS {
@@ -461,7 +470,7 @@ fn attribute_in(index: &ProvenanceIndex<'_>, value: &str, short: ShortValues) ->
         .first_untrusted(&needle, |at| {
             index.untrusted_holds(at, &needle).then_some(at)
         })
-        .or_else(|| index.reformatted_source(value));
+        .or_else(|| index.reformatted_source(reformatted()));
     match found {
         Some(at) => Attribution::Tainted {
             source: index.untrusted[at].0.describe(),
@@ -801,6 +810,37 @@ fn needs_folding(text: &str) -> bool {
 /// for a value with whitespace in the text with every run of whitespace as one space.
 ///
 /// One pass, each character read once; the only lookahead is the few hex digits of an escape.
+/// The most layers of escaping read off one text.
+const ESCAPE_LAYERS: usize = 3;
+
+/// `text` with its escapes decoded ([`unescaped`]), layer after layer, as serializers nest
+/// (a YAML document's escaped line breaks inside a JSON string, which keel makes of a tool's
+/// text that should have been data): every decoded form, one per line, so a value is found in
+/// whichever layer holds it whole. `None` when there is nothing to decode.
+fn decoded_layers(text: &str) -> Option<String> {
+    // A text that is one JSON string is read as JSON reads it, its quotes gone, so that what
+    // it holds is read as written (its own quotes pair up as they did).
+    let trimmed = text.trim();
+    let whole_string = (trimmed.len() >= 2 && trimmed.starts_with('"') && trimmed.ends_with('"'))
+        .then(|| serde_json::from_str::<String>(trimmed).ok())
+        .flatten();
+    let first = match whole_string {
+        Some(inner) => inner,
+        None => unescaped(text)?,
+    };
+    let mut layers = vec![first];
+    while layers.len() < ESCAPE_LAYERS {
+        match layers
+            .last()
+            .and_then(|last| unescaped(last).filter(|next| next != last))
+        {
+            Some(next) => layers.push(next),
+            None => break,
+        }
+    }
+    Some(layers.join("\n"))
+}
+
 fn unescaped(text: &str) -> Option<String> {
     // One scan for either: a backslash, or `''` between what may be word characters (any
     // non-ASCII byte may be part of one; the decoding below reads the characters).
@@ -1250,13 +1290,30 @@ pub fn check_provenance(
     let mut whole: HashSet<&str> = HashSet::new();
     let mut tainted: Vec<String> = Vec::new();
     for leaf in &values {
-        let Attribution::Tainted { source } = attributed(
+        let identifier = super::records::is_identifier_key(&leaf.key);
+        let source = match attributed(
             index,
             &leaf.needle,
             short(leaf),
-            short_everywhere || super::records::is_identifier_key(&leaf.key),
-        ) else {
-            continue;
+            short_everywhere || identifier,
+        ) {
+            Attribution::Tainted { source } => source,
+            // An action on a thing nobody has shown: the id is in no word of the user's and
+            // no result. A model that read it nowhere made it up, or kept it from a call that
+            // was refused — an injection's booking paid after its booking was stopped.
+            Attribution::Unattributed
+                if identifier
+                    && !settings.action_kinds.is_empty()
+                    && !leaf.needle.trim().is_empty() =>
+            {
+                whole.insert(leaf.path.as_str());
+                tainted.push(format!(
+                    "argument \"{}\" of {tool} is \"{}\", which neither you nor any result has shown, so nothing says which thing it is",
+                    leaf.path, leaf.needle
+                ));
+                continue;
+            }
+            _ => continue,
         };
         whole.insert(leaf.path.as_str());
         let named = settings.structured_tools.is_some_and(|structured| {
@@ -1349,7 +1406,7 @@ mod tests {
         let spaced = value.chars().any(char::is_whitespace)
             && folded_value.chars().count() >= MIN_TAINT_CHARS;
         let found = untrusted.iter().find(|(_, t)| {
-            let decoded = unescaped(t);
+            let decoded = decoded_layers(t);
             t.contains(value)
                 || decoded.as_deref().is_some_and(|d| d.contains(value))
                 || (spaced
@@ -2211,17 +2268,22 @@ mod tests {
                 "- id: 7\n  note: 'it''s due'\n  recipient: \"{}\"\n  amount: 100\n",
                 yaml_double_quoted(&value, &cuts, &indent, crlf)
             );
-            let mut kept = ProvenanceIndex::kept();
-            let mut fresh = ProvenanceIndex::default();
-            for index in [&mut kept, &mut fresh] {
-                index.push_untrusted("the result of tool read_file (call c1)", &document);
-            }
-            for index in [&kept, &fresh] {
-                let found = attribute(index, &value);
-                proptest::prop_assert!(
-                    matches!(&found, Attribution::Tainted { source } if source.contains("read_file")),
-                    "{:?} in {:?}: {:?}", value, document, found
-                );
+            // As written, and nested once more: a tool that declares structured output but
+            // sends text has its text given as one JSON string, escapes on escapes.
+            let nested = serde_json::Value::String(document.clone()).to_string();
+            for document in [&document, &nested] {
+                let mut kept = ProvenanceIndex::kept();
+                let mut fresh = ProvenanceIndex::default();
+                for index in [&mut kept, &mut fresh] {
+                    index.push_untrusted("the result of tool read_file (call c1)", document);
+                }
+                for index in [&kept, &fresh] {
+                    let found = attribute(index, &value);
+                    proptest::prop_assert!(
+                        matches!(&found, Attribution::Tainted { source } if source.contains("read_file")),
+                        "{:?} in {:?}: {:?}", value, document, found
+                    );
+                }
             }
         }
     }

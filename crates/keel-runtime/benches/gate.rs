@@ -1,15 +1,22 @@
 //! `cargo bench -p keel-runtime --bench gate`: the gate's cost.
 //!
 //! - In-process: keel's built-in default policy (its rules, allowed-path, guarded-paths and
-//!   provenance) over a 50-item conversation. Target p50 ≤ 20 µs.
+//!   provenance) over a 50-item conversation indexed afresh for each decision (as `keel
+//!   check` and a run's first decision after a start do), and in a run: the gate keeps the
+//!   run's index while the conversation grows by a call and its result before each decision
+//!   (`time_in_run`). Both again from 10,000 items. Targets (issue 14): p50 ≤ 10 µs at 50
+//!   items, ≤ 50 µs at 10k.
 //! - In-process, a named record: the same gate deciding a refund whose amount is a field of a
 //!   record the user named, in a structured result of 200 records (the slow path: the value
 //!   is tainted, so the result is parsed).
 //! - External, same checker logic (`keel-example-checker`) in place of the default's in-process
 //!   checkers, through the whole gate: spawn-per-call against one persistent process. Target:
 //!   persistent p50 ≤ 100 µs.
+//!
+//! Arguments that are not flags pick rows by a part of their label (`cargo bench -p
+//! keel-runtime --bench gate -- 50-item`), so a profiler can watch one row.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use keel_core::item::{Item, ItemBody, ToolCall, Untrusted};
@@ -98,13 +105,77 @@ fn time(
         .collect()
 }
 
+/// Decisions as a run makes them: the gate keeps the run's provenance index, and before each
+/// decision the conversation grows by the previous call and its result (new text, indexed
+/// then), so the figure is a run's steady state and not a repeat of one input.
+fn time_in_run(
+    gate: &Gate,
+    call: &ToolCall,
+    start: &[Item],
+    samples: usize,
+    want: &Verdict,
+) -> Vec<Duration> {
+    let mut items = start.to_vec();
+    (0..samples)
+        .map(|n| {
+            let seq = items.len() as u64;
+            items.push(Item {
+                seq,
+                id: item_id(&format!("g{seq}")),
+                ts: Timestamp(0),
+                body: ItemBody::Assistant {
+                    text: String::new(),
+                    tool_calls: vec![ToolCall {
+                        id: format!("g{n}"),
+                        name: "read_file".into(),
+                        arguments: serde_json::json!({"path": format!("notes/run-{n}.md")}),
+                    }],
+                },
+            });
+            items.push(Item {
+                seq: seq + 1,
+                id: item_id(&format!("g{}", seq + 1)),
+                ts: Timestamp(0),
+                body: ItemBody::ToolResult {
+                    call_id: format!("g{n}"),
+                    tool: "read_file".into(),
+                    output: Untrusted::new(format!(
+                        "Run note {n}: step {n} passed; owner team-{n}@example.org"
+                    )),
+                    is_error: false,
+                },
+            });
+            let start = Instant::now();
+            let v = gate.decide(
+                &GateInput {
+                    origin: ResponseOrigin::UserTurn,
+                    call,
+                    items: &items,
+                    run: Some("bench-run"),
+                },
+                None,
+            );
+            let took = start.elapsed();
+            assert_eq!(&v, want);
+            took
+        })
+        .collect()
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let quick = !std::env::args().any(|a| a == "--bench");
     let samples = if quick { 5 } else { 2000 };
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let wanted = |label: &str| filters.is_empty() || filters.iter().any(|f| label.contains(f));
     let sandbox = Sandbox::new();
     let cwd = sandbox.work();
     std::fs::create_dir_all(cwd.join("notes"))?;
-    let env = |cwd: &std::path::Path| gate_env(cwd, true, HashMap::new());
+    // The tools a run declares (keel's built-in toolbox), as a real run's gate knows them.
+    let declared = keel_runtime::tools::Toolbox::builtin().infos();
+    let env = |cwd: &std::path::Path| gate_env(cwd, true, declared.clone());
     // keel's built-in default policy, as a user with no configuration has it.
     let default = keel_app::policy::builtin().policy;
     let items = conversation(50);
@@ -115,11 +186,41 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
 
     let gate = keel_testkit::gate(default.clone(), BTreeMap::new(), env(cwd));
-    report(
-        "in-process gate, 50-item conversation",
-        WIDTH,
-        time(&gate, &call, &items, samples, &Verdict::Allow),
-    );
+    let label = "in-process gate, 50-item conversation";
+    if wanted(label) {
+        report(
+            label,
+            WIDTH,
+            time(&gate, &call, &items, samples, &Verdict::Allow),
+        );
+    }
+    let label = "in-process gate, in a run from 50 items";
+    if wanted(label) {
+        let gate = keel_testkit::gate(default.clone(), BTreeMap::new(), env(cwd));
+        report(
+            label,
+            WIDTH,
+            time_in_run(&gate, &call, &items, samples.min(500), &Verdict::Allow),
+        );
+    }
+    let long = conversation(10_000);
+    let label = "in-process gate, 10k items, indexed afresh";
+    if wanted(label) {
+        report(
+            label,
+            WIDTH,
+            time(&gate, &call, &long, samples.min(200), &Verdict::Allow),
+        );
+    }
+    let label = "in-process gate, in a run from 10k items";
+    if wanted(label) {
+        let gate = keel_testkit::gate(default.clone(), BTreeMap::new(), env(cwd));
+        report(
+            label,
+            WIDTH,
+            time_in_run(&gate, &call, &long, samples.min(500), &Verdict::Allow),
+        );
+    }
 
     // The named-record path: a structured result of 200 transfers, the user naming one.
     let transfers: Vec<serde_json::Value> = (0..200)
@@ -164,17 +265,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
     );
     let named_gate = keel_testkit::gate(default.clone(), BTreeMap::new(), named_env);
-    report(
-        "in-process gate, named record in 200",
-        WIDTH,
-        time(
-            &named_gate,
-            &refund,
-            &named_items,
-            samples.min(500),
-            &Verdict::Allow,
-        ),
-    );
+    let label = "in-process gate, named record in 200";
+    if wanted(label) {
+        report(
+            label,
+            WIDTH,
+            time(
+                &named_gate,
+                &refund,
+                &named_items,
+                samples.min(500),
+                &Verdict::Allow,
+            ),
+        );
+    }
 
     let program = env!("CARGO_BIN_EXE_keel-example-checker").to_string();
     for (label, mode, args) in [
@@ -189,6 +293,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             vec![program, "--persistent".into()],
         ),
     ] {
+        if !wanted(label) {
+            continue;
+        }
         let mut spec = CheckerSpec::new("example", args);
         spec.mode = mode;
         // The default's rules, with the external checker in place of its in-process ones.

@@ -152,9 +152,30 @@ pub struct PolicyDecision {
     pub outcome: Final,
 }
 
+/// What keel reads off a tool's declaration, once per gate: a tool's name, description and
+/// annotations do not change while it is on offer, so neither do these.
+#[derive(Clone)]
+struct ToolFacts {
+    effect: keel_policy::classify::Effect,
+    kinds: Vec<keel_policy::authority::ActionKind>,
+}
+
+impl ToolFacts {
+    fn of(info: &ToolInfo) -> Self {
+        Self {
+            effect: classify(info),
+            kinds: keel_policy::authority::tool_kinds(info),
+        }
+    }
+}
+
 /// Rules + checkers, ready to decide calls.
 pub struct PolicyGate {
-    policy: std::sync::RwLock<Policy>,
+    /// Swapped whole when a rule is added ("allow for this run"), so a decision holds the
+    /// snapshot it read without copying its rules.
+    policy: std::sync::RwLock<std::sync::Arc<Policy>>,
+    /// [`ToolFacts`] of every declared tool.
+    facts: HashMap<String, ToolFacts>,
     registry: BTreeMap<String, CheckerSpec>,
     persistent: HashMap<String, PersistentChecker>,
     env: GateEnv,
@@ -178,8 +199,14 @@ impl PolicyGate {
             })
             .collect();
         let roots = allowed_roots(&env.cwd, &env.workspaces, &StdResolver);
+        let facts = env
+            .tools
+            .iter()
+            .map(|(name, info)| (name.clone(), ToolFacts::of(info)))
+            .collect();
         Self {
-            policy: std::sync::RwLock::new(policy),
+            policy: std::sync::RwLock::new(std::sync::Arc::new(policy)),
+            facts,
             registry,
             persistent,
             env,
@@ -231,7 +258,7 @@ impl PolicyGate {
         if let (Ok(mut policy), Some(rule)) =
             (self.policy.write(), Policy::allow_for_run_rule(tool))
         {
-            *policy = policy.with_rules(vec![rule]);
+            *policy = std::sync::Arc::new(policy.with_rules(vec![rule]));
         }
     }
 
@@ -239,15 +266,22 @@ impl PolicyGate {
         &self.env
     }
 
-    fn tool_info(&self, name: &str) -> ToolInfo {
-        self.env
-            .tools
-            .get(name)
-            .cloned()
-            .unwrap_or_else(|| ToolInfo {
+    /// A tool's declaration; a tool nobody declared is known by its name alone.
+    fn tool_info(&self, name: &str) -> std::borrow::Cow<'_, ToolInfo> {
+        match self.env.tools.get(name) {
+            Some(info) => std::borrow::Cow::Borrowed(info),
+            None => std::borrow::Cow::Owned(ToolInfo {
                 name: name.to_string(),
                 ..ToolInfo::default()
-            })
+            }),
+        }
+    }
+
+    fn tool_facts(&self, name: &str) -> std::borrow::Cow<'_, ToolFacts> {
+        match self.facts.get(name) {
+            Some(facts) => std::borrow::Cow::Borrowed(facts),
+            None => std::borrow::Cow::Owned(ToolFacts::of(&self.tool_info(name))),
+        }
     }
 
     fn input(&self, c: &CallToDecide<'_>) -> SafetyCheckInput {
@@ -339,18 +373,18 @@ impl PolicyGate {
                         .is_some_and(|t| t.structured_output)
                 };
                 let info = self.tool_info(&c.call.name);
-                let kinds = keel_policy::authority::tool_kinds(&info);
+                let facts = self.tool_facts(&c.call.name);
                 let settings = ProvenanceSettings {
                     on_tainted,
                     structured_tools: named_records.then_some(&structured as &dyn Fn(&str) -> bool),
-                    action_kinds: &kinds,
+                    action_kinds: &facts.kinds,
                 };
                 let budget = rule
                     .timeout_ms
                     .map_or(IN_PROCESS_BUDGET, std::time::Duration::from_millis);
                 let start = std::time::Instant::now();
                 let result = check_provenance(
-                    classify(&info),
+                    facts.effect,
                     &c.call.name,
                     &c.call.args,
                     info.parameters.as_ref(),
@@ -436,17 +470,18 @@ impl PolicyGate {
             mode: self.env.mode,
             interactive: self.env.interactive,
             annotations: info.annotations.as_ref(),
-            effect: classify(&info),
+            effect: self.tool_facts(&c.call.name).effect,
         };
         // The policy is read once per call: rules and checker rules from the same snapshot.
-        let (rule, matching) = match self.policy.read() {
+        let snapshot = self
+            .policy
+            .read()
+            .map(|p| std::sync::Arc::clone(&p))
+            .map_err(|_| ());
+        let (rule, matching) = match &snapshot {
             Ok(policy) => (
                 policy.rule_decision(&facts),
-                policy
-                    .matching_checkers(&facts)
-                    .into_iter()
-                    .cloned()
-                    .collect::<Vec<CheckerRule>>(),
+                policy.matching_checkers(&facts),
             ),
             Err(_) => (
                 RuleOutcome {
@@ -465,7 +500,6 @@ impl PolicyGate {
                 outcome,
             };
         }
-        let matching: Vec<&CheckerRule> = matching.iter().collect();
         // The wire input (with history) is built only for external checkers, once; several
         // external checkers run concurrently, one runs inline.
         let externals = matching
