@@ -67,6 +67,36 @@ const MIN_DIGITS: usize = 7;
 /// The shortest identifier atom: letters and digits mixed.
 const MIN_IDENTIFIER: usize = 8;
 
+/// Whether a run of digits is a calendar date (`2024-06-14`, `14.06.2024`, `06/14/2024`'s
+/// dashed and dotted kin), perhaps with the hour after it (`2024-06-14 15` of `… 15:00`, or
+/// ISO 8601's `2024-06-14T15`): a day
+/// says when, and reaches nobody, so it is no atom (a date an injection wants in a call as a
+/// whole value is still traced whole).
+fn is_calendar_date(number: &str) -> bool {
+    let (date, hour) = match number.trim().split_once([' ', 'T']) {
+        Some((date, hour)) => (date, Some(hour)),
+        None => (number.trim(), None),
+    };
+    if hour.is_some_and(|h| h.len() > 2 || !h.bytes().all(|b| b.is_ascii_digit())) {
+        return false;
+    }
+    let parts: Vec<&str> = date.split(['-', '.']).collect();
+    let [a, b, c] = parts.as_slice() else {
+        return false;
+    };
+    let num = |s: &str| s.parse::<u32>().ok();
+    let (Some(x), Some(y), Some(z)) = (num(a), num(b), num(c)) else {
+        return false;
+    };
+    let month = |m: u32| (1..=12).contains(&m);
+    let day = |d: u32| (1..=31).contains(&d);
+    match (a.len(), b.len(), c.len()) {
+        (4, 2, 2) => month(y) && day(z),
+        (2, 2, 4) => (day(x) && month(y)) || (month(x) && day(y)),
+        _ => false,
+    }
+}
+
 /// An account number printed the other common way: grouped in fours if it was written
 /// solid, solid if it was grouped.
 pub fn grouped(atom: &str) -> String {
@@ -189,7 +219,9 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
         take(AtomKind::Iban, m.start(), m.end(), &mut out);
     }
     for m in found(&NUMBER, may[5]) {
-        if m.as_str().chars().filter(char::is_ascii_digit).count() >= MIN_DIGITS {
+        if m.as_str().chars().filter(char::is_ascii_digit).count() >= MIN_DIGITS
+            && !is_calendar_date(m.as_str())
+        {
             take(AtomKind::Number, m.start(), m.end(), &mut out);
         }
     }
@@ -207,6 +239,7 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
                 if token.len() >= MIN_IDENTIFIER
                     && token.chars().any(|c| c.is_ascii_digit())
                     && token.chars().any(|c| c.is_ascii_alphabetic())
+                    && !is_calendar_date(token)
                 {
                     take(AtomKind::Identifier, s, i, &mut out);
                 }
@@ -274,6 +307,33 @@ mod tests {
         }
         // A file name is still not a link.
         assert!(atoms("notes in report.md and main.rs").is_empty());
+    }
+
+    /// A calendar date is no atom, with or without its hour; a number that only looks like
+    /// one (no such month) or a phone number still is.
+    #[test]
+    fn dates_are_not_numbers_to_trace() {
+        for text in [
+            "moved to 2024-06-14T15:00",
+            "on 2024-06-14 15:00 sharp",
+            "due 14.06.2024",
+            "due 06-14-2024",
+        ] {
+            assert!(atoms(text).is_empty(), "{text}: {:?}", atoms(text));
+        }
+        for (text, atom) in [
+            ("ref 2024-13-40", "2024-13-40"),
+            ("call +1 415 555 0134", "+1 415 555 0134"),
+            ("acct 2024-06-14-9911", "2024-06-14-9911"),
+        ] {
+            assert!(
+                atoms(text)
+                    .iter()
+                    .any(|(k, a)| *k == AtomKind::Number && a == atom),
+                "{text}: {:?}",
+                atoms(text)
+            );
+        }
     }
 
     #[test]

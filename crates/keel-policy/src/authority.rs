@@ -134,7 +134,9 @@ impl ActionKind {
             ],
             ActionKind::Book => &["book", "reserve", "rent", "hire"],
             ActionKind::Share => &[
-                "share", "invite", "grant", "publish", "expose", "export", "upload", "sync",
+                "share",
+                // "make the repository public": a change of who may see it.
+                "public", "invite", "grant", "publish", "expose", "export", "upload", "sync",
             ],
             ActionKind::Access => &[
                 "unlock",
@@ -324,6 +326,8 @@ impl ActionKind {
             ActionKind::Book => &["book", "booking", "reserve", "reservation", "rent", "hire"],
             ActionKind::Share => &[
                 "share",
+                // "make the repository public": a change of who may see it.
+                "public",
                 "invite",
                 "grant",
                 "collaborator",

@@ -162,11 +162,11 @@ pub fn run(
                     let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                     // Progress on long work: a line every 50 runs, on stderr.
                     if n % 50 == 0 || n == replays.len() {
-                        eprintln!(
+                        crate::out::say(&format!(
                             "real path: {n}/{} runs ({:.0} s)",
                             replays.len(),
                             started.elapsed().as_secs_f64()
-                        );
+                        ));
                     }
                 }
             });
@@ -476,14 +476,14 @@ pub fn serve(plan: &Path) -> Result<()> {
         .open(&plan.log)
         .with_context(|| format!("cannot open {}", plan.log.display()))?;
     let stdin = std::io::stdin();
-    let mut stdout = std::io::stdout().lock();
+    // JSON-RPC replies are a machine wire: their bytes go out unchanged.
+    let send =
+        |message: &Value| crate::out::wire(crate::out::Stream::Stdout, &format!("{message}\n"));
     for line in stdin.lock().lines() {
         let line = line?;
         let Ok(message) = serde_json::from_str::<Value>(&line) else {
-            let error = json!({"jsonrpc": "2.0", "id": null,
-                "error": {"code": -32700, "message": "not JSON"}});
-            writeln!(stdout, "{error}")?;
-            stdout.flush()?;
+            send(&json!({"jsonrpc": "2.0", "id": null,
+                "error": {"code": -32700, "message": "not JSON"}}))?;
             continue;
         };
         // Notifications (no id) need no answer.
@@ -529,8 +529,7 @@ pub fn serve(plan: &Path) -> Result<()> {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
         };
-        writeln!(stdout, "{reply}")?;
-        stdout.flush()?;
+        send(&reply)?;
     }
     Ok(())
 }
