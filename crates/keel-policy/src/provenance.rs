@@ -1268,11 +1268,8 @@ pub fn check_provenance(
                 | super::authority::ActionKind::Access
         )
     });
-    let short = |leaf: &Leaf| {
-        if short_everywhere
-            || super::records::is_identifier_key(&leaf.key)
-            || leaf.needle.chars().any(|c| c.is_ascii_digit())
-        {
+    let short = |leaf: &Leaf, identifier: bool| {
+        if short_everywhere || identifier || leaf.needle.chars().any(|c| c.is_ascii_digit()) {
             ShortValues::Tokens
         } else {
             ShortValues::Exempt
@@ -1294,7 +1291,7 @@ pub fn check_provenance(
         let source = match attributed(
             index,
             &leaf.needle,
-            short(leaf),
+            short(leaf, identifier),
             short_everywhere || identifier,
         ) {
             Attribution::Tainted { source } => source,

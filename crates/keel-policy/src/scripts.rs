@@ -78,9 +78,11 @@ pub fn runs_as_code(path: &str) -> bool {
     extension.is_some_and(|e| SCRIPT_EXTENSIONS.contains(&e))
         || test_file
         || RUN_FILE_NAMES.contains(&name)
-        || RUN_FOLDERS
-            .iter()
-            .any(|f| normal.starts_with(f) || normal.contains(&format!("/{f}")))
+        || RUN_FOLDERS.iter().any(|f| {
+            normal
+                .match_indices(f)
+                .any(|(at, _)| at == 0 || normal.as_bytes()[at - 1] == b'/')
+        })
 }
 
 /// Whether a call writes a file that will run: a path-like argument names one, or a string

@@ -28,11 +28,12 @@ use crate::checker::{CheckerMode, CheckerSpec, PersistentChecker, run_spawn};
 pub const IN_PROCESS_BUDGET: std::time::Duration = crate::checker::DEFAULT_TIMEOUT;
 
 /// One decision's file-system answers, asked once: the allowed-path and guarded-paths checkers
-/// resolve the same paths, and each look is a system call or several.
+/// resolve the same paths, and each look is a system call or several. A decision looks at a
+/// handful of paths, so a list is searched rather than a map hashed.
 struct MemoResolver<'a> {
     inner: &'a (dyn PathResolver + Sync),
-    canonical: std::sync::Mutex<HashMap<PathBuf, Result<PathBuf, ResolveError>>>,
-    plain: std::sync::Mutex<HashMap<PathBuf, Result<Option<bool>, ResolveError>>>,
+    canonical: std::sync::Mutex<Vec<(PathBuf, Result<PathBuf, ResolveError>)>>,
+    plain: std::sync::Mutex<Vec<(PathBuf, Result<Option<bool>, ResolveError>)>>,
 }
 
 impl<'a> MemoResolver<'a> {
@@ -45,14 +46,26 @@ impl<'a> MemoResolver<'a> {
     }
 }
 
+/// `path`'s answer in `seen`, asked of `ask` the first time.
+fn remembered<T: Clone>(
+    seen: &std::sync::Mutex<Vec<(PathBuf, T)>>,
+    path: &Path,
+    ask: impl FnOnce() -> T,
+) -> T {
+    let Ok(mut seen) = seen.lock() else {
+        return ask();
+    };
+    if let Some((_, answer)) = seen.iter().find(|(p, _)| p == path) {
+        return answer.clone();
+    }
+    let answer = ask();
+    seen.push((path.to_path_buf(), answer.clone()));
+    answer
+}
+
 impl PathResolver for MemoResolver<'_> {
     fn canonicalize(&self, path: &Path) -> Result<PathBuf, ResolveError> {
-        let Ok(mut seen) = self.canonical.lock() else {
-            return self.inner.canonicalize(path);
-        };
-        seen.entry(path.to_path_buf())
-            .or_insert_with(|| self.inner.canonicalize(path))
-            .clone()
+        remembered(&self.canonical, path, || self.inner.canonicalize(path))
     }
 
     fn read_link(&self, path: &Path) -> Option<PathBuf> {
@@ -64,12 +77,7 @@ impl PathResolver for MemoResolver<'_> {
     }
 
     fn missing_or_not_a_link(&self, path: &Path) -> Result<Option<bool>, ResolveError> {
-        let Ok(mut seen) = self.plain.lock() else {
-            return self.inner.missing_or_not_a_link(path);
-        };
-        seen.entry(path.to_path_buf())
-            .or_insert_with(|| self.inner.missing_or_not_a_link(path))
-            .clone()
+        remembered(&self.plain, path, || self.inner.missing_or_not_a_link(path))
     }
 }
 
