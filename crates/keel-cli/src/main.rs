@@ -7,6 +7,7 @@
 // Printing to the terminal is the binary's job (libraries may not print), and it is done in
 // one place, `out`, which escapes what a person reads: the printing macros stay denied here.
 
+mod acp;
 mod call;
 mod check;
 mod computer;
@@ -121,6 +122,30 @@ enum Command {
     Computer {
         #[command(subcommand)]
         command: ComputerCommand,
+    },
+    /// Run keel as an Agent Client Protocol agent on stdin/stdout, for editors (Zed, JetBrains,
+    /// Neovim, Emacs) and `acpx`: each ACP session is a durable keel run, every call passes
+    /// keel's gate, and its asks become the client's permission prompts. See docs/acp.md.
+    Acp {
+        /// local | local:PATH.gguf | openai:MODEL | script:FILE.
+        #[arg(long)]
+        model: Option<String>,
+        /// OpenAI-compatible base URL, including /v1.
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+        /// The preset: system prompt, tools, mode.
+        #[arg(long)]
+        preset: Option<String>,
+        /// Add FILE at the workspace tier of the configuration.
+        #[arg(long, value_name = "FILE")]
+        policy: Vec<PathBuf>,
+        /// Model calls per turn (at least 1).
+        #[arg(
+            long,
+            default_value_t = keel_runtime::agent::DEFAULT_STEP_LIMIT,
+            value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
+        )]
+        step_limit: usize,
     },
     /// Replay benchmark suites through the gate.
     Eval {
@@ -286,6 +311,23 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             let config = load_config(&flags.how.policy)?;
             let db = paths::db_path(cli.db.as_ref())?;
             run::run(&config, &flags, &task, instructions, history, &db)
+        }
+        Command::Acp {
+            model,
+            base_url,
+            preset,
+            policy,
+            step_limit,
+        } => {
+            let config = load_config(&policy)?;
+            let db = paths::db_path(cli.db.as_ref())?;
+            let options = acp::AcpOptions {
+                model,
+                base_url,
+                preset,
+                step_limit,
+            };
+            acp::serve(&config, &options, &db)
         }
         Command::Chat {
             flags,

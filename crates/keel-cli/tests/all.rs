@@ -3,6 +3,7 @@
 //! One test binary for the crate (Cargo.toml sets `autotests = false`): each file beside
 //! this one is a module of it, so the suite links one binary here instead of one per file.
 
+mod acp;
 mod call;
 mod check;
 mod common;

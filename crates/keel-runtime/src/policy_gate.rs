@@ -32,9 +32,12 @@ pub const IN_PROCESS_BUDGET: std::time::Duration = crate::checker::DEFAULT_TIMEO
 /// handful of paths, so a list is searched rather than a map hashed.
 struct MemoResolver<'a> {
     inner: &'a (dyn PathResolver + Sync),
-    canonical: std::sync::Mutex<Vec<(PathBuf, Result<PathBuf, ResolveError>)>>,
-    plain: std::sync::Mutex<Vec<(PathBuf, Result<Option<bool>, ResolveError>)>>,
+    canonical: Remembered<Result<PathBuf, ResolveError>>,
+    plain: Remembered<Result<Option<bool>, ResolveError>>,
 }
+
+/// Answers by path, in the order they were asked.
+type Remembered<T> = std::sync::Mutex<Vec<(PathBuf, T)>>;
 
 impl<'a> MemoResolver<'a> {
     fn new(inner: &'a (dyn PathResolver + Sync)) -> Self {
@@ -47,11 +50,7 @@ impl<'a> MemoResolver<'a> {
 }
 
 /// `path`'s answer in `seen`, asked of `ask` the first time.
-fn remembered<T: Clone>(
-    seen: &std::sync::Mutex<Vec<(PathBuf, T)>>,
-    path: &Path,
-    ask: impl FnOnce() -> T,
-) -> T {
+fn remembered<T: Clone>(seen: &Remembered<T>, path: &Path, ask: impl FnOnce() -> T) -> T {
     let Ok(mut seen) = seen.lock() else {
         return ask();
     };

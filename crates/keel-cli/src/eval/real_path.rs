@@ -161,7 +161,7 @@ pub fn run(
                     }
                     let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                     // Progress on long work: a line every 50 runs, on stderr.
-                    if n % 50 == 0 || n == replays.len() {
+                    if n.is_multiple_of(50) || n == replays.len() {
                         crate::out::say(&format!(
                             "real path: {n}/{} runs ({:.0} s)",
                             replays.len(),

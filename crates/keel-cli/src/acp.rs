@@ -1,0 +1,630 @@
+//! `keel acp`: keel as an Agent Client Protocol agent (ACP v1: JSON-RPC 2.0, one message per
+//! line, on stdin and stdout), so an editor that speaks ACP runs keel — and gets keel's gate.
+//! An ACP session is a durable keel run in the client's working directory; a prompt is one
+//! real user turn; the gate's ask_user becomes `session/request_permission`; `session/cancel`
+//! stops the turn at its next safe point and leaves the run resumable. Nothing but protocol
+//! messages goes to stdout (keel's notices go to stderr).
+//!
+//! One thread reads stdin: it answers malformed lines, routes the client's answers to the
+//! requests keel made (a permission), and sets a session's cancel flag at once; every other
+//! request waits its turn on the main thread, which runs prompts one at a time.
+
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+
+use anyhow::Result;
+use keel_app::{AppError, Config, Session, SessionBuilder, SessionOptions};
+use keel_core::item::{ItemBody, ToolCall};
+use keel_runtime::agent::Event;
+use keel_runtime::approval::{Answer, Approver};
+use keel_store::RunStore;
+use serde_json::{Value, json};
+
+use crate::out;
+
+/// ACP's protocol version this agent speaks.
+const PROTOCOL_VERSION: u64 = 1;
+
+/// JSON-RPC's error codes.
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+const INTERNAL_ERROR: i64 = -32603;
+
+/// What `keel acp` takes from its command line: `keel run`'s model flags.
+pub struct AcpOptions {
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub preset: Option<String>,
+    pub step_limit: usize,
+}
+
+/// The line-delimited JSON-RPC connection: writes whole messages, numbers keel's own
+/// requests, and hands each answer to the request that waits for it.
+struct Wire {
+    writing: Mutex<()>,
+    next_id: AtomicU64,
+    pending: Mutex<HashMap<u64, mpsc::Sender<Value>>>,
+}
+
+impl Wire {
+    fn send(&self, message: &Value) {
+        let _one_at_a_time = self.writing.lock();
+        let _ = out::wire(out::Stream::Stdout, &format!("{message}\n"));
+    }
+
+    fn notify(&self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    fn reply(&self, id: &Value, result: Result<Value, (i64, String)>) {
+        let message = match result {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err((code, message)) => {
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+            }
+        };
+        self.send(&message);
+    }
+
+    /// A request to the client; `None` when the connection closed before it answered.
+    fn request(&self, method: &str, params: Value) -> Option<Value> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::channel();
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.insert(id, tx);
+        }
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        rx.recv().ok()
+    }
+}
+
+/// One ACP session: the keel session and its run.
+struct Open {
+    session: Session,
+    run: String,
+    cancel: Arc<AtomicBool>,
+}
+
+/// What the reader hands the main thread.
+struct Incoming {
+    id: Option<Value>,
+    method: String,
+    params: Value,
+}
+
+/// Runs the agent until stdin closes.
+pub fn serve(config: &Config, options: &AcpOptions, db: &Path) -> Result<ExitCode> {
+    let wire = Arc::new(Wire {
+        writing: Mutex::new(()),
+        next_id: AtomicU64::new(1),
+        pending: Mutex::new(HashMap::new()),
+    });
+    let cancels: Arc<Mutex<HashMap<String, Arc<AtomicBool>>>> = Arc::default();
+    let (tx, rx) = mpsc::channel::<Incoming>();
+    {
+        let wire = Arc::clone(&wire);
+        let cancels = Arc::clone(&cancels);
+        std::thread::spawn(move || read_messages(&wire, &cancels, &tx));
+    }
+    let mut sessions: HashMap<String, Open> = HashMap::new();
+    let mut client_capabilities = Value::Null;
+    for message in rx {
+        let result = match message.method.as_str() {
+            "initialize" => {
+                client_capabilities = message.params["clientCapabilities"].clone();
+                Ok(initialize())
+            }
+            "authenticate" => Ok(json!({})),
+            "session/new" => {
+                new_session(config, options, db, &message.params, &cancels).map(|open| {
+                    let id = open.run.clone();
+                    sessions.insert(id.clone(), open);
+                    json!({"sessionId": id})
+                })
+            }
+            "session/load" => load_session(config, options, db, &message.params, &cancels, &wire)
+                .map(|open| {
+                    sessions.insert(open.run.clone(), open);
+                    Value::Null
+                }),
+            "session/list" => list_sessions(config, db),
+            "session/prompt" => prompt(&mut sessions, &message.params, &wire),
+            other => Err((
+                METHOD_NOT_FOUND,
+                format!("keel does not know the method {other}"),
+            )),
+        };
+        // Remembered for the session; keel's file tools do not read through the client yet.
+        let _ = &client_capabilities;
+        // A notification gets no answer, even when it fails.
+        if let Some(id) = &message.id {
+            wire.reply(id, result);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The reader: every line of stdin, until it closes.
+fn read_messages(
+    wire: &Wire,
+    cancels: &Mutex<HashMap<String, Arc<AtomicBool>>>,
+    to_main: &mpsc::Sender<Incoming>,
+) {
+    let stdin = std::io::stdin();
+    for line in stdin.lock().split(b'\n') {
+        let Ok(line) = line else { break };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let Ok(message) = serde_json::from_slice::<Value>(&line) else {
+            wire.reply(
+                &Value::Null,
+                Err((
+                    PARSE_ERROR,
+                    "not a JSON message (one JSON-RPC message per line)".into(),
+                )),
+            );
+            continue;
+        };
+        let id = message.get("id").cloned();
+        match message.get("method").and_then(Value::as_str) {
+            Some("session/cancel") => {
+                let session = message["params"]["sessionId"].as_str().unwrap_or_default();
+                if let Some(flag) = cancels.lock().ok().and_then(|c| c.get(session).cloned()) {
+                    flag.store(true, Ordering::SeqCst);
+                }
+            }
+            Some(method) => {
+                let incoming = Incoming {
+                    id,
+                    method: method.to_string(),
+                    params: message.get("params").cloned().unwrap_or(Value::Null),
+                };
+                if to_main.send(incoming).is_err() {
+                    break;
+                }
+            }
+            None => {
+                // An answer to one of keel's requests.
+                let answered = id
+                    .as_ref()
+                    .and_then(Value::as_u64)
+                    .and_then(|n| wire.pending.lock().ok()?.remove(&n));
+                match answered {
+                    Some(waiting) => {
+                        let _ = waiting.send(message);
+                    }
+                    None => wire.reply(
+                        &id.unwrap_or(Value::Null),
+                        Err((
+                            INVALID_REQUEST,
+                            "a message needs a method, or must answer one of keel's requests"
+                                .into(),
+                        )),
+                    ),
+                }
+            }
+        }
+    }
+    // The client is gone: whoever waits for an answer gets none (a permission is a deny).
+    if let Ok(mut pending) = wire.pending.lock() {
+        pending.clear();
+    }
+}
+
+fn initialize() -> Value {
+    json!({
+        "protocolVersion": PROTOCOL_VERSION,
+        "agentCapabilities": {
+            "loadSession": true,
+            "promptCapabilities": {"image": false, "audio": false, "embeddedContext": true},
+            "mcpCapabilities": {"http": false, "sse": false},
+        },
+        "authMethods": [],
+        "agentInfo": {"name": "keel", "version": env!("CARGO_PKG_VERSION")},
+    })
+}
+
+type Reply = Result<Value, (i64, String)>;
+
+fn invalid(message: impl Into<String>) -> (i64, String) {
+    (INVALID_PARAMS, message.into())
+}
+
+fn internal(e: impl std::fmt::Display) -> (i64, String) {
+    (INTERNAL_ERROR, e.to_string())
+}
+
+/// The client's MCP servers (stdio ones), added to the configuration's for this session.
+fn with_client_servers(config: &Config, params: &Value) -> Result<Config, (i64, String)> {
+    let mut config = config.clone();
+    let servers = match &params["mcpServers"] {
+        Value::Null => return Ok(config),
+        Value::Array(servers) => servers,
+        _ => return Err(invalid("mcpServers must be a list")),
+    };
+    for server in servers {
+        let name = server["name"]
+            .as_str()
+            .ok_or_else(|| invalid("an MCP server needs a name"))?;
+        let Some(command) = server["command"].as_str() else {
+            return Err(invalid(format!(
+                "MCP server {name}: keel runs servers over stdio only, and this one has no command"
+            )));
+        };
+        let args = server["args"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(String::from)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let env = server["env"]
+            .as_array()
+            .map(|vars| {
+                vars.iter()
+                    .filter_map(|v| {
+                        Some((
+                            v["name"].as_str()?.to_string(),
+                            v["value"].as_str()?.to_string(),
+                        ))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        config.mcp_servers.insert(
+            name.to_string(),
+            keel_app::config::McpServer {
+                command: command.to_string(),
+                args,
+                env,
+                start_timeout_secs: None,
+                call_timeout_secs: None,
+            },
+        );
+    }
+    Ok(config)
+}
+
+fn build(
+    config: &Config,
+    options: &AcpOptions,
+    db: &Path,
+    params: &Value,
+    existing: Option<&str>,
+) -> Result<(Session, Arc<AtomicBool>), (i64, String)> {
+    let cwd = params["cwd"]
+        .as_str()
+        .map(PathBuf::from)
+        .ok_or_else(|| invalid("cwd (an absolute path) is required"))?;
+    if !cwd.is_absolute() {
+        return Err(invalid(format!(
+            "cwd must be an absolute path, not {}",
+            cwd.display()
+        )));
+    }
+    let config = with_client_servers(config, params)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let session = SessionBuilder::new(config, db)
+        .options(SessionOptions {
+            model: options.model.clone(),
+            base_url: options.base_url.clone(),
+            cwd: Some(cwd),
+            // The client is the person's window: every ask reaches them.
+            approval: Some("ask".into()),
+            mode: None,
+            preset: options.preset.clone(),
+            step_limit: options.step_limit,
+        })
+        .continuing(existing)
+        .terminal(false)
+        .cancel(Arc::clone(&cancel))
+        .notices(crate::run::notices())
+        .build()
+        .map_err(internal)?;
+    Ok((session, cancel))
+}
+
+fn new_session(
+    config: &Config,
+    options: &AcpOptions,
+    db: &Path,
+    params: &Value,
+    cancels: &Mutex<HashMap<String, Arc<AtomicBool>>>,
+) -> Result<Open, (i64, String)> {
+    let (mut session, cancel) = build(config, options, db, params, None)?;
+    let run = session.start_run(None, Vec::new()).map_err(internal)?;
+    if let Ok(mut c) = cancels.lock() {
+        c.insert(run.clone(), Arc::clone(&cancel));
+    }
+    Ok(Open {
+        session,
+        run,
+        cancel,
+    })
+}
+
+/// `session/load`: the stored run, its history sent to the client as it happened.
+fn load_session(
+    config: &Config,
+    options: &AcpOptions,
+    db: &Path,
+    params: &Value,
+    cancels: &Mutex<HashMap<String, Arc<AtomicBool>>>,
+    wire: &Wire,
+) -> Result<Open, (i64, String)> {
+    let run = params["sessionId"]
+        .as_str()
+        .ok_or_else(|| invalid("sessionId is required"))?
+        .to_string();
+    let (mut session, cancel) = build(config, options, db, params, Some(&run))?;
+    let record = session
+        .store
+        .load_run(&run)
+        .map_err(|e| invalid(format!("no session {run}: {e}")))?;
+    session.reopen(&run).map_err(internal)?;
+    for item in &record.items {
+        let update = match &item.body {
+            ItemBody::User { text } => Some(json!({"sessionUpdate": "user_message_chunk",
+                "content": {"type": "text", "text": text}})),
+            ItemBody::Assistant { text, tool_calls } => {
+                if !text.is_empty() {
+                    wire.notify(
+                        "session/update",
+                        json!({"sessionId": run, "update": {"sessionUpdate": "agent_message_chunk",
+                            "content": {"type": "text", "text": text}}}),
+                    );
+                }
+                for call in tool_calls {
+                    wire.notify(
+                        "session/update",
+                        json!({"sessionId": run, "update": tool_call_update(call, "pending", None, true)}),
+                    );
+                }
+                None
+            }
+            ItemBody::ToolResult {
+                call_id,
+                output,
+                is_error,
+                ..
+            } => Some(
+                json!({"sessionUpdate": "tool_call_update", "toolCallId": call_id,
+                "status": if *is_error { "failed" } else { "completed" },
+                "content": [{"type": "content", "content": {"type": "text", "text": keel_core::envelope::for_display(output)}}]}),
+            ),
+            _ => None,
+        };
+        if let Some(update) = update {
+            wire.notify(
+                "session/update",
+                json!({"sessionId": run, "update": update}),
+            );
+        }
+    }
+    if let Ok(mut c) = cancels.lock() {
+        c.insert(run.clone(), Arc::clone(&cancel));
+    }
+    Ok(Open {
+        session,
+        run,
+        cancel,
+    })
+}
+
+fn list_sessions(config: &Config, db: &Path) -> Reply {
+    let store = keel_store::SqliteStore::open(db, &config.store_options()).map_err(internal)?;
+    let runs = store.list_runs().map_err(internal)?;
+    let sessions: Vec<Value> = runs
+        .iter()
+        .map(|r| {
+            json!({
+                "sessionId": r.head.id,
+                "cwd": r.head.cwd.as_ref().map(|c| c.display().to_string()),
+                "title": r.task,
+                "updatedAt": r.head.updated_at.to_rfc3339(),
+            })
+        })
+        .collect();
+    Ok(json!({"sessions": sessions}))
+}
+
+/// ACP's kind of a tool call, for the client's icon.
+fn kind_of(tool: &str) -> &'static str {
+    match tool {
+        "read_file" | "list_dir" => "read",
+        "write_file" | "edit_file" => "edit",
+        "shell" => "execute",
+        _ => "other",
+    }
+}
+
+/// A `tool_call` (first sight) or `tool_call_update` for `call`.
+fn tool_call_update(call: &ToolCall, status: &str, reason: Option<&str>, first: bool) -> Value {
+    let arguments = call.arguments.to_string();
+    let title: String = format!("{} {arguments}", call.name)
+        .chars()
+        .take(120)
+        .collect();
+    let mut update = json!({
+        "sessionUpdate": if first { "tool_call" } else { "tool_call_update" },
+        "toolCallId": call.id,
+        "title": title,
+        "kind": kind_of(&call.name),
+        "status": status,
+        "rawInput": call.arguments,
+    });
+    if let Some(reason) = reason {
+        update["content"] =
+            json!([{"type": "content", "content": {"type": "text", "text": reason}}]);
+    }
+    update
+}
+
+/// The text of a prompt's content blocks: text, and the text of embedded resources.
+fn prompt_text(blocks: &Value) -> Result<String, (i64, String)> {
+    let blocks = blocks
+        .as_array()
+        .ok_or_else(|| invalid("prompt must be a list of content blocks"))?;
+    let mut parts = Vec::new();
+    for block in blocks {
+        match block["type"].as_str() {
+            Some("text") => parts.push(block["text"].as_str().unwrap_or_default().to_string()),
+            Some("resource") => {
+                let r = &block["resource"];
+                if let Some(text) = r["text"].as_str() {
+                    parts.push(format!(
+                        "{}:\n{text}",
+                        r["uri"].as_str().unwrap_or("resource")
+                    ));
+                }
+            }
+            Some("resource_link") => {
+                parts.push(block["uri"].as_str().unwrap_or_default().to_string());
+            }
+            Some(other) => {
+                return Err(invalid(format!(
+                    "keel takes text and embedded resources, not {other} content"
+                )));
+            }
+            None => return Err(invalid("a content block needs a type")),
+        }
+    }
+    let text = parts.join("\n");
+    if text.trim().is_empty() {
+        return Err(invalid("the prompt is empty"));
+    }
+    Ok(text)
+}
+
+/// The gate's ask_user, put to the client as `session/request_permission`.
+struct ClientApprover<'w> {
+    wire: &'w Wire,
+    session: String,
+    /// Calls the client has already been shown (a permission request shows its call first).
+    shown: &'w Mutex<Vec<String>>,
+}
+
+impl Approver for ClientApprover<'_> {
+    fn ask(&mut self, call: &ToolCall, reasons: &[String]) -> Answer {
+        self.wire.notify(
+            "session/update",
+            json!({"sessionId": self.session,
+                   "update": tool_call_update(call, "pending", Some(&reasons.join("; ")), true)}),
+        );
+        if let Ok(mut shown) = self.shown.lock() {
+            shown.push(call.id.clone());
+        }
+        let options = json!([
+            {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
+            {"optionId": "allow_always", "name": format!("Allow {} for this run", call.name), "kind": "allow_always"},
+            {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
+            {"optionId": "reject_always", "name": "Reject, and say so to the model", "kind": "reject_always"},
+        ]);
+        let mut tool_call = tool_call_update(call, "pending", Some(&reasons.join("; ")), false);
+        if let Some(fields) = tool_call.as_object_mut() {
+            fields.remove("sessionUpdate");
+        }
+        let answer = self.wire.request(
+            "session/request_permission",
+            json!({"sessionId": self.session, "toolCall": tool_call, "options": options}),
+        );
+        // A cancelled request, an error, or a client that left is a deny.
+        let chosen = answer
+            .as_ref()
+            .and_then(|a| a["result"]["outcome"]["optionId"].as_str())
+            .filter(|_| {
+                answer
+                    .as_ref()
+                    .and_then(|a| a["result"]["outcome"]["outcome"].as_str())
+                    == Some("selected")
+            });
+        match chosen {
+            Some("allow_once") => Answer::AllowOnce,
+            Some("allow_always") => Answer::AllowForRun,
+            _ => Answer::Deny,
+        }
+    }
+}
+
+fn prompt(sessions: &mut HashMap<String, Open>, params: &Value, wire: &Wire) -> Reply {
+    let id = params["sessionId"]
+        .as_str()
+        .ok_or_else(|| invalid("sessionId is required"))?;
+    let open = sessions.get_mut(id).ok_or_else(|| {
+        invalid(format!(
+            "no session {id}: start one with session/new, or session/load a stored one"
+        ))
+    })?;
+    let text = prompt_text(&params["prompt"])?;
+    open.cancel.store(false, Ordering::SeqCst);
+    let shown = Mutex::new(Vec::new());
+    let run = open.run.clone();
+    let approver = ClientApprover {
+        wire,
+        session: run.clone(),
+        shown: &shown,
+    };
+    let events = |e: Event| {
+        let update = match e {
+            Event::Text(t) => json!({"sessionUpdate": "agent_message_chunk",
+                                     "content": {"type": "text", "text": t}}),
+            Event::ToolCall {
+                call,
+                decision,
+                reason,
+            } => {
+                let first = !shown.lock().is_ok_and(|s| s.contains(&call.id));
+                let status = if decision.starts_with("allowed") {
+                    "in_progress"
+                } else {
+                    "failed"
+                };
+                let said = reason.map(|r| format!("{decision}: {r}"));
+                tool_call_update(&call, status, said.as_deref(), first)
+            }
+            Event::ToolResult {
+                call_id,
+                is_error,
+                first_line,
+                ..
+            } => {
+                let mut update = json!({"sessionUpdate": "tool_call_update", "toolCallId": call_id,
+                    "status": if is_error { "failed" } else { "completed" }});
+                if let Some(line) = first_line {
+                    update["content"] =
+                        json!([{"type": "content", "content": {"type": "text", "text": line}}]);
+                }
+                update
+            }
+            Event::Notice(n) => json!({"sessionUpdate": "agent_message_chunk",
+                                       "content": {"type": "text", "text": format!("\n[keel] {n}\n")}}),
+        };
+        wire.notify(
+            "session/update",
+            json!({"sessionId": run, "update": update}),
+        );
+    };
+    let outcome = open
+        .session
+        .with_agent(approver, &run, events, |a| a.user_turn(&run, &text));
+    match outcome {
+        Ok(end) => Ok(
+            json!({"stopReason": if end.hit_step_limit { "max_turn_requests" } else { "end_turn" }}),
+        ),
+        Err(e) if e.is_cancelled() => Ok(json!({"stopReason": "cancelled"})),
+        Err(e) => Err(internal(describe(&e))),
+    }
+}
+
+fn describe(e: &AppError) -> String {
+    e.to_string()
+}
