@@ -60,10 +60,11 @@ static IBAN: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"\b[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b").ok()
 });
 static NUMBER: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"\+?[0-9](?:[0-9 .-]{5,}[0-9])").ok());
+    LazyLock::new(|| Regex::new(r"\+?[0-9](?:[0-9 .-]{4,}[0-9])").ok());
 
-/// The fewest digits a number atom has (a phone, card or account number, not a price).
-const MIN_DIGITS: usize = 7;
+/// The fewest digits a number atom has: a phone, card or account number, and a six-digit
+/// sign-in or reset code (an outsider's injection posted one in an issue), not a price.
+const MIN_DIGITS: usize = 6;
 /// The shortest identifier atom: letters and digits mixed.
 const MIN_IDENTIFIER: usize = 8;
 

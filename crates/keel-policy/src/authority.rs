@@ -435,7 +435,8 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
             .and_then(|a| a.get(key))
             .and_then(Value::as_bool)
     };
-    if annotation("readOnlyHint") == Some(true) {
+    // A read-only hint is believed only where the name agrees (classify's rule).
+    if annotation("readOnlyHint") == Some(true) && !super::classify::name_says_it_acts(tool) {
         return Vec::new();
     }
     let mut name = words(&tool.name);
@@ -476,9 +477,6 @@ const NOUN_STEMS: &[&str] = &[
     "mfa",
     "permission",
     "credential",
-    "payment",
-    "booking",
-    "reservation",
     "collaborator",
     "backup",
 ];
@@ -496,7 +494,7 @@ pub struct SaidWord {
 /// something opens otherwise ("Can you delete it?", "Could you send…?").
 const QUESTION_WORDS: &[&str] = &[
     "who", "whom", "whose", "why", "what", "when", "where", "which", "how", "did", "does", "do",
-    "was", "were", "is", "are", "has", "have", "had",
+    "was", "were", "is", "are", "has", "have", "had", "any",
 ];
 
 /// The words of the user's turns, less those a negation earlier in their sentence takes back
@@ -517,8 +515,51 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
     text.split_inclusive(['.', '!', '?', ';', '\n'])
 }
 
+/// Words that, anywhere in a sentence, take back every action it names: a prohibition or
+/// a negation after the verb ("send nothing", "Sending is forbidden", "Refrain from
+/// replying"), advice rather than a request ("which I should pay"), a deferral ("replying can
+/// wait", "I will unlock it myself later"). A sentence that holds one asks for nothing; where
+/// that was wrong, the cost is a question, never an action nobody asked for.
+const TAKES_BACK: &[&str] = &[
+    "not",
+    "no",
+    "never",
+    "don",
+    "dont",
+    "doesn",
+    "didn",
+    "won",
+    "without",
+    "nothing",
+    "none",
+    "nobody",
+    "nor",
+    "neither",
+    "avoid",
+    "t",
+    "forbidden",
+    "forbid",
+    "forbids",
+    "prohibited",
+    "prohibit",
+    "refrain",
+    "disallowed",
+    "cannot",
+    "should",
+    "myself",
+    "later",
+    "wait",
+];
+
 fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
-    let turn_words = words(sentence);
+    // "e-mail" is one word, not "e" and "mail".
+    let sentence = sentence
+        .replace("e-mail", "email")
+        .replace("E-mail", "Email");
+    let turn_words = words(&sentence);
+    if turn_words.iter().any(|w| TAKES_BACK.contains(&w.as_str())) {
+        return;
+    }
     let question = sentence.trim_end().ends_with('?')
         && turn_words
             .first()
@@ -554,6 +595,12 @@ pub fn requested_kinds<'a>(user_turns: impl IntoIterator<Item = &'a str>) -> Vec
 /// Whether `word` asks for `stem`'s action: any of its forms but the past ones ("Who deleted
 /// it", "the message I sent", "it was paid" tell of what happened, and ask for nothing).
 fn asks_for(word: &str, stem: &str) -> bool {
+    // A request uses the plain form ("send", "pay", "delete it"); the other forms name things
+    // or tell of them ("my unread emails", "any transfers", "Sending is …"). Nouns that name
+    // an action are stems of their own ("payment", "booking").
+    if word != stem {
+        return false;
+    }
     if !is_form_of(word, stem) || word == stem {
         return word == stem;
     }

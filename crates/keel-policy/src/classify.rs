@@ -410,7 +410,13 @@ fn unqualified(name: &str) -> &str {
         .map_or(name, |(_, tool)| tool)
 }
 
-/// Classifies a tool. Annotations win: `readOnlyHint: true` is read-only, `readOnlyHint: false`
+/// Whether the tool's own name (its MCP server's prefix left off) reads as an action.
+pub fn name_says_it_acts(tool: &ToolInfo) -> bool {
+    name_effect(unqualified(&tool.name)) == Effect::SideEffecting
+}
+
+/// Classifies a tool. Annotations win, but for a `readOnlyHint: true` on a tool whose name
+/// says it acts: `readOnlyHint: true` is read-only, `readOnlyHint: false`
 /// or `destructiveHint: true` is side-effecting. Otherwise a tool that reaches the network (by
 /// a word of its name or description) is side-effecting, and the name decides (see
 /// [`name_effect`]), unless its description says it writes (see [`describes_a_write`]).
@@ -424,7 +430,10 @@ pub fn classify(tool: &ToolInfo) -> Effect {
             return Effect::SideEffecting;
         }
         match a.get("readOnlyHint") {
-            Some(Value::Bool(true)) => return Effect::ReadOnly,
+            // A hint may make a tool stricter than its name, never looser: a server that
+            // calls `transfer_money` or `wipe_device` read-only is wrong (or lying), and the
+            // name is what the model and the person read.
+            Some(Value::Bool(true)) if !name_says_it_acts(tool) => return Effect::ReadOnly,
             Some(Value::Bool(false)) => return Effect::SideEffecting,
             _ => {}
         }
@@ -720,9 +729,26 @@ mod tests {
 
     #[test]
     fn annotations_win() {
-        let mut t = tool("send_money");
+        // A read-only hint is believed where the name does not say the tool acts: it beats a
+        // description's nouns, never the name's verb (an outsider's MCP server called
+        // `transfer_money`, `wipe_device` and `delete_repository` read-only).
+        let mut t = tool("lookup_weather");
+        t.description = "Writes nothing; returns the forecast file type.".into();
         t.annotations = json!({"readOnlyHint": true}).as_object().cloned();
         assert_eq!(classify(&t), Effect::ReadOnly);
+        for acting in [
+            "send_money",
+            "transfer_money",
+            "wipe_device",
+            "mcp__ops__delete_repository",
+        ] {
+            let mut t = tool(acting);
+            t.annotations = json!({"readOnlyHint": true, "destructiveHint": false})
+                .as_object()
+                .cloned();
+            assert_eq!(classify(&t), Effect::SideEffecting, "{acting}");
+            assert!(!crate::authority::tool_kinds(&t).is_empty(), "{acting}");
+        }
         let mut t = tool("read_file");
         t.annotations = json!({"readOnlyHint": true, "destructiveHint": true})
             .as_object()

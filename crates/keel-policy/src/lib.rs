@@ -13,6 +13,7 @@
 pub mod atoms;
 pub mod authority;
 pub mod classify;
+pub mod disguise;
 pub mod paths;
 pub mod protocol;
 pub mod provenance;

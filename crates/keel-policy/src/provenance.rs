@@ -578,8 +578,9 @@ struct Reformatted {
     digits: Option<String>,
 }
 
-/// Fewest digits a value needs before its separators stop mattering: a phone number's.
-const REFORMATTED_DIGITS: usize = 7;
+/// Fewest digits a value needs before its separators stop mattering: a phone number's, and
+/// a six-digit code's (`731 904` copied as `731904`).
+const REFORMATTED_DIGITS: usize = 6;
 
 /// A text as [`Reformatted`] reads it: in lower case, and its runs of digits.
 #[derive(Clone, Debug)]
@@ -824,12 +825,11 @@ fn decoded_layers(text: &str) -> Option<String> {
     let whole_string = (trimmed.len() >= 2 && trimmed.starts_with('"') && trimmed.ends_with('"'))
         .then(|| serde_json::from_str::<String>(trimmed).ok())
         .flatten();
-    let first = match whole_string {
-        Some(inner) => inner,
-        None => unescaped(text)?,
-    };
-    let mut layers = vec![first];
-    while layers.len() < ESCAPE_LAYERS {
+    let mut layers: Vec<String> = whole_string
+        .or_else(|| unescaped(text))
+        .into_iter()
+        .collect();
+    while !layers.is_empty() && layers.len() < ESCAPE_LAYERS {
         match layers
             .last()
             .and_then(|last| unescaped(last).filter(|next| next != last))
@@ -838,7 +838,12 @@ fn decoded_layers(text: &str) -> Option<String> {
             None => break,
         }
     }
-    Some(layers.join("\n"))
+    // And past the tricks that hide an address from a search (`super::disguise`).
+    let last = layers.last().map_or(text, String::as_str);
+    if let Some(plain) = super::disguise::undisguised(last) {
+        layers.push(plain);
+    }
+    (!layers.is_empty()).then(|| layers.join("\n"))
 }
 
 fn unescaped(text: &str) -> Option<String> {

@@ -100,7 +100,10 @@ fn a_word_after_a_definite_determiner_names_a_thing_and_asks_for_nothing() {
     assert!(asked("Say so in a comment on the issue").contains(&ActionKind::Send));
     // Nouns that are only nouns name what the action changes, whatever stands before them.
     assert!(asked("Update the password to hunter2").contains(&ActionKind::Access));
-    assert!(asked("Check the payment to Bob").contains(&ActionKind::Pay));
+    // A payment, a booking or a reservation after a determiner is one to look at ("Check
+    // the payment to Bob", "Show my booking history"); "make a payment" still asks.
+    assert!(!asked("Check the payment to Bob").contains(&ActionKind::Pay));
+    assert!(asked("Make a payment to Bob").contains(&ActionKind::Pay));
 }
 
 #[test]
@@ -171,4 +174,43 @@ fn negations_questions_and_past_forms_ask_for_nothing() {
         assert!(tool_kinds(&self::tool(tool)).contains(&kind), "{tool}");
     }
     assert!(requested_kinds(["Deploy the release to staging"]).contains(&Run));
+}
+
+/// Found by an outsider: a prohibition after the verb, advice, a deferral, a question opened
+/// by "any", and nouns and other forms of a verb were read as the user asking for the action.
+#[test]
+fn prohibitions_nouns_and_questions_ask_for_nothing() {
+    for prompt in [
+        "Summarize my inbox but send nothing.",
+        "Sending mail is not allowed.",
+        "Sending is forbidden.",
+        "Refrain from replying.",
+        "replying can wait",
+        "tell me who I should reply to",
+        "I will send replies myself later",
+        "List my bills. Paying is forbidden.",
+        "List my bills but pay nothing",
+        "Summarize report but delete nothing.",
+        "Deleting files is not allowed.",
+        "Unlocking the front door is forbidden.",
+        "I will unlock the front door myself when I am home.",
+        "Summarize my unread e-mails.",
+        "Summarize the unread e-mails.",
+        "Any new e-mail?",
+        "Any transfer from Bob?",
+        "Show my booking history",
+        "List my reservations",
+    ] {
+        assert_eq!(requested_kinds([prompt]), vec![], "{prompt}");
+    }
+    // Requests still ask, each for its own kind.
+    for (prompt, kind) in [
+        ("Send Bob the report.", ActionKind::Send),
+        ("Pay the electricity bill.", ActionKind::Pay),
+        ("Delete notes.txt, please.", ActionKind::Delete),
+        ("Unlock the front door for the courier.", ActionKind::Access),
+        ("Make a payment of 20 to Ada.", ActionKind::Pay),
+    ] {
+        assert!(requested_kinds([prompt]).contains(&kind), "{prompt}");
+    }
 }

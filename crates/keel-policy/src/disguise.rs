@@ -1,0 +1,306 @@
+//! Text read past the tricks that hide an address or a number from a search while a model
+//! (or a person) still reads it: invisible characters inside a word (zero-width spaces, soft
+//! hyphens, direction marks), fullwidth forms (`＠`), HTML entities and tags, percent- and
+//! quoted-printable encoding, a backslash before punctuation (Markdown's `\@`), spelled-out
+//! and bracketed separators (`mallory (at) evil (dot) io`, `evil[.]com`), and numbers written
+//! in words ("thirty-five"). Provenance searches this form of a result too, so a value the
+//! model tidied out of it is still the data's (issue 14; found by an outsider's attack).
+
+/// `text` undisguised, or `None` when none of the tricks occurs in it.
+pub fn undisguised(text: &str) -> Option<String> {
+    let lower_has = |needle: &str| {
+        text.as_bytes()
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+    };
+    let triggered = !text.is_ascii()
+        || text.contains(['&', '%', '<', '[', '(', '\\'])
+        || text.contains("=4")
+        || text.contains("=2")
+        || lower_has(" at ")
+        || lower_has(" dot ")
+        || has_number_words(text);
+    if !triggered {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            // Invisible inside a word, and accents a search would trip on.
+            c if keel_core::text::is_default_ignorable(c)
+                || ('\u{0300}'..='\u{036f}').contains(&c)
+                || ('\u{202a}'..='\u{202e}').contains(&c)
+                || ('\u{2066}'..='\u{2069}').contains(&c) => {}
+            // Fullwidth ASCII (U+FF01..U+FF5E) is ASCII to a reader.
+            '\u{ff01}'..='\u{ff5e}' => {
+                out.push(char::from_u32(c as u32 - 0xfee0).unwrap_or(c));
+            }
+            '\u{3002}' | '\u{ff61}' => out.push('.'),
+            '\\' if chars.peek().is_some_and(char::is_ascii_punctuation) => {}
+            '&' => {
+                let rest: String = chars.clone().take(10).collect();
+                match entity(&rest) {
+                    Some((decoded, used)) => {
+                        out.push(decoded);
+                        for _ in 0..used {
+                            chars.next();
+                        }
+                    }
+                    None => out.push('&'),
+                }
+            }
+            '%' | '=' => {
+                let hex: String = chars.clone().take(2).collect();
+                match u8::from_str_radix(&hex, 16) {
+                    Ok(b) if hex.len() == 2 && (b.is_ascii_graphic() || b == b' ') => {
+                        out.push(char::from(b));
+                        chars.next();
+                        chars.next();
+                    }
+                    _ => out.push(c),
+                }
+            }
+            '<' => {
+                // A tag inside a word (`mallory@<b>evil</b>.io`) is markup, not text.
+                let tag: String = chars.clone().take_while(|&t| t != '>').take(40).collect();
+                let closed = chars.clone().nth(tag.chars().count()) == Some('>');
+                if closed
+                    && tag
+                        .chars()
+                        .next()
+                        .is_some_and(|t| t.is_ascii_alphabetic() || t == '/')
+                {
+                    for _ in 0..=tag.chars().count() {
+                        chars.next();
+                    }
+                } else {
+                    out.push('<');
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    let out = separators(&out);
+    let out = with_number_words_as_digits(&out);
+    (out != text).then_some(out)
+}
+
+/// `&#64;`, `&#x40;`, and the named entities that spell an address: the character and how
+/// many characters after the `&` it took.
+fn entity(rest: &str) -> Option<(char, usize)> {
+    let end = rest.find(';')?;
+    let name = &rest[..end];
+    let decoded = if let Some(hex) = name.strip_prefix("#x").or_else(|| name.strip_prefix("#X")) {
+        char::from_u32(u32::from_str_radix(hex, 16).ok()?)?
+    } else if let Some(dec) = name.strip_prefix('#') {
+        char::from_u32(dec.parse().ok()?)?
+    } else {
+        match name {
+            "commat" => '@',
+            "period" => '.',
+            "amp" => '&',
+            "sol" => '/',
+            "colon" => ':',
+            "lowbar" => '_',
+            "hyphen" | "dash" => '-',
+            "nbsp" => ' ',
+            _ => return None,
+        }
+    };
+    Some((decoded, end + 1))
+}
+
+/// Spelled-out and bracketed separators: `(at)`, `[at]`, ` at ` between two names, `(dot)`,
+/// `[.]`, ` dot `. (Every ` at ` of prose becomes `@` in this form too: it is only searched,
+/// and a value with `meet@noon` in it is rare.)
+fn separators(text: &str) -> String {
+    let mut out = text.to_string();
+    for (from, to) in [
+        ("[at]", "@"),
+        ("(at)", "@"),
+        ("{at}", "@"),
+        ("[dot]", "."),
+        ("(dot)", "."),
+        ("{dot}", "."),
+        ("[.]", "."),
+        ("(.)", "."),
+        ("[@]", "@"),
+        ("(@)", "@"),
+    ] {
+        if out.contains(from) || out.to_ascii_lowercase().contains(from) {
+            out = replace_ignoring_case(&out, from, to);
+        }
+    }
+    for (word, to) in [("at", "@"), ("dot", ".")] {
+        out = replace_ignoring_case(&out, &format!(" {word} "), to);
+    }
+    // `mallory @ evil . io` once the words are gone.
+    out.replace(" @ ", "@")
+        .replace(" @", "@")
+        .replace("@ ", "@")
+        .replace(" . ", ".")
+}
+
+fn replace_ignoring_case(text: &str, from: &str, to: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (at, _) in lower.match_indices(from) {
+        out.push_str(&text[last..at]);
+        out.push_str(to);
+        last = at + from.len();
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+const UNITS: &[&str] = &[
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+];
+const TENS: &[&str] = &[
+    "", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+];
+
+fn number_word(w: &str) -> Option<u64> {
+    let w = w.to_ascii_lowercase();
+    if let Some(i) = UNITS.iter().position(|u| *u == w) {
+        return Some(i as u64);
+    }
+    TENS.iter()
+        .position(|t| !t.is_empty() && *t == w)
+        .map(|i| i as u64 * 10)
+}
+
+/// Whether `text` writes a number in words that is worth reading: one past twelve
+/// ("thirty"), or two number words in a row ("seven three …"). ("one" alone is prose.)
+fn has_number_words(text: &str) -> bool {
+    let mut run = 0;
+    for w in text
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| !w.is_empty())
+    {
+        match number_word(w) {
+            Some(n) if n >= 13 => return true,
+            Some(_) => {
+                run += 1;
+                if run >= 2 {
+                    return true;
+                }
+            }
+            None => run = 0,
+        }
+    }
+    false
+}
+
+/// Numbers written in words as digits: "thirty-five" → `35`, "one hundred twenty" → `120`,
+/// "seven three one nine zero four" → `731904` (digits said one by one).
+fn with_number_words_as_digits(text: &str) -> String {
+    if !has_number_words(text) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let words: Vec<&str> = text.split_inclusive(char::is_whitespace).collect();
+    let mut i = 0;
+    while i < words.len() {
+        // A run of number words (each maybe hyphenated: "thirty-five").
+        let mut j = i;
+        let mut parts: Vec<u64> = Vec::new();
+        while j < words.len() {
+            let w = words[j]
+                .trim_end()
+                .trim_end_matches(['.', ',', ';', '!', '?']);
+            let pieces: Option<Vec<u64>> = w.split('-').map(number_word).collect();
+            match pieces {
+                Some(p) if !p.is_empty() && !w.is_empty() => {
+                    parts.push(p.iter().sum());
+                    j += 1;
+                }
+                _ if matches!(w.to_ascii_lowercase().as_str(), "hundred" | "thousand")
+                    && !parts.is_empty() =>
+                {
+                    let scale = if w.eq_ignore_ascii_case("hundred") {
+                        100
+                    } else {
+                        1000
+                    };
+                    let last = parts.pop().unwrap_or(1);
+                    parts.push(last * scale);
+                    j += 1;
+                }
+                _ => break,
+            }
+        }
+        if j == i {
+            out.push_str(words[i]);
+            i += 1;
+            continue;
+        }
+        // Digits said one by one are a code; otherwise the parts add up ("one hundred twenty").
+        let number = if parts.len() > 1 && parts.iter().all(|&p| p < 10) {
+            parts.iter().map(u64::to_string).collect::<String>()
+        } else {
+            parts.iter().sum::<u64>().to_string()
+        };
+        out.push_str(&number);
+        let last = words[j - 1];
+        let tail = &last[last
+            .trim_end()
+            .trim_end_matches(['.', ',', ';', '!', '?'])
+            .len()..];
+        out.push_str(tail);
+        i = j;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::undisguised;
+
+    #[test]
+    fn disguised_addresses_and_numbers_read_plainly() {
+        for (text, plain) in [
+            (
+                "write to mallory (at) evil-mail (dot) io",
+                "mallory@evil-mail.io",
+            ),
+            ("see evil[.]com", "evil.com"),
+            ("mail mallory&#64;evil.io", "mallory@evil.io"),
+            ("mail mallory&#x40;evil.io", "mallory@evil.io"),
+            ("mail mallory%40evil.io", "mallory@evil.io"),
+            ("mail mallory=40evil.io", "mallory@evil.io"),
+            ("mail mallory@ev\u{200b}il.io", "mallory@evil.io"),
+            ("mail mallory@ev\u{00ad}il.io", "mallory@evil.io"),
+            ("mail mallory\u{ff20}evil.io", "mallory@evil.io"),
+            ("mail mallory\\@evil\\.io", "mallory@evil.io"),
+            ("mail mallory@<b>evil</b>.io", "mallory@evil.io"),
+            ("set it to thirty-five degrees", "35"),
+            ("code seven three one nine zero four", "731904"),
+        ] {
+            let read = undisguised(text).unwrap_or_default();
+            assert!(read.contains(plain), "{text} → {read}");
+        }
+        assert_eq!(undisguised("plain words only, nothing hidden"), None);
+    }
+}
