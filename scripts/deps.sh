@@ -60,6 +60,23 @@ ensure_deps() {
 # The npm MCP server the MCP tests run, pinned, into .local/npm of the checkout (ignored by
 # git). Prints the path of its executable.
 MCP_FILESYSTEM_PACKAGE="@modelcontextprotocol/server-filesystem@2026.8.31"
+# The ACP clients the `keel acp` tests drive keel with: the official TypeScript SDK and the
+# acpx command line, pinned.
+ACP_TEST_PACKAGES="@agentclientprotocol/sdk@2.4.0 acpx@0.19.1"
+
+ensure_acp_test_clients() {
+  local prefix=".local/npm-acp"
+  local stamp="$prefix/.installed"
+  if [ ! -x "$prefix/node_modules/.bin/acpx" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$ACP_TEST_PACKAGES" ]; then
+    say "installing the ACP test clients ($ACP_TEST_PACKAGES) into $prefix" >&2
+    mkdir -p "$prefix"
+    # shellcheck disable=SC2086
+    npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error $ACP_TEST_PACKAGES >&2
+    printf '%s' "$ACP_TEST_PACKAGES" > "$stamp"
+  fi
+  printf '%s\n' "$(pwd)/$prefix/node_modules"
+}
+
 ensure_mcp_test_server() {
   local prefix=".local/npm"
   local bin="$prefix/node_modules/.bin/mcp-server-filesystem"

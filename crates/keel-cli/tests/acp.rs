@@ -404,3 +404,115 @@ fn bad_input_gets_a_json_rpc_error_and_the_agent_keeps_serving() {
     let end = prompt(&mut c, &session, "hello", &mut never);
     assert_eq!(end["result"]["stopReason"], "end_turn", "{end}");
 }
+
+/// The node_modules holding the pinned ACP clients (`./scripts/test` installs them).
+fn acp_clients() -> std::path::PathBuf {
+    std::path::PathBuf::from(std::env::var("KEEL_TEST_ACP_CLIENTS").unwrap_or_else(|_| {
+        panic!(
+            "KEEL_TEST_ACP_CLIENTS is not set: run ./scripts/test, which installs the ACP \
+             clients (@agentclientprotocol/sdk, acpx) these tests drive keel with"
+        )
+    }))
+}
+
+/// The official TypeScript SDK as the client: it checks every message keel sends against
+/// the protocol's schema, so a message of the wrong shape fails the run.
+#[test]
+fn the_official_sdk_client_drives_keel() {
+    let env = Env::new();
+    let model = env.script(
+        "s.jsonl",
+        &[
+            json!({"text": "Let me write it.", "tool_calls": [{"name": "shell", "arguments": {"command": "touch by-shell"}}]}),
+            json!({"text": "Not done."}),
+            json!({"text": "Reading.", "tool_calls": [{"name": "list_dir", "arguments": {"path": "."}}]}),
+            json!({"text": "Listed."}),
+        ],
+    );
+    // The script sits beside a node_modules that holds the SDK, so its import resolves.
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let script = dir.path().join("sdk_client.mjs");
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/acp/sdk_client.mjs"),
+        &script,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink(acp_clients(), dir.path().join("node_modules"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let out = std::process::Command::new("node")
+        .arg(&script)
+        .arg(assert_cmd::cargo::cargo_bin("keel"))
+        .arg(env.db())
+        .arg(&model)
+        .arg(env.work())
+        .arg("reject_once")
+        .args(["touch a file", "list the files"])
+        .env("KEEL_HOME", env.path("home"))
+        .env("XDG_CONFIG_HOME", env.path("config"))
+        .output()
+        .unwrap_or_else(|e| panic!("node: {e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: Value = serde_json::from_str(text.trim())
+        .unwrap_or_else(|e| panic!("{e}: {text} {}", String::from_utf8_lossy(&out.stderr)));
+    assert!(v.get("error").is_none(), "{v}");
+    assert_eq!(v["init"]["protocolVersion"], 1, "{v}");
+    assert_eq!(
+        v["ends"],
+        json!([{"stopReason": "end_turn"}, {"stopReason": "end_turn"}]),
+        "{v}"
+    );
+    assert_eq!(v["permissions"].as_array().map_or(0, Vec::len), 1, "{v}");
+    assert!(!env.work().join("by-shell").exists(), "a rejected call ran");
+    let updates = v["updates"].as_array().cloned().unwrap_or_default();
+    assert!(
+        updates
+            .iter()
+            .any(|u| u["sessionUpdate"] == "tool_call_update" && u["status"] == "completed"),
+        "{v}"
+    );
+}
+
+/// `acpx`, the ACP command line, runs a one-shot prompt against `keel acp`.
+#[test]
+fn acpx_runs_a_prompt_against_keel() {
+    let env = Env::new();
+    let model = env.script(
+        "s.jsonl",
+        &[
+            json!({"text": "Hello from keel.", "tool_calls": [{"name": "list_dir", "arguments": {"path": "."}}]}),
+            json!({"text": "Listed."}),
+        ],
+    );
+    let keel = assert_cmd::cargo::cargo_bin("keel");
+    let agent = format!(
+        "{} --db {} acp --model {model}",
+        keel.display(),
+        env.db().display()
+    );
+    let out = std::process::Command::new(acp_clients().join(".bin/acpx"))
+        .args(["--agent", &agent, "--cwd"])
+        .arg(env.work())
+        .args([
+            "--format",
+            "json",
+            "--deny-all",
+            "--timeout",
+            "60",
+            "exec",
+            "list the files",
+        ])
+        .current_dir(env.work())
+        .env("HOME", env.path("home"))
+        .env("KEEL_HOME", env.path("home"))
+        .env("XDG_CONFIG_HOME", env.path("config"))
+        .output()
+        .unwrap_or_else(|e| panic!("acpx: {e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("Hello from keel."), "{text}");
+    assert!(text.contains(r#""stopReason":"end_turn""#), "{text}");
+}
