@@ -89,6 +89,37 @@ struct Open {
     session: Session,
     run: String,
     cancel: Arc<AtomicBool>,
+    /// The session's working directory and MCP servers, to build it again in another mode.
+    params: Value,
+    mode: String,
+}
+
+/// keel's modes as ACP offers them (interfaces.md §3).
+const MODES: [(&str, &str, &str); 3] = [
+    (
+        "default",
+        "Default",
+        "Reads run; writes and commands that are not read-only ask; data never directs an action.",
+    ),
+    (
+        "plan",
+        "Plan",
+        "Read-only: the model reads and proposes; nothing is written, sent or run.",
+    ),
+    (
+        "yolo",
+        "Yolo",
+        "Keel's own asks are dropped; every checker still runs (paths, provenance).",
+    ),
+];
+
+fn modes(current: &str) -> Value {
+    json!({
+        "currentModeId": current,
+        "availableModes": MODES.iter().map(|(id, name, description)| {
+            json!({"id": id, "name": name, "description": description})
+        }).collect::<Vec<_>>(),
+    })
 }
 
 /// What the reader hands the main thread.
@@ -124,14 +155,25 @@ pub fn serve(config: &Config, options: &AcpOptions, db: &Path) -> Result<ExitCod
             "session/new" => {
                 new_session(config, options, db, &message.params, &cancels).map(|open| {
                     let id = open.run.clone();
-                    sessions.insert(id.clone(), open);
-                    json!({"sessionId": id})
+                    let answer = json!({"sessionId": id, "modes": modes(&open.mode)});
+                    sessions.insert(id, open);
+                    answer
                 })
             }
+            "session/set_mode" => set_mode(
+                config,
+                options,
+                db,
+                &mut sessions,
+                &message.params,
+                &cancels,
+                &wire,
+            ),
             "session/load" => load_session(config, options, db, &message.params, &cancels, &wire)
                 .map(|open| {
+                    let answer = json!({"modes": modes(&open.mode)});
                     sessions.insert(open.run.clone(), open);
-                    Value::Null
+                    answer
                 }),
             "session/list" => list_sessions(config, db),
             "session/prompt" => prompt(&mut sessions, &message.params, &wire),
@@ -300,6 +342,7 @@ fn build(
     db: &Path,
     params: &Value,
     existing: Option<&str>,
+    mode: &str,
 ) -> Result<(Session, Arc<AtomicBool>), (i64, String)> {
     let cwd = params["cwd"]
         .as_str()
@@ -320,7 +363,7 @@ fn build(
             cwd: Some(cwd),
             // The client is the person's window: every ask reaches them.
             approval: Some("ask".into()),
-            mode: None,
+            mode: Some(mode.to_string()),
             preset: options.preset.clone(),
             step_limit: options.step_limit,
         })
@@ -340,7 +383,7 @@ fn new_session(
     params: &Value,
     cancels: &Mutex<HashMap<String, Arc<AtomicBool>>>,
 ) -> Result<Open, (i64, String)> {
-    let (mut session, cancel) = build(config, options, db, params, None)?;
+    let (mut session, cancel) = build(config, options, db, params, None, "default")?;
     let run = session.start_run(None, Vec::new()).map_err(internal)?;
     if let Ok(mut c) = cancels.lock() {
         c.insert(run.clone(), Arc::clone(&cancel));
@@ -349,6 +392,8 @@ fn new_session(
         session,
         run,
         cancel,
+        params: params.clone(),
+        mode: "default".into(),
     })
 }
 
@@ -365,7 +410,7 @@ fn load_session(
         .as_str()
         .ok_or_else(|| invalid("sessionId is required"))?
         .to_string();
-    let (mut session, cancel) = build(config, options, db, params, Some(&run))?;
+    let (mut session, cancel) = build(config, options, db, params, Some(&run), "default")?;
     let record = session
         .store
         .load_run(&run)
@@ -417,7 +462,60 @@ fn load_session(
         session,
         run,
         cancel,
+        params: params.clone(),
+        mode: "default".into(),
     })
+}
+
+/// `session/set_mode`: the session is built again on its stored run, in the new mode (the
+/// gate's mode is part of the session), and the client is told.
+fn set_mode(
+    config: &Config,
+    options: &AcpOptions,
+    db: &Path,
+    sessions: &mut HashMap<String, Open>,
+    params: &Value,
+    cancels: &Mutex<HashMap<String, Arc<AtomicBool>>>,
+    wire: &Wire,
+) -> Reply {
+    let id = params["sessionId"]
+        .as_str()
+        .ok_or_else(|| invalid("sessionId is required"))?;
+    let mode = params["modeId"]
+        .as_str()
+        .filter(|m| MODES.iter().any(|(known, ..)| known == m))
+        .ok_or_else(|| invalid("modeId must be one of default, plan, yolo"))?;
+    let open = sessions
+        .remove(id)
+        .ok_or_else(|| invalid(format!("no session {id}: start one with session/new")))?;
+    let Open {
+        session,
+        run,
+        params: built_with,
+        ..
+    } = open;
+    // The old session lets go of the run before the new one takes it.
+    drop(session);
+    let (mut session, cancel) = build(config, options, db, &built_with, Some(&run), mode)?;
+    session.reopen(&run).map_err(internal)?;
+    if let Ok(mut c) = cancels.lock() {
+        c.insert(run.clone(), Arc::clone(&cancel));
+    }
+    wire.notify(
+        "session/update",
+        json!({"sessionId": run, "update": {"sessionUpdate": "current_mode_update", "currentModeId": mode}}),
+    );
+    sessions.insert(
+        run.clone(),
+        Open {
+            session,
+            run,
+            cancel,
+            params: built_with,
+            mode: mode.to_string(),
+        },
+    );
+    Ok(json!({}))
 }
 
 fn list_sessions(config: &Config, db: &Path) -> Reply {
@@ -616,6 +714,16 @@ fn prompt(sessions: &mut HashMap<String, Open>, params: &Value, wire: &Wire) -> 
     let outcome = open
         .session
         .with_agent(approver, &run, events, |a| a.user_turn(&run, &text));
+    if let Ok(end) = &outcome
+        && let Some(used) = end.usage
+    {
+        let size = open.session.settings.compaction.context_window.unwrap_or(0);
+        wire.notify(
+            "session/update",
+            json!({"sessionId": run, "update": {"sessionUpdate": "usage_update",
+                   "used": used.prompt_tokens + used.completion_tokens, "size": size}}),
+        );
+    }
     match outcome {
         Ok(end) => Ok(
             json!({"stopReason": if end.hit_step_limit { "max_turn_requests" } else { "end_turn" }}),

@@ -516,3 +516,61 @@ fn acpx_runs_a_prompt_against_keel() {
     assert!(text.contains("Hello from keel."), "{text}");
     assert!(text.contains(r#""stopReason":"end_turn""#), "{text}");
 }
+
+/// The client's mode picker: keel offers default, plan and yolo; in plan mode a write is
+/// refused and the client sees why; each turn's token use is a usage_update.
+#[test]
+fn modes_map_to_keels_and_usage_is_reported() {
+    let env = Env::new();
+    let model = env.script(
+        "s.jsonl",
+        &[
+            json!({"tool_calls": [{"name": "write_file", "arguments": {"path": "plan.txt", "content": "x"}}],
+                   "usage": {"prompt_tokens": 40, "completion_tokens": 2}}),
+            json!({"text": "I would write plan.txt.", "usage": {"prompt_tokens": 60, "completion_tokens": 5}}),
+        ],
+    );
+    let mut c = Client::start(&env, &model);
+    c.call("initialize", json!({"protocolVersion": 1}), &mut never);
+    let work = env.work().display().to_string();
+    let new = c.call(
+        "session/new",
+        json!({"cwd": work, "mcpServers": []}),
+        &mut never,
+    );
+    let session = new["result"]["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let offered: Vec<&str> = new["result"]["modes"]["availableModes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["id"].as_str())
+        .collect();
+    assert_eq!(offered, ["default", "plan", "yolo"], "{new}");
+    let set = c.call(
+        "session/set_mode",
+        json!({"sessionId": session, "modeId": "plan"}),
+        &mut never,
+    );
+    assert!(set.get("error").is_none(), "{set}");
+    assert_eq!(c.updates("current_mode_update")[0]["currentModeId"], "plan");
+    let bad = c.call(
+        "session/set_mode",
+        json!({"sessionId": session, "modeId": "chaos"}),
+        &mut never,
+    );
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    prompt(&mut c, &session, "write plan.txt", &mut never);
+    assert!(
+        !env.work().join("plan.txt").exists(),
+        "plan mode wrote a file"
+    );
+    let refused = c.updates("tool_call");
+    let said = refused[0]["content"].to_string();
+    assert!(said.contains("plan mode"), "{refused:?}");
+    let usage = c.updates("usage_update");
+    assert_eq!(usage.len(), 1, "{:?}", c.seen);
+    assert!(usage[0]["used"].as_u64().unwrap_or(0) > 0, "{usage:?}");
+}
