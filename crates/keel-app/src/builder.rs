@@ -274,6 +274,7 @@ impl SessionBuilder {
             notices: self.notices.clone(),
             lease,
             issued: Vec::new(),
+            text_files: None,
         })
     }
 

@@ -115,6 +115,9 @@ pub struct Session {
     /// The ids of the items the last [`Session::with_agent`] made, so that after a stale
     /// write [`Session::arrivals`] can tell another writer's items from this session's.
     pub(crate) issued: Vec<ItemId>,
+    /// Where the file tools read and write text, when a front end holds the files (an
+    /// editor's buffers over ACP); `None`: the file system.
+    pub text_files: Option<Arc<dyn keel_runtime::tools::TextFiles>>,
 }
 
 fn fresh_item_id() -> ItemId {
@@ -233,7 +236,10 @@ impl Session {
             model: self.model.as_mut(),
             gate: &self.gate,
             tools: &self.tools,
-            tool_context: ToolContext::new(self.cwd.clone()),
+            tool_context: ToolContext {
+                files: self.text_files.clone(),
+                ..ToolContext::new(self.cwd.clone())
+            },
             approver,
             settings: self.settings.clone(),
             clock: ids::now,

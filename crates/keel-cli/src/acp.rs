@@ -46,6 +46,7 @@ pub struct AcpOptions {
 
 /// The line-delimited JSON-RPC connection: writes whole messages, numbers keel's own
 /// requests, and hands each answer to the request that waits for it.
+#[derive(Debug)]
 struct Wire {
     writing: Mutex<()>,
     next_id: AtomicU64,
@@ -82,6 +83,83 @@ impl Wire {
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         rx.recv().ok()
     }
+}
+
+/// Text files through the client, for what it advertised (`fs.readTextFile`,
+/// `fs.writeTextFile`): keel's file tools then read the editor's buffers and their edits land
+/// there. What the client does not offer goes to the file system.
+#[derive(Debug)]
+struct ClientFiles {
+    wire: Arc<Wire>,
+    session: String,
+    read: bool,
+    write: bool,
+}
+
+impl ClientFiles {
+    fn ask(&self, method: &str, params: Value) -> Result<Value, String> {
+        let answer = self
+            .wire
+            .request(method, params)
+            .ok_or_else(|| "the editor went away".to_string())?;
+        if let Some(error) = answer.get("error") {
+            return Err(format!(
+                "the editor refused: {}",
+                error["message"].as_str().unwrap_or("no reason given")
+            ));
+        }
+        Ok(answer["result"].clone())
+    }
+}
+
+impl keel_runtime::tools::TextFiles for ClientFiles {
+    fn read(&self, path: &Path) -> Result<String, String> {
+        if !self.read {
+            return std::fs::read(path)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .map_err(|e| e.to_string());
+        }
+        let result = self.ask(
+            "fs/read_text_file",
+            json!({"sessionId": self.session, "path": path.display().to_string()}),
+        )?;
+        result["content"]
+            .as_str()
+            .map(String::from)
+            .ok_or_else(|| "the editor's answer has no content".to_string())
+    }
+
+    fn write(&self, path: &Path, text: &str) -> Result<(), String> {
+        if !self.write {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+            }
+            return std::fs::write(path, text).map_err(|e| e.to_string());
+        }
+        self.ask(
+            "fs/write_text_file",
+            json!({"sessionId": self.session, "path": path.display().to_string(), "content": text}),
+        )
+        .map(|_| ())
+    }
+}
+
+/// Files through the client for a session, when the client offers either way.
+fn client_files(
+    wire: &Arc<Wire>,
+    capabilities: &Value,
+    session: &str,
+) -> Option<Arc<dyn keel_runtime::tools::TextFiles>> {
+    let read = capabilities["fs"]["readTextFile"] == true;
+    let write = capabilities["fs"]["writeTextFile"] == true;
+    (read || write).then(|| {
+        Arc::new(ClientFiles {
+            wire: Arc::clone(wire),
+            session: session.to_string(),
+            read,
+            write,
+        }) as Arc<dyn keel_runtime::tools::TextFiles>
+    })
 }
 
 /// One ACP session: the keel session and its run.
@@ -182,8 +260,12 @@ pub fn serve(config: &Config, options: &AcpOptions, db: &Path) -> Result<ExitCod
                 format!("keel does not know the method {other}"),
             )),
         };
-        // Remembered for the session; keel's file tools do not read through the client yet.
-        let _ = &client_capabilities;
+        // keel's file tools go through the client where it offers that.
+        for open in sessions.values_mut() {
+            if open.session.text_files.is_none() {
+                open.session.text_files = client_files(&wire, &client_capabilities, &open.run);
+            }
+        }
         // A notification gets no answer, even when it fails.
         if let Some(id) = &message.id {
             wire.reply(id, result);

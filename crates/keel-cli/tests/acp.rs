@@ -21,6 +21,9 @@ struct Client {
     next: u64,
     /// Every message keel sent, in order.
     seen: Vec<Value>,
+    /// The editor's open buffers, by path: what `fs/read_text_file` reads and
+    /// `fs/write_text_file` writes.
+    buffers: std::collections::HashMap<String, String>,
 }
 
 impl Client {
@@ -51,6 +54,7 @@ impl Client {
             lines,
             next: 100,
             seen: Vec::new(),
+            buffers: std::collections::HashMap::new(),
         }
     }
 
@@ -105,6 +109,28 @@ impl Client {
                 let reply =
                     json!({"jsonrpc": "2.0", "id": m["id"], "result": {"outcome": outcome}});
                 self.send(&reply);
+                continue;
+            }
+            if m["method"] == "fs/read_text_file" {
+                let path = m["params"]["path"].as_str().unwrap_or_default().to_string();
+                let reply = match self.buffers.get(&path) {
+                    Some(text) => {
+                        json!({"jsonrpc": "2.0", "id": m["id"], "result": {"content": text}})
+                    }
+                    None => json!({"jsonrpc": "2.0", "id": m["id"],
+                                   "error": {"code": -32002, "message": format!("no buffer {path}")}}),
+                };
+                self.send(&reply);
+                continue;
+            }
+            if m["method"] == "fs/write_text_file" {
+                let path = m["params"]["path"].as_str().unwrap_or_default().to_string();
+                let text = m["params"]["content"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                self.buffers.insert(path, text);
+                self.send(&json!({"jsonrpc": "2.0", "id": m["id"], "result": null}));
                 continue;
             }
             if m.get("method").is_none() && m["id"] == id {
@@ -573,4 +599,69 @@ fn modes_map_to_keels_and_usage_is_reported() {
     let usage = c.updates("usage_update");
     assert_eq!(usage.len(), 1, "{:?}", c.seen);
     assert!(usage[0]["used"].as_u64().unwrap_or(0) > 0, "{usage:?}");
+}
+
+/// A client that offers its files: keel's file tools read the editor's buffer (not the file
+/// on disk) and their writes land in the editor, after the gate — a write outside the
+/// workspace is still refused and never reaches the editor.
+#[test]
+fn file_tools_go_through_the_editor_when_it_offers_them() {
+    let env = Env::new();
+    env.write("work/notes.md", "on disk\n");
+    let model = env.script(
+        "s.jsonl",
+        &[
+            json!({"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.md"}}]}),
+            json!({"tool_calls": [{"name": "write_file", "arguments": {"path": "notes.md", "content": "edited\n"}}]}),
+            json!({"tool_calls": [{"name": "write_file", "arguments": {"path": "../outside.txt", "content": "x"}}]}),
+            json!({"text": "Done."}),
+        ],
+    );
+    let mut c = Client::start(&env, &model);
+    let notes = env.work().join("notes.md").display().to_string();
+    c.buffers
+        .insert(notes.clone(), "unsaved in the editor\n".into());
+    c.call(
+        "initialize",
+        json!({"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}}}),
+        &mut never,
+    );
+    let work = env.work().display().to_string();
+    let new = c.call(
+        "session/new",
+        json!({"cwd": work, "mcpServers": []}),
+        &mut never,
+    );
+    let session = new["result"]["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    prompt(
+        &mut c,
+        &session,
+        "read notes.md and rewrite it",
+        &mut |_| Some("reject_once"),
+    );
+    // The read saw the buffer; the write went to the editor, not the disk.
+    let shown = env.show(&session);
+    let results: Vec<String> = shown["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|i| i["kind"] == "tool_result")
+        .map(Value::to_string)
+        .collect();
+    assert!(results[0].contains("unsaved in the editor"), "{results:?}");
+    assert_eq!(c.buffers.get(&notes).map(String::as_str), Some("edited\n"));
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("notes.md")).unwrap_or_default(),
+        "on disk\n"
+    );
+    assert_eq!(
+        c.buffers.len(),
+        1,
+        "a refused write reached the editor: {:?}",
+        c.buffers
+    );
+    assert!(!env.path("outside.txt").exists());
 }

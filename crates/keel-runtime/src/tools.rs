@@ -43,9 +43,19 @@ impl ToolOutput {
     }
 }
 
+/// Where the file tools read and write text: the file system, or an editor that holds the
+/// files' open buffers (ACP's `fs/read_text_file` and `fs/write_text_file`), so that keel's
+/// edits land where the person is looking. Either way the call went through the gate first.
+pub trait TextFiles: Send + Sync + std::fmt::Debug {
+    fn read(&self, path: &std::path::Path) -> Result<String, String>;
+    fn write(&self, path: &std::path::Path, text: &str) -> Result<(), String>;
+}
+
 /// Where tools run and their limits; every one is configurable.
 #[derive(Clone, Debug)]
 pub struct ToolContext {
+    /// Text files through an editor instead of the file system, when a front end has one.
+    pub files: Option<std::sync::Arc<dyn TextFiles>>,
     /// The run the call belongs to (set by the loop for each call).
     pub run_id: String,
     pub cwd: PathBuf,
@@ -75,12 +85,40 @@ pub enum ShellSandbox {
 impl ToolContext {
     pub fn new(cwd: PathBuf) -> Self {
         Self {
+            files: None,
             run_id: String::new(),
             cwd,
             shell_timeout: Duration::from_secs(60),
             output_cap: 64 * 1024,
             shell_sandbox: ShellSandbox::default(),
             person_approved: false,
+        }
+    }
+
+    /// A text file's contents, through the editor when there is one. `lossy`: bytes that
+    /// are not UTF-8 are shown replaced (for reading); otherwise they are an error (an edit
+    /// must not write the replacements back).
+    fn read_text(&self, path: &std::path::Path, lossy: bool) -> Result<String, String> {
+        match &self.files {
+            Some(files) => files.read(path),
+            None if lossy => std::fs::read(path)
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+                .map_err(|e| e.to_string()),
+            None => std::fs::read_to_string(path).map_err(|e| e.to_string()),
+        }
+    }
+
+    /// Writes a text file, through the editor when there is one (which makes its folders).
+    fn write_text(&self, path: &std::path::Path, text: &str) -> Result<(), String> {
+        match &self.files {
+            Some(files) => files.write(path, text),
+            None => {
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+                }
+                std::fs::write(path, text).map_err(|e| e.to_string())
+            }
         }
     }
 
@@ -169,8 +207,8 @@ impl Tool for ReadFile {
             Ok(p) => p,
             Err(e) => return e,
         };
-        match std::fs::read(&path) {
-            Ok(bytes) => ToolOutput::ok(ctx.cap(String::from_utf8_lossy(&bytes).into_owned())),
+        match ctx.read_text(&path, true) {
+            Ok(text) => ToolOutput::ok(ctx.cap(text)),
             Err(e) => ToolOutput::error(format!("cannot read {}: {e}", path.display())),
         }
     }
@@ -236,12 +274,7 @@ impl Tool for WriteFile {
             Ok(c) => c,
             Err(e) => return e,
         };
-        if let Some(parent) = path.parent()
-            && let Err(e) = std::fs::create_dir_all(parent)
-        {
-            return ToolOutput::error(format!("cannot create {}: {e}", parent.display()));
-        }
-        match std::fs::write(&path, content) {
+        match ctx.write_text(&path, content) {
             Ok(()) => ToolOutput::ok(format!(
                 "wrote {} bytes to {}",
                 content.len(),
@@ -276,12 +309,12 @@ impl Tool for EditFile {
         if old.is_empty() {
             return ToolOutput::error("`old` must not be empty");
         }
-        let text = match std::fs::read_to_string(&path) {
+        let text = match ctx.read_text(&path, false) {
             Ok(t) => t,
             Err(e) => return ToolOutput::error(format!("cannot read {}: {e}", path.display())),
         };
         match text.matches(old).count() {
-            1 => match std::fs::write(&path, text.replacen(old, new, 1)) {
+            1 => match ctx.write_text(&path, &text.replacen(old, new, 1)) {
                 Ok(()) => ToolOutput::ok(format!("edited {}", display(&path, ctx))),
                 Err(e) => ToolOutput::error(format!("cannot write {}: {e}", path.display())),
             },
