@@ -21,7 +21,7 @@ use keel_app::{AppError, Config, Session, SessionBuilder, SessionOptions};
 use keel_core::item::{ItemBody, ToolCall};
 use keel_runtime::agent::Event;
 use keel_runtime::approval::{Answer, Approver};
-use keel_store::RunStore;
+use keel_store::{QueueStore, RunStore};
 use serde_json::{Value, json};
 
 use crate::out;
@@ -42,6 +42,9 @@ pub struct AcpOptions {
     pub base_url: Option<String>,
     pub preset: Option<String>,
     pub step_limit: usize,
+    /// How often, between prompts, the sessions are looked at for notifications that
+    /// arrived (a background task's result), which are delivered to the client as they come.
+    pub poll: std::time::Duration,
 }
 
 /// The line-delimited JSON-RPC connection: writes whole messages, numbers keel's own
@@ -223,7 +226,17 @@ pub fn serve(config: &Config, options: &AcpOptions, db: &Path) -> Result<ExitCod
     }
     let mut sessions: HashMap<String, Open> = HashMap::new();
     let mut client_capabilities = Value::Null;
-    for message in rx {
+    loop {
+        let message = match rx.recv_timeout(options.poll) {
+            Ok(message) => message,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                for open in sessions.values_mut() {
+                    deliver_arrivals(open, &wire);
+                }
+                continue;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
         let result = match message.method.as_str() {
             "initialize" => {
                 client_capabilities = message.params["clientCapabilities"].clone();
@@ -735,25 +748,15 @@ impl Approver for ClientApprover<'_> {
     }
 }
 
-fn prompt(sessions: &mut HashMap<String, Open>, params: &Value, wire: &Wire) -> Reply {
-    let id = params["sessionId"]
-        .as_str()
-        .ok_or_else(|| invalid("sessionId is required"))?;
-    let open = sessions.get_mut(id).ok_or_else(|| {
-        invalid(format!(
-            "no session {id}: start one with session/new, or session/load a stored one"
-        ))
-    })?;
-    let text = prompt_text(&params["prompt"])?;
-    open.cancel.store(false, Ordering::SeqCst);
-    let shown = Mutex::new(Vec::new());
-    let run = open.run.clone();
-    let approver = ClientApprover {
-        wire,
-        session: run.clone(),
-        shown: &shown,
-    };
-    let events = |e: Event| {
+/// What a turn tells the client as it happens: the reply as message chunks, each call as a
+/// `tool_call` (or an update of the one a permission request showed), its outcome as a
+/// `tool_call_update`, keel's notices as `[keel]` lines.
+fn to_client<'a>(
+    wire: &'a Wire,
+    run: &'a str,
+    shown: &'a Mutex<Vec<String>>,
+) -> impl FnMut(Event) + 'a {
+    move |e: Event| {
         let update = match e {
             Event::Text(t) => json!({"sessionUpdate": "agent_message_chunk",
                                      "content": {"type": "text", "text": t}}),
@@ -792,7 +795,57 @@ fn prompt(sessions: &mut HashMap<String, Open>, params: &Value, wire: &Wire) -> 
             "session/update",
             json!({"sessionId": run, "update": update}),
         );
+    }
+}
+
+/// Between prompts: notifications queued for the session's run (a background task's result,
+/// `keel notify`) are delivered now, the response streamed to the client like a turn's. A
+/// response made for a notification cannot call tools (the agent refuses them).
+fn deliver_arrivals(open: &mut Open, wire: &Wire) {
+    let waiting = open
+        .session
+        .store
+        .pending_notifications(&open.run)
+        .map(|p| !p.is_empty())
+        .unwrap_or(false);
+    if !waiting {
+        return;
+    }
+    let shown = Mutex::new(Vec::new());
+    let run = open.run.clone();
+    let approver = ClientApprover {
+        wire,
+        session: run.clone(),
+        shown: &shown,
     };
+    let events = to_client(wire, &run, &shown);
+    if let Err(e) = open
+        .session
+        .with_agent(approver, &run, events, |a| a.deliver_notifications(&run))
+    {
+        out::say(&format!("could not deliver a notification to {run}: {e}"));
+    }
+}
+
+fn prompt(sessions: &mut HashMap<String, Open>, params: &Value, wire: &Wire) -> Reply {
+    let id = params["sessionId"]
+        .as_str()
+        .ok_or_else(|| invalid("sessionId is required"))?;
+    let open = sessions.get_mut(id).ok_or_else(|| {
+        invalid(format!(
+            "no session {id}: start one with session/new, or session/load a stored one"
+        ))
+    })?;
+    let text = prompt_text(&params["prompt"])?;
+    open.cancel.store(false, Ordering::SeqCst);
+    let shown = Mutex::new(Vec::new());
+    let run = open.run.clone();
+    let approver = ClientApprover {
+        wire,
+        session: run.clone(),
+        shown: &shown,
+    };
+    let events = to_client(wire, &run, &shown);
     let outcome = open
         .session
         .with_agent(approver, &run, events, |a| a.user_turn(&run, &text));

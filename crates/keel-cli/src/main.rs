@@ -146,6 +146,10 @@ enum Command {
             value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
         )]
         step_limit: usize,
+        /// How often, between prompts, to look for notifications that arrived (a background
+        /// task's result) and deliver them to the client, in milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = 500)]
+        poll_ms: u64,
     },
     /// Replay benchmark suites through the gate.
     Eval {
@@ -318,6 +322,7 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             preset,
             policy,
             step_limit,
+            poll_ms,
         } => {
             let config = load_config(&policy)?;
             let db = paths::db_path(cli.db.as_ref())?;
@@ -326,6 +331,7 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 base_url,
                 preset,
                 step_limit,
+                poll: std::time::Duration::from_millis(poll_ms),
             };
             acp::serve(&config, &options, &db)
         }

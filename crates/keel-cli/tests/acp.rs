@@ -29,7 +29,7 @@ struct Client {
 impl Client {
     fn start(env: &Env, model: &str) -> Self {
         let mut child = env
-            .cmd(&["acp", "--model", model])
+            .cmd(&["acp", "--model", model, "--poll-ms", "50"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -664,4 +664,57 @@ fn file_tools_go_through_the_editor_when_it_offers_them() {
         c.buffers
     );
     assert!(!env.path("outside.txt").exists());
+}
+
+/// A notification that arrives while the editor is idle (`keel notify` from another
+/// process, as a background task's result would) reaches the client as session updates
+/// without a prompt; the response made for it cannot call tools.
+#[test]
+fn a_notification_between_prompts_reaches_the_client() {
+    let env = Env::new();
+    let model = env.script(
+        "s.jsonl",
+        &[
+            json!({"text": "The build finished.", "tool_calls": [{"name": "write_file",
+                 "arguments": {"path": "x.txt", "content": "x"}}]}),
+        ],
+    );
+    let mut c = Client::start(&env, &model);
+    c.call("initialize", json!({"protocolVersion": 1}), &mut never);
+    let work = env.work().display().to_string();
+    let new = c.call(
+        "session/new",
+        json!({"cwd": work, "mcpServers": []}),
+        &mut never,
+    );
+    let session = new["result"]["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let (code, _, err) = env.keel(
+        &["notify", &session, "--kind", "task_result"],
+        r#"{"task": "build", "status": "done"}"#,
+    );
+    assert_eq!(code, 0, "{err}");
+    // keel says the notification was delivered, then streams the response to it.
+    let chunk = loop {
+        let m = c.next_message();
+        if m["params"]["update"]["content"]["text"] == "The build finished." {
+            break m;
+        }
+    };
+    assert_eq!(chunk["params"]["sessionId"], session.as_str(), "{chunk}");
+    assert!(
+        c.updates("agent_message_chunk")
+            .iter()
+            .any(|u| u["content"]["text"]
+                .as_str()
+                .unwrap_or("")
+                .contains("delivered")),
+        "{:?}",
+        c.seen
+    );
+    // The tool call a notification's response proposed is refused, never run.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!env.work().join("x.txt").exists());
 }
