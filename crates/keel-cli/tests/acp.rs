@@ -28,8 +28,14 @@ struct Client {
 
 impl Client {
     fn start(env: &Env, model: &str) -> Self {
+        Self::start_with(env, &["--model", model])
+    }
+
+    fn start_with(env: &Env, flags: &[&str]) -> Self {
+        let mut args = vec!["acp", "--poll-ms", "50"];
+        args.extend_from_slice(flags);
         let mut child = env
-            .cmd(&["acp", "--model", model, "--poll-ms", "50"])
+            .cmd(&args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -717,4 +723,92 @@ fn a_notification_between_prompts_reaches_the_client() {
     // The tool call a notification's response proposed is refused, never run.
     std::thread::sleep(Duration::from_millis(300));
     assert!(!env.work().join("x.txt").exists());
+}
+
+/// The agent killed in the middle of a turn, after a call ran and while the model is still
+/// answering: started again, `session/load` brings the history back, the call is in the
+/// ledger once, and a new prompt goes on from there without running it again.
+#[test]
+fn killed_mid_turn_the_session_loads_and_nothing_runs_twice() {
+    let env = Env::new();
+    let first = env.script(
+        "first.jsonl",
+        &[
+            json!({"tool_calls": [{"name": "write_file", "arguments": {"path": "log.txt", "content": "one\n"}}]}),
+            json!({"delay_ms": 20000, "text": "never seen"}),
+        ],
+    );
+    let mut c = Client::start(&env, &first);
+    c.call("initialize", json!({"protocolVersion": 1}), &mut never);
+    let work = env.work().display().to_string();
+    let new = c.call(
+        "session/new",
+        json!({"cwd": work, "mcpServers": []}),
+        &mut never,
+    );
+    let session = new["result"]["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    c.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "session/prompt",
+                   "params": {"sessionId": session, "prompt": [{"type": "text", "text": "write log.txt"}]}}));
+    loop {
+        let m = c.next_message();
+        if m["params"]["update"]["status"] == "completed" {
+            break;
+        }
+    }
+    let _ = c.child.kill();
+    let _ = c.child.wait();
+    drop(c);
+
+    let second = env.script(
+        "second.jsonl",
+        &[json!({"text": "Picked up where we left off."})],
+    );
+    let mut c = Client::start(&env, &second);
+    c.call("initialize", json!({"protocolVersion": 1}), &mut never);
+    let loaded = c.call(
+        "session/load",
+        json!({"sessionId": session, "cwd": work, "mcpServers": []}),
+        &mut never,
+    );
+    assert!(loaded.get("error").is_none(), "{loaded}");
+    assert_eq!(c.updates("tool_call").len(), 1, "{:?}", c.seen);
+    let end = prompt(&mut c, &session, "go on", &mut never);
+    assert_eq!(end["result"]["stopReason"], "end_turn", "{end}");
+    let shown = env.show(&session);
+    let ledger = shown["ledger"].as_array().map_or(0, Vec::len);
+    assert_eq!(ledger, 1, "{shown}");
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("log.txt")).unwrap_or_default(),
+        "one\n"
+    );
+}
+
+/// A turn that reaches `--step-limit` ends with `max_turn_requests`.
+#[test]
+fn the_step_limit_ends_the_turn_with_max_turn_requests() {
+    let env = Env::new();
+    let model = env.script(
+        "s.jsonl",
+        &[
+            json!({"tool_calls": [{"name": "list_dir", "arguments": {}}]}),
+            json!({"tool_calls": [{"name": "list_dir", "arguments": {}}]}),
+        ],
+    );
+    let mut c = Client::start_with(&env, &["--model", &model, "--step-limit", "1"]);
+    c.call("initialize", json!({"protocolVersion": 1}), &mut never);
+    let work = env.work().display().to_string();
+    let new = c.call(
+        "session/new",
+        json!({"cwd": work, "mcpServers": []}),
+        &mut never,
+    );
+    let session = new["result"]["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let end = prompt(&mut c, &session, "list it", &mut never);
+    assert_eq!(end["result"]["stopReason"], "max_turn_requests", "{end}");
 }
