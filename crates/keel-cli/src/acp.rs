@@ -21,6 +21,7 @@ use keel_app::{AppError, Config, Session, SessionBuilder, SessionOptions};
 use keel_core::item::{ItemBody, ToolCall};
 use keel_runtime::agent::Event;
 use keel_runtime::approval::{Answer, Approver};
+use keel_runtime::tools::{FileSystem, TextFiles};
 use keel_store::{QueueStore, RunStore};
 use serde_json::{Value, json};
 
@@ -115,12 +116,10 @@ impl ClientFiles {
     }
 }
 
-impl keel_runtime::tools::TextFiles for ClientFiles {
+impl TextFiles for ClientFiles {
     fn read(&self, path: &Path) -> Result<String, String> {
         if !self.read {
-            return std::fs::read(path)
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .map_err(|e| e.to_string());
+            return FileSystem.read(path);
         }
         let result = self.ask(
             "fs/read_text_file",
@@ -134,10 +133,7 @@ impl keel_runtime::tools::TextFiles for ClientFiles {
 
     fn write(&self, path: &Path, text: &str) -> Result<(), String> {
         if !self.write {
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
-            }
-            return std::fs::write(path, text).map_err(|e| e.to_string());
+            return FileSystem.write(path, text);
         }
         self.ask(
             "fs/write_text_file",
@@ -152,7 +148,7 @@ fn client_files(
     wire: &Arc<Wire>,
     capabilities: &Value,
     session: &str,
-) -> Option<Arc<dyn keel_runtime::tools::TextFiles>> {
+) -> Option<Arc<dyn TextFiles>> {
     let read = capabilities["fs"]["readTextFile"] == true;
     let write = capabilities["fs"]["writeTextFile"] == true;
     (read || write).then(|| {
@@ -161,7 +157,7 @@ fn client_files(
             session: session.to_string(),
             read,
             write,
-        }) as Arc<dyn keel_runtime::tools::TextFiles>
+        }) as Arc<dyn TextFiles>
     })
 }
 
@@ -173,6 +169,29 @@ struct Open {
     /// The session's working directory and MCP servers, to build it again in another mode.
     params: Value,
     mode: String,
+}
+
+impl Open {
+    /// The open session, its cancel flag where the reader finds it.
+    fn register(
+        session: Session,
+        run: String,
+        cancel: Arc<AtomicBool>,
+        params: Value,
+        mode: &str,
+        cancels: &Mutex<HashMap<String, Arc<AtomicBool>>>,
+    ) -> Self {
+        if let Ok(mut c) = cancels.lock() {
+            c.insert(run.clone(), Arc::clone(&cancel));
+        }
+        Self {
+            session,
+            run,
+            cancel,
+            params,
+            mode: mode.to_string(),
+        }
+    }
 }
 
 /// keel's modes as ACP offers them (interfaces.md §3).
@@ -480,16 +499,14 @@ fn new_session(
 ) -> Result<Open, (i64, String)> {
     let (mut session, cancel) = build(config, options, db, params, None, "default")?;
     let run = session.start_run(None, Vec::new()).map_err(internal)?;
-    if let Ok(mut c) = cancels.lock() {
-        c.insert(run.clone(), Arc::clone(&cancel));
-    }
-    Ok(Open {
+    Ok(Open::register(
         session,
         run,
         cancel,
-        params: params.clone(),
-        mode: "default".into(),
-    })
+        params.clone(),
+        "default",
+        cancels,
+    ))
 }
 
 /// `session/load`: the stored run, its history sent to the client as it happened.
@@ -550,16 +567,14 @@ fn load_session(
             );
         }
     }
-    if let Ok(mut c) = cancels.lock() {
-        c.insert(run.clone(), Arc::clone(&cancel));
-    }
-    Ok(Open {
+    Ok(Open::register(
         session,
         run,
         cancel,
-        params: params.clone(),
-        mode: "default".into(),
-    })
+        params.clone(),
+        "default",
+        cancels,
+    ))
 }
 
 /// `session/set_mode`: the session is built again on its stored run, in the new mode (the
@@ -593,23 +608,12 @@ fn set_mode(
     drop(session);
     let (mut session, cancel) = build(config, options, db, &built_with, Some(&run), mode)?;
     session.reopen(&run).map_err(internal)?;
-    if let Ok(mut c) = cancels.lock() {
-        c.insert(run.clone(), Arc::clone(&cancel));
-    }
     wire.notify(
         "session/update",
         json!({"sessionId": run, "update": {"sessionUpdate": "current_mode_update", "currentModeId": mode}}),
     );
-    sessions.insert(
-        run.clone(),
-        Open {
-            session,
-            run,
-            cancel,
-            params: built_with,
-            mode: mode.to_string(),
-        },
-    );
+    let open = Open::register(session, run.clone(), cancel, built_with, mode, cancels);
+    sessions.insert(run, open);
     Ok(json!({}))
 }
 

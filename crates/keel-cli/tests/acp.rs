@@ -163,6 +163,34 @@ impl Client {
     }
 }
 
+impl Client {
+    /// `initialize` with the client's `capabilities`, then `session/new` in the sandbox's
+    /// work folder: the answer to it, and the session id.
+    fn open(&mut self, env: &Env, capabilities: Value) -> (Value, String) {
+        let init = self.call(
+            "initialize",
+            json!({"protocolVersion": 1, "clientCapabilities": capabilities}),
+            &mut never,
+        );
+        assert_eq!(init["result"]["protocolVersion"], 1, "{init}");
+        assert_eq!(
+            init["result"]["agentCapabilities"]["loadSession"], true,
+            "{init}"
+        );
+        let work = env.work().display().to_string();
+        let new = self.call(
+            "session/new",
+            json!({"cwd": work, "mcpServers": []}),
+            &mut never,
+        );
+        let session = new["result"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{new}"))
+            .to_string();
+        (new, session)
+    }
+}
+
 impl Drop for Client {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -176,26 +204,10 @@ fn never(_: &Value) -> Option<&'static str> {
 
 fn started(env: &Env, model: &str) -> (Client, String) {
     let mut c = Client::start(env, model);
-    let init = c.call(
-        "initialize",
-        json!({"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": false}}}),
-        &mut never,
+    let (_, session) = c.open(
+        env,
+        json!({"fs": {"readTextFile": false, "writeTextFile": false}}),
     );
-    assert_eq!(init["result"]["protocolVersion"], 1, "{init}");
-    assert_eq!(
-        init["result"]["agentCapabilities"]["loadSession"], true,
-        "{init}"
-    );
-    let work = env.work().display().to_string();
-    let new = c.call(
-        "session/new",
-        json!({"cwd": work, "mcpServers": []}),
-        &mut never,
-    );
-    let session = new["result"]["sessionId"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{new}"))
-        .to_string();
     (c, session)
 }
 
@@ -563,17 +575,7 @@ fn modes_map_to_keels_and_usage_is_reported() {
         ],
     );
     let mut c = Client::start(&env, &model);
-    c.call("initialize", json!({"protocolVersion": 1}), &mut never);
-    let work = env.work().display().to_string();
-    let new = c.call(
-        "session/new",
-        json!({"cwd": work, "mcpServers": []}),
-        &mut never,
-    );
-    let session = new["result"]["sessionId"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let (new, session) = c.open(&env, json!({}));
     let offered: Vec<&str> = new["result"]["modes"]["availableModes"]
         .as_array()
         .into_iter()
@@ -686,17 +688,7 @@ fn a_notification_between_prompts_reaches_the_client() {
         ],
     );
     let mut c = Client::start(&env, &model);
-    c.call("initialize", json!({"protocolVersion": 1}), &mut never);
-    let work = env.work().display().to_string();
-    let new = c.call(
-        "session/new",
-        json!({"cwd": work, "mcpServers": []}),
-        &mut never,
-    );
-    let session = new["result"]["sessionId"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let (_, session) = c.open(&env, json!({}));
     let (code, _, err) = env.keel(
         &["notify", &session, "--kind", "task_result"],
         r#"{"task": "build", "status": "done"}"#,
@@ -739,17 +731,7 @@ fn killed_mid_turn_the_session_loads_and_nothing_runs_twice() {
         ],
     );
     let mut c = Client::start(&env, &first);
-    c.call("initialize", json!({"protocolVersion": 1}), &mut never);
-    let work = env.work().display().to_string();
-    let new = c.call(
-        "session/new",
-        json!({"cwd": work, "mcpServers": []}),
-        &mut never,
-    );
-    let session = new["result"]["sessionId"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let (_, session) = c.open(&env, json!({}));
     c.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "session/prompt",
                    "params": {"sessionId": session, "prompt": [{"type": "text", "text": "write log.txt"}]}}));
     loop {
@@ -770,7 +752,7 @@ fn killed_mid_turn_the_session_loads_and_nothing_runs_twice() {
     c.call("initialize", json!({"protocolVersion": 1}), &mut never);
     let loaded = c.call(
         "session/load",
-        json!({"sessionId": session, "cwd": work, "mcpServers": []}),
+        json!({"sessionId": session, "cwd": env.work().display().to_string(), "mcpServers": []}),
         &mut never,
     );
     assert!(loaded.get("error").is_none(), "{loaded}");
@@ -798,17 +780,7 @@ fn the_step_limit_ends_the_turn_with_max_turn_requests() {
         ],
     );
     let mut c = Client::start_with(&env, &["--model", &model, "--step-limit", "1"]);
-    c.call("initialize", json!({"protocolVersion": 1}), &mut never);
-    let work = env.work().display().to_string();
-    let new = c.call(
-        "session/new",
-        json!({"cwd": work, "mcpServers": []}),
-        &mut never,
-    );
-    let session = new["result"]["sessionId"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let (_, session) = c.open(&env, json!({}));
     let end = prompt(&mut c, &session, "list it", &mut never);
     assert_eq!(end["result"]["stopReason"], "max_turn_requests", "{end}");
 }

@@ -51,6 +51,40 @@ pub trait TextFiles: Send + Sync + std::fmt::Debug {
     fn write(&self, path: &std::path::Path, text: &str) -> Result<(), String>;
 }
 
+/// Text files on the file system: what the file tools use unless a front end gives them
+/// an editor (and what an editor's front end falls back to for what the editor does not do).
+#[derive(Debug)]
+pub struct FileSystem;
+
+impl FileSystem {
+    /// `lossy`: bytes that are not UTF-8 come back replaced (for reading); otherwise they are
+    /// an error (an edit must not write the replacements back).
+    pub fn read_text(path: &std::path::Path, lossy: bool) -> Result<String, String> {
+        if lossy {
+            std::fs::read(path)
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+                .map_err(|e| e.to_string())
+        } else {
+            std::fs::read_to_string(path).map_err(|e| e.to_string())
+        }
+    }
+}
+
+impl TextFiles for FileSystem {
+    fn read(&self, path: &std::path::Path) -> Result<String, String> {
+        Self::read_text(path, true)
+    }
+
+    /// Writes the file, making its folders.
+    fn write(&self, path: &std::path::Path, text: &str) -> Result<(), String> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        std::fs::write(path, text).map_err(|e| e.to_string())
+    }
+}
+
 /// Where tools run and their limits; every one is configurable.
 #[derive(Clone, Debug)]
 pub struct ToolContext {
@@ -101,10 +135,7 @@ impl ToolContext {
     fn read_text(&self, path: &std::path::Path, lossy: bool) -> Result<String, String> {
         match &self.files {
             Some(files) => files.read(path),
-            None if lossy => std::fs::read(path)
-                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
-                .map_err(|e| e.to_string()),
-            None => std::fs::read_to_string(path).map_err(|e| e.to_string()),
+            None => FileSystem::read_text(path, lossy),
         }
     }
 
@@ -112,13 +143,7 @@ impl ToolContext {
     fn write_text(&self, path: &std::path::Path, text: &str) -> Result<(), String> {
         match &self.files {
             Some(files) => files.write(path, text),
-            None => {
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent)
-                        .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-                }
-                std::fs::write(path, text).map_err(|e| e.to_string())
-            }
+            None => FileSystem.write(path, text),
         }
     }
 
