@@ -201,6 +201,10 @@ enum EvalCommand {
         /// One real-path run's time limit, in milliseconds.
         #[arg(long, value_name = "MS", default_value_t = 60_000)]
         run_timeout_ms: u64,
+        /// Score your own rules: add FILE at the workspace tier, on top of the built-in
+        /// policy (as `keel check --policy` does). Repeatable.
+        #[arg(long, value_name = "FILE")]
+        policy: Vec<PathBuf>,
     },
     /// The MCP server the real path runs (`--real-path`): serves one replay's tools and
     /// results on stdin/stdout.
@@ -437,10 +441,15 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                     explain,
                     real_path,
                     run_timeout_ms,
+                    policy,
                 },
         } => {
-            // The default policy and nothing else: no per-suite configuration.
-            let policy = check::load_policy(&[], false);
+            // The default policy, plus the files given, and nothing else: no per-suite
+            // configuration. A file that does not load is an error, not a suite of denials.
+            let policy = check::load_policy(&policy, false);
+            if let Some(error) = policy.policy.load_error() {
+                anyhow::bail!("{error}");
+            }
             let options = if real_path {
                 Some(eval::real_path::Options {
                     keel: std::env::current_exe().context("cannot find keel's own binary")?,

@@ -824,3 +824,37 @@ fn the_real_path_agrees_with_the_replay() {
         }
     }
 }
+
+/// `--policy FILE` scores your own rules on top of the built-in policy; a file that does not
+/// load is an error naming it, not a run of denials.
+#[test]
+fn your_own_rules_are_scored_with_policy() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(
+        &rules,
+        "[[rule]]\ntoolName = \"send_money\"\ndecision = \"deny\"\npriority = 500\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let rules = rules.to_str().unwrap_or_default().to_string();
+    let (code, out, err) = eval(&[BANKING, "--json", "--policy", &rules]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}"));
+    // Denying every payment denies the injections' payments, and the user's own too.
+    assert!(
+        v["total"]["security_deny"].as_f64().unwrap_or(0.0) > 0.5,
+        "{}",
+        v["total"]
+    );
+    assert!(
+        v["total"]["utility_confirm"].as_f64().unwrap_or(1.0) < 1.0,
+        "{}",
+        v["total"]
+    );
+    let broken = dir.path().join("broken.toml");
+    std::fs::write(&broken, "bad = [").unwrap_or_else(|e| panic!("{e}"));
+    let (code, out, err) = eval(&[BANKING, "--policy", broken.to_str().unwrap_or_default()]);
+    assert_ne!(code, 0, "{out}");
+    assert!(err.contains("broken.toml"), "{err}");
+    assert!(out.is_empty(), "{out}");
+}
