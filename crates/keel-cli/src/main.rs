@@ -96,6 +96,7 @@ enum Command {
         command: RunsCommand,
     },
     /// Call one of keel's pure functions: a JSON object on stdin, the result on stdout.
+    #[command(after_help = call::function_list())]
     Call {
         /// The function's kebab-case name, e.g. system-notes.
         function: String,

@@ -618,3 +618,26 @@ fn tool_manual_of_a_tool_without_one_is_bad_input_on_tool() {
     );
     assert_bad_input(&call("tool-manual", "[]"), "");
 }
+
+/// `keel call --help` lists every function by the name `keel call` takes.
+#[test]
+fn help_lists_the_functions() {
+    let out = assert_cmd::Command::cargo_bin("keel")
+        .unwrap_or_else(|e| panic!("{e}"))
+        .args(["call", "--help"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{help}");
+    for name in [
+        "system-notes",
+        "notification-context",
+        "build-bridge-source",
+        "tool-manual",
+    ] {
+        assert!(
+            help.lines().any(|l| l.trim() == name),
+            "{name} missing from:\n{help}"
+        );
+    }
+}

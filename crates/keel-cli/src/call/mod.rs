@@ -33,6 +33,16 @@ impl From<BadInput> for CallError {
 
 type Function = fn(&Value) -> Result<Value, CallError>;
 
+/// The functions, for `keel call --help`: one name per line (docs/keel-call.md says what each
+/// takes and returns).
+pub fn function_list() -> String {
+    let names: Vec<&str> = FUNCTIONS.iter().map(|(name, _)| *name).collect();
+    format!(
+        "Functions (docs/keel-call.md has each one's input and output):\n  {}",
+        names.join("\n  ")
+    )
+}
+
 /// Every function `keel call` knows, by its kebab-case name.
 pub const FUNCTIONS: &[(&str, Function)] = &[
     ("system-notes", system_notes::call),
