@@ -30,7 +30,7 @@ use keel_app::{config, ids, paths, policy};
 #[derive(Parser)]
 #[command(
     name = "keel",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("KEEL_BUILD_INFO"), ")"),
     about = "keel: an agent runtime kernel. Only a real user turn carries authority.",
     long_about = None
 )]

@@ -1186,3 +1186,32 @@ fn a_resume_of_a_closed_run_says_it_is_closed_and_how_to_go_on() {
     assert!(err.contains(&format!("run {run} is closed")), "{err}");
     assert!(err.contains(&format!("keel chat --run {run}")), "{err}");
 }
+
+/// `keel --version` names the commit and the day of the build, for bug reports.
+#[test]
+fn version_names_the_commit_and_build_date() {
+    let out = assert_cmd::Command::cargo_bin("keel")
+        .unwrap_or_else(|e| panic!("{e}"))
+        .arg("--version")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let (head, rest) = text
+        .split_once(" (commit ")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(head.starts_with("keel ") && head.len() > 5, "{text}");
+    let (commit, built) = rest
+        .split_once(", built ")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        commit == "unknown"
+            || (commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit())),
+        "{text}"
+    );
+    let date = built.strip_suffix(')').unwrap_or_else(|| panic!("{text}"));
+    let parts: Vec<&str> = date.split('-').collect();
+    assert!(
+        parts.len() == 3 && parts[0].len() == 4 && parts.iter().all(|p| p.parse::<u32>().is_ok()),
+        "{text}"
+    );
+}
