@@ -152,6 +152,12 @@ enum Command {
         #[arg(long, value_name = "MS", default_value_t = 500)]
         poll_ms: u64,
     },
+    /// Print a shell completion script: `keel completions bash > ~/.local/share/bash-completion/completions/keel`,
+    /// `keel completions zsh > ~/.zfunc/_keel`, `keel completions fish > ~/.config/fish/completions/keel.fish`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
     /// Replay benchmark suites through the gate.
     Eval {
         #[command(subcommand)]
@@ -299,6 +305,12 @@ fn print_as(json: bool, text: &str) -> Result<ExitCode> {
 
 fn execute(cli: Cli) -> Result<ExitCode> {
     match cli.command {
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "keel", &mut script);
+            print_wire(&String::from_utf8_lossy(&script))
+        }
         Command::Call { function } => {
             let mut input = Vec::new();
             std::io::stdin()

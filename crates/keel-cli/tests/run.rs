@@ -1215,3 +1215,32 @@ fn version_names_the_commit_and_build_date() {
         "{text}"
     );
 }
+
+/// `keel completions SHELL` prints a script the shell reads without error, naming keel's
+/// commands.
+#[test]
+fn completions_are_a_script_the_shell_accepts() {
+    let out = assert_cmd::Command::cargo_bin("keel")
+        .unwrap_or_else(|e| panic!("{e}"))
+        .args(["completions", "bash"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success());
+    let script = String::from_utf8_lossy(&out.stdout).into_owned();
+    for command in ["acp", "eval", "runs", "chat", "completions"] {
+        assert!(script.contains(command), "{command} missing");
+    }
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("keel.bash");
+    std::fs::write(&file, &script).unwrap_or_else(|e| panic!("{e}"));
+    let checked = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        checked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
+}
