@@ -173,6 +173,19 @@ enum Command {
         /// Add FILE at the workspace tier.
         #[arg(long, value_name = "FILE")]
         policy: Vec<PathBuf>,
+        #[command(subcommand)]
+        command: Option<ConfigCommand>,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConfigCommand {
+    /// Write a user config with every setting commented out, to start from
+    /// ($XDG_CONFIG_HOME/keel/config.toml).
+    Init {
+        /// Replace a config that is already there.
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -487,7 +500,19 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             let compiled = check::compile_sources(&config::Sources::standard(&policy));
             print(&policy::render(&compiled))
         }
-        Command::Config { policy } => {
+        Command::Config {
+            command: Some(ConfigCommand::Init { force }),
+            ..
+        } => {
+            let path = config::Sources::standard(&[])
+                .user
+                .context("no config folder: set XDG_CONFIG_HOME or HOME")?;
+            print(&settings::init(&path, force)?)
+        }
+        Command::Config {
+            policy,
+            command: None,
+        } => {
             let config = load_config(&policy)?;
             // A policy that fails to load is a configuration error (exit 2), said in full.
             let (text, loads) = settings::render(&config);

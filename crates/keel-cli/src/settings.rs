@@ -99,3 +99,61 @@ pub fn render(config: &Config) -> (String, bool) {
     // Warnings (unknown keys) were said on stderr as the files loaded.
     (out, compiled.is_ok())
 }
+
+/// What `keel config init` writes: every setting, commented out, so the file changes nothing
+/// until you uncomment a line (docs/configuration.md says what each one does).
+pub const USER_CONFIG_TEMPLATE: &str = r#"# keel's user configuration (tier 4: yours; a repository's keel.toml cannot loosen it).
+# Every line is commented out: uncomment what you want. `keel config` shows what is in effect.
+# Reference: docs/configuration.md; rules and checkers: docs/safety.md.
+
+# mode = "default"            # default | plan (read-only) | yolo (no built-in asks; checkers still run)
+# approval = "ask"            # ask: you answer keel's questions; deny: every question is a no
+
+# [model]
+# name = "local"              # local | local:PATH.gguf | openai:MODEL | script:FILE
+# base_url = "http://127.0.0.1:11434/v1"   # an OpenAI-compatible server (Ollama, llama.cpp, vLLM)
+# api_key_env = "OPENAI_API_KEY"           # where the key is; a loopback server needs none
+
+# [presets.review]            # `keel run --preset review …`
+# system_prompt = "Review the change; do not edit files."
+# tools = ["read_file", "list_dir"]
+# mode = "plan"
+
+# [compaction]                # when long runs are summarized (docs/handoff.md)
+# context_window = 8192
+# threshold_percent = 80
+
+# [mcp_servers.files]         # an MCP server whose tools keel offers, behind the same gate
+# command = "mcp-server-filesystem"
+# args = ["."]
+
+# A rule of your own: let a command you trust run without asking.
+# [[rule]]
+# toolName = "shell"
+# commandPrefix = ["cargo test"]
+# decision = "allow"
+# priority = 500
+"#;
+
+/// `keel config init`: writes [`USER_CONFIG_TEMPLATE`] to `path`, unless a file is there and
+/// `force` is not given. Returns what to tell the person.
+pub fn init(path: &std::path::Path, force: bool) -> anyhow::Result<String> {
+    use anyhow::Context;
+    if path.exists() && !force {
+        anyhow::bail!(
+            "{} already exists; keel leaves it as it is (`keel config init --force` replaces it \
+             with the commented template)",
+            path.display()
+        );
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    std::fs::write(path, USER_CONFIG_TEMPLATE)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(format!(
+        "wrote {}: every setting in it is commented out; uncomment what you want, then `keel \
+         config` shows what is in effect\n",
+        path.display()
+    ))
+}

@@ -143,3 +143,56 @@ fn policy_show_marks_a_workspace_allow_as_capped() {
     }
     assert_eq!(out.matches("(capped)").count(), 2, "{out}");
 }
+
+/// `keel config init` writes a user config that changes nothing as written, whose every
+/// example is a setting keel knows (uncommented, it loads without a warning), and it never
+/// replaces one that is there unless told to.
+#[test]
+fn config_init_writes_a_commented_config_that_loads() {
+    let env = Env::new();
+    let (code, out, err) = env.keel(&["config", "init"], "");
+    assert_eq!(code, 0, "{err}");
+    let path = env.path("config/keel/config.toml");
+    assert!(out.contains(&path.display().to_string()), "{out}");
+    let written = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        written
+            .lines()
+            .all(|l| l.trim().is_empty() || l.starts_with('#')),
+        "{written}"
+    );
+    let (code, _, err) = env.keel(&["config"], "");
+    assert_eq!(code, 0, "{err}");
+    // A second init leaves it alone.
+    std::fs::write(&path, "mode = \"plan\"\n").unwrap_or_else(|e| panic!("{e}"));
+    let (code, _, err) = env.keel(&["config", "init"], "");
+    assert_ne!(code, 0);
+    assert!(err.contains("--force"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap_or_default(),
+        "mode = \"plan\"\n"
+    );
+    let (code, _, err) = env.keel(&["config", "init", "--force"], "");
+    assert_eq!(code, 0, "{err}");
+    // Every example, uncommented, is a setting keel reads.
+    let uncommented: String = written
+        .lines()
+        .map(|l| match l.strip_prefix("# ") {
+            Some(rest)
+                if rest.starts_with('[')
+                    || rest.split_once(" = ").is_some_and(|(k, _)| {
+                        !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    }) =>
+            {
+                rest.to_string()
+            }
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(uncommented.contains("\n[model]"), "{uncommented}");
+    std::fs::write(&path, &uncommented).unwrap_or_else(|e| panic!("{e}"));
+    let (code, out, err) = env.keel(&["config"], "");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!err.contains("warning"), "{err}\n{uncommented}");
+}
