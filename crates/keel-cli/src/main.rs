@@ -255,6 +255,12 @@ enum RunsCommand {
     List {
         #[arg(long)]
         json: bool,
+        /// Only the runs that work in DIR.
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// At most N runs (the most recent).
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
     },
     /// Show a run's items with their provenance, and its notes.
     Show {
@@ -555,12 +561,21 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             let options = store_options(&config);
             let db = paths::db_path(cli.db.as_ref())?;
             match command {
-                RunsCommand::List { json } => print_as(json, &runs::list(&db, &options, json)?),
+                RunsCommand::List { json, cwd, limit } => {
+                    let filter = runs::ListFilter { cwd, limit };
+                    print_as(json, &runs::list(&db, &options, json, &filter)?)
+                }
+                // A run is named by its id or a prefix only it has.
                 RunsCommand::Show { id, json } => {
+                    let id = runs::resolve_id(&db, &options, &id)?;
                     print_as(json, &runs::show(&db, &options, &id, json)?)
                 }
-                RunsCommand::Export { id } => print_wire(&runs::export(&db, &options, &id)?),
+                RunsCommand::Export { id } => {
+                    let id = runs::resolve_id(&db, &options, &id)?;
+                    print_wire(&runs::export(&db, &options, &id)?)
+                }
                 RunsCommand::Resume { id, flags } => {
+                    let id = runs::resolve_id(&db, &options, &id)?;
                     let config = load_config(&flags.how.policy)?;
                     run::resume(&config, &flags, &id, &db)
                 }

@@ -51,11 +51,63 @@ fn load(db: &Path, options: &StoreOptions, id: &str) -> Result<Shown> {
     }
 }
 
-pub fn list(db: &Path, options: &StoreOptions, as_json: bool) -> Result<String> {
-    let runs = match open(db, options)? {
+/// Which runs `keel runs list` shows.
+#[derive(Default)]
+pub struct ListFilter {
+    /// Only runs working in this directory.
+    pub cwd: Option<std::path::PathBuf>,
+    /// At most this many, most recent first.
+    pub limit: Option<usize>,
+}
+
+/// The run `given` names: its whole id, or a prefix only one run's id starts with.
+pub fn resolve_id(db: &Path, options: &StoreOptions, given: &str) -> Result<String> {
+    let not_found = || keel_store::StoreError::RunNotFound(given.to_string());
+    let Some(store) = open(db, options)? else {
+        return Err(not_found().into());
+    };
+    let runs = store.list_runs()?;
+    if runs.iter().any(|r| r.head.id == given) {
+        return Ok(given.to_string());
+    }
+    let matching: Vec<&str> = runs
+        .iter()
+        .map(|r| r.head.id.as_str())
+        .filter(|id| !given.is_empty() && id.starts_with(given))
+        .collect();
+    match matching.as_slice() {
+        [one] => Ok((*one).to_string()),
+        [] => Err(not_found().into()),
+        many => anyhow::bail!(
+            "{given} is the start of {} runs' ids ({}); give more of it",
+            many.len(),
+            many.iter().take(5).copied().collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+pub fn list(
+    db: &Path,
+    options: &StoreOptions,
+    as_json: bool,
+    filter: &ListFilter,
+) -> Result<String> {
+    let mut runs = match open(db, options)? {
         Some(store) => store.list_runs()?,
         None => Vec::new(),
     };
+    if let Some(cwd) = &filter.cwd {
+        let wanted = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.clone());
+        runs.retain(|r| {
+            r.head
+                .cwd
+                .as_ref()
+                .is_some_and(|c| *c == wanted || *c == *cwd)
+        });
+    }
+    if let Some(limit) = filter.limit {
+        runs.truncate(limit);
+    }
     if as_json {
         let list: Vec<Value> = runs.iter().map(summary_json).collect();
         return Ok(format!("{}\n", Value::Array(list)));

@@ -136,7 +136,11 @@ fn populate(db: &Path) -> Result<(), Box<dyn std::error::Error>> {
 fn version_is_printed() {
     let (code, out, _) = Env::new().keel(&["--version"], "");
     assert_eq!(code, 0);
-    assert_eq!(out, format!("keel {}\n", env!("CARGO_PKG_VERSION")));
+    // The version, then the commit and the day of the build (run::version_names_the_commit…).
+    assert!(
+        out.starts_with(&format!("keel {} (commit ", env!("CARGO_PKG_VERSION"))),
+        "{out}"
+    );
 }
 
 #[test]
@@ -510,4 +514,77 @@ fn runs_list_shows_status_task_and_directory() {
     let v: Value = serde_json::from_str(&out).unwrap_or_default();
     assert_eq!(v[0]["status"], "idle", "{v}");
     assert_eq!(v[0]["task"], task, "{v}");
+}
+
+/// A run is named by a prefix only it has; an ambiguous or unknown one is an error that says
+/// so. `runs list` takes `--limit` and `--cwd`.
+#[test]
+fn runs_are_named_by_a_unique_prefix_and_listed_by_folder() {
+    let sb = Env::new();
+    let model = sb.script("s.jsonl", &[json!({"text": "one"}), json!({"text": "two"})]);
+    let other = sb.path("elsewhere");
+    std::fs::create_dir_all(&other).unwrap_or_else(|e| panic!("{e}"));
+    let first = sb.keel(&["run", "--model", &model, "first task"], "");
+    assert_eq!(first.0, 0, "{}", first.2);
+    let second = sb.keel(
+        &[
+            "run",
+            "--model",
+            &model,
+            "--cwd",
+            other.to_str().unwrap_or_default(),
+            "second task",
+        ],
+        "",
+    );
+    assert_eq!(second.0, 0, "{}", second.2);
+    let (_, out, _) = sb.keel(&["runs", "list", "--json"], "");
+    let all: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}"));
+    let ids: Vec<String> = all
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["id"].as_str().map(String::from))
+        .collect();
+    assert_eq!(ids.len(), 2, "{out}");
+    // The shortest prefix of the first id that the second does not share.
+    let (a, b) = (&ids[0], &ids[1]);
+    let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let prefix: String = a.chars().take(common + 1).collect();
+    let (code, shown, err) = sb.keel(&["runs", "show", &prefix, "--json"], "");
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&shown).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(v["run"]["id"], a.as_str());
+    let shared: String = a.chars().take(common).collect();
+    let (code, _, err) = sb.keel(&["runs", "show", &shared], "");
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("give more of it") && err.contains(a.as_str()),
+        "{err}"
+    );
+    let (code, _, err) = sb.keel(&["runs", "show", "run-nope"], "");
+    assert_ne!(code, 0);
+    assert!(err.contains("keel runs list"), "{err}");
+    // --limit keeps the most recent; --cwd keeps the runs of that folder.
+    let (_, limited, _) = sb.keel(&["runs", "list", "--json", "--limit", "1"], "");
+    let limited: Value = serde_json::from_str(&limited).unwrap_or_default();
+    assert_eq!(limited.as_array().map_or(0, Vec::len), 1, "{limited}");
+    let (_, here, _) = sb.keel(
+        &[
+            "runs",
+            "list",
+            "--json",
+            "--cwd",
+            other.to_str().unwrap_or_default(),
+        ],
+        "",
+    );
+    let here: Value = serde_json::from_str(&here).unwrap_or_default();
+    let tasks: Vec<&str> = here
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["task"].as_str())
+        .collect();
+    assert_eq!(tasks, ["second task"], "{here}");
 }
