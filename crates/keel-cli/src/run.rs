@@ -204,6 +204,26 @@ pub(crate) fn session(
 /// its lines kept), and each call, result and notice as one line whose model- and
 /// tool-written fields (the call's name, arguments and id, a reason) are escaped whole.
 fn print_event(e: Event) {
+    // A reply's text after a call starts on a line of its own on stdout too, so that replies
+    // read apart whatever stderr does ("Let me look." / "Wrote notes.md.", not run together).
+    thread_local! {
+        /// The model's text on stdout so far does not end a line, and a call came after it.
+        static LINE_OPEN: std::cell::Cell<(bool, bool)> = const { std::cell::Cell::new((false, false)) };
+    }
+    match &e {
+        Event::Text(t) if !t.is_empty() => {
+            let (open, after_call) = LINE_OPEN.get();
+            if open && after_call {
+                let _ = out::print("\n");
+            }
+            LINE_OPEN.set((!t.ends_with('\n'), false));
+        }
+        Event::ToolCall { .. } | Event::ToolResult { .. } => {
+            let (open, _) = LINE_OPEN.get();
+            LINE_OPEN.set((open, true));
+        }
+        _ => {}
+    }
     match e {
         Event::Text(t) => {
             let _ = out::print(&t);

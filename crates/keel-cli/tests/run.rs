@@ -1244,3 +1244,19 @@ fn completions_are_a_script_the_shell_accepts() {
         String::from_utf8_lossy(&checked.stderr)
     );
 }
+
+/// Replies on either side of a call read apart on stdout, even when stderr goes elsewhere.
+#[test]
+fn replies_around_a_call_do_not_run_together() {
+    let env = Env::new();
+    let model = env.script(
+        "s.jsonl",
+        &[
+            json!({"text": "Let me look.", "tool_calls": [{"name": "list_dir", "arguments": {}}]}),
+            json!({"text": "Listed it."}),
+        ],
+    );
+    let (code, out, err) = env.keel(&["run", "--model", &model, "look"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("Let me look.\nListed it."), "{out:?}");
+}
