@@ -249,6 +249,15 @@ pub fn plan(
         }
     }
     kept_user_seqs.reverse();
+    // A plan that folds nothing new is no plan: what it would fold is already summarised, or
+    // a user message that stays verbatim anyway, so the summariser would be asked for nothing
+    // and the request would be no shorter.
+    let folds_something = folded
+        .iter()
+        .any(|i| i.seq >= floor && kept_user_seqs.binary_search(&i.seq).is_err());
+    if !folds_something {
+        return None;
+    }
     let folded_items: Vec<Item> = folded.into_iter().cloned().collect();
     let messages = fold_items(&folded_items, prior.map(PriorSummary::folded));
     Some(Plan {

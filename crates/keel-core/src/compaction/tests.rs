@@ -125,8 +125,18 @@ fn kept_users_are_the_newest_within_their_budget() {
 #[test]
 fn nothing_to_fold_when_only_the_newest_step_is_left() {
     let items = vec![user(0, "hi"), call(1, "c1", "a"), result(2, "c1", 10)];
-    let first = plan(&items, None, None, limits(0, 100)).expect("the user turn can be folded");
-    assert_eq!(first.first_unfolded_seq, 1);
+    // Folding only the user turn, which stays verbatim, would fold nothing: no summariser.
+    assert_eq!(plan(&items, None, None, limits(0, 100)), None);
+    // With a step before the newest one, that step is folded.
+    let longer = vec![
+        user(0, "hi"),
+        call(1, "c1", "a"),
+        result(2, "c1", 10),
+        call(3, "c2", "b"),
+        result(4, "c2", 10),
+    ];
+    let first = plan(&longer, None, None, limits(0, 100)).expect("a step to fold");
+    assert_eq!(first.first_unfolded_seq, 3);
     let c = record(1, vec![0]);
     let prior = PriorSummary {
         text: "S1",
