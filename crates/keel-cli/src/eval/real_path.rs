@@ -413,8 +413,9 @@ fn run_one(replay: &Replayed, tools: &[Value], options: &Options) -> Result<Vec<
             options.run_timeout.as_millis()
         );
     };
-    // A run that failed before its calls were judged says nothing about the gate.
-    if stderr.contains("malformed model request") || stderr.contains("MCP server") {
+    // A run that failed before its calls were judged says nothing about the gate: a request
+    // keel's wire check refused, or the suite's server (or some of its tools) not offered.
+    if stderr.contains("malformed model request") || stderr.contains("not offered") {
         anyhow::bail!("keel run failed ({status}): {}", stderr.trim());
     }
     let received: Vec<(String, Value)> = match std::fs::read_to_string(&log) {
