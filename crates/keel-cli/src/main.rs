@@ -390,23 +390,21 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 .read_to_end(&mut payload)
                 .context("cannot read the payload from stdin")?;
             if payload.len() > MAX_PAYLOAD_BYTES {
-                out::eprint(&format!(
-                    "keel notify: the payload is larger than {} MiB; nothing was queued\n",
+                out::say(&format!(
+                    "error: the payload is larger than {} MiB; nothing was queued",
                     MAX_PAYLOAD_BYTES / 1024 / 1024
                 ));
                 return Ok(ExitCode::from(EXIT_BAD_INPUT));
             }
             let Ok(payload) = String::from_utf8(payload) else {
-                out::eprint("keel notify: the payload is not valid UTF-8; nothing was queued\n");
+                out::say("error: the payload is not valid UTF-8; nothing was queued");
                 return Ok(ExitCode::from(EXIT_BAD_INPUT));
             };
             let kind = keel_core::notify::NotificationKind::parse(&kind)
                 .context("clap checked the kind")?;
             let id = match id {
                 Some(id) if id.is_empty() => {
-                    out::eprint(
-                        "keel notify: --id must not be empty; leave it out to get a unique id\n",
-                    );
+                    out::say("error: --id must not be empty; leave it out to get a unique id");
                     return Ok(ExitCode::from(EXIT_BAD_INPUT));
                 }
                 Some(id) => id,
@@ -423,10 +421,10 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 })
                 .min_by_key(|state| *state == "waiting");
             if let Some(state) = earlier {
-                out::eprint(&format!(
-                    "keel notify: run {run} already has a notification with id {id} ({state}); \
-                     this one is queued but will be recorded as a duplicate and never delivered. \
-                     Leave out --id for a unique one.\n"
+                out::say(&format!(
+                    "warning: run {run} already has a notification with id {id} ({state}); this \
+                     one is queued but will be recorded as a duplicate and never delivered. Leave \
+                     out --id for a unique one."
                 ));
             }
             keel_store::QueueStore::enqueue_notification(

@@ -188,3 +188,25 @@ fn a_reused_id_is_named_when_it_is_queued() {
     let (_, _, err) = notify("b-1");
     assert!(err.contains("(delivered)"), "{err}");
 }
+
+/// `keel notify`'s refusals read like every other command's (`keel: error: …`), exit 2, and
+/// queue nothing.
+#[test]
+fn notify_refusals_use_keels_prefix() {
+    let env = Env::new().with_run();
+    for (args, payload) in [
+        (
+            vec!["notify", "r", "--kind", "task_result"],
+            &b"\xff\xfe"[..],
+        ),
+        (
+            vec!["notify", "r", "--kind", "task_result", "--id", ""],
+            &b"{}"[..],
+        ),
+    ] {
+        let (code, out, err) = env.keel(&args, payload);
+        assert_eq!((code, out.as_str()), (2, ""), "{err}");
+        assert!(err.starts_with("keel: error: "), "{err}");
+    }
+    assert_eq!(env.deliver_all(), 0);
+}
