@@ -111,6 +111,10 @@ enum Command {
         /// recorded as a duplicate and not delivered. Without it keel makes a unique one.
         #[arg(long)]
         id: Option<String>,
+        /// Print `{"id", "run", "duplicate_of"}` (`duplicate_of`: null, or whether the
+        /// notification with the same id is "waiting" or "delivered").
+        #[arg(long)]
+        json: bool,
     },
     /// Decide one tool call with keel's whole gate: a SafetyCheckInput on stdin, a
     /// SafetyCheckResult on stdout. Usable as an external checker by other agents.
@@ -381,7 +385,12 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             let db = paths::db_path(cli.db.as_ref())?;
             run::chat(&config, &flags, run, instructions, history, &db)
         }
-        Command::Notify { run, kind, id } => {
+        Command::Notify {
+            run,
+            kind,
+            id,
+            json,
+        } => {
             let config = load_config(&[])?;
             let db = paths::db_path(cli.db.as_ref())?;
             let mut payload = Vec::new();
@@ -437,6 +446,10 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                     now: ids::now(),
                 },
             )?;
+            if json {
+                let line = serde_json::json!({"id": id, "run": run, "duplicate_of": earlier});
+                return print_wire(&format!("{line}\n"));
+            }
             print(&format!("{id}\n"))
         }
         Command::Check { policy } => {

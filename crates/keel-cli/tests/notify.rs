@@ -5,7 +5,7 @@ use keel_core::notify::Lang;
 use keel_runtime::boundary::deliver_after_close;
 use keel_store::{QueueStore, SqliteStore, StoreOptions};
 use keel_testkit::{ids, open_store, store_with_run};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::common;
 use common::Env;
@@ -209,4 +209,26 @@ fn notify_refusals_use_keels_prefix() {
         assert!(err.starts_with("keel: error: "), "{err}");
     }
     assert_eq!(env.deliver_all(), 0);
+}
+
+/// `keel notify --json` says what was queued, and whether its id was seen before.
+#[test]
+fn notify_json_says_what_was_queued() {
+    let env = Env::new().with_run();
+    let args = [
+        "notify",
+        "r",
+        "--kind",
+        "task_result",
+        "--id",
+        "j-1",
+        "--json",
+    ];
+    let (code, out, err) = env.keel(&args, b"{}");
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(v, json!({"id": "j-1", "run": "r", "duplicate_of": null}));
+    let (_, out, _) = env.keel(&args, b"{}");
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(v["duplicate_of"], "waiting", "{v}");
 }
