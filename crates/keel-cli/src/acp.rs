@@ -54,7 +54,9 @@ pub struct AcpOptions {
 struct Wire {
     writing: Mutex<()>,
     next_id: AtomicU64,
-    pending: Mutex<HashMap<u64, mpsc::Sender<Value>>>,
+    /// keel's requests waiting for an answer: the session each is for, and where the answer
+    /// goes.
+    pending: Mutex<HashMap<u64, (String, mpsc::Sender<Value>)>>,
 }
 
 impl Wire {
@@ -77,12 +79,13 @@ impl Wire {
         self.send(&message);
     }
 
-    /// A request to the client; `None` when the connection closed before it answered.
-    fn request(&self, method: &str, params: Value) -> Option<Value> {
+    /// A request to the client for `session`; `None` when the connection closed before it
+    /// answered.
+    fn request(&self, session: &str, method: &str, params: Value) -> Option<Value> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::channel();
         if let Ok(mut pending) = self.pending.lock() {
-            pending.insert(id, tx);
+            pending.insert(id, (session.to_string(), tx));
         }
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         rx.recv().ok()
@@ -104,7 +107,7 @@ impl ClientFiles {
     fn ask(&self, method: &str, params: Value) -> Result<Value, String> {
         let answer = self
             .wire
-            .request(method, params)
+            .request(&self.session, method, params)
             .ok_or_else(|| "the editor went away".to_string())?;
         if let Some(error) = answer.get("error") {
             return Err(format!(
@@ -199,7 +202,7 @@ const MODES: [(&str, &str, &str); 3] = [
     (
         "default",
         "Default",
-        "Reads run; writes and commands that are not read-only ask; data never directs an action.",
+        "Files in the folder are read and written; shell commands that are not read-only ask, and so does any call whose values came from data or whose action you did not ask for.",
     ),
     (
         "plan",
@@ -335,6 +338,21 @@ fn read_messages(
                 if let Some(flag) = cancels.lock().ok().and_then(|c| c.get(session).cloned()) {
                     flag.store(true, Ordering::SeqCst);
                 }
+                // A permission still open for the session is answered now, as cancelled: a
+                // late "allow" must not run a call of a turn that was stopped.
+                if let Ok(mut pending) = wire.pending.lock() {
+                    let open: Vec<u64> = pending
+                        .iter()
+                        .filter(|(_, (s, _))| s == session)
+                        .map(|(id, _)| *id)
+                        .collect();
+                    for id in open {
+                        if let Some((_, waiting)) = pending.remove(&id) {
+                            let _ = waiting
+                                .send(json!({"result": {"outcome": {"outcome": "cancelled"}}}));
+                        }
+                    }
+                }
             }
             Some(method) => {
                 let incoming = Incoming {
@@ -353,7 +371,7 @@ fn read_messages(
                     .and_then(Value::as_u64)
                     .and_then(|n| wire.pending.lock().ok()?.remove(&n));
                 match answered {
-                    Some(waiting) => {
+                    Some((_, waiting)) => {
                         let _ = waiting.send(message);
                     }
                     None => wire.reply(
@@ -379,7 +397,9 @@ fn initialize() -> Value {
         "protocolVersion": PROTOCOL_VERSION,
         "agentCapabilities": {
             "loadSession": true,
-            "promptCapabilities": {"image": false, "audio": false, "embeddedContext": true},
+            // Embedded resources are not taken: a file's text in a prompt would be the user's
+            // words, with the user's authority. Links are: keel reads them through the gate.
+            "promptCapabilities": {"image": false, "audio": false, "embeddedContext": false},
             "mcpCapabilities": {"http": false, "sse": false},
         },
         "authMethods": [],
@@ -522,6 +542,16 @@ fn load_session(
         .as_str()
         .ok_or_else(|| invalid("sessionId is required"))?
         .to_string();
+    // The run works where it was made: a client's other folder does not re-root it (its
+    // workspace would widen with it).
+    let head = keel_store::SqliteStore::open(db, &config.store_options())
+        .and_then(|store| store.run_head(&run))
+        .map_err(|e| invalid(format!("no session {run}: {e}")))?;
+    let mut params = params.clone();
+    if let Some(cwd) = &head.cwd {
+        params["cwd"] = json!(cwd.display().to_string());
+    }
+    let params = &params;
     let (mut session, cancel) = build(config, options, db, params, Some(&run), "default")?;
     let record = session
         .store
@@ -676,20 +706,26 @@ fn prompt_text(blocks: &Value) -> Result<String, (i64, String)> {
         match block["type"].as_str() {
             Some("text") => parts.push(block["text"].as_str().unwrap_or_default().to_string()),
             Some("resource") => {
-                let r = &block["resource"];
-                if let Some(text) = r["text"].as_str() {
-                    parts.push(format!(
-                        "{}:\n{text}",
-                        r["uri"].as_str().unwrap_or("resource")
-                    ));
-                }
+                // Its text would become the user's own words, and carry the user's authority:
+                // an instruction in an attached file would act. keel reads files itself, as
+                // data, through the gate.
+                return Err(invalid(
+                    "keel does not take embedded resources (it does not advertise \
+                     embeddedContext): a file's text in the prompt would count as your own \
+                     words. Send a resource_link (or the path) and keel reads the file as data",
+                ));
             }
             Some("resource_link") => {
-                parts.push(block["uri"].as_str().unwrap_or_default().to_string());
+                // What the user pointed at, by its path: the file itself is read as data.
+                let uri = block["uri"].as_str().unwrap_or_default();
+                parts.push(format!(
+                    "(attached: {})",
+                    uri.strip_prefix("file://").unwrap_or(uri)
+                ));
             }
             Some(other) => {
                 return Err(invalid(format!(
-                    "keel takes text and embedded resources, not {other} content"
+                    "keel takes text and resource links, not {other} content"
                 )));
             }
             None => return Err(invalid("a content block needs a type")),
@@ -708,6 +744,8 @@ struct ClientApprover<'w> {
     session: String,
     /// Calls the client has already been shown (a permission request shows its call first).
     shown: &'w Mutex<Vec<String>>,
+    /// The session's cancel flag: an answer that comes after a cancel allows nothing.
+    cancel: &'w AtomicBool,
 }
 
 impl Approver for ClientApprover<'_> {
@@ -722,7 +760,7 @@ impl Approver for ClientApprover<'_> {
         }
         let options = json!([
             {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
-            {"optionId": "allow_always", "name": format!("Allow {} for this run", call.name), "kind": "allow_always"},
+            {"optionId": "allow_always", "name": format!("Allow every {} call for the rest of this run (the checkers still run)", call.name), "kind": "allow_always"},
             {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
             {"optionId": "reject_always", "name": "Reject, and say so to the model", "kind": "reject_always"},
         ]);
@@ -731,19 +769,19 @@ impl Approver for ClientApprover<'_> {
             fields.remove("sessionUpdate");
         }
         let answer = self.wire.request(
+            &self.session,
             "session/request_permission",
             json!({"sessionId": self.session, "toolCall": tool_call, "options": options}),
         );
-        // A cancelled request, an error, or a client that left is a deny.
+        // Only a well-formed selection allows: a cancelled request, an error (even beside a
+        // result), an answer that is not JSON-RPC 2.0, a client that left, or a turn cancelled
+        // meanwhile is a deny.
         let chosen = answer
             .as_ref()
+            .filter(|a| a.get("error").is_none() && a.get("jsonrpc") == Some(&json!("2.0")))
+            .filter(|a| a["result"]["outcome"]["outcome"] == "selected")
             .and_then(|a| a["result"]["outcome"]["optionId"].as_str())
-            .filter(|_| {
-                answer
-                    .as_ref()
-                    .and_then(|a| a["result"]["outcome"]["outcome"].as_str())
-                    == Some("selected")
-            });
+            .filter(|_| !self.cancel.load(Ordering::SeqCst));
         match chosen {
             Some("allow_once") => Answer::AllowOnce,
             Some("allow_always") => Answer::AllowForRun,
@@ -821,6 +859,7 @@ fn deliver_arrivals(open: &mut Open, wire: &Wire) {
         wire,
         session: run.clone(),
         shown: &shown,
+        cancel: &open.cancel,
     };
     let events = to_client(wire, &run, &shown);
     if let Err(e) = open
@@ -848,11 +887,15 @@ fn prompt(sessions: &mut HashMap<String, Open>, params: &Value, wire: &Wire) -> 
         wire,
         session: run.clone(),
         shown: &shown,
+        cancel: &open.cancel,
     };
     let events = to_client(wire, &run, &shown);
-    let outcome = open
-        .session
-        .with_agent(approver, &run, events, |a| a.user_turn(&run, &text));
+    let outcome = open.session.with_agent(approver, &run, events, |a| {
+        // Calls a cancel or a crash left without an answer are settled first (never
+        // re-run), so the run can take a new turn.
+        a.recover(&run)?;
+        a.user_turn(&run, &text)
+    });
     if let Ok(end) = &outcome
         && let Some(used) = end.usage
     {

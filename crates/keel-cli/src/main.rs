@@ -177,6 +177,10 @@ enum Command {
         /// Add FILE at the workspace tier.
         #[arg(long, value_name = "FILE")]
         policy: Vec<PathBuf>,
+        /// As JSON: the files, each setting with whether it is the built-in default, and
+        /// whether the policy loads.
+        #[arg(long)]
+        json: bool,
         #[command(subcommand)]
         command: Option<ConfigCommand>,
     },
@@ -528,12 +532,17 @@ fn execute(cli: Cli) -> Result<ExitCode> {
         }
         Command::Config {
             policy,
+            json,
             command: None,
         } => {
             let config = load_config(&policy)?;
             // A policy that fails to load is a configuration error (exit 2), said in full.
-            let (text, loads) = settings::render(&config);
-            print(&text)?;
+            let (text, loads) = if json {
+                settings::render_json(&config)
+            } else {
+                settings::render(&config)
+            };
+            print_as(json, &text)?;
             Ok(if loads {
                 ExitCode::SUCCESS
             } else {

@@ -7,6 +7,88 @@ use keel_app::config::Config;
 /// Where a setting comes from when no file sets it.
 const BUILT_IN: &str = "(built-in default)";
 
+/// One setting in effect: its key, its value as shown, and whether it is keel's built-in
+/// default (no file sets it).
+struct Setting {
+    key: &'static str,
+    value: String,
+    built_in: bool,
+}
+
+/// The settings in effect, in the order `keel config` shows them.
+fn settings(config: &Config) -> Vec<Setting> {
+    let mut rows = Vec::new();
+    let mut row = |key: &'static str, value: String, built_in: bool| {
+        rows.push(Setting {
+            key,
+            value,
+            built_in,
+        });
+    };
+    let or_default = |v: Option<&str>, default: &str| match v {
+        Some(v) => (v.to_string(), false),
+        None => (default.to_string(), true),
+    };
+    let (v, d) = or_default(config.mode.as_deref(), "default");
+    row("mode", v, d);
+    let (v, d) = or_default(
+        config.approval.as_deref(),
+        "ask on a terminal, deny otherwise",
+    );
+    row("approval", v, d);
+    let (v, d) = or_default(config.model.name.as_deref(), "local (the embedded model)");
+    row("model", v, d);
+    if let Some(url) = &config.model.base_url {
+        row("model.base_url", url.clone(), false);
+    }
+    if let Some(env) = &config.model.api_key_env {
+        row("model.api_key_env", env.clone(), false);
+    }
+    let presets: Vec<&str> = config.presets.keys().map(String::as_str).collect();
+    if presets.is_empty() {
+        row("presets", "none; runs use `default`".into(), true);
+    } else {
+        row("presets", presets.join(", "), false);
+    }
+    let servers: Vec<&str> = config.mcp_servers.keys().map(String::as_str).collect();
+    row(
+        "mcp_servers",
+        if servers.is_empty() {
+            "none".to_string()
+        } else {
+            servers.join(", ")
+        },
+        false,
+    );
+    match &config.computer_use {
+        Some(c) if c.enabled == Some(true) => row(
+            "computer_use",
+            format!(
+                "on, model {}",
+                c.model.as_deref().unwrap_or("(none set: open fails)")
+            ),
+            false,
+        ),
+        Some(_) => row(
+            "computer_use",
+            "off ([computer_use] enabled is not true)".into(),
+            false,
+        ),
+        None => row("computer_use", "off".into(), true),
+    }
+    row(
+        "notes.max_untagged",
+        config.max_untagged_notes().to_string(),
+        false,
+    );
+    row(
+        "store.busy_timeout_ms",
+        config.store_options().busy_timeout.as_millis().to_string(),
+        false,
+    );
+    rows
+}
+
 /// The whole `keel config` output, and whether the policy loads.
 pub fn render(config: &Config) -> (String, bool) {
     let mut out = String::new();
@@ -18,71 +100,15 @@ pub fn render(config: &Config) -> (String, bool) {
             out.push_str(&format!("  {:<9}  {}\n", tier.name(), path.display()));
         }
     }
-
     out.push_str("\nIn effect:\n");
-    let mut row = |key: &str, value: String| {
-        out.push_str(&format!("  {key:<22} {value}\n"));
-    };
-    let or_default = |v: Option<&str>, default: &str| match v {
-        Some(v) => v.to_string(),
-        None => format!("{default} {BUILT_IN}"),
-    };
-    row("mode", or_default(config.mode.as_deref(), "default"));
-    row(
-        "approval",
-        or_default(
-            config.approval.as_deref(),
-            "ask on a terminal, deny otherwise",
-        ),
-    );
-    row(
-        "model",
-        or_default(config.model.name.as_deref(), "local (the embedded model)"),
-    );
-    if let Some(url) = &config.model.base_url {
-        row("model.base_url", url.clone());
-    }
-    if let Some(env) = &config.model.api_key_env {
-        row("model.api_key_env", env.clone());
-    }
-    let presets: Vec<&str> = config.presets.keys().map(String::as_str).collect();
-    row(
-        "presets",
-        if presets.is_empty() {
-            format!("none; runs use `default` {BUILT_IN}")
+    for s in settings(config) {
+        let mark = if s.built_in {
+            format!(" {BUILT_IN}")
         } else {
-            presets.join(", ")
-        },
-    );
-    let servers: Vec<&str> = config.mcp_servers.keys().map(String::as_str).collect();
-    row(
-        "mcp_servers",
-        if servers.is_empty() {
-            "none".to_string()
-        } else {
-            servers.join(", ")
-        },
-    );
-    row(
-        "computer_use",
-        match &config.computer_use {
-            Some(c) if c.enabled == Some(true) => format!(
-                "on, model {}",
-                c.model.as_deref().unwrap_or("(none set: open fails)")
-            ),
-            Some(_) => "off ([computer_use] enabled is not true)".to_string(),
-            None => format!("off {BUILT_IN}"),
-        },
-    );
-    row(
-        "notes.max_untagged",
-        config.max_untagged_notes().to_string(),
-    );
-    row(
-        "store.busy_timeout_ms",
-        config.store_options().busy_timeout.as_millis().to_string(),
-    );
-
+            String::new()
+        };
+        out.push_str(&format!("  {:<22} {}{mark}\n", s.key, s.value));
+    }
     out.push_str("\nPolicy:\n");
     let compiled = keel_app::policy::compile(config);
     match &compiled {
@@ -98,6 +124,34 @@ pub fn render(config: &Config) -> (String, bool) {
     }
     // Warnings (unknown keys) were said on stderr as the files loaded.
     (out, compiled.is_ok())
+}
+
+/// `keel config --json`: `{"files": [{"tier", "path"}], "settings": {KEY: {"value",
+/// "built_in"}}, "policy": {"loads", "rules", "checker_rules"} | {"loads": false, "error"}}`,
+/// and whether the policy loads.
+pub fn render_json(config: &Config) -> (String, bool) {
+    let files: Vec<serde_json::Value> = config
+        .files
+        .iter()
+        .map(|(tier, path)| serde_json::json!({"tier": tier.name(), "path": path.display().to_string()}))
+        .collect();
+    let settings: serde_json::Map<String, serde_json::Value> = settings(config)
+        .into_iter()
+        .map(|s| {
+            (
+                s.key.to_string(),
+                serde_json::json!({"value": s.value, "built_in": s.built_in}),
+            )
+        })
+        .collect();
+    let compiled = keel_app::policy::compile(config);
+    let policy = match &compiled {
+        Ok(c) => serde_json::json!({"loads": true, "rules": c.policy.rules().len(),
+                                    "checker_rules": c.policy.checker_rules().len()}),
+        Err(e) => serde_json::json!({"loads": false, "error": e.to_string()}),
+    };
+    let out = serde_json::json!({"files": files, "settings": settings, "policy": policy});
+    (format!("{out}\n"), compiled.is_ok())
 }
 
 /// What `keel config init` writes: every setting, commented out, so the file changes nothing

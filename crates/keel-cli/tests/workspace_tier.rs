@@ -196,3 +196,31 @@ fn config_init_writes_a_commented_config_that_loads() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(!err.contains("warning"), "{err}\n{uncommented}");
 }
+
+/// `keel config --json`: the files, each setting with whether it is keel's default, and
+/// whether the policy loads; a policy that does not load is exit 2 with its error.
+#[test]
+fn config_json_says_what_is_in_effect() {
+    let env = Env::new();
+    env.user_config("mode = \"plan\"\n");
+    let (code, out, err) = env.keel(&["config", "--json"], "");
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(
+        v["settings"]["mode"],
+        json!({"value": "plan", "built_in": false}),
+        "{v}"
+    );
+    assert_eq!(v["settings"]["approval"]["built_in"], true, "{v}");
+    assert_eq!(v["files"][0]["tier"], "user", "{v}");
+    assert_eq!(v["policy"]["loads"], true, "{v}");
+    env.user_config("[[rule]]\ntoolName = \"shell\"\ndecision = \"maybe\"\n");
+    let (code, out, _) = env.keel(&["config", "--json"], "");
+    assert_eq!(code, 2, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(v["policy"]["loads"], false, "{v}");
+    assert!(
+        v["policy"]["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{v}"
+    );
+}

@@ -414,10 +414,48 @@ pub fn is_env_variant(name: &str) -> bool {
 ///
 /// A path it cannot resolve, or `~`, is left to allowed-path, which denies it. `guarded`
 /// holds canonical paths.
+/// Files an editor, a shell or CI runs what they say from, by their path inside a folder:
+/// writing one is running code later, outside the gate (`.zed/tasks.json`, `.nvim.lua`,
+/// `.envrc`, a workflow). `.vscode` is allowed-path's own (N25).
+fn runs_what_it_says(resolved: &Path) -> Option<&'static str> {
+    let names: Vec<String> = resolved
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(segment_key(&s.to_string_lossy())),
+            _ => None,
+        })
+        .collect();
+    let has = |dir: &str| names.iter().any(|n| n == dir);
+    let last = names.last().map(String::as_str).unwrap_or("");
+    let pair = |a: &str, b: &str| names.windows(2).any(|w| w[0] == a && w[1] == b);
+    if has(".zed") {
+        Some("Zed's settings and tasks (it runs the commands they name)")
+    } else if has(".idea") {
+        Some("a JetBrains IDE's project settings (run configurations)")
+    } else if matches!(last, ".nvim.lua" | ".nvimrc" | ".exrc") {
+        Some("a Vim or Neovim project config, which the editor runs")
+    } else if last == ".dir-locals.el" {
+        Some("Emacs's directory variables, which can run code")
+    } else if last == ".envrc" {
+        Some("direnv's .envrc, which the shell runs on entering the folder")
+    } else if pair(".github", "workflows") || last == ".gitlab-ci.yml" {
+        Some("a CI workflow, which runs with the repository's secrets")
+    } else if has(".husky") {
+        Some("a Git hook (husky), which runs on every commit")
+    } else if pair(".cargo", "config.toml") || pair(".cargo", "config") {
+        Some("Cargo's configuration, which can name the programs a build runs")
+    } else {
+        None
+    }
+}
+
+/// The guarded-paths checker: `writes` says whether the call is side-effecting (a read of an
+/// editor's config is no risk; writing it is).
 pub fn check_guarded_paths(
     args: &Value,
     cwd: &Path,
     guarded: &[PathBuf],
+    writes: bool,
     fs: &dyn PathResolver,
 ) -> SafetyCheckResult {
     for PathArg { arg, value } in collect_path_args(args, &PathConfig::default()) {
@@ -443,6 +481,11 @@ pub fn check_guarded_paths(
         if env_file {
             return SafetyCheckResult::ask(format!(
                 "\"{value}\" in argument \"{arg}\" is an environment file like .env, which holds secrets."
+            ));
+        }
+        if writes && let Some(what) = runs_what_it_says(&resolved) {
+            return SafetyCheckResult::ask(format!(
+                "\"{value}\" in argument \"{arg}\" is {what}: writing it runs code later, outside keel's gate."
             ));
         }
         if let Some(guard) = guarded.iter().find(|g| resolved.starts_with(g)) {

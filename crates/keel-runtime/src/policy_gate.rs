@@ -348,7 +348,14 @@ impl PolicyGate {
                     .timeout_ms
                     .map_or(IN_PROCESS_BUDGET, std::time::Duration::from_millis);
                 let start = std::time::Instant::now();
-                let result = check_guarded_paths(&c.call.args, &self.env.cwd, &self.guarded, fs);
+                let result = check_guarded_paths(
+                    &c.call.args,
+                    &self.env.cwd,
+                    &self.guarded,
+                    self.tool_facts(&c.call.name).effect
+                        == keel_policy::classify::Effect::SideEffecting,
+                    fs,
+                );
                 if start.elapsed() > budget {
                     return SafetyCheckResult::deny(format!(
                         "Failed to run in-process checker \"guarded-paths\": timed out after {}ms",

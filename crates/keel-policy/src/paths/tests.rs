@@ -235,7 +235,7 @@ fn guarded_paths_ask_about_env_variants_and_keels_own_files() {
         PathBuf::from("/w/home/.config/keel"),
     ];
     let decide = |args: serde_json::Value| {
-        check_guarded_paths(&args, Path::new("/w"), &guarded, &fs).decision
+        check_guarded_paths(&args, Path::new("/w"), &guarded, true, &fs).decision
     };
     for args in [
         json!({"path": ".env.local"}),
@@ -257,5 +257,40 @@ fn guarded_paths_ask_about_env_variants_and_keels_own_files() {
         json!({"path": "~/.env.local"}),
     ] {
         assert_eq!(decide(args.clone()), Decision::Allow, "{args}");
+    }
+}
+
+/// Found by an outsider's attack on `keel acp`: writing the config an editor, a shell or CI
+/// runs commands from (Zed's tasks, `.nvim.lua`, `.envrc`, a workflow) ran silently. A write
+/// asks; a read does not.
+#[test]
+fn writing_what_an_editor_or_ci_runs_asks() {
+    let fs = FakeFs::new();
+    let decide = |path: &str, writes: bool| {
+        check_guarded_paths(&json!({"path": path}), Path::new("/w"), &[], writes, &fs).decision
+    };
+    for path in [
+        ".zed/tasks.json",
+        ".zed/settings.json",
+        ".idea/workspace.xml",
+        ".nvim.lua",
+        ".exrc",
+        "sub/.dir-locals.el",
+        ".envrc",
+        ".github/workflows/ci.yml",
+        ".husky/pre-commit",
+        ".cargo/config.toml",
+        ".ZED/tasks.json",
+    ] {
+        assert_eq!(decide(path, true), Decision::AskUser, "{path}");
+        assert_eq!(decide(path, false), Decision::Allow, "{path}");
+    }
+    for path in [
+        "src/main.rs",
+        "Makefile",
+        ".github/CODEOWNERS",
+        "notes/zed.md",
+    ] {
+        assert_eq!(decide(path, true), Decision::Allow, "{path}");
     }
 }
