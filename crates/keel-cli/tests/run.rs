@@ -937,7 +937,8 @@ fn malformed_arguments_are_refused_before_the_gate_and_duplicate_ids_renamed() {
         "{err}"
     );
     assert!(
-        err.contains("call id same to more than one call") && err.contains("same-2"),
+        err.contains("the id same, which another call of the same reply has")
+            && err.contains("same-2"),
         "{err}"
     );
     assert!(!env.work().join("pwned.txt").exists());
@@ -1259,4 +1260,42 @@ fn replies_around_a_call_do_not_run_together() {
     let (code, out, err) = env.keel(&["run", "--model", &model, "look"], "");
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("Let me look.\nListed it."), "{out:?}");
+}
+
+/// A scripted model numbers its calls from `call_1` in every process, so a run continued by
+/// a second process would hold `call_1` twice: the second is renamed, each call keeps its own
+/// result and ledger entry, and the person is told.
+#[test]
+fn a_continued_run_never_holds_one_call_id_twice() {
+    let env = Env::new();
+    let list = json!({"tool_calls": [{"name": "list_dir", "arguments": {}}]});
+    let first = env.script("a.jsonl", &[list.clone(), json!({"text": "one"})]);
+    let (code, _, err) = env.keel(&["run", "--model", &first, "list it"], "");
+    assert_eq!(code, 0, "{err}");
+    let run = env.only_run();
+    let second = env.script("b.jsonl", &[list, json!({"text": "two"})]);
+    let (code, _, err) = env.keel(
+        &[
+            "chat",
+            "--run",
+            &run,
+            "--model",
+            &second,
+            "--approval",
+            "deny",
+        ],
+        "again\n/quit\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("an earlier call of this run had"), "{err}");
+    let shown = env.show(&run);
+    let mut ids: Vec<String> = shown["ledger"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["call_id"].as_str().map(String::from))
+        .collect();
+    assert_eq!(ids.len(), 2, "{shown}");
+    ids.dedup();
+    assert_eq!(ids.len(), 2, "one call id twice: {shown}");
 }

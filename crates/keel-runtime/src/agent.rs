@@ -217,6 +217,9 @@ pub struct Agent<'a> {
 pub struct TurnCache {
     run: Option<(String, RunRecord)>,
     composed: Option<Composed>,
+    /// The ids of the calls the cached run's first `.1` items hold, grown with the run, so a
+    /// new call's id is checked against the run's without reading it all again each step.
+    call_ids: Option<(String, usize, std::collections::HashSet<String>)>,
 }
 
 /// The last request composed, kept between steps so a step composes only the items appended
@@ -259,9 +262,38 @@ impl Agent<'_> {
         }
     }
 
+    /// The ids of every call the run holds so far, kept with the cached run and grown by the
+    /// items appended since the last look.
+    fn call_ids(&mut self, run: &str) -> Result<&std::collections::HashSet<String>, StoreError> {
+        self.record(run)?;
+        let items = match &self.cache.run {
+            Some((_, record)) => &record.items,
+            None => return Err(StoreError::RunNotFound(run.to_string())),
+        };
+        let kept = self
+            .cache
+            .call_ids
+            .take()
+            .filter(|(id, covered, _)| id == run && *covered <= items.len());
+        let (_, covered, mut ids) =
+            kept.unwrap_or_else(|| (run.to_string(), 0, std::collections::HashSet::new()));
+        for item in &items[covered..] {
+            if let ItemBody::Assistant { tool_calls, .. } = &item.body {
+                ids.extend(tool_calls.iter().map(|c| c.id.clone()));
+            }
+        }
+        let ids = &self
+            .cache
+            .call_ids
+            .insert((run.to_string(), items.len(), ids))
+            .2;
+        Ok(ids)
+    }
+
     /// Forgets the cached run (after a write made outside the agent).
     fn forget(&mut self) {
         self.cache.run = None;
+        self.cache.call_ids = None;
     }
 
     fn commit(&mut self, run: &str, write: impl FnOnce(u64) -> RunWrite) -> Result<(), StoreError> {
@@ -846,11 +878,19 @@ impl Agent<'_> {
                 });
             }
             let mut reply = self.ask_model(run, &head, &specs)?;
-            for renamed in crate::proposal::unique_call_ids(&mut reply.tool_calls) {
+            let taken = self.call_ids(run)?;
+            let renamed =
+                crate::proposal::unique_call_ids(&mut reply.tool_calls, &|id| taken.contains(id));
+            for renamed in renamed {
+                let whose = if renamed.earlier_in_run {
+                    "an earlier call of this run had"
+                } else {
+                    "another call of the same reply has"
+                };
                 (self.events)(Event::Notice(format!(
-                    "the model gave call id {} to more than one call of one reply; its {} call \
-                     is {} now, so each call gets its own result",
-                    renamed.from, renamed.tool, renamed.to
+                    "the model gave its {} call the id {}, which {whose}; it is {} now, so \
+                     each call gets its own result",
+                    renamed.tool, renamed.from, renamed.to
                 )));
             }
             if let Some(used) = reply.usage {

@@ -14,17 +14,20 @@ use serde_json::Value;
 /// How much of malformed arguments the refusal quotes back to the model.
 pub const ARGUMENTS_SHOWN_CHARS: usize = 200;
 
-/// A call of one reply whose id another call of the same reply already had.
+/// A call whose id another call already had: of the same reply, or earlier in the run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Renamed {
     pub from: String,
     pub to: String,
     pub tool: String,
+    /// The id was an earlier call's of the run (a scripted or resumed model numbering its
+    /// calls afresh), not only another call's of this reply.
+    pub earlier_in_run: bool,
 }
 
-/// Gives every call of one reply an id no other call of the reply has: the second and later
-/// calls with an id already used get `ID-2`, `ID-3`, … (the first free one). Returns what was
-/// renamed, in order.
+/// Gives every call of one reply an id no other call has — of the reply, or of the run before
+/// it (`taken`): a call whose id is used gets `ID-2`, `ID-3`, … (the first free one). Returns
+/// what was renamed, in order.
 ///
 /// Renamed rather than refused: a `tool` message says which call it answers only by its id, so
 /// two calls with one id cannot both be answered — an API refuses such a request, and the
@@ -34,22 +37,24 @@ pub struct Renamed {
 /// (servers and small local models that number every call `call_0`). The renamed id is what
 /// is stored, gated, recorded in the ledger and sent back, so no request ever carries a
 /// duplicate (keel-model's `wire` check would refuse it).
-pub fn unique_call_ids(calls: &mut [ToolCall]) -> Vec<Renamed> {
+pub fn unique_call_ids(calls: &mut [ToolCall], taken: &dyn Fn(&str) -> bool) -> Vec<Renamed> {
     let mut renamed = Vec::new();
-    for at in 1..calls.len() {
-        if !calls[..at].iter().any(|c| c.id == calls[at].id) {
+    for at in 0..calls.len() {
+        let earlier_in_run = taken(&calls[at].id);
+        if !earlier_in_run && !calls[..at].iter().any(|c| c.id == calls[at].id) {
             continue;
         }
-        // Free among every id of the reply, the later ones included, so a rename never
-        // collides with a call still to come.
+        // Free among every id of the reply, the later ones included, and of the run, so a
+        // rename never collides with a call still to come or one already made.
         let fresh = (2..)
             .map(|n| format!("{}-{n}", calls[at].id))
-            .find(|id| !calls.iter().any(|c| &c.id == id))
+            .find(|id| !taken(id) && !calls.iter().any(|c| &c.id == id))
             .unwrap_or_default();
         renamed.push(Renamed {
             from: std::mem::replace(&mut calls[at].id, fresh.clone()),
             to: fresh,
             tool: calls[at].name.clone(),
+            earlier_in_run,
         });
     }
     renamed
@@ -149,7 +154,7 @@ mod tests {
             call("b", json!({})),
             call("a", json!({})),
         ];
-        let renamed = unique_call_ids(&mut calls);
+        let renamed = unique_call_ids(&mut calls, &|_| false);
         assert_eq!(ids(&calls), ["a", "a-3", "a-2", "b", "a-4"]);
         assert_eq!(
             renamed
@@ -164,12 +169,25 @@ mod tests {
         assert_eq!(unique.len(), calls.len());
     }
 
+    /// A resumed or scripted model numbers its calls afresh: an id an earlier call of the
+    /// run has is renamed too, to one free in the run and the reply.
+    #[test]
+    fn ids_earlier_calls_of_the_run_have_are_renamed() {
+        let earlier = ["call_1", "call_1-2"];
+        let taken = |id: &str| earlier.contains(&id);
+        let mut calls = vec![call("call_1", json!({})), call("call_2", json!({}))];
+        let renamed = unique_call_ids(&mut calls, &taken);
+        assert_eq!(ids(&calls), ["call_1-3", "call_2"]);
+        assert_eq!(renamed.len(), 1);
+        assert!(renamed[0].earlier_in_run);
+    }
+
     #[test]
     fn distinct_ids_are_left_alone() {
         let mut calls = vec![call("x", json!({})), call("y", json!({}))];
-        assert!(unique_call_ids(&mut calls).is_empty());
+        assert!(unique_call_ids(&mut calls, &|_| false).is_empty());
         assert_eq!(ids(&calls), ["x", "y"]);
-        assert!(unique_call_ids(&mut []).is_empty());
+        assert!(unique_call_ids(&mut [], &|_| false).is_empty());
     }
 
     #[test]

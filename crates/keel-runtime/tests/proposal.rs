@@ -277,6 +277,7 @@ fn duplicate_call_ids_in_one_reply_are_renamed_before_the_gate() {
         ["call_0", "call_0-2", "call_0-3"]
     );
     assert!(w.events.iter().any(|e| matches!(e, Event::Notice(n)
-        if n.contains("call id call_0 to more than one call") && n.contains("call_0-2"))));
+        if n.contains("the id call_0, which another call of the same reply has")
+            && n.contains("call_0-2"))));
     assert_well_formed(&model);
 }
