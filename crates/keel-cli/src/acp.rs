@@ -175,6 +175,24 @@ struct Open {
 }
 
 impl Open {
+    /// Runs `f` with an agent on the session whose asks go to the client and whose turn
+    /// streams to it: what a prompt and a notification's delivery share.
+    fn with_client<T>(
+        &mut self,
+        wire: &Wire,
+        f: impl FnOnce(&mut keel_runtime::agent::Agent<'_>) -> Result<T, keel_runtime::agent::LoopError>,
+    ) -> Result<T, AppError> {
+        let shown = Mutex::new(Vec::new());
+        let approver = ClientApprover {
+            wire,
+            session: self.run.clone(),
+            shown: &shown,
+            cancel: &self.cancel,
+        };
+        let events = to_client(wire, &self.run, &shown);
+        self.session.with_agent(approver, &self.run, events, f)
+    }
+
     /// The open session, its cancel flag where the reader finds it.
     fn register(
         session: Session,
@@ -853,19 +871,8 @@ fn deliver_arrivals(open: &mut Open, wire: &Wire) {
     if !waiting {
         return;
     }
-    let shown = Mutex::new(Vec::new());
     let run = open.run.clone();
-    let approver = ClientApprover {
-        wire,
-        session: run.clone(),
-        shown: &shown,
-        cancel: &open.cancel,
-    };
-    let events = to_client(wire, &run, &shown);
-    if let Err(e) = open
-        .session
-        .with_agent(approver, &run, events, |a| a.deliver_notifications(&run))
-    {
+    if let Err(e) = open.with_client(wire, |a| a.deliver_notifications(&run)) {
         out::say(&format!("could not deliver a notification to {run}: {e}"));
     }
 }
@@ -881,16 +888,8 @@ fn prompt(sessions: &mut HashMap<String, Open>, params: &Value, wire: &Wire) -> 
     })?;
     let text = prompt_text(&params["prompt"])?;
     open.cancel.store(false, Ordering::SeqCst);
-    let shown = Mutex::new(Vec::new());
     let run = open.run.clone();
-    let approver = ClientApprover {
-        wire,
-        session: run.clone(),
-        shown: &shown,
-        cancel: &open.cancel,
-    };
-    let events = to_client(wire, &run, &shown);
-    let outcome = open.session.with_agent(approver, &run, events, |a| {
+    let outcome = open.with_client(wire, |a| {
         // Calls a cancel or a crash left without an answer are settled first (never
         // re-run), so the run can take a new turn.
         a.recover(&run)?;
