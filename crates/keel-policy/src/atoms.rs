@@ -156,10 +156,11 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
             _ => {}
         }
     }
-    let lower = text.to_ascii_lowercase();
+    let bytes = text.as_bytes();
     let may = [
         // URL: a scheme or `www.`.
-        lower.contains("://") || lower.contains("www."),
+        memchr::memchr_iter(b':', bytes).any(|at| bytes[at + 1..].starts_with(b"//"))
+            || bytes.windows(4).any(|w| w.eq_ignore_ascii_case(b"www.")),
         // EMAIL
         at,
         // DOMAIN

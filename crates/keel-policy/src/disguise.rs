@@ -8,19 +8,7 @@
 
 /// `text` undisguised, or `None` when none of the tricks occurs in it.
 pub fn undisguised(text: &str) -> Option<String> {
-    let lower_has = |needle: &str| {
-        text.as_bytes()
-            .windows(needle.len())
-            .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
-    };
-    let triggered = !text.is_ascii()
-        || text.contains(['&', '%', '<', '[', '(', '\\'])
-        || text.contains("=4")
-        || text.contains("=2")
-        || lower_has(" at ")
-        || lower_has(" dot ")
-        || has_number_words(text);
-    if !triggered {
+    if !has_trick(text) {
         return None;
     }
     let mut out = String::with_capacity(text.len());
@@ -84,6 +72,69 @@ pub fn undisguised(text: &str) -> Option<String> {
     let out = separators(&out);
     let out = with_number_words_as_digits(&out);
     (out != text).then_some(out)
+}
+
+/// The marks the tricks need, as one pattern: the gate asks this of every result it indexes,
+/// and almost every text has none, so one pass of one automaton over its bytes decides. A
+/// non-ASCII byte, a character an encoding or markup begins with, `=4`/`=2`
+/// (quoted-printable's `@` and space), ` at ` and ` dot ` between spaces, and numbers in words
+/// worth reading: one past twelve ("thirty"), or two number words in a row ("seven three …";
+/// "one" alone is prose), a word being a run of ASCII letters.
+static TRICK_MARKS: std::sync::LazyLock<Option<regex::bytes::Regex>> = std::sync::LazyLock::new(
+    || {
+        let units = "zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve";
+        let past_twelve = "thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|\
+                           twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety";
+        regex::bytes::Regex::new(&format!(
+            r"(?i-u)[\x80-\xff&%<\[(\\]|=[42]| at | dot |(?:^|[^a-z])(?:(?:{past_twelve})|(?:{units})[^a-z]+(?:{units}))(?:[^a-z]|$)"
+        ))
+        .ok()
+    },
+);
+
+/// Whether any of the tricks may occur in `text` ([`TRICK_MARKS`]).
+fn has_trick(text: &str) -> bool {
+    TRICK_MARKS
+        .as_ref()
+        .is_none_or(|marks| marks.is_match(text.as_bytes()))
+}
+
+/// Whether `f` answers true for any run of ASCII letters in `b` (given with where it starts).
+fn any_ascii_word(b: &[u8], mut f: impl FnMut(usize, &[u8]) -> bool) -> bool {
+    let letter = |c: u8| (c | 0x20).wrapping_sub(b'a') < 26;
+    let mut at = 0;
+    loop {
+        while at < b.len() && !letter(b[at]) {
+            at += 1;
+        }
+        if at == b.len() {
+            return false;
+        }
+        let start = at;
+        while at < b.len() && letter(b[at]) {
+            at += 1;
+        }
+        if f(start, &b[start..at]) {
+            return true;
+        }
+    }
+}
+
+/// One more word of a text read for numbers in words: whether the text has one worth reading
+/// once this word is counted — one past twelve ("thirty"), or two number words in a row
+/// ("seven three …"). ("one" alone is prose.)
+fn number_words_end_here(run: &mut usize, word: Option<u64>) -> bool {
+    match word {
+        Some(n) if n >= 13 => true,
+        Some(_) => {
+            *run += 1;
+            *run >= 2
+        }
+        None => {
+            *run = 0;
+            false
+        }
+    }
 }
 
 /// `&#64;`, `&#x40;`, and the named entities that spell an address: the character and how
@@ -155,62 +206,119 @@ fn replace_ignoring_case(text: &str, from: &str, to: &str) -> String {
     out
 }
 
-const UNITS: &[&str] = &[
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-];
-const TENS: &[&str] = &[
-    "", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-];
-
-fn number_word(w: &str) -> Option<u64> {
-    let w = w.to_ascii_lowercase();
-    if let Some(i) = UNITS.iter().position(|u| *u == w) {
-        return Some(i as u64);
+/// The number words of at most eight letters, each packed as [`packed`] packs a word, with
+/// its number, in the order of the packed form (for a binary search). ("seventeen", the one
+/// of nine, is compared as it is.)
+const NUMBER_WORDS: [(u64, u64); 27] = {
+    const WORDS: [&str; 28] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "sixty",
+        "seventy",
+        "eighty",
+        "ninety",
+    ];
+    let mut table = [(0, 0); 27];
+    let (mut i, mut at) = (0, 0);
+    while i < WORDS.len() {
+        if WORDS[i].len() <= 8 {
+            let number = if i < 20 { i } else { (i - 18) * 10 };
+            table[at] = (packed(WORDS[i].as_bytes()), number as u64);
+            at += 1;
+        }
+        i += 1;
     }
-    TENS.iter()
-        .position(|t| !t.is_empty() && *t == w)
-        .map(|i| i as u64 * 10)
+    // Insertion sort: what a constant can run.
+    let mut i = 1;
+    while i < table.len() {
+        let mut j = i;
+        while j > 0 && table[j - 1].0 > table[j].0 {
+            let swap = table[j];
+            table[j] = table[j - 1];
+            table[j - 1] = swap;
+            j -= 1;
+        }
+        i += 1;
+    }
+    table
+};
+
+/// A word of one to eight ASCII letters as one number, in lower case, so that a word is
+/// compared with every number word in a few integer comparisons.
+const fn packed(w: &[u8]) -> u64 {
+    let mut bytes = [0u8; 8];
+    let mut i = 0;
+    while i < w.len() && i < 8 {
+        bytes[i] = w[i] | 0x20;
+        i += 1;
+    }
+    u64::from_le_bytes(bytes)
 }
 
-/// Whether `text` writes a number in words that is worth reading: one past twelve
-/// ("thirty"), or two number words in a row ("seven three …"). ("one" alone is prose.)
+/// The number a number word says, for a word of ASCII letters only.
+#[inline]
+fn number_word_of_letters(w: &[u8]) -> Option<u64> {
+    // Every number word is 3 to 9 letters long, and begins with one of `zotfsen`: most words
+    // are rejected before any comparison.
+    const FIRST_LETTERS: u32 = {
+        let mut mask = 0;
+        let letters = *b"zotfsen";
+        let mut i = 0;
+        while i < letters.len() {
+            mask |= 1 << (letters[i] - b'a');
+            i += 1;
+        }
+        mask
+    };
+    let first = w.first()? | 0x20;
+    if !(3..=9).contains(&w.len()) || FIRST_LETTERS & (1 << (first.wrapping_sub(b'a') & 31)) == 0 {
+        return None;
+    }
+    if w.len() == 9 {
+        return w.eq_ignore_ascii_case(b"seventeen").then_some(17);
+    }
+    let word = packed(w);
+    NUMBER_WORDS
+        .binary_search_by_key(&word, |&(packed, _)| packed)
+        .ok()
+        .map(|at| NUMBER_WORDS[at].1)
+}
+
+fn number_word(w: &str) -> Option<u64> {
+    let letters = w.bytes().all(|c| c.is_ascii_alphabetic());
+    letters
+        .then(|| number_word_of_letters(w.as_bytes()))
+        .flatten()
+}
+
+/// Whether `text` writes a number in words that is worth reading ([`number_words_end_here`]).
 fn has_number_words(text: &str) -> bool {
     let mut run = 0;
-    for w in text
-        .split(|c: char| !c.is_ascii_alphabetic())
-        .filter(|w| !w.is_empty())
-    {
-        match number_word(w) {
-            Some(n) if n >= 13 => return true,
-            Some(_) => {
-                run += 1;
-                if run >= 2 {
-                    return true;
-                }
-            }
-            None => run = 0,
-        }
-    }
-    false
+    any_ascii_word(text.as_bytes(), |_, word| {
+        number_words_end_here(&mut run, number_word_of_letters(word))
+    })
 }
 
 /// Numbers written in words as digits: "thirty-five" → `35`, "one hundred twenty" → `120`,
@@ -277,6 +385,51 @@ fn with_number_words_as_digits(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::undisguised;
+    use proptest::strategy::Strategy as _;
+
+    /// The number words, as a reader counts them.
+    const UNITS: &[&str] = &[
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+    ];
+    const TENS: &[&str] = &[
+        "", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+    ];
+
+    #[test]
+    fn every_number_word_reads_as_its_number_in_any_case() {
+        let tens = TENS.iter().enumerate().filter(|(_, t)| !t.is_empty());
+        for (n, word) in UNITS
+            .iter()
+            .enumerate()
+            .chain(tens.map(|(i, t)| (i * 10, t)))
+        {
+            for written in [word.to_string(), word.to_uppercase()] {
+                assert_eq!(super::number_word(&written), Some(n as u64), "{written}");
+            }
+        }
+        for word in ["hundred", "on", "tw", "ones", "seventeens", "twentyone", ""] {
+            assert_eq!(super::number_word(word), None, "{word}");
+        }
+    }
 
     #[test]
     fn disguised_addresses_and_numbers_read_plainly() {
@@ -302,5 +455,77 @@ mod tests {
             assert!(read.contains(plain), "{text} → {read}");
         }
         assert_eq!(undisguised("plain words only, nothing hidden"), None);
+    }
+
+    /// The trigger as first written, a scan per mark: the one-pass [`super::has_trick`] must
+    /// answer as it does.
+    fn triggered_by_scans(text: &str) -> bool {
+        let lower_has = |needle: &str| {
+            text.as_bytes()
+                .windows(needle.len())
+                .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+        };
+        let number_word = |w: &str| {
+            let w = w.to_ascii_lowercase();
+            UNITS
+                .iter()
+                .position(|u| *u == w)
+                .map(|i| i as u64)
+                .or_else(|| {
+                    TENS.iter()
+                        .position(|t| !t.is_empty() && *t == w)
+                        .map(|i| i as u64 * 10)
+                })
+        };
+        let mut run = 0;
+        let number_words = text
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .filter(|w| !w.is_empty())
+            .any(|w| match number_word(w) {
+                Some(n) if n >= 13 => true,
+                Some(_) => {
+                    run += 1;
+                    run >= 2
+                }
+                None => {
+                    run = 0;
+                    false
+                }
+            });
+        !text.is_ascii()
+            || text.contains(['&', '%', '<', '[', '(', '\\'])
+            || text.contains("=4")
+            || text.contains("=2")
+            || lower_has(" at ")
+            || lower_has(" dot ")
+            || number_words
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+        #[test]
+        fn the_one_pass_trigger_agrees_with_a_scan_per_mark(
+            words in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::string::string_regex("[a-zA-Z]{1,10}").unwrap_or_else(|e| panic!("{e}")),
+                    proptest::sample::select(vec![
+                        "at", "AT", "dot", "Dot", "one", "Two", "thirty", "seven", "hundred",
+                        "=4", "=20", "=", "(", "&", "%", "<", "[", "\\", "é", "-", ".", "12",
+                    ]).prop_map(str::to_string),
+                ],
+                0..12,
+            ),
+            seps in proptest::collection::vec(
+                proptest::sample::select(vec![" ", "", ", ", "-", "  ", "\n"]),
+                12,
+            ),
+        ) {
+            let text: String = words
+                .iter()
+                .zip(&seps)
+                .map(|(w, s)| format!("{w}{s}"))
+                .collect();
+            proptest::prop_assert_eq!(super::has_trick(&text), triggered_by_scans(&text), "{:?}", text);
+        }
     }
 }

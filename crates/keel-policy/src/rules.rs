@@ -106,7 +106,7 @@ pub struct Matcher {
 }
 
 /// The facts about one call that rules look at.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct CallFacts<'a> {
     pub tool: &'a str,
     pub args: &'a Value,
@@ -115,6 +115,9 @@ pub struct CallFacts<'a> {
     pub annotations: Option<&'a serde_json::Map<String, Value>>,
     /// What keel's classifier makes of the tool (classify.rs).
     pub effect: crate::classify::Effect,
+    /// `args` as [`stable_stringify`] writes them, for the rules with an argument pattern:
+    /// written once per call, however many rules look. Leave it empty.
+    pub args_text: std::sync::OnceLock<String>,
 }
 
 /// A tool-name glob as a regex: `*` matches any run of chars; Gemini's `mcp_<server>_*` is read
@@ -290,7 +293,7 @@ impl Matcher {
             return false;
         }
         if let Some(pattern) = &self.args_pattern
-            && !pattern.is_match(&stable_stringify(call.args))
+            && !pattern.is_match(call.args_text.get_or_init(|| stable_stringify(call.args)))
         {
             return false;
         }

@@ -16,6 +16,7 @@ pub mod approval;
 pub mod boundary;
 pub mod checker;
 pub mod computer;
+mod fs_answers;
 pub mod gate;
 pub mod mcp;
 pub mod policy_gate;

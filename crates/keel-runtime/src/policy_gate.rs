@@ -4,13 +4,13 @@
 //! and real runs decide alike.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use keel_core::item::Item;
 use keel_policy::Decision;
 use keel_policy::classify::{ToolInfo, classify};
 use keel_policy::paths::{
-    PathConfig, PathResolver, ResolveError, allowed_roots, check_guarded_paths, check_paths_in,
+    PathConfig, PathResolver, allowed_roots, check_guarded_paths, check_paths_in,
 };
 use keel_policy::protocol::{
     CheckContext, Environment, FunctionCall, History, PROTOCOL_VERSION, SafetyCheckInput,
@@ -22,92 +22,12 @@ use keel_policy::rules::{
 };
 
 use crate::checker::{CheckerMode, CheckerSpec, PersistentChecker, run_spawn};
+pub use crate::fs_answers::StdResolver;
+use crate::fs_answers::{DecisionFs, KnownDir};
 
 /// The budget of an in-process checker without its own `timeout_ms` (safety.md N9, N37): the
 /// one per-checker default N37 gives, the same as an external checker's.
 pub const IN_PROCESS_BUDGET: std::time::Duration = crate::checker::DEFAULT_TIMEOUT;
-
-/// One decision's file-system answers, asked once: the allowed-path and guarded-paths checkers
-/// resolve the same paths, and each look is a system call or several. A decision looks at a
-/// handful of paths, so a list is searched rather than a map hashed.
-struct MemoResolver<'a> {
-    inner: &'a (dyn PathResolver + Sync),
-    canonical: Remembered<Result<PathBuf, ResolveError>>,
-    plain: Remembered<Result<Option<bool>, ResolveError>>,
-}
-
-/// Answers by path, in the order they were asked.
-type Remembered<T> = std::sync::Mutex<Vec<(PathBuf, T)>>;
-
-impl<'a> MemoResolver<'a> {
-    fn new(inner: &'a (dyn PathResolver + Sync)) -> Self {
-        Self {
-            inner,
-            canonical: Default::default(),
-            plain: Default::default(),
-        }
-    }
-}
-
-/// `path`'s answer in `seen`, asked of `ask` the first time.
-fn remembered<T: Clone>(seen: &Remembered<T>, path: &Path, ask: impl FnOnce() -> T) -> T {
-    let Ok(mut seen) = seen.lock() else {
-        return ask();
-    };
-    if let Some((_, answer)) = seen.iter().find(|(p, _)| p == path) {
-        return answer.clone();
-    }
-    let answer = ask();
-    seen.push((path.to_path_buf(), answer.clone()));
-    answer
-}
-
-impl PathResolver for MemoResolver<'_> {
-    fn canonicalize(&self, path: &Path) -> Result<PathBuf, ResolveError> {
-        remembered(&self.canonical, path, || self.inner.canonicalize(path))
-    }
-
-    fn read_link(&self, path: &Path) -> Option<PathBuf> {
-        self.inner.read_link(path)
-    }
-
-    fn has_other_names(&self, path: &Path) -> bool {
-        self.inner.has_other_names(path)
-    }
-
-    fn missing_or_not_a_link(&self, path: &Path) -> Result<Option<bool>, ResolveError> {
-        remembered(&self.plain, path, || self.inner.missing_or_not_a_link(path))
-    }
-}
-
-/// `std::fs` canonicalization for the allowed-path checker.
-pub struct StdResolver;
-
-impl PathResolver for StdResolver {
-    fn canonicalize(&self, path: &Path) -> Result<PathBuf, ResolveError> {
-        std::fs::canonicalize(path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => ResolveError::NotFound,
-            _ => ResolveError::Other(e.to_string()),
-        })
-    }
-
-    fn read_link(&self, path: &Path) -> Option<PathBuf> {
-        std::fs::read_link(path).ok()
-    }
-
-    fn has_other_names(&self, path: &Path) -> bool {
-        use std::os::unix::fs::MetadataExt;
-        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.nlink() > 1)
-    }
-
-    fn missing_or_not_a_link(&self, path: &Path) -> Result<Option<bool>, ResolveError> {
-        match std::fs::symlink_metadata(path) {
-            Ok(meta) => Ok(Some(!meta.file_type().is_symlink())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Some(true)),
-            Err(e) => Err(ResolveError::Other(e.to_string())),
-        }
-    }
-}
 
 /// Where and how calls are being decided.
 #[derive(Clone, Debug)]
@@ -188,6 +108,9 @@ pub struct PolicyGate {
     env: GateEnv,
     /// `cwd` and the workspaces, canonicalized once (N22).
     roots: Vec<PathBuf>,
+    /// The same directories as given and as resolved, so a decision resolves a path under one
+    /// without walking it from `/` again ([`DecisionFs`]).
+    known_dirs: Vec<KnownDir>,
     /// keel's own configuration and data, canonicalized: what the guarded-paths checker asks
     /// about ([`PolicyGate::with_guarded_paths`]).
     guarded: Vec<PathBuf>,
@@ -206,6 +129,10 @@ impl PolicyGate {
             })
             .collect();
         let roots = allowed_roots(&env.cwd, &env.workspaces, &StdResolver);
+        let known_dirs = std::iter::once(&env.cwd)
+            .chain(&env.workspaces)
+            .filter_map(|d| KnownDir::of(d))
+            .collect();
         let facts = env
             .tools
             .iter()
@@ -218,6 +145,7 @@ impl PolicyGate {
             persistent,
             env,
             roots,
+            known_dirs,
             guarded: Vec::new(),
         }
     }
@@ -485,6 +413,7 @@ impl PolicyGate {
             interactive: self.env.interactive,
             annotations: info.annotations.as_ref(),
             effect: self.tool_facts(&c.call.name).effect,
+            args_text: Default::default(),
         };
         // The policy is read once per call: rules and checker rules from the same snapshot.
         let snapshot = self
@@ -521,7 +450,7 @@ impl PolicyGate {
             .filter(|r| matches!(r.checker, CheckerRef::External(_)))
             .count();
         let input = (externals > 0).then(|| self.input(c));
-        let fs = MemoResolver::new(&StdResolver);
+        let fs = DecisionFs::new(&self.known_dirs);
         let checkers: Vec<CheckerVerdict> = if externals > 1 {
             std::thread::scope(|scope| {
                 let handles: Vec<_> = matching

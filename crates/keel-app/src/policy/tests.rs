@@ -32,6 +32,7 @@ fn decide(p: &CompiledPolicy, tool: &str, args: serde_json::Value) -> Decision {
             interactive: true,
             annotations: None,
             effect: keel_policy::classify::Effect::SideEffecting,
+            args_text: Default::default(),
         })
         .decision
 }
@@ -157,6 +158,7 @@ fn rules_from_two_tiers_stack_in_tier_order() -> Result<(), PolicyError> {
         interactive: true,
         annotations: None,
         effect: keel_policy::classify::Effect::SideEffecting,
+        args_text: Default::default(),
     });
     assert_eq!(out.decision, Decision::Deny);
     assert_eq!(
@@ -242,6 +244,7 @@ fn a_failed_policy_denies_every_call() {
         interactive: true,
         annotations: None,
         effect: keel_policy::classify::Effect::SideEffecting,
+        args_text: Default::default(),
     });
     assert_eq!(out.decision, Decision::Deny);
     assert_eq!(
@@ -498,6 +501,7 @@ fn decide_in(
             interactive: true,
             annotations: None,
             effect,
+            args_text: Default::default(),
         })
         .decision
 }

@@ -26,6 +26,7 @@ fn facts<'a>(tool: &'a str, args: &'a Value, mode: Mode, interactive: bool) -> C
         interactive,
         annotations: None,
         effect: crate::classify::Effect::SideEffecting,
+        args_text: Default::default(),
     }
 }
 

@@ -1,0 +1,302 @@
+//! The file system as the path checkers see it: `std::fs` canonicalization
+//! ([`StdResolver`]), and one decision's answers asked once ([`DecisionFs`]). The allowed-path
+//! and guarded-paths checkers resolve the same paths, and on a virtual machine each system
+//! call costs about as much as the rest of a decision, so a decision looks at each entry once
+//! (one `lstat` answers "missing?", "a link?" and "other names?") and resolves a path under a
+//! directory whose canonical form the gate already knows by looking only at the components
+//! below it.
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+
+use keel_policy::paths::{PathResolver, ResolveError};
+
+/// `std::fs` canonicalization for the allowed-path checker.
+pub struct StdResolver;
+
+fn resolve_error(e: &std::io::Error) -> ResolveError {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => ResolveError::NotFound,
+        _ => ResolveError::Other(e.to_string()),
+    }
+}
+
+impl PathResolver for StdResolver {
+    fn canonicalize(&self, path: &Path) -> Result<PathBuf, ResolveError> {
+        std::fs::canonicalize(path).map_err(|e| resolve_error(&e))
+    }
+
+    fn read_link(&self, path: &Path) -> Option<PathBuf> {
+        std::fs::read_link(path).ok()
+    }
+
+    fn has_other_names(&self, path: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.nlink() > 1)
+    }
+
+    fn missing_or_not_a_link(&self, path: &Path) -> Result<Option<bool>, ResolveError> {
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) => Ok(Some(!meta.file_type().is_symlink())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Some(true)),
+            Err(e) => Err(ResolveError::Other(e.to_string())),
+        }
+    }
+}
+
+/// What one `lstat` said of an entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Entry {
+    Missing,
+    Link,
+    Dir,
+    File {
+        links: u64,
+    },
+    /// A socket, a device, a FIFO.
+    Special,
+    Unreadable(String),
+}
+
+/// Answers by path, in the order they were asked: a decision looks at a handful of paths, so
+/// a list is searched rather than a map hashed.
+type Remembered<T> = Mutex<Vec<(PathBuf, T)>>;
+
+/// `path`'s answer in `seen`, asked of `ask` the first time.
+fn remembered<T: Clone>(seen: &Remembered<T>, path: &Path, ask: impl FnOnce() -> T) -> T {
+    let Ok(mut seen) = seen.lock() else {
+        return ask();
+    };
+    if let Some((_, answer)) = seen.iter().find(|(p, _)| p == path) {
+        return answer.clone();
+    }
+    let answer = ask();
+    seen.push((path.to_path_buf(), answer.clone()));
+    answer
+}
+
+/// A directory as given (the session's cwd, a workspace) with its canonical form and which
+/// directory that is (device and inode), resolved when the gate was made.
+#[derive(Clone, Debug)]
+pub struct KnownDir {
+    given: PathBuf,
+    canonical: PathBuf,
+    id: (u64, u64),
+}
+
+impl KnownDir {
+    /// `given` resolved now; `None` when it is not a directory that can be resolved.
+    pub fn of(given: &Path) -> Option<Self> {
+        let canonical = std::fs::canonicalize(given).ok()?;
+        let id = dir_id(&canonical)?;
+        Some(Self {
+            given: given.to_path_buf(),
+            canonical,
+            id,
+        })
+    }
+}
+
+/// The device and inode of the directory `path` names (links followed).
+fn dir_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).ok()?;
+    meta.is_dir().then(|| (meta.dev(), meta.ino()))
+}
+
+/// One decision's file-system answers, each asked of the OS once. Every answer is the one
+/// [`StdResolver`] gives; only how many system calls it takes differs.
+pub struct DecisionFs<'a> {
+    known: &'a [KnownDir],
+    canonical: Remembered<Result<PathBuf, ResolveError>>,
+    entries: Remembered<Entry>,
+    /// Whether each known directory's given path still names the same directory (one `stat`
+    /// per decision: a directory swapped for a link since is resolved by the OS).
+    unchanged: Remembered<bool>,
+}
+
+impl<'a> DecisionFs<'a> {
+    pub fn new(known: &'a [KnownDir]) -> Self {
+        Self {
+            known,
+            canonical: Mutex::default(),
+            entries: Mutex::default(),
+            unchanged: Mutex::default(),
+        }
+    }
+
+    fn entry(&self, path: &Path) -> Entry {
+        remembered(&self.entries, path, || {
+            match std::fs::symlink_metadata(path) {
+                Ok(meta) => {
+                    use std::os::unix::fs::MetadataExt;
+                    let kind = meta.file_type();
+                    if kind.is_symlink() {
+                        Entry::Link
+                    } else if kind.is_dir() {
+                        Entry::Dir
+                    } else if kind.is_file() {
+                        Entry::File {
+                            links: meta.nlink(),
+                        }
+                    } else {
+                        Entry::Special
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Entry::Missing,
+                Err(e) => Entry::Unreadable(e.to_string()),
+            }
+        })
+    }
+
+    /// `path` canonicalized from a known directory it lies under, when every component below
+    /// that directory is a plain entry (the ones before the last, directories): then the
+    /// canonical form is the directory's with those components appended, as `realpath` would
+    /// find it one `readlink` per component from the root. `None` for anything else (a link,
+    /// `..`, a missing component), which the OS resolves.
+    fn canonical_under_known(&self, path: &Path) -> Option<PathBuf> {
+        let known = self.known.iter().find(|k| path.starts_with(&k.given))?;
+        let unchanged = remembered(&self.unchanged, &known.given, || {
+            dir_id(&known.given) == Some(known.id)
+        });
+        if !unchanged {
+            return None;
+        }
+        let below = path.strip_prefix(&known.given).ok()?;
+        let mut out = known.canonical.clone();
+        let mut components = below.components().peekable();
+        while let Some(component) = components.next() {
+            let Component::Normal(name) = component else {
+                return None;
+            };
+            out.push(name);
+            let last = components.peek().is_none();
+            match self.entry(&out) {
+                Entry::Dir => {}
+                Entry::File { .. } | Entry::Special if last => {}
+                _ => return None,
+            }
+        }
+        Some(out)
+    }
+}
+
+impl PathResolver for DecisionFs<'_> {
+    fn canonicalize(&self, path: &Path) -> Result<PathBuf, ResolveError> {
+        remembered(&self.canonical, path, || {
+            match self.canonical_under_known(path) {
+                Some(canonical) => Ok(canonical),
+                None => StdResolver.canonicalize(path),
+            }
+        })
+    }
+
+    fn read_link(&self, path: &Path) -> Option<PathBuf> {
+        match self.entry(path) {
+            Entry::Link => std::fs::read_link(path).ok(),
+            _ => None,
+        }
+    }
+
+    fn has_other_names(&self, path: &Path) -> bool {
+        match self.entry(path) {
+            // An entry that is no link is what `stat` would read too.
+            Entry::File { links } => links > 1,
+            Entry::Link => StdResolver.has_other_names(path),
+            Entry::Missing | Entry::Dir | Entry::Special | Entry::Unreadable(_) => false,
+        }
+    }
+
+    fn missing_or_not_a_link(&self, path: &Path) -> Result<Option<bool>, ResolveError> {
+        match self.entry(path) {
+            Entry::Link => Ok(Some(false)),
+            Entry::Unreadable(e) => Err(ResolveError::Other(e)),
+            Entry::Missing | Entry::Dir | Entry::File { .. } | Entry::Special => Ok(Some(true)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    /// Every answer a decision's resolver gives, next to the plain `std::fs` one.
+    fn answers(fs: &dyn PathResolver, path: &Path) -> String {
+        format!(
+            "{:?} {:?} {:?} {:?}",
+            fs.canonicalize(path),
+            fs.read_link(path),
+            fs.has_other_names(path),
+            fs.missing_or_not_a_link(path)
+        )
+    }
+
+    #[test]
+    fn a_decision_answers_as_the_file_system_does() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let real = dir.path().join("real");
+        let work = real.join("work");
+        std::fs::create_dir_all(work.join("notes/deep"))?;
+        std::fs::write(work.join("notes/a.md"), "a")?;
+        std::fs::hard_link(work.join("notes/a.md"), work.join("twin.md"))?;
+        std::fs::write(dir.path().join("outside.txt"), "o")?;
+        symlink(dir.path(), work.join("escape"))?;
+        symlink(dir.path().join("outside.txt"), work.join("notes/link.txt"))?;
+        symlink(dir.path().join("nowhere"), work.join("dangling"))?;
+        // The cwd as given through a link, as a user's shell may have it.
+        let given = dir.path().join("via");
+        symlink(&work, &given)?;
+        let known: Vec<KnownDir> = KnownDir::of(&given).into_iter().collect();
+        assert_eq!(known.len(), 1);
+        for rel in [
+            "",
+            "notes",
+            "notes/a.md",
+            "notes/missing.md",
+            "notes/deep",
+            "notes/deep/../a.md",
+            "twin.md",
+            "escape",
+            "escape/outside.txt",
+            "notes/link.txt",
+            "dangling",
+            "missing/x.md",
+            "notes/a.md/x",
+            "./notes/a.md",
+        ] {
+            let path = given.join(rel);
+            let fs = DecisionFs::new(&known);
+            // Asked twice, from a fresh resolver and a used one.
+            for _ in 0..2 {
+                assert_eq!(answers(&fs, &path), answers(&StdResolver, &path), "{rel}");
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_known_directory_swapped_for_a_link_is_resolved_by_the_os() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let work = dir.path().join("work");
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir_all(work.join("notes"))?;
+        std::fs::create_dir_all(elsewhere.join("notes"))?;
+        let known: Vec<KnownDir> = KnownDir::of(&work).into_iter().collect();
+        // After the gate was made, the folder moves away and a link takes its place.
+        std::fs::rename(&work, dir.path().join("moved"))?;
+        symlink(&elsewhere, &work)?;
+        let path = work.join("notes/new.md");
+        let fs = DecisionFs::new(&known);
+        let canonical = fs.canonicalize(&work.join("notes"));
+        assert_eq!(canonical, StdResolver.canonicalize(&work.join("notes")));
+        assert!(
+            canonical
+                .as_ref()
+                .is_ok_and(|c| c.starts_with(std::fs::canonicalize(&elsewhere).unwrap_or_default())),
+            "{canonical:?}"
+        );
+        assert_eq!(answers(&fs, &path), answers(&StdResolver, &path));
+        Ok(())
+    }
+}
