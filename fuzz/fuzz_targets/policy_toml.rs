@@ -93,6 +93,7 @@ fn decision(policy: &Policy, tool: &str, args: &Value, mode: Mode, interactive: 
             interactive,
             annotations: None,
             effect: keel_policy::classify::Effect::SideEffecting,
+            args_text: Default::default(),
         })
         .decision
 }
