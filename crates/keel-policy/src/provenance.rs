@@ -25,6 +25,9 @@ use super::protocol::SafetyCheckResult;
 use keel_core::envelope::tool_message_content;
 use keel_core::item::{Diagnostic, Item, ItemBody};
 
+mod joined;
+use joined::Joined;
+
 /// The user's words, as action authority reads them.
 #[derive(Clone, Debug, Default)]
 struct Requested {
@@ -128,9 +131,21 @@ pub struct ProvenanceIndex<'a> {
     /// Trigram postings of `user` and `untrusted`, kept only by an index that lives across
     /// calls: for one call, a scan of the texts is cheaper than building them.
     grams: Option<(Trigrams, Trigrams)>,
+    /// The texts joined for one search over all ([`Joined`]), built when first needed, by an
+    /// index without trigram postings (one indexed for one call).
+    joined: std::sync::OnceLock<JoinedTexts>,
     /// The kinds of action the user's words ask for ([`super::authority`]), read once per
     /// user turn added rather than once per call.
     requested: std::sync::OnceLock<Requested>,
+}
+
+/// The index's texts, each kind joined ([`Joined`]): user turns, untrusted texts as written,
+/// and as decoded (empty where a text has nothing to decode; none at all when no text has).
+#[derive(Clone, Debug)]
+struct JoinedTexts {
+    user: Joined,
+    written: Joined,
+    decoded: Option<Joined>,
 }
 
 /// What one item contributes: user text, or untrusted text with its source.
@@ -200,6 +215,7 @@ impl<'a> ProvenanceIndex<'a> {
             user.add(self.user.len(), &text);
         }
         self.user.push(text);
+        self.joined = std::sync::OnceLock::new();
         self.requested = std::sync::OnceLock::new();
         self.user_reformatted = std::sync::OnceLock::new();
     }
@@ -213,6 +229,26 @@ impl<'a> ProvenanceIndex<'a> {
                 said,
             }
         })
+    }
+
+    /// The texts joined, for a search of `needle` over all of them at once: only by an index
+    /// without trigram postings (one with them searches the few texts they name), and only for
+    /// a needle a joined search answers exactly ([`Joined::searchable`]).
+    fn joined_for(&self, needle: &[u8]) -> Option<&JoinedTexts> {
+        if self.grams.is_some() || !Joined::searchable(needle) {
+            return None;
+        }
+        Some(self.joined.get_or_init(|| {
+            JoinedTexts {
+                user: Joined::of(self.user.iter().map(AsRef::as_ref)),
+                written: Joined::of(self.untrusted.iter().map(|(_, t)| t.as_ref())),
+                decoded: self
+                    .decoded
+                    .iter()
+                    .any(Option::is_some)
+                    .then(|| Joined::of(self.decoded.iter().map(|d| d.as_deref().unwrap_or("")))),
+            }
+        }))
     }
 
     /// The kinds of action the user's words ask for.
@@ -236,6 +272,7 @@ impl<'a> ProvenanceIndex<'a> {
             }
         }
         self.untrusted.push((source, text));
+        self.joined = std::sync::OnceLock::new();
         self.decoded.push(decoded);
         self.folded.push(folded);
         self.reformatted.push(std::sync::OnceLock::new());
@@ -407,11 +444,17 @@ fn part_of_quantity(text: &str, start: usize, end: usize) -> bool {
 /// a larger quantity.
 fn user_holds(finder: &memchr::memmem::Finder<'_>, text: &str) -> bool {
     let len = finder.needle().len();
-    finder.find_iter(text.as_bytes()).any(|at| {
-        whole_tokens(text, at, at + len)
-            && !part_of_date(text, at, at + len)
-            && !part_of_quantity(text, at, at + len)
-    })
+    finder
+        .find_iter(text.as_bytes())
+        .any(|at| user_holds_at(text, at, at + len))
+}
+
+/// Whether the value at `text[start..end]` is the user's: whole tokens, not part of a date or
+/// of a larger quantity.
+fn user_holds_at(text: &str, start: usize, end: usize) -> bool {
+    whole_tokens(text, start, end)
+        && !part_of_date(text, start, end)
+        && !part_of_quantity(text, start, end)
 }
 
 /// Where a value came from. A value is the user's only where their words hold it as whole
@@ -441,9 +484,15 @@ fn attribute_in(index: &ProvenanceIndex<'_>, value: &str, short: ShortValues) ->
     let needle = Needle::of(value);
     let said = |u: &str| user_holds(&needle.find_exact, u);
     let user_grams = index.grams.as_ref().and_then(|(u, _)| u.candidates(value));
-    let grounded = match user_grams {
-        Some(at) => at.iter().any(|&i| said(&index.user[i as usize])),
-        None => index.user.iter().any(|u| said(u)),
+    let joined = index.joined_for(value.as_bytes());
+    let len = value.len();
+    let grounded = match (user_grams, joined) {
+        (Some(at), _) => at.iter().any(|&i| said(&index.user[i as usize])),
+        (None, Some(j)) => j
+            .user
+            .first(&needle.find_exact, |t, at| user_holds_at(t, at, at + len))
+            .is_some(),
+        (None, None) => index.user.iter().any(|u| said(u)),
     };
     // Read once: both the user's side and the data's are searched for it.
     let reformatted = std::cell::OnceCell::new();
@@ -455,12 +504,23 @@ fn attribute_in(index: &ProvenanceIndex<'_>, value: &str, short: ShortValues) ->
         if short == ShortValues::Exempt {
             return Attribution::Unattributed;
         }
-        let found = (0..index.untrusted.len()).find(|&at| {
-            holds_tokens(&needle.find_exact, &index.untrusted[at].1)
-                || index.decoded[at]
-                    .as_deref()
-                    .is_some_and(|d| holds_tokens(&needle.find_exact, d))
-        });
+        let found = match joined {
+            Some(j) => {
+                let token = |t: &str, at: usize| whole_tokens(t, at, at + len);
+                let written = j.written.first(&needle.find_exact, token);
+                let decoded = j
+                    .decoded
+                    .as_ref()
+                    .and_then(|d| d.first(&needle.find_exact, token));
+                written.into_iter().chain(decoded).min()
+            }
+            None => (0..index.untrusted.len()).find(|&at| {
+                holds_tokens(&needle.find_exact, &index.untrusted[at].1)
+                    || index.decoded[at]
+                        .as_deref()
+                        .is_some_and(|d| holds_tokens(&needle.find_exact, d))
+            }),
+        };
         return match found {
             Some(at) => Attribution::Tainted {
                 source: index.untrusted[at].0.describe(),
@@ -470,11 +530,13 @@ fn attribute_in(index: &ProvenanceIndex<'_>, value: &str, short: ShortValues) ->
     }
     // The first source in order, as a scan of every text would find; then, for an address,
     // a host or a long number, the texts read as a model tidies what it copies.
-    let found = index
-        .first_untrusted(&needle, |at| {
+    let found = match joined {
+        Some(j) => index.first_holding_joined(j, &needle),
+        None => index.first_untrusted(&needle, |at| {
             index.untrusted_holds(at, &needle).then_some(at)
-        })
-        .or_else(|| index.reformatted_source(reformatted()));
+        }),
+    }
+    .or_else(|| index.reformatted_source(reformatted()));
     match found {
         Some(at) => Attribution::Tainted {
             source: index.untrusted[at].0.describe(),
@@ -1117,9 +1179,50 @@ impl ProvenanceIndex<'_> {
             return false;
         };
         let has_word = |t: &str| found(&spaced.longest_word, t);
-        if !has_word(written) && !decoded.is_some_and(has_word) {
-            return false;
+        (has_word(written) || decoded.is_some_and(has_word)) && self.folded_holds(at, spaced)
+    }
+
+    /// The first untrusted text that holds the needle ([`Self::untrusted_holds`]), found by
+    /// searches over the joined texts: the first holding it exactly, unless an earlier one
+    /// holds it folded (only a text holding the needle's longest word may).
+    fn first_holding_joined(&self, j: &JoinedTexts, needle: &Needle<'_>) -> Option<usize> {
+        let any = |_: &str, _: usize| true;
+        let exact = [
+            j.written.first(&needle.find_exact, any),
+            j.decoded
+                .as_ref()
+                .and_then(|d| d.first(&needle.find_exact, any)),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let Some(spaced) = &needle.spaced else {
+            return exact;
+        };
+        if !Joined::searchable(spaced.longest_word.needle()) {
+            let before = exact.unwrap_or(self.untrusted.len());
+            return (0..before)
+                .find(|&at| self.untrusted_holds(at, needle))
+                .or(exact);
         }
+        let before = exact.unwrap_or(self.untrusted.len());
+        let mut worth_folding = j.written.holding(&spaced.longest_word, before);
+        if let Some(d) = &j.decoded {
+            worth_folding.extend(d.holding(&spaced.longest_word, before));
+        }
+        worth_folding.sort_unstable();
+        worth_folding.dedup();
+        worth_folding
+            .into_iter()
+            .find(|&at| self.folded_holds(at, spaced))
+            .or(exact)
+    }
+
+    /// Whether untrusted text `at`, folded, holds the spaced needle.
+    fn folded_holds(&self, at: usize, spaced: &Spaced) -> bool {
+        let written = self.untrusted[at].1.as_ref();
+        let decoded = self.decoded[at].as_deref();
+        let found = |f: &memchr::memmem::Finder<'_>, text: &str| f.find(text.as_bytes()).is_some();
         let folded = self.folded[at].get_or_init(|| Folded::of(written, decoded));
         found(&spaced.folded, folded.written.as_deref().unwrap_or(written))
             || decoded
@@ -1469,6 +1572,12 @@ mod tests {
                 let want = scanned(&users, &untrusted, &v);
                 proptest::prop_assert_eq!(attribute(&kept, &v), want.clone());
                 proptest::prop_assert_eq!(attribute(&fresh, &v), want);
+                // Short values as tokens: the joined search of a fresh index answers as the
+                // text-by-text search of a kept one.
+                proptest::prop_assert_eq!(
+                    attribute_in(&fresh, &v, ShortValues::Tokens),
+                    attribute_in(&kept, &v, ShortValues::Tokens)
+                );
             }
         }
     }

@@ -135,23 +135,47 @@ pub fn tool_glob(pattern: &str) -> Result<Regex, regex::Error> {
 }
 
 /// Stable stringify (N41): compact JSON, object keys sorted by code point at every level.
+/// Written straight from `v`, keys sorted in place, rather than through a sorted copy: a rule
+/// with an argument pattern reads it for every call.
 pub fn stable_stringify(v: &Value) -> String {
-    fn sorted(v: &Value) -> Value {
+    fn write(v: &Value, out: &mut Vec<u8>) {
         match v {
             Value::Object(map) => {
-                let mut keys: Vec<&String> = map.keys().collect();
-                keys.sort();
-                let mut out = serde_json::Map::new();
-                for k in keys {
-                    out.insert(k.clone(), sorted(&map[k]));
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                out.push(b'{');
+                for (n, (key, value)) in entries.into_iter().enumerate() {
+                    if n > 0 {
+                        out.push(b',');
+                    }
+                    scalar(key, out);
+                    out.push(b':');
+                    write(value, out);
                 }
-                Value::Object(out)
+                out.push(b'}');
             }
-            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-            other => other.clone(),
+            Value::Array(items) => {
+                out.push(b'[');
+                for (n, item) in items.iter().enumerate() {
+                    if n > 0 {
+                        out.push(b',');
+                    }
+                    write(item, out);
+                }
+                out.push(b']');
+            }
+            other => scalar(other, out),
         }
     }
-    sorted(v).to_string()
+    /// A string, number, boolean or null as serde_json writes it.
+    fn scalar<T: serde::Serialize + ?Sized>(v: &T, out: &mut Vec<u8>) {
+        // Writing a scalar into memory cannot fail.
+        let _ = serde_json::to_writer(&mut *out, v);
+    }
+    let mut out = Vec::with_capacity(64);
+    write(v, &mut out);
+    // serde_json writes UTF-8.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// The shell command of a call, if it has one: its `command` argument.

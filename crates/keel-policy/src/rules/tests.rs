@@ -130,6 +130,54 @@ fn n41_stable_stringify_sorts_keys_at_every_level() {
     );
 }
 
+/// N41 as first written: a copy with every object's keys sorted, printed compact.
+fn stable_stringify_by_copy(v: &Value) -> String {
+    fn sorted(v: &Value) -> Value {
+        match v {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                let mut out = serde_json::Map::new();
+                for k in keys {
+                    out.insert(k.clone(), sorted(&map[k]));
+                }
+                Value::Object(out)
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(v).to_string()
+}
+
+fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::from),
+        "[a-z\\\"\n\u{0}\u{7f}\u{e9}\u{2028}😀]{0,6}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 32, 5, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            proptest::collection::vec(("[a-zA-Z\u{e9}_ ]{0,4}", inner), 0..5)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+proptest::proptest! {
+    /// Written straight from the value, N41's text is byte for byte the sorted copy's.
+    #[test]
+    fn stable_stringify_is_the_sorted_copy_printed(v in any_json()) {
+        proptest::prop_assert_eq!(stable_stringify(&v), stable_stringify_by_copy(&v));
+    }
+}
+
 #[test]
 fn args_pattern_matches_the_stable_string() -> Result<(), regex::Error> {
     let m = Matcher {
