@@ -43,6 +43,13 @@ pub trait PathResolver {
     fn has_other_names(&self, _path: &Path) -> bool {
         false
     }
+
+    /// Whether `dir`, a directory the run was given (its working directory), no longer names
+    /// the directory it named when the run began: moved, deleted, or swapped for a link. A
+    /// tool that takes no path still acts there (`list_dir {}`, a shell's `pwd`).
+    fn directory_replaced(&self, _dir: &Path) -> bool {
+        false
+    }
 }
 
 /// How many symbolic links one resolution may follow (as the OS's own limit).
@@ -87,8 +94,186 @@ pub(crate) fn path_like(key: &str) -> bool {
     key.contains("path")
         || key.contains("directory")
         || key.contains("file")
-        || key == "source"
-        || key == "destination"
+        || key.contains("folder")
+        // keel's own beyond N23: the names MCP servers give paths (an outsider's attack
+        // copied `src` to `dest` past the check, a key nobody read as a path).
+        || PATH_KEYS.contains(&key.as_str())
+}
+
+/// Keys that name a path though no word of N23's is in them.
+const PATH_KEYS: &[&str] = &[
+    "source",
+    "destination",
+    "src",
+    "dest",
+    "dst",
+    "target",
+    "from",
+    "to",
+    "output",
+    "location",
+    "dir",
+    "cwd",
+    "root",
+    "workdir",
+    "uri",
+];
+
+/// Whether a string is written as a path whatever its key calls it: absolute, from the home
+/// folder (`~`), from a variable (`$HOME/…`), up out of the folder (`../`), or a `file:` URI.
+/// Only a value without whitespace: prose that begins with `/` is not a path.
+fn shaped_like_a_path(value: &str) -> bool {
+    !value.contains(char::is_whitespace)
+        && (value.starts_with(['/', '~'])
+            || names_a_variable(value)
+            || value == ".."
+            || value.starts_with("../")
+            || file_uri_path(value).is_some())
+}
+
+/// Keys whose value is text to write or send, never where to: a file's content that reads
+/// `/etc/passwd` is not a path (safety.md T5).
+fn free_text(key: &str) -> bool {
+    matches!(
+        key.to_ascii_lowercase().as_str(),
+        "content"
+            | "contents"
+            | "text"
+            | "body"
+            | "message"
+            | "description"
+            | "summary"
+            | "comment"
+            | "note"
+            | "query"
+            | "prompt"
+            | "title"
+            | "subject"
+            | "data"
+            | "old_string"
+            | "new_string"
+    )
+}
+
+/// `$HOME/…`, `${XDG_CONFIG_HOME}/…`: a variable's value, which keel does not expand (`$100`
+/// is an amount).
+fn names_a_variable(value: &str) -> bool {
+    value
+        .strip_prefix('$')
+        .and_then(|rest| rest.chars().next())
+        .is_some_and(|c| c == '{' || c == '_' || c.is_ascii_alphabetic())
+}
+
+/// The path a `file:` URI names (`file:///etc/passwd`, `file://localhost/etc`,
+/// `file:/etc`), percent escapes decoded; `None` for anything else.
+fn file_uri_path(value: &str) -> Option<String> {
+    let scheme = value.get(..5)?;
+    if !scheme.eq_ignore_ascii_case("file:") {
+        return None;
+    }
+    let rest = &value[5..];
+    let path = match rest.strip_prefix("//") {
+        Some(after) => {
+            // An authority, then the path: only the local host is a local file.
+            let slash = after.find('/').unwrap_or(after.len());
+            let host = &after[..slash];
+            if !host.is_empty() && !host.eq_ignore_ascii_case("localhost") {
+                // Another host's file: say so by keeping it unresolvable as a local path.
+                return Some(format!("//{after}"));
+            }
+            &after[slash..]
+        }
+        None => rest,
+    };
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let hex = bytes
+            .get(at + 1..at + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[at], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                at += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                at += 1;
+            }
+        }
+    }
+    Some(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// Whether keel cannot say where `value` points before the tool runs: `~` and `$VAR` are the
+/// user's home and the environment, which a shell (or a server that expands them) resolves.
+fn unresolvable_here(value: &str) -> bool {
+    value.starts_with('~') || names_a_variable(value)
+}
+
+/// Why a `command` argument in `args` names files keel cannot list before it runs: a command
+/// the shell grammar does not read fully ([`shell_words`]) and that holds an expansion that
+/// makes file names — a glob, a variable, a command substitution. (A redirection or `$$` alone
+/// names no file the words do not show: the words are checked as paths.) `None` otherwise.
+fn opaque_command(args: &Value) -> Option<String> {
+    fn walk(v: &Value, key: Option<&str>) -> Option<String> {
+        match v {
+            Value::Object(map) => map.iter().find_map(|(k, child)| walk(child, Some(k))),
+            Value::Array(items) => items.iter().find_map(|child| walk(child, key)),
+            Value::String(command) if key == Some("command") => {
+                let reads_fully = super::shell::parse(command).is_ok_and(|parsed| {
+                    parsed
+                        .iter()
+                        .all(|c| super::shell::commands::path_operands(&c.words).is_ok())
+                });
+                if reads_fully {
+                    return None;
+                }
+                expansion_naming_files(command).map(|what| format!("it holds {what}"))
+            }
+            _ => None,
+        }
+    }
+    walk(args, None)
+}
+
+/// The first expansion in a shell command that makes file names, outside single quotes: a
+/// glob (`*`, `?`, `[…`, unquoted), a variable (`$HOME`, `${X}`), a command substitution
+/// (`` `…` ``, `$(…)`).
+fn expansion_naming_files(command: &str) -> Option<&'static str> {
+    let b = command.as_bytes();
+    let (mut single, mut double) = (false, false);
+    let mut at = 0;
+    while at < b.len() {
+        let c = b[at];
+        match c {
+            b'\\' if !single => {
+                at += 2;
+                continue;
+            }
+            b'\'' if !double => single = !single,
+            b'"' if !single => double = !double,
+            _ if single => {}
+            b'`' => return Some("a command substitution"),
+            b'$' => match b.get(at + 1) {
+                Some(b'(') => return Some("a command substitution"),
+                Some(&n) if n == b'{' || n == b'_' || n.is_ascii_alphabetic() => {
+                    return Some("a variable");
+                }
+                _ => {}
+            },
+            b'*' | b'?' if !double => return Some("a glob"),
+            // `[ -f x ]` is the test command; `[abc]x` a glob.
+            b'[' if !double && b.get(at + 1).is_some_and(|n| !n.is_ascii_whitespace()) => {
+                return Some("a glob");
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    None
 }
 
 /// The words of a shell command that name files. For a command the shell grammar reads fully,
@@ -129,22 +314,32 @@ pub fn collect_path_args(args: &Value, config: &PathConfig) -> Vec<PathArg> {
         v: &Value,
         dot: &str,
         effective: Option<&str>,
+        under_path: bool,
         config: &PathConfig,
         out: &mut Vec<PathArg>,
     ) {
         if !dot.is_empty() && config.excluded.iter().any(|e| e == dot) {
             return;
         }
+        // Everything under a path's key is read as a path: `{"path": {"p": "/etc/passwd"}}`.
+        let under_path = under_path || effective.is_some_and(path_like);
         match v {
             Value::Object(map) => {
                 for (k, child) in map {
                     let path = super::dot_join(dot, k);
-                    walk(child, &path, Some(k), config, out);
+                    walk(child, &path, Some(k), under_path, config, out);
                 }
             }
             Value::Array(items) => {
                 for (i, child) in items.iter().enumerate() {
-                    walk(child, &format!("{dot}.{i}"), effective, config, out);
+                    walk(
+                        child,
+                        &format!("{dot}.{i}"),
+                        effective,
+                        under_path,
+                        config,
+                        out,
+                    );
                 }
             }
             Value::String(s) if effective == Some("command") => {
@@ -159,10 +354,12 @@ pub fn collect_path_args(args: &Value, config: &PathConfig) -> Vec<PathArg> {
             }
             Value::String(s) => {
                 let included = config.included.iter().any(|i| i == dot);
-                if included || effective.is_some_and(path_like) {
+                let shaped = shaped_like_a_path(s) && !effective.is_some_and(free_text);
+                if included || under_path || shaped {
                     out.push(PathArg {
                         arg: dot.to_string(),
-                        value: s.clone(),
+                        // A `file:` URI is checked as the path it names.
+                        value: file_uri_path(s).unwrap_or_else(|| s.clone()),
                     });
                 }
             }
@@ -170,7 +367,7 @@ pub fn collect_path_args(args: &Value, config: &PathConfig) -> Vec<PathArg> {
         }
     }
     let mut out = Vec::new();
-    walk(args, "", None, config, &mut out);
+    walk(args, "", None, false, config, &mut out);
     out
 }
 
@@ -356,11 +553,20 @@ pub fn check_paths_in(
     config: &PathConfig,
     fs: &dyn PathResolver,
 ) -> SafetyCheckResult {
-    let mut worst = SafetyCheckResult::allow();
+    // A command the shell expands (a glob, a variable, a substitution) names files keel cannot
+    // list before it runs: asked in every mode, since no rule's ask may be all that holds it
+    // (yolo drops the rules' asks; an outsider's `cat fl*` read a file outside).
+    let mut worst = match opaque_command(args) {
+        Some(why) => SafetyCheckResult::ask(format!(
+            "keel cannot tell which files this shell command names before the shell expands it ({why}): write the paths out, or allow it yourself."
+        )),
+        None => SafetyCheckResult::allow(),
+    };
     for PathArg { arg, value } in collect_path_args(args, config) {
-        // `~` is the user's home, which a shell expands and keel cannot resolve: outside.
+        // `~` and `$VAR` are the user's home and environment, which a shell expands and keel
+        // cannot resolve: outside.
         let result = match (
-            value.starts_with('~') || names_a_process(&value),
+            unresolvable_here(&value) || names_a_process(&value),
             resolve(&value, cwd, fs),
         ) {
             (true, _) => SafetyCheckResult::deny(format!(
@@ -449,6 +655,36 @@ fn runs_what_it_says(resolved: &Path) -> Option<&'static str> {
     }
 }
 
+/// Keys and credentials, and the files a login shell or Git runs what they say from: asked
+/// for reading (they hold secrets) and writing (they run code later) alike, wherever keel runs
+/// (a run started in the home folder reaches them by a relative path).
+fn credentials_or_startup(resolved: &Path) -> Option<&'static str> {
+    let mut names = resolved.components().filter_map(|c| match c {
+        Component::Normal(s) => Some(s.to_string_lossy()),
+        _ => None,
+    });
+    let mut last = None;
+    for name in names.by_ref() {
+        if matches!(
+            name.to_ascii_lowercase().as_str(),
+            ".ssh" | ".gnupg" | ".aws" | ".kube" | ".docker"
+        ) {
+            return Some("in a folder of keys and credentials");
+        }
+        last = Some(name);
+    }
+    match last?.to_ascii_lowercase().as_str() {
+        ".bashrc" | ".bash_profile" | ".bash_login" | ".bash_logout" | ".profile" | ".zshrc"
+        | ".zprofile" | ".zshenv" | ".zlogin" | ".zlogout" | ".kshrc" | ".cshrc" | ".tcshrc"
+        | ".inputrc" => Some("a shell's startup file, which the shell runs"),
+        ".gitconfig" => Some("Git's configuration, which can name programs Git runs"),
+        ".netrc" | ".git-credentials" | ".npmrc" | ".pypirc" | ".pgpass" => {
+            Some("a file that holds credentials")
+        }
+        _ => None,
+    }
+}
+
 /// The guarded-paths checker: `writes` says whether the call is side-effecting (a read of an
 /// editor's config is no risk; writing it is).
 pub fn check_guarded_paths(
@@ -459,7 +695,7 @@ pub fn check_guarded_paths(
     fs: &dyn PathResolver,
 ) -> SafetyCheckResult {
     for PathArg { arg, value } in collect_path_args(args, &PathConfig::default()) {
-        if value.starts_with('~') || names_a_process(&value) {
+        if unresolvable_here(&value) || names_a_process(&value) {
             continue;
         }
         let Ok(resolved) = resolve(&value, cwd, fs) else {
@@ -481,6 +717,11 @@ pub fn check_guarded_paths(
         if env_file {
             return SafetyCheckResult::ask(format!(
                 "\"{value}\" in argument \"{arg}\" is an environment file like .env, which holds secrets."
+            ));
+        }
+        if let Some(what) = credentials_or_startup(&resolved) {
+            return SafetyCheckResult::ask(format!(
+                "\"{value}\" in argument \"{arg}\" is {what}: only you may let a tool touch it."
             ));
         }
         if writes && let Some(what) = runs_what_it_says(&resolved) {

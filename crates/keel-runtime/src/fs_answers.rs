@@ -125,6 +125,14 @@ impl<'a> DecisionFs<'a> {
         }
     }
 
+    /// Whether `known`'s given path still names the directory it named when the gate was
+    /// made (one `stat` per decision).
+    fn unchanged(&self, known: &KnownDir) -> bool {
+        remembered(&self.unchanged, &known.given, || {
+            dir_id(&known.given) == Some(known.id)
+        })
+    }
+
     fn entry(&self, path: &Path) -> Entry {
         remembered(&self.entries, path, || {
             match std::fs::symlink_metadata(path) {
@@ -156,10 +164,7 @@ impl<'a> DecisionFs<'a> {
     /// `..`, a missing component), which the OS resolves.
     fn canonical_under_known(&self, path: &Path) -> Option<PathBuf> {
         let known = self.known.iter().find(|k| path.starts_with(&k.given))?;
-        let unchanged = remembered(&self.unchanged, &known.given, || {
-            dir_id(&known.given) == Some(known.id)
-        });
-        if !unchanged {
+        if !self.unchanged(known) {
             return None;
         }
         let below = path.strip_prefix(&known.given).ok()?;
@@ -182,6 +187,13 @@ impl<'a> DecisionFs<'a> {
 }
 
 impl PathResolver for DecisionFs<'_> {
+    fn directory_replaced(&self, dir: &Path) -> bool {
+        self.known
+            .iter()
+            .find(|k| k.given == dir)
+            .is_some_and(|k| !self.unchanged(k))
+    }
+
     fn canonicalize(&self, path: &Path) -> Result<PathBuf, ResolveError> {
         remembered(&self.canonical, path, || {
             match self.canonical_under_known(path) {
@@ -283,6 +295,7 @@ mod tests {
         std::fs::create_dir_all(work.join("notes"))?;
         std::fs::create_dir_all(elsewhere.join("notes"))?;
         let known: Vec<KnownDir> = KnownDir::of(&work).into_iter().collect();
+        assert!(!DecisionFs::new(&known).directory_replaced(&work));
         // After the gate was made, the folder moves away and a link takes its place.
         std::fs::rename(&work, dir.path().join("moved"))?;
         symlink(&elsewhere, &work)?;
@@ -297,6 +310,10 @@ mod tests {
             "{canonical:?}"
         );
         assert_eq!(answers(&fs, &path), answers(&StdResolver, &path));
+        // A call that takes no path would act in `elsewhere`: the gate is told.
+        assert!(fs.directory_replaced(&work));
+        std::fs::remove_file(&work)?;
+        assert!(DecisionFs::new(&known).directory_replaced(&work), "deleted");
         Ok(())
     }
 }

@@ -255,6 +255,12 @@ impl PolicyGate {
                 let budget = rule
                     .timeout_ms
                     .map_or(IN_PROCESS_BUDGET, std::time::Duration::from_millis);
+                if fs.directory_replaced(&self.env.cwd) {
+                    return SafetyCheckResult::deny(format!(
+                        "The working directory {} is no longer the directory this run started in: it was moved, deleted or replaced (by a link, say), so nothing runs there. Start keel again in the folder you mean.",
+                        self.env.cwd.display()
+                    ));
+                }
                 let start = std::time::Instant::now();
                 let result = check_paths_in(
                     &c.call.args,

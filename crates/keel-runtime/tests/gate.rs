@@ -232,11 +232,13 @@ fn the_default_policy_asks_before_a_shell_command_that_may_write() {
                     reason.starts_with("policy: the rule at <built-in default policy>:"),
                     "{tool} {args}: {reason}"
                 );
+                // A command the shell expands or redirects is asked about by allowed-path
+                // too, in every mode.
                 assert!(
-                    reason.ends_with(&format!(
-                        "asks before {tool} runs (user confirmation is unavailable in \
-                         non-interactive mode)"
-                    )),
+                    reason.contains(&format!("asks before {tool} runs"))
+                        && reason.ends_with(
+                            "(user confirmation is unavailable in non-interactive mode)"
+                        ),
                     "{tool} {args}: {reason}"
                 );
             }
@@ -753,4 +755,42 @@ fn dangling_symlinks_are_followed() {
         Verdict::Allow,
         "a dangling link inside stays inside"
     );
+}
+
+/// Found by an outsider's attack: the working directory swapped for a link to another folder
+/// mid-run let the calls that take no path act there (`list_dir {}` listed it); and in yolo
+/// mode a shell glob was judged as a literal word inside the workspace. With the built-in
+/// policy, both are refused.
+#[test]
+fn a_replaced_working_directory_and_a_glob_in_yolo_are_refused() {
+    let (dir, root) = workspace();
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(outside.join("flag"), "secret").unwrap_or_else(|e| panic!("{e}"));
+    let g = gate(
+        default_with(vec![], vec![]),
+        BTreeMap::new(),
+        env(&root, Mode::Yolo, false),
+    );
+    let list = call("list_dir", json!({}));
+    assert_eq!(decide(&g, &list, &[], None), Verdict::Allow);
+    // `fl*` names no file inside; the shell expands it to the link.
+    std::os::unix::fs::symlink(outside.join("flag"), root.join("flink"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    match decide(&g, &call("shell", json!({"command": "cat fl*"})), &[], None) {
+        Verdict::Refuse { reason, .. } => {
+            assert!(reason.contains("before the shell expands it"), "{reason}")
+        }
+        other => panic!("a glob in yolo: {other:?}"),
+    }
+    std::fs::rename(&root, dir.path().join("moved")).unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink(&outside, &root).unwrap_or_else(|e| panic!("{e}"));
+    match decide(&g, &list, &[], None) {
+        Verdict::Refuse {
+            stage: Stage::Checkers,
+            reason,
+            ..
+        } => assert!(reason.contains("no longer the directory"), "{reason}"),
+        other => panic!("after the swap: {other:?}"),
+    }
 }

@@ -294,3 +294,114 @@ fn writing_what_an_editor_or_ci_runs_asks() {
         assert_eq!(decide(path, true), Decision::Allow, "{path}");
     }
 }
+
+/// Found by an outsider's attack with an MCP server of their own: `copy_item(src, dest)` copied
+/// `~/.ssh/id_rsa` in and a payload over `~/.bashrc`, a `file://` URI under `path` rewrote
+/// keel's config, and a path nested under a path's key passed — no key of N23's named them.
+#[test]
+fn paths_under_any_name_or_shape_are_checked() {
+    for args in [
+        json!({"src": "/etc/passwd", "dest": "stolen.txt"}),
+        json!({"src": "a.txt", "dest": "/outside/x"}),
+        json!({"target": "/etc/passwd"}),
+        json!({"to": "../../etc/passwd"}),
+        json!({"name": "/etc/passwd"}),
+        json!({"input": {"deep": ["/etc/passwd"]}}),
+        json!({"path": {"p": "/etc/passwd"}}),
+        json!({"files": [{"name": "/outside/x"}]}),
+        json!({"path": "file:///etc/passwd"}),
+        json!({"uri": "FILE://localhost/etc/passwd"}),
+        json!({"link": "file:/etc/passwd"}),
+        json!({"path": "file:///%65tc/passwd"}),
+        json!({"uri": "file://evil.example/etc/passwd"}),
+        json!({"src": "$HOME/.ssh/id_rsa"}),
+        json!({"name": "${XDG_CONFIG_HOME}/keel/config.toml"}),
+        json!({"thing": "~/.bashrc"}),
+    ] {
+        assert_eq!(plain(args.clone()).decision, Decision::Deny, "{args}");
+    }
+    // Not paths, or paths inside: prose that starts with a slash, an amount, a web link, an
+    // address under `to`.
+    for args in [
+        json!({"body": "/etc is where configs live"}),
+        json!({"amount": "$100"}),
+        json!({"url": "https://example.com/a/b"}),
+        json!({"to": "bob@example.com", "subject": "Hi"}),
+        json!({"src": "src/a.rs", "dest": "src/b.rs"}),
+        json!({"uri": "file:///w/src/a.rs"}),
+    ] {
+        assert_eq!(plain(args.clone()).decision, Decision::Allow, "{args}");
+    }
+}
+
+/// Found by an outsider's attack in yolo mode, where the rules' asks are gone: `cat fl*`,
+/// `cat $HOME/.ssh/id_rsa` and `cp x .gi?/hooks/` were judged as literal words inside the
+/// workspace, then the shell expanded them. A command whose files keel cannot list asks in
+/// every mode, and a word from a variable is outside.
+#[test]
+fn a_command_the_shell_expands_asks_in_every_mode() {
+    for command in [
+        "cat fl*",
+        "cp pre-commit .gi?/hooks/",
+        "cat .en?",
+        "ls `pwd`",
+    ] {
+        let r = plain(json!({ "command": command }));
+        assert_eq!(r.decision, Decision::AskUser, "{command}");
+        assert!(
+            r.reason
+                .as_deref()
+                .is_some_and(|why| why.contains("before the shell expands it")),
+            "{command}: {r:?}"
+        );
+    }
+    let r = plain(json!({"command": "cat $HOME/.ssh/id_rsa"}));
+    assert_eq!(r.decision, Decision::Deny, "{r:?}");
+    for command in [
+        "cat src/a.rs",
+        "ls -la src",
+        "grep -n main src/a.rs",
+        // A redirection, `$$`, a test and quoted patterns make no file names of their own.
+        "echo step >> src/log.txt",
+        "sleep 1 & echo $$ > src/pid",
+        "[ -f src/a.rs ] && echo yes",
+        "grep -e 'a*b' -e \"x?\" src/a.rs > src/out",
+    ] {
+        assert_eq!(
+            plain(json!({ "command": command })).decision,
+            Decision::Allow,
+            "{command}"
+        );
+    }
+}
+
+/// Found by an outsider's attack on a run started in the home folder: ssh keys, shell startup
+/// files and `~/.gitconfig` (whose `core.fsmonitor` runs on every `git status`) were read and
+/// written silently.
+#[test]
+fn keys_credentials_and_startup_files_ask() {
+    let fs = FakeFs::new();
+    let decide = |path: &str, writes: bool| {
+        check_guarded_paths(&json!({"path": path}), Path::new("/w"), &[], writes, &fs).decision
+    };
+    for path in [
+        ".ssh/id_rsa",
+        ".ssh/authorized_keys",
+        "sub/.SSH/config",
+        ".gnupg/secring.gpg",
+        ".aws/credentials",
+        ".bashrc",
+        ".zshrc",
+        ".profile",
+        ".gitconfig",
+        ".netrc",
+        ".git-credentials",
+    ] {
+        for writes in [true, false] {
+            assert_eq!(decide(path, writes), Decision::AskUser, "{path} {writes}");
+        }
+    }
+    for path in ["bashrc.md", "notes/ssh.txt", "src/profile.rs"] {
+        assert_eq!(decide(path, true), Decision::Allow, "{path}");
+    }
+}
