@@ -278,6 +278,37 @@ enum RunsCommand {
     },
     /// Print a run's items, one JSON object per line.
     Export { id: String },
+    /// Delete runs, each with the runs that are its background tasks (origin `task of RUN`):
+    /// every item, note, notification, ledger entry and answer, and its chat history. A run a
+    /// live keel process is using is refused, and then nothing is deleted.
+    Delete {
+        /// Runs, each by its whole id or a prefix only it has.
+        #[arg(required = true, value_name = "RUN")]
+        ids: Vec<String>,
+        /// Print `{"deleted":[{"id","task_of","items"}],"skipped":[],"dry_run":false}`.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete the runs that pass every filter given, with their background tasks' runs. Runs a
+    /// live keel process is using are kept, and said.
+    Prune {
+        /// Last updated longer ago than DURATION: a number and a unit, s, m, h, d or w
+        /// (30d, 12h, 1d12h).
+        #[arg(long, value_name = "DURATION", value_parser = runs::parse_duration)]
+        older_than: Option<std::time::Duration>,
+        /// open (a turn left open: a crash, a cancel, the step limit) or idle.
+        #[arg(long, value_parser = ["open", "idle"])]
+        status: Option<String>,
+        /// Runs that hold no item at all.
+        #[arg(long)]
+        empty: bool,
+        /// List what would be deleted, and delete nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print `{"deleted":[{"id","task_of","items"}],"skipped":[{"id","pid","host","since"}],"dry_run"}`.
+        #[arg(long)]
+        json: bool,
+    },
     /// Continue a run: calls a crash left unfinished become `unknown` (never re-run), an open
     /// turn goes on, and waiting notifications are delivered.
     Resume {
@@ -589,6 +620,23 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 RunsCommand::Show { id, json } => {
                     let id = runs::resolve_id(&db, &options, &id)?;
                     print_as(json, &runs::show(&db, &options, &id, json)?)
+                }
+                RunsCommand::Delete { ids, json } => {
+                    print_as(json, &runs::delete(&db, &options, &ids, json)?)
+                }
+                RunsCommand::Prune {
+                    older_than,
+                    status,
+                    empty,
+                    dry_run,
+                    json,
+                } => {
+                    let filter = runs::PruneFilter {
+                        older_than,
+                        status,
+                        empty,
+                    };
+                    print_as(json, &runs::prune(&db, &options, &filter, dry_run, json)?)
                 }
                 RunsCommand::Export { id } => {
                     let id = runs::resolve_id(&db, &options, &id)?;

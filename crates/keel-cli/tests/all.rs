@@ -5,6 +5,7 @@
 
 mod acp;
 mod call;
+mod chat;
 mod check;
 mod common;
 mod compaction;
