@@ -291,6 +291,12 @@ enum RunsCommand {
     },
     /// Delete the runs that pass every filter given, with their background tasks' runs. Runs a
     /// live keel process is using are kept, and said.
+    #[command(group(
+        clap::ArgGroup::new("which")
+            .required(true)
+            .multiple(true)
+            .args(["older_than", "status", "empty"])
+    ))]
     Prune {
         /// Last updated longer ago than DURATION: a number and a unit, s, m, h, d or w
         /// (30d, 12h, 1d12h).
