@@ -244,16 +244,27 @@ enum EvalCommand {
 enum ModelCommand {
     /// Fetch the embedded model if it is not cached yet (with progress), verify it, and print
     /// its path.
-    Fetch,
+    Fetch {
+        /// Print `{"path"}`.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]
 enum PolicyCommand {
     /// Print the built-in default policy, then the rules and checkers in force, highest
     /// priority first.
+    ///
+    /// Exits 2 when the policy does not load (then every call is denied, and it says why).
     Show {
+        /// Add FILE at the workspace tier.
         #[arg(long, value_name = "FILE")]
         policy: Vec<PathBuf>,
+        /// As JSON: whether the policy loads (and why not), and every rule and checker in
+        /// force with its priority, tier, decision and source.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -552,11 +563,24 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             command: EvalCommand::ReplayServer { plan },
         } => eval::real_path::serve(&plan).map(|()| ExitCode::SUCCESS),
         Command::Policy {
-            command: PolicyCommand::Show { policy },
+            command: PolicyCommand::Show { policy, json },
         } => {
             // What a run in this directory would use: ./keel.toml included.
             let compiled = check::compile_sources(&config::Sources::standard(&policy));
-            print(&policy::render(&compiled))
+            let loads = if json {
+                let (text, loads) = settings::policy_json(&compiled);
+                print_as(true, &text)?;
+                loads
+            } else {
+                print(&policy::render(&compiled))?;
+                compiled.policy.load_error().is_none()
+            };
+            // A policy that does not load is a configuration error, as `keel config` says.
+            Ok(if loads {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(EXIT_BAD_INPUT)
+            })
         }
         Command::Config {
             command: Some(ConfigCommand::Init { force }),
@@ -607,10 +631,14 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Model {
-            command: ModelCommand::Fetch,
+            command: ModelCommand::Fetch { json },
         } => {
             let path =
                 keel_model::local::fetch_embedded_model(&paths::data_dir()?, &mut |m| out::say(m))?;
+            if json {
+                let line = serde_json::json!({"path": path.to_string_lossy()});
+                return print_as(true, &format!("{line}\n"));
+            }
             print(&format!("{}\n", path.display()))
         }
         Command::Runs { command } => {
