@@ -17,6 +17,7 @@ mod lease;
 mod mcp;
 mod notify;
 mod orphans;
+mod person;
 mod run;
 mod runs;
 mod tasks;
