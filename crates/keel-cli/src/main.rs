@@ -60,6 +60,11 @@ enum Command {
         history: Option<PathBuf>,
     },
     /// Talk with an agent, turn after turn, on one run.
+    ///
+    /// /help lists the commands, /exit (or /quit) leaves. On a terminal the line can be edited
+    /// and the up arrow recalls the run's earlier lines ($KEEL_HOME/history/RUN.txt). Ctrl-C
+    /// during a turn cancels that turn and comes back to the prompt; at the prompt it leaves.
+    /// A new run left with nothing in it is not kept.
     Chat {
         #[command(flatten)]
         flags: run::RunFlags,

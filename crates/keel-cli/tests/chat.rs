@@ -150,6 +150,12 @@ fn the_up_arrow_recalls_an_earlier_line_of_the_run_in_a_later_chat() {
     let run = env.only_run();
     let history = env.path("home").join("history").join(format!("{run}.txt"));
     let kept = std::fs::read_to_string(&history).unwrap_or_default();
+    // What the person typed is theirs alone.
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode =
+        |p: &std::path::Path| std::fs::metadata(p).map_or(0, |m| m.permissions().mode() & 0o777);
+    assert_eq!(mode(&history), 0o600);
+    assert_eq!(mode(history.parent().unwrap_or(&history)), 0o700);
     assert!(kept.contains("make the file please"), "{kept:?}");
     assert!(
         !kept.lines().any(|l| l.trim() == "o"),
@@ -218,6 +224,43 @@ fn ctrl_c_during_a_turn_cancels_it_and_the_chat_goes_on() {
     assert_eq!(kinds(&shown), ["user", "user", "assistant"], "{shown}");
     assert_eq!(shown["run"]["turn_open"], false, "{shown}");
     assert!(!shown.to_string().contains("never shown"));
+}
+
+/// Ctrl-C while keel asks for your word denies the call and cancels the turn: the command
+/// does not run, and the chat comes back to the prompt.
+#[test]
+fn ctrl_c_at_a_question_denies_and_cancels_the_turn() {
+    let env = Env::new();
+    let model = env.script(
+        "s.jsonl",
+        &[
+            common::call("shell", json!({"command": "touch never"})),
+            // The cancelled turn asks the model nothing more: the next turn gets this.
+            json!({"text": "Back again."}),
+        ],
+    );
+    let mut p = on_terminal(&env, &["chat", "--model", &model]);
+    prompt(&mut p);
+    press(&mut p, "make a file\r");
+    expect(&mut p, "[d]eny: ");
+    press(&mut p, "\x03");
+    expect(&mut p, "turn cancelled");
+    prompt(&mut p);
+    press(&mut p, "hello again\r");
+    expect(&mut p, "Back again.");
+    prompt(&mut p);
+    press(&mut p, "/exit\r");
+    assert_eq!(exit_code(&mut p), 0);
+    assert!(!env.work().join("never").exists());
+    let run = env.only_run();
+    let shown = env.show(&run);
+    assert_eq!(user_turns(&env, &run), ["make a file", "hello again"]);
+    assert_eq!(shown["approvals"][0]["answer"], "deny", "{shown}");
+    assert_eq!(
+        kinds(&shown),
+        ["user", "assistant", "tool_result", "user", "assistant"],
+        "{shown}"
+    );
 }
 
 /// A notification that arrives while the person is typing is delivered and shown above the
