@@ -120,7 +120,7 @@ impl LineFeed {
     /// terminal (keeping the lines in `history`), else line by line as they come. `cancel` is
     /// set by a Ctrl-C typed while a question is being answered.
     pub fn stdin(history: Option<PathBuf>, cancel: Arc<AtomicBool>) -> Self {
-        let source = if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        let source = if std::io::stdin().is_terminal() && out::is_terminal(out::Stream::Stdout) {
             match Editor::start(history, cancel) {
                 Ok(editor) => Source::Editor(editor),
                 Err(e) => {
@@ -284,7 +284,7 @@ impl Editor {
             Box::new(move |text: String| {
                 let _ = above.send(Above::Text(text));
             }),
-            std::io::stderr().is_terminal(),
+            out::is_terminal(out::Stream::Stderr),
         );
         if self.asks.send(Ask { prompt, history }).is_err() {
             self.closed = true;

@@ -174,6 +174,15 @@ impl Write for Sink {
     }
 }
 
+/// Whether `stream` is a terminal.
+pub fn is_terminal(stream: Stream) -> bool {
+    use std::io::IsTerminal as _;
+    match stream {
+        Stream::Stdout => io::stdout().is_terminal(),
+        Stream::Stderr => io::stderr().is_terminal(),
+    }
+}
+
 /// The terminal's stdout, escaped.
 pub fn stdout() -> Terminal<Sink> {
     Terminal::new(Sink(Stream::Stdout))
