@@ -60,6 +60,11 @@ enum Command {
         history: Option<PathBuf>,
     },
     /// Talk with an agent, turn after turn, on one run.
+    ///
+    /// /help lists the commands, /exit (or /quit) leaves. On a terminal the line can be edited
+    /// and the up arrow recalls the run's earlier lines ($KEEL_HOME/history/RUN.txt). Ctrl-C
+    /// during a turn cancels that turn and comes back to the prompt; at the prompt it leaves.
+    /// A new run left with nothing in it is not kept.
     Chat {
         #[command(flatten)]
         flags: run::RunFlags,
@@ -244,16 +249,27 @@ enum EvalCommand {
 enum ModelCommand {
     /// Fetch the embedded model if it is not cached yet (with progress), verify it, and print
     /// its path.
-    Fetch,
+    Fetch {
+        /// Print `{"path"}`.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]
 enum PolicyCommand {
     /// Print the built-in default policy, then the rules and checkers in force, highest
     /// priority first.
+    ///
+    /// Exits 2 when the policy does not load (then every call is denied, and it says why).
     Show {
+        /// Add FILE at the workspace tier.
         #[arg(long, value_name = "FILE")]
         policy: Vec<PathBuf>,
+        /// As JSON: whether the policy loads (and why not), and every rule and checker in
+        /// force with its priority, tier, decision and source.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -278,6 +294,43 @@ enum RunsCommand {
     },
     /// Print a run's items, one JSON object per line.
     Export { id: String },
+    /// Delete runs, each with the runs that are its background tasks (origin `task of RUN`):
+    /// every item, note, notification, ledger entry and answer, and its chat history. A run a
+    /// live keel process is using is refused, and then nothing is deleted.
+    Delete {
+        /// Runs, each by its whole id or a prefix only it has.
+        #[arg(required = true, value_name = "RUN")]
+        ids: Vec<String>,
+        /// Print `{"deleted":[{"id","task_of","items"}],"skipped":[],"dry_run":false}`.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete the runs that pass every filter given, with their background tasks' runs. Runs a
+    /// live keel process is using are kept, and said.
+    #[command(group(
+        clap::ArgGroup::new("which")
+            .required(true)
+            .multiple(true)
+            .args(["older_than", "status", "empty"])
+    ))]
+    Prune {
+        /// Last updated longer ago than DURATION: a number and a unit, s, m, h, d or w
+        /// (30d, 12h, 1d12h).
+        #[arg(long, value_name = "DURATION", value_parser = runs::parse_duration)]
+        older_than: Option<std::time::Duration>,
+        /// open (a turn left open: a crash, a cancel, the step limit) or idle.
+        #[arg(long, value_parser = ["open", "idle"])]
+        status: Option<String>,
+        /// Runs that hold no item at all.
+        #[arg(long)]
+        empty: bool,
+        /// List what would be deleted, and delete nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print `{"deleted":[{"id","task_of","items"}],"skipped":[{"id","pid","host","since"}],"dry_run"}`.
+        #[arg(long)]
+        json: bool,
+    },
     /// Continue a run: calls a crash left unfinished become `unknown` (never re-run), an open
     /// turn goes on, and waiting notifications are delivered.
     Resume {
@@ -515,11 +568,24 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             command: EvalCommand::ReplayServer { plan },
         } => eval::real_path::serve(&plan).map(|()| ExitCode::SUCCESS),
         Command::Policy {
-            command: PolicyCommand::Show { policy },
+            command: PolicyCommand::Show { policy, json },
         } => {
             // What a run in this directory would use: ./keel.toml included.
             let compiled = check::compile_sources(&config::Sources::standard(&policy));
-            print(&policy::render(&compiled))
+            let loads = if json {
+                let (text, loads) = settings::policy_json(&compiled);
+                print_as(true, &text)?;
+                loads
+            } else {
+                print(&policy::render(&compiled))?;
+                compiled.policy.load_error().is_none()
+            };
+            // A policy that does not load is a configuration error, as `keel config` says.
+            Ok(if loads {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(EXIT_BAD_INPUT)
+            })
         }
         Command::Config {
             command: Some(ConfigCommand::Init { force }),
@@ -570,10 +636,14 @@ fn execute(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Model {
-            command: ModelCommand::Fetch,
+            command: ModelCommand::Fetch { json },
         } => {
             let path =
                 keel_model::local::fetch_embedded_model(&paths::data_dir()?, &mut |m| out::say(m))?;
+            if json {
+                let line = serde_json::json!({"path": path.to_string_lossy()});
+                return print_as(true, &format!("{line}\n"));
+            }
             print(&format!("{}\n", path.display()))
         }
         Command::Runs { command } => {
@@ -589,6 +659,23 @@ fn execute(cli: Cli) -> Result<ExitCode> {
                 RunsCommand::Show { id, json } => {
                     let id = runs::resolve_id(&db, &options, &id)?;
                     print_as(json, &runs::show(&db, &options, &id, json)?)
+                }
+                RunsCommand::Delete { ids, json } => {
+                    print_as(json, &runs::delete(&db, &options, &ids, json)?)
+                }
+                RunsCommand::Prune {
+                    older_than,
+                    status,
+                    empty,
+                    dry_run,
+                    json,
+                } => {
+                    let filter = runs::PruneFilter {
+                        older_than,
+                        status,
+                        empty,
+                    };
+                    print_as(json, &runs::prune(&db, &options, &filter, dry_run, json)?)
                 }
                 RunsCommand::Export { id } => {
                     let id = runs::resolve_id(&db, &options, &id)?;

@@ -99,14 +99,98 @@ impl<W: Write> Drop for Terminal<W> {
     }
 }
 
+/// Where escaped text goes: the stream, or, while `keel chat`'s line editor is at its prompt,
+/// above the line being typed ([`route_to`]).
+pub struct Sink(Stream);
+
+/// Text printed while the line editor is at its prompt: handed on a line at a time (the editor
+/// draws its prompt again after each piece, so a piece is best a whole line).
+struct Route {
+    print: Box<dyn FnMut(String) + Send>,
+    /// Printed and not handed on yet: the start of a line.
+    pending: String,
+    /// stderr is routed too (it is the same terminal).
+    stderr: bool,
+}
+
+static ROUTE: std::sync::Mutex<Option<Route>> = std::sync::Mutex::new(None);
+
+/// From now on what is printed for a person on stdout (and on stderr when `stderr`) is handed
+/// to `print`, a line at a time, instead of written: `keel chat`'s line editor shows it above
+/// the line being typed.
+pub fn route_to(print: Box<dyn FnMut(String) + Send>, stderr: bool) {
+    if let Ok(mut route) = ROUTE.lock() {
+        *route = Some(Route {
+            print,
+            pending: String::new(),
+            stderr,
+        });
+    }
+}
+
+/// Hands on what was printed since the last line feed, if anything.
+pub fn flush_route() {
+    if let Ok(mut route) = ROUTE.lock()
+        && let Some(r) = route.as_mut()
+        && !r.pending.is_empty()
+    {
+        let text = std::mem::take(&mut r.pending);
+        (r.print)(text);
+    }
+}
+
+/// Back to writing straight to the streams, after handing on what is still pending.
+pub fn unroute() {
+    flush_route();
+    if let Ok(mut route) = ROUTE.lock() {
+        *route = None;
+    }
+}
+
+impl Write for Sink {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if let Ok(mut route) = ROUTE.lock()
+            && let Some(r) = route.as_mut()
+            && (matches!(self.0, Stream::Stdout) || r.stderr)
+        {
+            r.pending.push_str(&String::from_utf8_lossy(bytes));
+            if let Some(end) = r.pending.rfind('\n') {
+                let lines: String = r.pending.drain(..=end).collect();
+                (r.print)(lines);
+            }
+            return Ok(bytes.len());
+        }
+        match self.0 {
+            Stream::Stdout => io::stdout().write(bytes),
+            Stream::Stderr => io::stderr().write(bytes),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self.0 {
+            Stream::Stdout => io::stdout().flush(),
+            Stream::Stderr => io::stderr().flush(),
+        }
+    }
+}
+
+/// Whether `stream` is a terminal.
+pub fn is_terminal(stream: Stream) -> bool {
+    use std::io::IsTerminal as _;
+    match stream {
+        Stream::Stdout => io::stdout().is_terminal(),
+        Stream::Stderr => io::stderr().is_terminal(),
+    }
+}
+
 /// The terminal's stdout, escaped.
-pub fn stdout() -> Terminal<io::Stdout> {
-    Terminal::new(io::stdout())
+pub fn stdout() -> Terminal<Sink> {
+    Terminal::new(Sink(Stream::Stdout))
 }
 
 /// The terminal's stderr, escaped: for the approver's prompts and for logs.
-pub fn stderr() -> Terminal<io::Stderr> {
-    Terminal::new(io::stderr())
+pub fn stderr() -> Terminal<Sink> {
+    Terminal::new(Sink(Stream::Stderr))
 }
 
 /// `text` on stdout, escaped, flushed (a streamed reply shows as it comes).
@@ -132,7 +216,7 @@ pub fn say(line: &str) {
 /// A progress line that rewrites itself: keel's own carriage return, then `line` escaped
 /// (with its carriage returns, so it cannot rewrite anything else).
 pub fn progress(line: &str) {
-    let mut err = io::stderr();
+    let mut err = Sink(Stream::Stderr);
     let _ = err.write_all(b"\r");
     eprint(&field(line));
 }

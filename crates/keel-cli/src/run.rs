@@ -14,7 +14,7 @@ use keel_runtime::agent::{Agent, Event};
 use keel_runtime::approval::TerminalApprover;
 use keel_store::CallerMessage;
 
-use crate::linefeed::{LineFeed, Next};
+use crate::linefeed::{self, LineFeed, Next};
 use crate::out;
 
 /// The flags `keel run` and `keel runs resume` share.
@@ -135,13 +135,19 @@ fn catch_ctrl_c() {
             // At `keel chat`'s idle prompt there is no step to stop after: the chat loop
             // says it leaves.
             if IN_TURN.load(Ordering::SeqCst) {
-                out::eprint(
-                    "\nkeel: stopping after the current step (Ctrl-C again to leave now)\n",
-                );
+                out::eprint(if IN_CHAT.load(Ordering::SeqCst) {
+                    "\nkeel: cancelling this turn (Ctrl-C again to leave keel now)\n"
+                } else {
+                    "\nkeel: stopping after the current step (Ctrl-C again to leave now)\n"
+                });
             }
         });
     });
 }
+
+/// Whether this process is `keel chat`, where Ctrl-C during a turn cancels that turn and goes
+/// back to the prompt (rather than ending keel).
+static IN_CHAT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Whether a turn is running (so Ctrl-C stops it at the next step), rather than `keel chat`
 /// waiting for the person's next line. `keel run` is always in its turn.
@@ -262,17 +268,36 @@ fn print_event(e: Event) {
     }
 }
 
+/// Where ask_user reads its answers, and where its questions go.
+pub(crate) trait Input: std::io::BufRead {
+    /// The writer the questions are written to (escaped).
+    fn question_output(&self) -> Box<dyn std::io::Write>;
+}
+
+impl Input for std::io::BufReader<std::io::Stdin> {
+    fn question_output(&self) -> Box<dyn std::io::Write> {
+        Box::new(out::stderr())
+    }
+}
+
+impl Input for LineFeed {
+    fn question_output(&self) -> Box<dyn std::io::Write> {
+        LineFeed::question_output(self)
+    }
+}
+
 /// Runs `f` with an agent on the session. ask_user reads answers from `input`, which the
 /// caller keeps between calls (`keel chat` reads the user's lines from it too).
 fn with_agent<T>(
     s: &mut Session,
-    input: &mut dyn std::io::BufRead,
+    input: &mut dyn Input,
     run: &str,
     f: impl FnOnce(&mut Agent<'_>) -> Result<T, keel_runtime::agent::LoopError>,
 ) -> Result<T> {
     // The approver escapes what it quotes itself; its writer escapes again, so nothing it
     // prints can reach the terminal raw.
-    let terminal = TerminalApprover::new(input, out::stderr());
+    let questions = input.question_output();
+    let terminal = TerminalApprover::new(input, questions);
     Ok(s.with_agent(terminal, run, print_event, f)?)
 }
 
@@ -291,7 +316,7 @@ fn is_stale_write(e: &anyhow::Error) -> bool {
 /// goes on from the run as reloaded.
 fn delivering(
     s: &mut Session,
-    input: &mut dyn std::io::BufRead,
+    input: &mut dyn Input,
     run: &str,
     f: impl FnOnce(&mut Agent<'_>) -> Result<usize, keel_runtime::agent::LoopError>,
 ) -> Result<usize> {
@@ -470,7 +495,7 @@ const TASK_POLL: Duration = Duration::from_millis(200);
 /// delivers what they send, one notification turn each. `keel run` takes no further user
 /// turn, so nobody could answer a task's permission request: each is denied as soon as it is
 /// seen, and the person is told to use `keel chat` for tasks that need answers.
-fn settle_tasks(s: &mut Session, input: &mut dyn std::io::BufRead, run: &str) -> Result<()> {
+fn settle_tasks(s: &mut Session, input: &mut dyn Input, run: &str) -> Result<()> {
     let mut announced = false;
     loop {
         if is_set(&s.settings.cancel) {
@@ -514,9 +539,88 @@ fn settle_tasks(s: &mut Session, input: &mut dyn std::io::BufRead, run: &str) ->
     }
 }
 
+/// A line of `keel chat` that is a command: `/` and one word, and nothing else. Any other
+/// line is the person's message, even one that starts with `/` (`/etc/hosts is broken`).
+#[derive(Debug, PartialEq)]
+enum ChatCommand {
+    Help,
+    Exit,
+    Unknown(String),
+}
+
+fn chat_command(line: &str) -> Option<ChatCommand> {
+    let word = line.trim().strip_prefix('/')?;
+    if !word
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+    {
+        return None;
+    }
+    Some(match word.to_lowercase().as_str() {
+        "help" => ChatCommand::Help,
+        "exit" | "quit" => ChatCommand::Exit,
+        _ => ChatCommand::Unknown(word.to_string()),
+    })
+}
+
+/// What `/help` prints.
+pub const CHAT_HELP: &str = "\
+Each line you send is a turn: the model answers, and its tool calls pass keel's gate.
+Commands (a line that is / and one word, nothing else):
+  /help          this list
+  /exit, /quit   leave; the run is saved, and keel chat --run RUN goes on with it
+Any other line is your message, even one that starts with / (\"/etc/hosts is broken\").
+On a terminal: the arrow keys, Home and End move in the line; up and down recall this run's
+earlier lines, Ctrl-R searches them; a line typed with a space first is not kept in them.
+Ctrl-C during a turn cancels the turn and comes back to this prompt; Ctrl-C or Ctrl-D at the
+prompt leaves.
+";
+
+/// How a chat ended.
+enum Left {
+    /// `/exit`, `/quit` or the end of input.
+    Done,
+    /// Ctrl-C at the prompt.
+    Interrupted,
+}
+
+/// After a Ctrl-C during a chat's turn: the background tasks the Ctrl-C reached stop (at
+/// their next step; a task waiting for an answer is denied), the calls the model proposed and
+/// keel did not run are answered as not run, the turn is closed, and the chat goes on.
+fn turn_cancelled(s: &mut Session, input: &mut LineFeed, run: &str) -> Result<()> {
+    while s.hub.running(run) > 0 {
+        for request in s.hub.waiting_requests(run) {
+            let _ = s.hub.answer(run, &request, keel_store::Answer::Deny);
+        }
+        s.hub.wait_for_change(TASK_POLL);
+    }
+    if let Some(flag) = &s.settings.cancel {
+        flag.store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+    with_agent(s, input, run, |a| {
+        a.recover(run)?;
+        let head = a.store.run_head(run)?;
+        if head.turn_open {
+            a.store.commit(
+                run,
+                keel_store::RunWrite::append(head.version, keel_app::ids::now(), Vec::new())
+                    .closing_turn(),
+            )?;
+        }
+        Ok(())
+    })?;
+    let _ = out::print("\n");
+    out::say(
+        "turn cancelled: what it did before the Ctrl-C is saved, and the run stays open. Type \
+         your next message (/exit or Ctrl-C at the prompt leaves)",
+    );
+    Ok(())
+}
+
 /// `keel chat`: a conversation on one run, turn after turn. Notifications are delivered as
-/// they arrive, between turns and while it waits for the person's next line; `/quit` or end of
-/// input leaves, after the background tasks the run started have ended.
+/// they arrive, between turns and while it waits for the person's next line; `/exit`, `/quit`,
+/// the end of input or Ctrl-C at the prompt leaves, after the background tasks the run
+/// started have ended. A run the chat made and left with nothing in it is not kept.
 pub fn chat(
     config: &Config,
     flags: &RunFlags,
@@ -527,6 +631,7 @@ pub fn chat(
 ) -> Result<ExitCode> {
     let messages = read_history(history.as_deref())?;
     let mut s = session(config, flags, db, existing.as_deref())?;
+    let made = existing.is_none();
     let run_id = match existing {
         Some(id) => {
             reopen(&mut s, &id)?;
@@ -534,61 +639,157 @@ pub fn chat(
         }
         None => s.start_run(instructions, messages)?,
     };
-    out::say(&format!("chatting on run {run_id}; /quit to leave"));
-    let mut input = LineFeed::stdin();
-    'chat: loop {
-        delivering(&mut s, &mut input, &run_id, |a| {
-            a.recover(&run_id)?;
-            a.deliver_notifications(&run_id)
-        })?;
-        out::eprint("you> ");
+    IN_CHAT.store(true, std::sync::atomic::Ordering::SeqCst);
+    out::say(&format!(
+        "chatting on run {run_id}; /help lists the commands, /exit leaves"
+    ));
+    let mut input = LineFeed::stdin(linefeed::history_file(&run_id), cancel_flag());
+    let left = chat_turns(&mut s, &mut input, &run_id)?;
+    if matches!(left, Left::Interrupted) {
+        // As a Ctrl-C anywhere else: the background tasks stop too.
+        cancel_flag().store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+    settle_tasks(&mut s, &mut input, &run_id)?;
+    drop(input);
+    if made && is_empty(&s, &run_id)? {
+        // Nothing was said and nothing arrived: an empty run is not left behind. The session
+        // goes first, and its lease of the run with it.
+        drop(s);
+        match drop_empty_run(db, &config.store_options(), &run_id) {
+            Ok(()) => out::say(&format!(
+                "left; nothing was said, so run {run_id} was not kept"
+            )),
+            Err(e) => out::say(&format!(
+                "left; run {run_id} is empty, and could not be deleted: {e:#}"
+            )),
+        }
+    } else {
+        match left {
+            Left::Interrupted => out::say(&format!(
+                "left; run {run_id} is saved. `keel chat --run {run_id}` goes on with it."
+            )),
+            Left::Done => out::say(&format!("run {run_id} (keel runs show {run_id})")),
+        }
+    }
+    Ok(match left {
+        Left::Interrupted => ExitCode::from(130),
+        Left::Done => ExitCode::SUCCESS,
+    })
+}
+
+/// Whether a run holds nothing: no item, and no notification queued for it.
+fn is_empty(s: &Session, run: &str) -> Result<bool> {
+    use keel_store::{QueueStore, RunStore};
+    Ok(s.store.run_head(run)?.next_seq == 0 && s.store.notifications(run)?.is_empty())
+}
+
+/// Deletes a run the chat made and left empty.
+fn drop_empty_run(db: &Path, options: &keel_store::StoreOptions, run: &str) -> Result<()> {
+    keel_store::SqliteStore::open_existing(db, options)?
+        .delete_runs(&[run.to_string()], &keel_store::DeleteOptions::default())?;
+    crate::runs::remove_history(run);
+    Ok(())
+}
+
+/// The chat's turns, until the person leaves.
+fn chat_turns(s: &mut Session, input: &mut LineFeed, run_id: &str) -> Result<Left> {
+    loop {
+        match delivering(s, input, run_id, |a| {
+            a.recover(run_id)?;
+            a.deliver_notifications(run_id)
+        }) {
+            Err(e) if is_cancelled(&e) => {
+                turn_cancelled(s, input, run_id)?;
+                continue;
+            }
+            other => other?,
+        };
+        if !input.edits() {
+            out::eprint(linefeed::PROMPT);
+        }
         set_in_turn(false);
         // While the person thinks, what background tasks send is delivered as it comes.
         let line = loop {
             match input.next_line(TASK_POLL) {
                 Next::Line(line) => break line,
-                Next::Closed => break 'chat,
-                Next::Quiet if is_set(&s.settings.cancel) => {
-                    // Ctrl-C at the prompt leaves; the run is saved as it is, and nothing was
-                    // cut short.
-                    settle_tasks(&mut s, &mut input, &run_id)?;
-                    out::say(&format!(
-                        "left; run {run_id} is saved. `keel chat --run {run_id}` goes on with it."
-                    ));
-                    return Ok(ExitCode::from(130));
-                }
+                Next::Closed => return Ok(Left::Done),
+                Next::Interrupted => return Ok(Left::Interrupted),
+                // Ctrl-C at the prompt leaves; the run is saved as it is, and nothing was cut
+                // short.
+                Next::Quiet if is_set(&s.settings.cancel) => return Ok(Left::Interrupted),
                 Next::Quiet => {
-                    let delivered = delivering(&mut s, &mut input, &run_id, |a| {
-                        a.deliver_notifications(&run_id)
-                    })?;
-                    if delivered > 0 {
-                        out::eprint("\nyou> ");
+                    let delivered =
+                        match delivering(s, input, run_id, |a| a.deliver_notifications(run_id)) {
+                            Err(e) if is_cancelled(&e) => return Ok(Left::Interrupted),
+                            other => other?,
+                        };
+                    input.flush_above();
+                    if delivered > 0 && !input.edits() {
+                        out::eprint(&format!("\n{}", linefeed::PROMPT));
                     }
                 }
             }
         };
         let line = line.trim_end_matches(['\n', '\r']);
-        if line.trim() == "/quit" {
-            break;
+        match chat_command(line) {
+            Some(ChatCommand::Exit) => return Ok(Left::Done),
+            Some(ChatCommand::Help) => {
+                out::eprint(CHAT_HELP);
+                continue;
+            }
+            Some(ChatCommand::Unknown(word)) => {
+                out::say(&format!(
+                    "/{word} is not a command of keel chat, and nothing was sent. The commands: \
+                     /help, /exit (or /quit). A line that is / and one word is read as a \
+                     command; to send it to the model, say more around it"
+                ));
+                continue;
+            }
+            None => {}
         }
         if line.trim().is_empty() {
             continue;
         }
-        let before = keel_store::RunStore::run_head(&s.store, &run_id)?.next_seq;
+        let before = keel_store::RunStore::run_head(&s.store, run_id)?.next_seq;
         set_in_turn(true);
-        let end = match with_agent(&mut s, &mut input, &run_id, |a| a.user_turn(&run_id, line)) {
-            Err(e) if is_cancelled(&e) => return Ok(cancelled(&run_id)),
+        let end = match with_agent(s, input, run_id, |a| a.user_turn(run_id, line)) {
+            Err(e) if is_cancelled(&e) => {
+                turn_cancelled(s, input, run_id)?;
+                continue;
+            }
             Err(e) if is_stale_write(&e) => {
                 // Another writer got in (one that ignored the run's lease, or took it after
                 // this process's expired): reload and say what happened, then go on.
-                report_lost_race(&s, &run_id, before)?;
+                report_lost_race(s, run_id, before)?;
                 continue;
             }
             other => other?,
         };
-        report_end(&s, &run_id, Some(end));
+        // A Ctrl-C that came as the turn ended cancels nothing, and does not leave.
+        if let Some(flag) = &s.settings.cancel {
+            flag.store(false, std::sync::atomic::Ordering::SeqCst);
+        }
+        report_end(s, run_id, Some(end));
     }
-    settle_tasks(&mut s, &mut input, &run_id)?;
-    out::say(&format!("run {run_id} (keel runs show {run_id})"));
-    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ChatCommand, chat_command};
+
+    #[test]
+    fn a_slash_and_one_word_is_a_command_and_other_lines_are_messages() {
+        assert_eq!(chat_command("/help\n"), Some(ChatCommand::Help));
+        assert_eq!(chat_command("  /exit "), Some(ChatCommand::Exit));
+        assert_eq!(chat_command("/QUIT"), Some(ChatCommand::Exit));
+        assert_eq!(
+            chat_command("/tmp"),
+            Some(ChatCommand::Unknown("tmp".into()))
+        );
+        assert_eq!(chat_command("/"), Some(ChatCommand::Unknown(String::new())));
+        assert_eq!(chat_command("/etc/hosts is broken"), None);
+        assert_eq!(chat_command("/etc/hosts"), None);
+        assert_eq!(chat_command("/help me"), None);
+        assert_eq!(chat_command("hello /help"), None);
+    }
 }

@@ -566,8 +566,237 @@ fn render_text(
     out
 }
 
+/// Removes the chat history `keel chat` keeps for `run`, if there is one.
+pub fn remove_history(run: &str) {
+    if let Some(path) = crate::linefeed::history_file(run) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// Which runs `keel runs prune` deletes: those that pass every filter given.
+#[derive(Default)]
+pub struct PruneFilter {
+    /// Last updated longer ago than this.
+    pub older_than: Option<std::time::Duration>,
+    /// `open` or `idle` (as `keel runs list` shows it).
+    pub status: Option<String>,
+    /// Holding no item at all (a chat left before saying anything).
+    pub empty: bool,
+}
+
+impl PruneFilter {
+    fn is_empty(&self) -> bool {
+        self.older_than.is_none() && self.status.is_none() && !self.empty
+    }
+}
+
+/// A duration as `keel runs prune --older-than` takes it: a number and a unit (`s`, `m`, `h`,
+/// `d`, `w`), or several (`1d12h`).
+pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let bad = || {
+        format!(
+            "{text:?} is not a duration: give a number and a unit, s, m, h, d or w (30d, 12h, \
+             1d12h)"
+        )
+    };
+    let mut total: u64 = 0;
+    let mut digits = String::new();
+    for c in text.trim().chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        let unit: u64 = match c {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            'w' => 7 * 86_400,
+            _ => return Err(bad()),
+        };
+        let n: u64 = digits.parse().map_err(|_| bad())?;
+        digits.clear();
+        total = n
+            .checked_mul(unit)
+            .and_then(|secs| total.checked_add(secs))
+            .ok_or_else(bad)?;
+    }
+    if !digits.is_empty() || total == 0 {
+        return Err(bad());
+    }
+    Ok(std::time::Duration::from_secs(total))
+}
+
+/// `keel runs delete RUN...`: each run (whole id or unique prefix) with its tasks, or none of
+/// them when one cannot be found or is in use.
+pub fn delete(
+    db: &Path,
+    options: &StoreOptions,
+    given: &[String],
+    as_json: bool,
+) -> Result<String> {
+    let mut ids = Vec::new();
+    for g in given {
+        let id = resolve_id(db, options, g)?;
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    let Some(mut store) = open(db, options)? else {
+        return Err(StoreError::RunNotFound(given.first().cloned().unwrap_or_default()).into());
+    };
+    let deletion = store.delete_runs(&ids, &keel_store::DeleteOptions::default())?;
+    for run in &deletion.deleted {
+        remove_history(&run.id);
+    }
+    Ok(report_deletion(&deletion, false, as_json))
+}
+
+/// `keel runs prune`: every run that passes `filter`, with its tasks; runs another process is
+/// using are kept and said. With `dry_run`, what would go.
+pub fn prune(
+    db: &Path,
+    options: &StoreOptions,
+    filter: &PruneFilter,
+    dry_run: bool,
+    as_json: bool,
+) -> Result<String> {
+    if filter.is_empty() {
+        anyhow::bail!(
+            "say which runs to prune: --older-than DURATION (e.g. 30d), --status open|idle, \
+             --empty, or several (a run must pass each); --dry-run lists them first"
+        );
+    }
+    let Some(mut store) = open(db, options)? else {
+        return Ok(report_deletion(
+            &keel_store::Deletion::default(),
+            dry_run,
+            as_json,
+        ));
+    };
+    let now = keel_store::lease::now();
+    let cutoff = filter.older_than.map(|d| {
+        keel_core::Timestamp(
+            now.millis()
+                .saturating_sub(d.as_millis().min(i64::MAX as u128) as i64),
+        )
+    });
+    let chosen: Vec<String> = store
+        .list_runs()?
+        .into_iter()
+        .filter(|r| cutoff.is_none_or(|c| r.head.updated_at < c))
+        .filter(|r| {
+            filter
+                .status
+                .as_deref()
+                .is_none_or(|s| s == status(&r.head))
+        })
+        .filter(|r| !filter.empty || r.head.next_seq == 0)
+        .map(|r| r.head.id)
+        .collect();
+    let deletion = store.delete_runs(
+        &chosen,
+        &keel_store::DeleteOptions {
+            skip_in_use: true,
+            dry_run,
+            ..Default::default()
+        },
+    )?;
+    if !dry_run {
+        for run in &deletion.deleted {
+            remove_history(&run.id);
+        }
+    }
+    Ok(report_deletion(&deletion, dry_run, as_json))
+}
+
+/// What a deletion did, for a person or (`as_json`) as
+/// `{"deleted":[{"id","task_of","items"}],"skipped":[{"id","pid","host","since"}],"dry_run"}`.
+fn report_deletion(d: &keel_store::Deletion, dry_run: bool, as_json: bool) -> String {
+    if as_json {
+        let value = json!({
+            "deleted": d.deleted.iter().map(|r| json!({
+                "id": r.id,
+                "task_of": r.task_of,
+                "items": r.items,
+            })).collect::<Vec<_>>(),
+            "skipped": d.skipped.iter().map(|s| json!({
+                "id": s.id,
+                "pid": s.lease.holder.pid,
+                "host": s.lease.holder.host,
+                "since": s.lease.acquired_at.to_rfc3339(),
+            })).collect::<Vec<_>>(),
+            "dry_run": dry_run,
+        });
+        return format!("{value}\n");
+    }
+    let verb = if dry_run { "would delete" } else { "deleted" };
+    let mut out = String::new();
+    for r in &d.deleted {
+        let _ = write!(out, "{verb} run {} ({} items)", one_line(&r.id), r.items);
+        if let Some(parent) = &r.task_of {
+            let _ = write!(
+                out,
+                ", a task of run {} (it goes with it)",
+                one_line(parent)
+            );
+        }
+        out.push('\n');
+    }
+    for s in &d.skipped {
+        let _ = writeln!(
+            out,
+            "kept run {}: in use by keel process {} on {} since {}",
+            one_line(&s.id),
+            s.lease.holder.pid,
+            if s.lease.holder.host.is_empty() {
+                "this machine".to_string()
+            } else {
+                one_line(&s.lease.holder.host)
+            },
+            s.lease.acquired_at.to_rfc3339()
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{} {} run(s){}",
+        if dry_run { "would delete" } else { "deleted" },
+        d.deleted.len(),
+        if dry_run {
+            " (--dry-run: nothing was deleted)"
+        } else {
+            ""
+        }
+    );
+    terminal_safe(&out, LineBreaks::Keep)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn durations_take_a_number_and_a_unit() {
+        use std::time::Duration;
+        assert_eq!(
+            super::parse_duration("30d"),
+            Ok(Duration::from_secs(30 * 86_400))
+        );
+        assert_eq!(
+            super::parse_duration("12h"),
+            Ok(Duration::from_secs(12 * 3600))
+        );
+        assert_eq!(
+            super::parse_duration("1d12h"),
+            Ok(Duration::from_secs(36 * 3600))
+        );
+        assert_eq!(
+            super::parse_duration("2w"),
+            Ok(Duration::from_secs(14 * 86_400))
+        );
+        for bad in ["", "30", "d", "3x", "0d", "-1d", "99999999999999999999w"] {
+            assert!(super::parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+
     #[test]
     fn terminal_safe_escapes_control_characters() {
         // The whole text output is made safe at once: its line feeds stay.

@@ -154,6 +154,81 @@ pub fn render_json(config: &Config) -> (String, bool) {
     (format!("{out}\n"), compiled.is_ok())
 }
 
+/// `keel policy show --json`: `{"loads", "error", "rules": [{"priority", "tier", "origin",
+/// "decision", "source", "capped", "modes", "deny_message"}], "checkers": [{"priority",
+/// "tier", "checker", "kind", "source"}]}`, highest priority first (as the text lists them),
+/// and whether the policy loads. `tier` is the tier's name (safety.md N11: the priority's
+/// thousands), `origin` where a rule came from (`answer`: "allow for this run").
+pub fn policy_json(compiled: &keel_app::policy::CompiledPolicy) -> (String, bool) {
+    use keel_policy::rules::{CheckerRef, Mode, RuleOrigin};
+    let tier = |priority: i64| match priority.div_euclid(1000) {
+        1 => "default",
+        2 => "extension",
+        3 => "workspace",
+        4 => "user",
+        5 => "admin",
+        _ => "other",
+    };
+    let rules: Vec<serde_json::Value> = compiled
+        .policy
+        .rules()
+        .iter()
+        .map(|r| {
+            let modes = r.matcher.modes.as_ref().map(|modes| {
+                modes
+                    .iter()
+                    .map(|m| match m {
+                        Mode::Default => "default",
+                        Mode::Plan => "plan",
+                        Mode::Yolo => "yolo",
+                    })
+                    .collect::<Vec<_>>()
+            });
+            serde_json::json!({
+                "priority": r.priority,
+                "tier": tier(r.priority),
+                "origin": match r.origin {
+                    RuleOrigin::Default => "default",
+                    RuleOrigin::Workspace => "workspace",
+                    RuleOrigin::User => "user",
+                    RuleOrigin::Admin => "admin",
+                    RuleOrigin::Answer => "answer",
+                },
+                "decision": r.decision.as_str(),
+                "source": r.source,
+                "capped": r.is_capped(),
+                "modes": modes,
+                "deny_message": r.deny_message,
+            })
+        })
+        .collect();
+    let checkers: Vec<serde_json::Value> = compiled
+        .policy
+        .checker_rules()
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "priority": c.priority,
+                "tier": tier(c.priority),
+                "checker": c.checker.name(),
+                "kind": match c.checker {
+                    CheckerRef::InProcess(_) => "in-process",
+                    CheckerRef::External(_) => "external",
+                },
+                "source": c.source,
+            })
+        })
+        .collect();
+    let error = compiled.policy.load_error();
+    let out = serde_json::json!({
+        "loads": error.is_none(),
+        "error": error,
+        "rules": rules,
+        "checkers": checkers,
+    });
+    (format!("{out}\n"), error.is_none())
+}
+
 /// What `keel config init` writes: every setting, commented out, so the file changes nothing
 /// until you uncomment a line (docs/configuration.md says what each one does).
 pub const USER_CONFIG_TEMPLATE: &str = r#"# keel's user configuration (tier 4: yours; a repository's keel.toml cannot loosen it).

@@ -5,6 +5,7 @@
 
 mod acp;
 mod call;
+mod chat;
 mod check;
 mod common;
 mod compaction;
@@ -16,6 +17,7 @@ mod lease;
 mod mcp;
 mod notify;
 mod orphans;
+mod person;
 mod run;
 mod runs;
 mod tasks;

@@ -273,11 +273,14 @@ fn each_failure_is_named_and_creates_nothing() {
     }
     assert!(run_count(&env) == runs);
 
-    // A run with nothing to summarise.
-    let silent = env.script("silent.jsonl", &[]);
-    let (code, _, err) = env.keel(&["chat", "--model", &silent], "");
-    assert_eq!(code, 0, "{err}");
-    let empty = env.only_run();
+    // A run with nothing to summarise (`keel chat` no longer leaves one: it is made here).
+    let empty = "run-with-nothing".to_string();
+    keel_store::RunStore::create_run(
+        &mut keel_store::SqliteStore::open(&env.db(), &keel_store::StoreOptions::default())
+            .unwrap_or_else(|e| panic!("{e}")),
+        keel_testkit::new_run(&empty),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let (code, _, err) = env.keel(&["handoff", &empty, "--to", "review"], "");
     assert_eq!(code, 1);
     assert!(err.contains("empty-source"), "{err}");

@@ -829,8 +829,9 @@ fn ctrl_c_during_a_model_answer_stops_it_and_the_run_resumes() {
 
 #[test]
 fn ctrl_c_at_the_chat_prompt_leaves_without_waiting_for_a_line() {
+    use std::io::Write as _;
     let env = Env::new();
-    let model = env.script("s.jsonl", &[json!({"text": "unused"})]);
+    let model = env.script("s.jsonl", &[json!({"text": "Hi."})]);
     let mut child = env
         .cmd(&["chat", "--model", &model, "--approval", "deny"])
         .stdin(Stdio::piped())
@@ -838,10 +839,19 @@ fn ctrl_c_at_the_chat_prompt_leaves_without_waiting_for_a_line() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("{e}"));
-    // Keep stdin open and silent: only the Ctrl-C can end the chat.
-    let stdin = child.stdin.take();
+    // One turn, then stdin stays open and silent: only the Ctrl-C can end the chat.
+    let mut stdin = child.stdin.take();
+    if let Some(stdin) = stdin.as_mut() {
+        stdin
+            .write_all(b"hello\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while env.only_run().is_empty() && std::time::Instant::now() < deadline {
+    let answered = || {
+        let run = env.only_run();
+        !run.is_empty() && env.show(&run)["items"].as_array().map(Vec::len) == Some(2)
+    };
+    while !answered() && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(300));

@@ -588,3 +588,352 @@ fn runs_are_named_by_a_unique_prefix_and_listed_by_folder() {
         .collect();
     assert_eq!(tasks, ["second task"], "{here}");
 }
+
+/// A parent run made with `keel run`, a task run of it and one of that task (as spawn_task
+/// records them), and another run: each with a chat history file, as `keel chat` keeps them.
+fn family(env: &Env) -> (String, String) {
+    let model = env.script("one.jsonl", &[json!({"text": "done"})]);
+    for task in ["the parent", "another"] {
+        let (code, _, err) = env.keel(&["run", task, "--model", &model], "");
+        assert_eq!(code, 0, "{err}");
+    }
+    let listed: Value =
+        serde_json::from_str(&env.keel(&["runs", "list", "--json"], "").1).unwrap_or_default();
+    let id_of = |task: &str| {
+        listed
+            .as_array()
+            .and_then(|a| a.iter().find(|r| r["task"] == task))
+            .and_then(|r| r["id"].as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let (parent, other) = (id_of("the parent"), id_of("another"));
+    let mut store =
+        SqliteStore::open(&env.db(), &StoreOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    for (id, of) in [("task-run", parent.as_str()), ("task-of-task", "task-run")] {
+        store
+            .create_run(NewRun {
+                origin: Some(format!("task of {of}")),
+                now: Timestamp(1_795_987_900_000),
+                items: vec![item(0, ItemBody::User { text: "sub".into() })],
+                ..new_run(id)
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    for run in [parent.as_str(), other.as_str(), "task-run"] {
+        env.write(&format!("home/history/{run}.txt"), "#V2\nsomething typed\n");
+    }
+    (parent, other)
+}
+
+fn ids(env: &Env) -> Vec<String> {
+    let listed: Value =
+        serde_json::from_str(&env.keel(&["runs", "list", "--json"], "").1).unwrap_or_default();
+    let mut ids: Vec<String> = listed
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|r| r["id"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    ids.sort();
+    ids
+}
+
+/// `keel runs delete` takes a prefix, deletes the run with its tasks' runs (and their chat
+/// histories), says what it deleted, and leaves every other run as it was; a run that is not
+/// there, or a prefix two runs share, deletes nothing.
+#[test]
+fn runs_delete_takes_a_run_and_its_tasks_and_nothing_else() {
+    let env = Env::new();
+    let (parent, other) = family(&env);
+    let before_other = env.show(&other);
+
+    let (code, _, err) = env.keel(&["runs", "delete", &parent, "nope"], "");
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no run with id \"nope\""), "{err}");
+    let (code, _, err) = env.keel(&["runs", "delete", "run-"], "");
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("is the start of 2 runs' ids"), "{err}");
+    assert_eq!(ids(&env).len(), 4, "nothing was deleted");
+
+    let prefix = &parent[..parent.len() - 3];
+    let (code, out, err) = env.keel(&["runs", "delete", prefix], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!("deleted run {parent} (2 items)\n"))
+            && out.contains(&format!(
+                "deleted run task-run (1 items), a task of run {parent} (it goes with it)\n"
+            ))
+            && out.contains("deleted run task-of-task (1 items), a task of run")
+            && out.ends_with("deleted 3 run(s)\n"),
+        "{out}"
+    );
+    assert_eq!(ids(&env), std::slice::from_ref(&other));
+    assert_eq!(env.show(&other), before_other);
+    let history = |run: &str| env.path("home").join("history").join(format!("{run}.txt"));
+    assert!(!history(&parent).exists() && !history("task-run").exists());
+    assert!(history(&other).exists());
+    // Every row of the deleted runs, in every table, is gone; the other run's are there.
+    let conn = rusqlite::Connection::open(env.db()).unwrap_or_else(|e| panic!("{e}"));
+    for table in [
+        "items",
+        "notes",
+        "notification_queue",
+        "dispatch_ledger",
+        "approvals",
+    ] {
+        let left: i64 = conn
+            .query_row(
+                &format!("SELECT count(*) FROM {table} WHERE run_id != ?1"),
+                [&other],
+                |r| r.get(0),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(left, 0, "{table}");
+    }
+
+    let (code, out, err) = env.keel(&["runs", "delete", &other, "--json"], "");
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap_or_default();
+    assert_eq!(
+        v,
+        json!({"deleted": [{"id": other, "task_of": null, "items": 2}], "skipped": [], "dry_run": false})
+    );
+    assert!(ids(&env).is_empty());
+}
+
+/// A run a live `keel chat` is writing is refused, and nothing is deleted; once the chat has
+/// left, the same command deletes it.
+#[test]
+fn runs_delete_refuses_a_run_a_live_process_is_writing() {
+    use std::io::Write as _;
+    let env = Env::new();
+    let model = env.script("s.jsonl", &[json!({"text": "Hi."})]);
+    let mut chat = env
+        .cmd(&["chat", "--model", &model, "--approval", "deny"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut stdin = chat.stdin.take();
+    if let Some(stdin) = stdin.as_mut() {
+        stdin
+            .write_all(b"hello\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let answered = || {
+        let run = env.only_run();
+        !run.is_empty() && env.show(&run)["items"].as_array().map(Vec::len) == Some(2)
+    };
+    while !answered() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the chat did not answer"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let run = env.only_run();
+    let (code, out, err) = env.keel(&["runs", "delete", &run], "");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains(&format!(
+            "run {run} is in use by keel process {}",
+            chat.id()
+        )) && err.contains("nothing was deleted"),
+        "{err}"
+    );
+    assert_eq!(ids(&env), std::slice::from_ref(&run));
+    // Pruned, it is kept and said.
+    let (code, out, err) = env.keel(&["runs", "prune", "--status", "idle"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!("kept run {run}: in use by keel process")),
+        "{out}"
+    );
+    assert_eq!(ids(&env), std::slice::from_ref(&run));
+
+    drop(stdin);
+    let status = chat.wait().unwrap_or_else(|e| panic!("{e}"));
+    assert!(status.success());
+    let (code, _, err) = env.keel(&["runs", "delete", &run], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(ids(&env).is_empty());
+}
+
+/// `keel runs prune` deletes the runs that pass every filter given (with their tasks' runs);
+/// `--dry-run` lists them and deletes nothing; without a filter it is refused.
+#[test]
+fn runs_prune_deletes_by_age_status_and_emptiness() {
+    let env = Env::new();
+    let (parent, other) = family(&env);
+    // An empty run (as older keels left after a chat without a word), and a run whose turn a
+    // failed model call left open.
+    let mut store =
+        SqliteStore::open(&env.db(), &StoreOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    store
+        .create_run(NewRun {
+            now: Timestamp(1_795_987_900_000),
+            ..new_run("empty-run")
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    drop(store);
+    let failing = env.script(
+        "fail.jsonl",
+        &[json!({"error": "failed", "message": "HTTP 503"})],
+    );
+    let (code, _, _) = env.keel(&["run", "left open", "--model", &failing], "");
+    assert_ne!(code, 0);
+    assert_eq!(ids(&env).len(), 6);
+    // The parent was last written 40 days ago, the other run 2 hours ago.
+    let conn = rusqlite::Connection::open(env.db()).unwrap_or_else(|e| panic!("{e}"));
+    let ago = |days: i64, hours: i64| {
+        keel_store::lease::now().millis() - (days * 86_400 + hours * 3_600) * 1_000
+    };
+    for (run, at) in [(&parent, ago(40, 0)), (&other, ago(0, 2))] {
+        conn.execute(
+            "UPDATE runs SET updated_at = ?1 WHERE id = ?2",
+            rusqlite::params![at, run],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    let (code, _, err) = env.keel(&["runs", "prune"], "");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--older-than") && err.contains("--empty"),
+        "{err}"
+    );
+    let (code, _, err) = env.keel(&["runs", "prune", "--older-than", "30"], "");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("give a number and a unit"), "{err}");
+
+    let (code, out, err) = env.keel(&["runs", "prune", "--older-than", "30d", "--dry-run"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!("would delete run {parent} (2 items)"))
+            && out.contains("would delete run task-run")
+            && out.ends_with("would delete 3 run(s) (--dry-run: nothing was deleted)\n"),
+        "{out}"
+    );
+    assert_eq!(ids(&env).len(), 6, "a dry run deletes nothing");
+
+    let (code, out, err) = env.keel(&["runs", "prune", "--empty", "--json"], "");
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap_or_default();
+    assert_eq!(
+        v["deleted"],
+        json!([{"id": "empty-run", "task_of": null, "items": 0}])
+    );
+    let (code, out, err) = env.keel(&["runs", "prune", "--status", "open"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.ends_with("deleted 1 run(s)\n"), "{out}");
+    let (code, out, err) = env.keel(
+        &["runs", "prune", "--older-than", "1h", "--status", "idle"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.ends_with("deleted 4 run(s)\n"), "{out}");
+    assert!(ids(&env).is_empty(), "{:?}", ids(&env));
+}
+
+/// `keel policy show --json`: whether the policy loads, and each rule and checker in force
+/// with its priority, tier, origin, decision and source; a policy that does not load says
+/// why and exits 2, as text and as JSON.
+#[test]
+fn policy_show_json_lists_what_is_in_force_and_whether_it_loads() {
+    let sb = Env::new();
+    sb.write(
+        "work/keel.toml",
+        "[[rule]]\ntoolName = \"deploy\"\ndecision = \"deny\"\ndenyMessage = \"not here\"\n\n\
+         [[rule]]\ntoolName = \"shell\"\ndecision = \"allow\"\npriority = 5\n",
+    );
+    sb.user_config("[[rule]]\ntoolName = \"fetch\"\ndecision = \"ask_user\"\nmodes = [\"plan\"]\n");
+    let (code, out, err) = sb.keel(&["policy", "show", "--json"], "");
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(
+        (v["loads"].clone(), v["error"].clone()),
+        (json!(true), Value::Null)
+    );
+    let rules = v["rules"].as_array().cloned().unwrap_or_default();
+    let find = |source: &str| {
+        rules
+            .iter()
+            .find(|r| r["source"].as_str().is_some_and(|s| s.ends_with(source)))
+            .cloned()
+            .unwrap_or_else(|| panic!("no rule from {source}: {v}"))
+    };
+    assert_eq!(
+        find("keel.toml:1"),
+        json!({"priority": 3000, "tier": "workspace", "origin": "workspace", "decision": "deny",
+               "source": find("keel.toml:1")["source"], "capped": false, "modes": null,
+               "deny_message": "not here"})
+    );
+    let allow = find("keel.toml:6");
+    assert_eq!(
+        (allow["priority"].clone(), allow["capped"].clone()),
+        (json!(3005), json!(true))
+    );
+    let user = find("config.toml:1");
+    assert_eq!(
+        (
+            user["tier"].clone(),
+            user["decision"].clone(),
+            user["modes"].clone()
+        ),
+        (json!("user"), json!("ask_user"), json!(["plan"]))
+    );
+    // Highest priority first, as the text lists them; the built-in ones are there too.
+    let priorities: Vec<i64> = rules
+        .iter()
+        .filter_map(|r| r["priority"].as_i64())
+        .collect();
+    assert!(
+        priorities.windows(2).all(|w| w[0] >= w[1]),
+        "{priorities:?}"
+    );
+    assert!(rules.iter().any(|r| r["tier"] == "default"));
+    let checkers: Vec<&str> = v["checkers"]
+        .as_array()
+        .map(|c| c.iter().filter_map(|c| c["checker"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(checkers, ["allowed-path", "guarded-paths", "provenance"]);
+    assert_eq!(v["checkers"][0]["kind"], "in-process");
+
+    sb.write(
+        "work/keel.toml",
+        "[[rule]]\ntoolName = \"x\"\ndecision = \"maybe\"\n",
+    );
+    let (code, out, err) = sb.keel(&["policy", "show", "--json"], "");
+    assert_eq!(code, 2, "{out}{err}");
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(v["loads"], false);
+    assert!(
+        v["error"].as_str().is_some_and(|e| e.contains("keel.toml")),
+        "{v}"
+    );
+    let (code, out, _) = sb.keel(&["policy", "show"], "");
+    assert_eq!(code, 2);
+    assert!(out.contains("EVERY CALL IS DENIED"), "{out}");
+}
+
+/// `keel model fetch --json` names the model file it verified (here the cached copy
+/// `./scripts/test` fetched, so nothing is downloaded).
+#[test]
+fn model_fetch_json_names_the_file() {
+    let model = std::env::var("KEEL_TEST_MODEL").unwrap_or_else(|_| {
+        panic!("KEEL_TEST_MODEL is not set: run ./scripts/test, which fetches the model")
+    });
+    let sb = Env::new();
+    let cached = sb.path("home/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+    std::fs::create_dir_all(sb.path("home/models")).unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink(&model, &cached).unwrap_or_else(|e| panic!("{e}"));
+    let (code, out, err) = sb.keel(&["model", "fetch", "--json"], "");
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(v, json!({"path": cached.to_string_lossy()}));
+}

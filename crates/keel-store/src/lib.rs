@@ -55,7 +55,9 @@ pub use schema::SCHEMA_VERSION;
 pub fn schema_migration(from: usize) -> Option<&'static str> {
     schema::MIGRATIONS.get(from).copied()
 }
-pub use sqlite::{CRASH_POINT_ENV, SqliteStore, StoreOptions};
+pub use sqlite::{
+    CRASH_POINT_ENV, DeleteOptions, DeletedRun, Deletion, SkippedRun, SqliteStore, StoreOptions,
+};
 
 /// A new run.
 #[derive(Clone, Debug)]
@@ -471,6 +473,21 @@ pub enum StoreError {
         host: String,
         since: Timestamp,
         until: Timestamp,
+    },
+    #[error(
+        "run {run}{of} is in use by keel process {pid} on {host} (since {since}): nothing was \
+         deleted. Wait for that process to finish with it, or stop it, then delete again",
+        of = .task_of.as_ref().map(|p| format!(" (a task of run {p}, deleted with it)")).unwrap_or_default(),
+        host = if .host.is_empty() { "this machine" } else { .host.as_str() },
+        since = .since.to_rfc3339()
+    )]
+    RunInUse {
+        run: String,
+        /// The run asked for, when `run` is one of its tasks.
+        task_of: Option<String>,
+        pid: u32,
+        host: String,
+        since: Timestamp,
     },
     #[error("run {run} item {seq} cannot be read: {reason}")]
     CorruptItem {

@@ -155,6 +155,23 @@ pub const MIGRATIONS: &[&str] = &[
         expires_at   INTEGER NOT NULL
     ) WITHOUT ROWID;
     "#,
+    // v6: a run can be deleted whole (`keel runs delete`, `keel runs prune`). Items and
+    // compaction records stay append-only, except within the one transaction that deletes
+    // their run: it names the run in `run_deletions` first, deletes every row of the run, and
+    // removes the name again before it commits, so no other writer ever sees it there.
+    r#"
+    CREATE TABLE run_deletions (
+        run_id  TEXT PRIMARY KEY
+    ) WITHOUT ROWID;
+    DROP TRIGGER items_append_only_delete;
+    CREATE TRIGGER items_append_only_delete BEFORE DELETE ON items
+        WHEN NOT EXISTS (SELECT 1 FROM run_deletions WHERE run_id = OLD.run_id)
+        BEGIN SELECT RAISE(ABORT, 'items are append-only'); END;
+    DROP TRIGGER compactions_append_only_delete;
+    CREATE TRIGGER compactions_append_only_delete BEFORE DELETE ON compactions
+        WHEN NOT EXISTS (SELECT 1 FROM run_deletions WHERE run_id = OLD.run_id)
+        BEGIN SELECT RAISE(ABORT, 'compaction records are append-only'); END;
+    "#,
 ];
 
 /// The version a fully migrated database has.

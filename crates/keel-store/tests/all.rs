@@ -5,5 +5,6 @@
 
 mod common;
 mod crash;
+mod delete;
 mod lease;
 mod store;

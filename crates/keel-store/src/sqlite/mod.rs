@@ -2,6 +2,7 @@
 //! `synchronous=NORMAL`.
 
 mod compaction;
+mod delete;
 mod desktop;
 mod lease;
 mod ledger;
@@ -24,6 +25,8 @@ use crate::{
     LedgerStore, NewNotification, NewRun, NotificationRecord, QueueStore, RunHead, RunLeaseRecord,
     RunLeaseStore, RunRecord, RunStore, RunSummary, RunWrite, StoreError,
 };
+
+pub use delete::{DeleteOptions, DeletedRun, Deletion, SkippedRun};
 
 /// The environment variable that names a crash point (see [`crash_point`]).
 pub const CRASH_POINT_ENV: &str = "KEEL_STORE_CRASH_POINT";
@@ -161,6 +164,21 @@ impl SqliteStore {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Deletes each of `runs` whole, with the runs that are its tasks (origin `task of RUN`,
+    /// and theirs in turn), in one transaction: every row of every table that holds a part
+    /// of them. A run another live keel process holds (its lease is in force) is refused with
+    /// [`StoreError::RunInUse`] and nothing is deleted, or, with
+    /// [`DeleteOptions::skip_in_use`], left out with its tasks and said in
+    /// [`Deletion::skipped`]. With [`DeleteOptions::dry_run`] nothing is committed: the
+    /// answer says what would go.
+    pub fn delete_runs(
+        &mut self,
+        runs: &[String],
+        options: &DeleteOptions<'_>,
+    ) -> Result<Deletion, StoreError> {
+        delete::delete_runs(self, runs, options)
     }
 
     fn write_tx(&mut self) -> Result<Transaction<'_>, StoreError> {
