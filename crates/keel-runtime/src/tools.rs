@@ -6,6 +6,7 @@
 //! `tool_manual` ([`manual`]) and `clarify` ([`clarify`]) live in submodules and are not built
 //! in: whoever offers computer use adds them with [`Toolbox::add`].
 
+mod beneath;
 pub mod clarify;
 pub mod manual;
 
@@ -135,7 +136,18 @@ impl ToolContext {
     fn read_text(&self, path: &std::path::Path, lossy: bool) -> Result<String, String> {
         match &self.files {
             Some(files) => files.read(path),
-            None => FileSystem::read_text(path, lossy),
+            None => match beneath::read(&self.cwd, path) {
+                beneath::Beneath::Done(bytes) => {
+                    let bytes = bytes?;
+                    if lossy {
+                        Ok(String::from_utf8_lossy(&bytes).into_owned())
+                    } else {
+                        String::from_utf8(bytes)
+                            .map_err(|_| "stream did not contain valid UTF-8".to_string())
+                    }
+                }
+                beneath::Beneath::Unsupported => FileSystem::read_text(path, lossy),
+            },
         }
     }
 
@@ -143,7 +155,10 @@ impl ToolContext {
     fn write_text(&self, path: &std::path::Path, text: &str) -> Result<(), String> {
         match &self.files {
             Some(files) => files.write(path, text),
-            None => FileSystem.write(path, text),
+            None => match beneath::write(&self.cwd, path, text.as_bytes()) {
+                beneath::Beneath::Done(written) => written,
+                beneath::Beneath::Unsupported => FileSystem.write(path, text),
+            },
         }
     }
 
