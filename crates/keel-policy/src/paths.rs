@@ -685,6 +685,26 @@ fn credentials_or_startup(resolved: &Path) -> Option<&'static str> {
     }
 }
 
+/// Whether `resolved` is the config or a hook of a Git directory, whatever the directory is
+/// called (`.git` is allowed-path's own; `git init --separate-git-dir=gitdata`, a bare
+/// `mirror.git` are not): a folder holding `HEAD` and `objects`. Only a path named like one
+/// (`…/config`, `…/hooks/…`) is looked at, so other writes cost no system call.
+fn in_a_git_directory(resolved: &Path, fs: &dyn PathResolver) -> bool {
+    let is_git_dir = |dir: &Path| {
+        fs.canonicalize(&dir.join("HEAD")).is_ok() && fs.canonicalize(&dir.join("objects")).is_ok()
+    };
+    let config_of = resolved
+        .file_name()
+        .is_some_and(|n| n == "config")
+        .then(|| resolved.parent())
+        .flatten();
+    let hooks_of = resolved
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == "hooks"))
+        .and_then(Path::parent);
+    config_of.into_iter().chain(hooks_of).any(is_git_dir)
+}
+
 /// The guarded-paths checker: `writes` says whether the call is side-effecting (a read of an
 /// editor's config is no risk; writing it is).
 pub fn check_guarded_paths(
@@ -722,6 +742,11 @@ pub fn check_guarded_paths(
         if let Some(what) = credentials_or_startup(&resolved) {
             return SafetyCheckResult::ask(format!(
                 "\"{value}\" in argument \"{arg}\" is {what}: only you may let a tool touch it."
+            ));
+        }
+        if writes && in_a_git_directory(&resolved, fs) {
+            return SafetyCheckResult::ask(format!(
+                "\"{value}\" in argument \"{arg}\" is inside a Git repository's own folder (its config or hooks): Git runs what they say, so writing them runs code later, outside keel's gate."
             ));
         }
         if writes && let Some(what) = runs_what_it_says(&resolved) {

@@ -24,6 +24,17 @@ impl FakeFs {
             "/w/.git/config",
             "/w/.vscode",
             "/w/a",
+            "/w/gitdata",
+            "/w/gitdata/HEAD",
+            "/w/gitdata/objects",
+            "/w/gitdata/config",
+            "/w/gitdata/hooks",
+            "/w/mirror.git",
+            "/w/mirror.git/HEAD",
+            "/w/mirror.git/objects",
+            "/w/mirror.git/hooks",
+            "/w/app",
+            "/w/app/config",
         ] {
             m.insert(PathBuf::from(p), PathBuf::from(p));
         }
@@ -402,6 +413,28 @@ fn keys_credentials_and_startup_files_ask() {
         }
     }
     for path in ["bashrc.md", "notes/ssh.txt", "src/profile.rs"] {
+        assert_eq!(decide(path, true), Decision::Allow, "{path}");
+    }
+}
+
+/// Found by an outsider's attack: with `git init --separate-git-dir=gitdata`, writing
+/// `gitdata/config` (a `core.fsmonitor` command) ran on the next `git status`; a bare
+/// `mirror.git/hooks/*` write too. A Git directory by any name is found by what it holds.
+#[test]
+fn writing_a_git_directory_by_any_name_asks() {
+    let fs = FakeFs::new();
+    let decide = |path: &str, writes: bool| {
+        check_guarded_paths(&json!({"path": path}), Path::new("/w"), &[], writes, &fs).decision
+    };
+    for path in [
+        "gitdata/config",
+        "gitdata/hooks/pre-commit",
+        "mirror.git/hooks/post-update",
+    ] {
+        assert_eq!(decide(path, true), Decision::AskUser, "{path}");
+        assert_eq!(decide(path, false), Decision::Allow, "{path}");
+    }
+    for path in ["app/config", "app/hooks/x.js", "src/config"] {
         assert_eq!(decide(path, true), Decision::Allow, "{path}");
     }
 }
