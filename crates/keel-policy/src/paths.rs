@@ -6,6 +6,7 @@
 //! with the reason of the first path that has it. The filesystem itself is behind the
 //! resolver: keel-runtime has the `std::fs` one, tests have a map.
 
+use std::borrow::Cow;
 use std::path::{Component, Path, PathBuf};
 
 use serde_json::Value;
@@ -90,14 +91,14 @@ impl PathConfig {
 }
 
 pub(crate) fn path_like(key: &str) -> bool {
-    let key = key.to_lowercase();
+    let key = lower(key);
     key.contains("path")
         || key.contains("directory")
         || key.contains("file")
         || key.contains("folder")
         // keel's own beyond N23: the names MCP servers give paths (an outsider's attack
         // copied `src` to `dest` past the check, a key nobody read as a path).
-        || PATH_KEYS.contains(&key.as_str())
+        || PATH_KEYS.contains(&key.as_ref())
 }
 
 /// Keys that name a path though no word of N23's is in them.
@@ -135,7 +136,7 @@ fn shaped_like_a_path(value: &str) -> bool {
 /// `/etc/passwd` is not a path (safety.md T5).
 fn free_text(key: &str) -> bool {
     matches!(
-        key.to_ascii_lowercase().as_str(),
+        lower(key).as_ref(),
         "content"
             | "contents"
             | "text"
@@ -467,9 +468,41 @@ fn relative_to(path: &Path, root: &Path) -> Option<PathBuf> {
     path.strip_prefix(root).ok().map(Path::to_path_buf)
 }
 
-fn segment_key(segment: &str) -> String {
+/// A segment as N25 compares it: up to a `:`, without trailing spaces and dots, in lower
+/// case. Borrowed when that changes nothing but the cut: the gate reads every segment of every
+/// path of every call.
+fn segment_key(segment: &str) -> Cow<'_, str> {
     let cut = segment.split(':').next().unwrap_or("");
-    cut.trim_end_matches([' ', '.']).to_lowercase()
+    lower(cut.trim_end_matches([' ', '.']))
+}
+
+/// `text` in lower case, borrowed when it is already.
+fn lower(text: &str) -> Cow<'_, str> {
+    if text
+        .bytes()
+        .any(|b| b.is_ascii_uppercase() || !b.is_ascii())
+    {
+        Cow::Owned(text.to_lowercase())
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// The keys ([`segment_key`]) of the named segments of `resolved`, a path as resolution gives
+/// it (absolute, no `.` or `..`), in order: split at `/` by hand, which costs a fraction of
+/// `Path::components`.
+fn segment_keys(resolved: &Path) -> Vec<Cow<'_, str>> {
+    use std::os::unix::ffi::OsStrExt;
+    resolved
+        .as_os_str()
+        .as_bytes()
+        .split(|&b| b == b'/')
+        .filter(|s| !s.is_empty() && *s != b".")
+        .map(|s| match std::str::from_utf8(s) {
+            Ok(name) => segment_key(name),
+            Err(_) => Cow::Owned(segment_key(&String::from_utf8_lossy(s)).into_owned()),
+        })
+        .collect()
 }
 
 /// Classifies one resolved path against the roots (N25).
@@ -485,7 +518,7 @@ fn classify_path(resolved: &Path, shown: &str, arg: &str, roots: &[PathBuf]) -> 
             let Component::Normal(s) = segment else {
                 continue;
             };
-            match segment_key(&s.to_string_lossy()).as_str() {
+            match segment_key(&s.to_string_lossy()).as_ref() {
                 ".git" | ".env" | "node_modules" => {
                     return SafetyCheckResult::deny(format!(
                         "Access to sensitive path \"{shown}\" in argument \"{arg}\" is blocked."
@@ -603,8 +636,12 @@ const ENV_TEMPLATES: &[&str] = &[".env.example", ".env.sample", ".env.template",
 /// secrets (`.env.local`, `.env.production`; not the templates `.env.example`, …). Shared with
 /// keel-runtime's sandbox, which keeps such files unreadable as it keeps `.env`.
 pub fn is_env_variant(name: &str) -> bool {
-    let key = segment_key(name);
-    key.starts_with(".env.") && !ENV_TEMPLATES.contains(&key.as_str())
+    is_env_key(&segment_key(name))
+}
+
+/// [`is_env_variant`] of a segment's key.
+fn is_env_key(key: &str) -> bool {
+    key.starts_with(".env.") && !ENV_TEMPLATES.contains(&key)
 }
 
 /// The guarded-paths checker (keel's own, beside N22–N25's allowed-path): the files the
@@ -623,16 +660,9 @@ pub fn is_env_variant(name: &str) -> bool {
 /// Files an editor, a shell or CI runs what they say from, by their path inside a folder:
 /// writing one is running code later, outside the gate (`.zed/tasks.json`, `.nvim.lua`,
 /// `.envrc`, a workflow). `.vscode` is allowed-path's own (N25).
-fn runs_what_it_says(resolved: &Path) -> Option<&'static str> {
-    let names: Vec<String> = resolved
-        .components()
-        .filter_map(|c| match c {
-            Component::Normal(s) => Some(segment_key(&s.to_string_lossy())),
-            _ => None,
-        })
-        .collect();
+fn runs_what_it_says(names: &[Cow<'_, str>]) -> Option<&'static str> {
     let has = |dir: &str| names.iter().any(|n| n == dir);
-    let last = names.last().map(String::as_str).unwrap_or("");
+    let last = names.last().map(AsRef::as_ref).unwrap_or("");
     let pair = |a: &str, b: &str| names.windows(2).any(|w| w[0] == a && w[1] == b);
     if has(".zed") {
         Some("Zed's settings and tasks (it runs the commands they name)")
@@ -658,22 +688,16 @@ fn runs_what_it_says(resolved: &Path) -> Option<&'static str> {
 /// Keys and credentials, and the files a login shell or Git runs what they say from: asked
 /// for reading (they hold secrets) and writing (they run code later) alike, wherever keel runs
 /// (a run started in the home folder reaches them by a relative path).
-fn credentials_or_startup(resolved: &Path) -> Option<&'static str> {
-    let mut names = resolved.components().filter_map(|c| match c {
-        Component::Normal(s) => Some(s.to_string_lossy()),
-        _ => None,
-    });
-    let mut last = None;
-    for name in names.by_ref() {
-        if matches!(
-            name.to_ascii_lowercase().as_str(),
+fn credentials_or_startup(names: &[Cow<'_, str>]) -> Option<&'static str> {
+    if names.iter().any(|name| {
+        matches!(
+            name.as_ref(),
             ".ssh" | ".gnupg" | ".aws" | ".kube" | ".docker"
-        ) {
-            return Some("in a folder of keys and credentials");
-        }
-        last = Some(name);
+        )
+    }) {
+        return Some("in a folder of keys and credentials");
     }
-    match last?.to_ascii_lowercase().as_str() {
+    match names.last()?.as_ref() {
         ".bashrc" | ".bash_profile" | ".bash_login" | ".bash_logout" | ".profile" | ".zshrc"
         | ".zprofile" | ".zshenv" | ".zlogin" | ".zlogout" | ".kshrc" | ".cshrc" | ".tcshrc"
         | ".inputrc" => Some("a shell's startup file, which the shell runs"),
@@ -689,7 +713,12 @@ fn credentials_or_startup(resolved: &Path) -> Option<&'static str> {
 /// called (`.git` is allowed-path's own; `git init --separate-git-dir=gitdata`, a bare
 /// `mirror.git` are not): a folder holding `HEAD` and `objects`. Only a path named like one
 /// (`…/config`, `…/hooks/…`) is looked at, so other writes cost no system call.
-fn in_a_git_directory(resolved: &Path, fs: &dyn PathResolver) -> bool {
+fn in_a_git_directory(resolved: &Path, names: &[Cow<'_, str>], fs: &dyn PathResolver) -> bool {
+    let named_like_one =
+        names.last().is_some_and(|n| n == "config") || names.iter().any(|n| n == "hooks");
+    if !named_like_one {
+        return false;
+    }
     let is_git_dir = |dir: &Path| {
         fs.canonicalize(&dir.join("HEAD")).is_ok() && fs.canonicalize(&dir.join("objects")).is_ok()
     };
@@ -721,10 +750,8 @@ pub fn check_guarded_paths(
         let Ok(resolved) = resolve(&value, cwd, fs) else {
             continue;
         };
-        let env_file = resolved.components().any(|c| match c {
-            Component::Normal(s) => is_env_variant(&s.to_string_lossy()),
-            _ => false,
-        });
+        let names = segment_keys(&resolved);
+        let env_file = names.iter().any(|key| is_env_key(key));
         // keel reads the `keel.toml` of whatever folder it starts in, so every one is keel's.
         let keel_file = resolved
             .file_name()
@@ -739,17 +766,17 @@ pub fn check_guarded_paths(
                 "\"{value}\" in argument \"{arg}\" is an environment file like .env, which holds secrets."
             ));
         }
-        if let Some(what) = credentials_or_startup(&resolved) {
+        if let Some(what) = credentials_or_startup(&names) {
             return SafetyCheckResult::ask(format!(
                 "\"{value}\" in argument \"{arg}\" is {what}: only you may let a tool touch it."
             ));
         }
-        if writes && in_a_git_directory(&resolved, fs) {
+        if writes && in_a_git_directory(&resolved, &names, fs) {
             return SafetyCheckResult::ask(format!(
                 "\"{value}\" in argument \"{arg}\" is inside a Git repository's own folder (its config or hooks): Git runs what they say, so writing them runs code later, outside keel's gate."
             ));
         }
-        if writes && let Some(what) = runs_what_it_says(&resolved) {
+        if writes && let Some(what) = runs_what_it_says(&names) {
             return SafetyCheckResult::ask(format!(
                 "\"{value}\" in argument \"{arg}\" is {what}: writing it runs code later, outside keel's gate."
             ));

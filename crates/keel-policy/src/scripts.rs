@@ -53,14 +53,14 @@ const RUN_FILE_NAMES: &[&str] = &[
     "crontab",
 ];
 
-/// Folders whose files run (CI workflows, commit hooks).
-const RUN_FOLDERS: &[&str] = &[
-    ".github/workflows/",
-    ".circleci/",
-    ".husky/",
-    ".git/hooks/",
-    ".devcontainer/",
-    "hooks/",
+/// Folders whose files run (CI workflows, commit hooks), segment by segment.
+const RUN_FOLDERS: &[&[&str]] = &[
+    &[".github", "workflows"],
+    &[".circleci"],
+    &[".husky"],
+    &[".git", "hooks"],
+    &[".devcontainer"],
+    &["hooks"],
 ];
 
 /// The shortest line worth attributing on its own: shorter ones (`fi`, `done`, `}`) are the
@@ -78,11 +78,18 @@ pub fn runs_as_code(path: &str) -> bool {
     extension.is_some_and(|e| SCRIPT_EXTENSIONS.contains(&e))
         || test_file
         || RUN_FILE_NAMES.contains(&name)
-        || RUN_FOLDERS.iter().any(|f| {
-            normal
-                .match_indices(f)
-                .any(|(at, _)| at == 0 || normal.as_bytes()[at - 1] == b'/')
-        })
+        || in_a_run_folder(&normal)
+}
+
+/// Whether a folder of `normal` (a path in lower case with `/` between its segments) is one
+/// of [`RUN_FOLDERS`].
+fn in_a_run_folder(normal: &str) -> bool {
+    let mut folders: Vec<&str> = normal.split('/').collect();
+    // The last segment is the file's name, not a folder.
+    folders.pop();
+    RUN_FOLDERS
+        .iter()
+        .any(|run| folders.windows(run.len()).any(|w| w == *run))
 }
 
 /// Whether a call writes a file that will run: a path-like argument names one, or a string
@@ -164,6 +171,34 @@ mod tests {
             !writes_code(&json!({"title": "run.sh"})),
             "not a path argument"
         );
+    }
+
+    proptest::proptest! {
+        /// Segment by segment, the run folders are found where a search of the path for
+        /// `folder/` at a segment's start finds them.
+        #[test]
+        fn run_folders_are_found_as_a_search_finds_them(
+            segments in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    ".github", "workflows", "hooks", ".husky", ".git", ".circleci",
+                    ".devcontainer", "a", "", "xhooks", "hooks.d",
+                ]),
+                0..6,
+            ),
+        ) {
+            let normal = segments.join("/");
+            let searched = [
+                ".github/workflows/", ".circleci/", ".husky/", ".git/hooks/",
+                ".devcontainer/", "hooks/",
+            ]
+            .iter()
+            .any(|f| {
+                normal
+                    .match_indices(f)
+                    .any(|(at, _)| at == 0 || normal.as_bytes()[at - 1] == b'/')
+            });
+            proptest::prop_assert_eq!(super::in_a_run_folder(&normal), searched, "{}", normal);
+        }
     }
 
     #[test]

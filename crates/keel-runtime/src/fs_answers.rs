@@ -6,7 +6,7 @@
 //! directory whose canonical form the gate already knows by looking only at the components
 //! below it.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use keel_policy::paths::{PathResolver, ResolveError};
@@ -163,19 +163,29 @@ impl<'a> DecisionFs<'a> {
     /// find it one `readlink` per component from the root. `None` for anything else (a link,
     /// `..`, a missing component), which the OS resolves.
     fn canonical_under_known(&self, path: &Path) -> Option<PathBuf> {
-        let known = self.known.iter().find(|k| path.starts_with(&k.given))?;
+        use std::os::unix::ffi::OsStrExt;
+        // Compared as bytes, which costs a fraction of `Path::starts_with`: a path spelled
+        // another way (`//`, `./`) is left to the OS, which answers the same.
+        let bytes = path.as_os_str().as_bytes();
+        let (known, below) = self.known.iter().find_map(|k| {
+            let given = k.given.as_os_str().as_bytes();
+            let rest = bytes.strip_prefix(given)?;
+            (rest.is_empty() || rest[0] == b'/' || given.ends_with(b"/")).then_some((k, rest))
+        })?;
         if !self.unchanged(known) {
             return None;
         }
-        let below = path.strip_prefix(&known.given).ok()?;
         let mut out = known.canonical.clone();
-        let mut components = below.components().peekable();
-        while let Some(component) = components.next() {
-            let Component::Normal(name) = component else {
+        let mut names = below
+            .split(|&b| b == b'/')
+            .filter(|n| !n.is_empty() && *n != b".")
+            .peekable();
+        while let Some(name) = names.next() {
+            if name == b".." {
                 return None;
-            };
-            out.push(name);
-            let last = components.peek().is_none();
+            }
+            out.push(std::ffi::OsStr::from_bytes(name));
+            let last = names.peek().is_none();
             match self.entry(&out) {
                 Entry::Dir => {}
                 Entry::File { .. } | Entry::Special if last => {}
