@@ -236,9 +236,14 @@ impl Session {
             model: self.model.as_mut(),
             gate: &self.gate,
             tools: &self.tools,
-            tool_context: ToolContext {
-                files: self.text_files.clone(),
-                ..ToolContext::new(self.cwd.clone())
+            tool_context: {
+                let base = ToolContext::new(self.cwd.clone());
+                ToolContext {
+                    files: self.text_files.clone(),
+                    // The directory the gate was made for, not the one the name gives now.
+                    cwd_identity: self.gate.cwd_identity().or(base.cwd_identity),
+                    ..base
+                }
             },
             approver,
             settings: self.settings.clone(),

@@ -354,11 +354,11 @@ pub enum Attribution {
     Unattributed,
 }
 
-fn needle(v: &Value) -> Option<String> {
+fn needle(v: &Value) -> Option<Cow<'_, str>> {
     match v {
-        Value::String(s) => Some(s.clone()),
+        Value::String(s) => Some(Cow::Borrowed(s)),
         Value::Null => None,
-        other => Some(other.to_string()),
+        other => Some(Cow::Owned(other.to_string())),
     }
 }
 
@@ -1055,16 +1055,22 @@ fn fixed_by_schema(schema: Option<&Value>, value: &Value) -> bool {
 /// One value to attribute: where it sits in the arguments, the key it is given for (an array's
 /// elements, their array's), the text looked for, and the value itself (`None` for an object
 /// key, which is never a record's field).
-struct Leaf {
+struct Leaf<'a> {
     path: String,
-    key: String,
-    needle: String,
-    value: Option<Value>,
+    key: &'a str,
+    needle: Cow<'a, str>,
+    value: Option<&'a Value>,
 }
 
 /// The leaf values of the arguments, with dot-paths. Containers are compared leaf by leaf, so a
 /// tainted value cannot hide inside an object. `schema` is the schema of `v`, when known.
-fn leaves(v: &Value, schema: Option<&Value>, dot: &str, key: &str, out: &mut Vec<Leaf>) {
+fn leaves<'a>(
+    v: &'a Value,
+    schema: Option<&Value>,
+    dot: &str,
+    key: &'a str,
+    out: &mut Vec<Leaf<'a>>,
+) {
     if schema
         .and_then(|s| s.get(EXEMPT_KEYWORD))
         .and_then(Value::as_str)
@@ -1083,8 +1089,8 @@ fn leaves(v: &Value, schema: Option<&Value>, dot: &str, key: &str, out: &mut Vec
                 if !dot.is_empty() && declared.is_none() {
                     out.push(Leaf {
                         path: format!("{path} (key)"),
-                        key: k.clone(),
-                        needle: k.clone(),
+                        key: k,
+                        needle: Cow::Borrowed(k),
                         value: None,
                     });
                 }
@@ -1104,9 +1110,9 @@ fn leaves(v: &Value, schema: Option<&Value>, dot: &str, key: &str, out: &mut Vec
             if let Some(n) = needle(other) {
                 out.push(Leaf {
                     path: dot.to_string(),
-                    key: key.to_string(),
+                    key,
                     needle: n,
-                    value: Some(other.clone()),
+                    value: Some(other),
                 });
             }
         }

@@ -86,6 +86,15 @@ pub struct KnownDir {
 
 impl KnownDir {
     /// `given` resolved now; `None` when it is not a directory that can be resolved.
+    /// Which directory `given` named then: its device and inode.
+    pub fn id(&self) -> (u64, u64) {
+        self.id
+    }
+
+    pub fn given(&self) -> &Path {
+        &self.given
+    }
+
     pub fn of(given: &Path) -> Option<Self> {
         let canonical = std::fs::canonicalize(given).ok()?;
         let id = dir_id(&canonical)?;

@@ -96,6 +96,13 @@ struct KeptProvenance {
     index: ProvenanceIndex<'static>,
 }
 
+impl Gate {
+    /// [`PolicyGate::cwd_identity`], when the gate has a policy.
+    pub fn cwd_identity(&self) -> Option<(u64, u64)> {
+        self.policy.as_ref().and_then(PolicyGate::cwd_identity)
+    }
+}
+
 impl KeptProvenance {
     fn build(run: &str, items: &[Item]) -> Self {
         let mut index = ProvenanceIndex::kept();

@@ -102,7 +102,8 @@ pub struct PolicyGate {
     /// snapshot it read without copying its rules.
     policy: std::sync::RwLock<std::sync::Arc<Policy>>,
     /// [`ToolFacts`] of every declared tool.
-    facts: HashMap<String, ToolFacts>,
+    /// Hashed with foldhash: a decision looks a tool up here several times.
+    facts: HashMap<String, ToolFacts, foldhash::fast::RandomState>,
     registry: BTreeMap<String, CheckerSpec>,
     persistent: HashMap<String, PersistentChecker>,
     env: GateEnv,
@@ -117,6 +118,15 @@ pub struct PolicyGate {
 }
 
 impl PolicyGate {
+    /// Which directory (device, inode) the working directory named when this gate was made:
+    /// the file tools refuse to act in another ([`crate::tools::ToolContext::cwd_identity`]).
+    pub fn cwd_identity(&self) -> Option<(u64, u64)> {
+        self.known_dirs
+            .iter()
+            .find(|k| k.given() == self.env.cwd)
+            .map(KnownDir::id)
+    }
+
     pub fn new(policy: Policy, registry: BTreeMap<String, CheckerSpec>, env: GateEnv) -> Self {
         let persistent = registry
             .values()

@@ -94,6 +94,10 @@ pub struct ToolContext {
     /// The run the call belongs to (set by the loop for each call).
     pub run_id: String,
     pub cwd: PathBuf,
+    /// Which directory `cwd` named when the run's gate was made (device, inode): the file
+    /// tools act in that one or refuse, so a working directory swapped for a link between the
+    /// gate's decision and the tool's open is never written through.
+    pub cwd_identity: Option<(u64, u64)>,
     pub shell_timeout: Duration,
     /// Most bytes of output a tool returns; the rest is cut, and the cut is said.
     pub output_cap: usize,
@@ -119,10 +123,16 @@ pub enum ShellSandbox {
 
 impl ToolContext {
     pub fn new(cwd: PathBuf) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        let cwd_identity = std::fs::metadata(&cwd)
+            .ok()
+            .filter(std::fs::Metadata::is_dir)
+            .map(|m| (m.dev(), m.ino()));
         Self {
             files: None,
             run_id: String::new(),
             cwd,
+            cwd_identity,
             shell_timeout: Duration::from_secs(60),
             output_cap: 64 * 1024,
             shell_sandbox: ShellSandbox::default(),
@@ -136,7 +146,7 @@ impl ToolContext {
     fn read_text(&self, path: &std::path::Path, lossy: bool) -> Result<String, String> {
         match &self.files {
             Some(files) => files.read(path),
-            None => match beneath::read(&self.cwd, path) {
+            None => match beneath::read(&self.cwd, self.cwd_identity, path) {
                 beneath::Beneath::Done(bytes) => {
                     let bytes = bytes?;
                     if lossy {
@@ -155,7 +165,7 @@ impl ToolContext {
     fn write_text(&self, path: &std::path::Path, text: &str) -> Result<(), String> {
         match &self.files {
             Some(files) => files.write(path, text),
-            None => match beneath::write(&self.cwd, path, text.as_bytes()) {
+            None => match beneath::write(&self.cwd, self.cwd_identity, path, text.as_bytes()) {
                 beneath::Beneath::Done(written) => written,
                 beneath::Beneath::Unsupported => FileSystem.write(path, text),
             },

@@ -48,13 +48,14 @@ fn how_resolved(flags: OFlag, mode: Mode) -> OpenHow {
 /// folders are made beneath the deepest folder there is, resolved.)
 fn through_absolute_links(
     cwd: &Path,
+    expected: Option<(u64, u64)>,
     path: &Path,
     flags: OFlag,
     mode: Mode,
 ) -> Result<OwnedFd, String> {
     let io = |e: std::io::Error| format!("{}: {e}", path.display());
     let canonical_cwd = std::fs::canonicalize(cwd).map_err(io)?;
-    let dir = root(&canonical_cwd)?;
+    let dir = root(&canonical_cwd, expected)?;
     let canonical = if flags.contains(OFlag::O_CREAT) {
         // The deepest folder there is, resolved; the missing ones below it are made beneath.
         let name = path.file_name().ok_or_else(|| io(Errno::EISDIR.into()))?;
@@ -103,13 +104,27 @@ fn relative<'p>(cwd: &Path, path: &'p Path) -> Option<&'p Path> {
         .filter(|r| !r.as_os_str().is_empty())
 }
 
-fn root(cwd: &Path) -> Result<OwnedFd, String> {
-    open(
+/// The working directory, opened; when `expected` says which directory it must be (device,
+/// inode), any other is refused: the name may have been swapped for a link since the gate
+/// decided.
+fn root(cwd: &Path, expected: Option<(u64, u64)>) -> Result<OwnedFd, String> {
+    let dir = open(
         cwd,
         OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
         Mode::empty(),
     )
-    .map_err(|e| format!("{}: {}", cwd.display(), std::io::Error::from(e)))
+    .map_err(|e| format!("{}: {}", cwd.display(), std::io::Error::from(e)))?;
+    if let Some(expected) = expected {
+        let st = nix::sys::stat::fstat(&dir)
+            .map_err(|e| format!("{}: {}", cwd.display(), std::io::Error::from(e)))?;
+        if (st.st_dev, st.st_ino) != expected {
+            return Err(format!(
+                "refused: the working directory {} is no longer the directory this run started in (moved, deleted or replaced by a link)",
+                cwd.display()
+            ));
+        }
+    }
+    Ok(dir)
 }
 
 /// Whether this kernel has `openat2`: asked once.
@@ -128,15 +143,21 @@ fn supported() -> bool {
 }
 
 /// Reads the file at `path` (under `cwd`) resolved beneath `cwd`.
-pub fn read(cwd: &Path, path: &Path) -> Beneath<Result<Vec<u8>, String>> {
+pub fn read(
+    cwd: &Path,
+    expected: Option<(u64, u64)>,
+    path: &Path,
+) -> Beneath<Result<Vec<u8>, String>> {
     let Some(rel) = relative(cwd, path).filter(|_| supported()) else {
         return Beneath::Unsupported;
     };
     let read = || -> Result<Vec<u8>, String> {
-        let dir = root(cwd)?;
+        let dir = root(cwd, expected)?;
         let fd = match openat2(&dir, rel, how(OFlag::O_RDONLY, Mode::empty())) {
             Ok(fd) => fd,
-            Err(Errno::EXDEV) => through_absolute_links(cwd, path, OFlag::O_RDONLY, Mode::empty())?,
+            Err(Errno::EXDEV) => {
+                through_absolute_links(cwd, expected, path, OFlag::O_RDONLY, Mode::empty())?
+            }
             Err(e) => return Err(said(e, path)),
         };
         let mut bytes = Vec::new();
@@ -150,12 +171,17 @@ pub fn read(cwd: &Path, path: &Path) -> Beneath<Result<Vec<u8>, String>> {
 
 /// Writes `text` to `path` (under `cwd`), making its folders, every step resolved beneath
 /// `cwd`.
-pub fn write(cwd: &Path, path: &Path, text: &[u8]) -> Beneath<Result<(), String>> {
+pub fn write(
+    cwd: &Path,
+    expected: Option<(u64, u64)>,
+    path: &Path,
+    text: &[u8],
+) -> Beneath<Result<(), String>> {
     let Some(rel) = relative(cwd, path).filter(|_| supported()) else {
         return Beneath::Unsupported;
     };
     let write = || -> Result<(), String> {
-        let dir = root(cwd)?;
+        let dir = root(cwd, expected)?;
         let (flags, mode) = (
             OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_TRUNC,
             Mode::from_bits_truncate(0o666),
@@ -167,7 +193,7 @@ pub fn write(cwd: &Path, path: &Path, text: &[u8]) -> Beneath<Result<(), String>
         .and_then(|()| openat2(&dir, rel, how(flags, mode)));
         let fd = match opened {
             Ok(fd) => fd,
-            Err(Errno::EXDEV) => through_absolute_links(cwd, path, flags, mode)?,
+            Err(Errno::EXDEV) => through_absolute_links(cwd, expected, path, flags, mode)?,
             Err(e) => return Err(said(e, path)),
         };
         std::fs::File::from(fd)
@@ -234,52 +260,84 @@ mod tests {
         std::fs::create_dir_all(&outside)?;
         std::fs::write(outside.join("secret"), "s")?;
         // Plain files and folders, made as needed.
-        done(write(&work, &work.join("d/new/deeper/a.txt"), b"hello"))
-            .map_err(std::io::Error::other)?;
+        done(write(
+            &work,
+            None,
+            &work.join("d/new/deeper/a.txt"),
+            b"hello",
+        ))
+        .map_err(std::io::Error::other)?;
         assert_eq!(
             std::fs::read_to_string(work.join("d/new/deeper/a.txt"))?,
             "hello"
         );
         assert_eq!(
-            done(read(&work, &work.join("d/new/deeper/a.txt"))),
+            done(read(&work, None, &work.join("d/new/deeper/a.txt"))),
             Ok(b"hello".to_vec())
         );
         // A link that stays inside is followed, relative or absolute.
         std::os::unix::fs::symlink("d", work.join("inside"))?;
-        assert!(done(write(&work, &work.join("inside/b.txt"), b"b")).is_ok());
+        assert!(done(write(&work, None, &work.join("inside/b.txt"), b"b")).is_ok());
         assert!(work.join("d/b.txt").exists());
         std::os::unix::fs::symlink(work.join("d"), work.join("absolute"))?;
-        assert!(done(write(&work, &work.join("absolute/c.txt"), b"c")).is_ok());
+        assert!(done(write(&work, None, &work.join("absolute/c.txt"), b"c")).is_ok());
         assert_eq!(
-            done(read(&work, &work.join("absolute/c.txt"))),
+            done(read(&work, None, &work.join("absolute/c.txt"))),
             Ok(b"c".to_vec())
         );
         // An absolute link out is refused.
         std::os::unix::fs::symlink(&outside, work.join("out"))?;
-        let r = done(read(&work, &work.join("out/secret")));
+        let r = done(read(&work, None, &work.join("out/secret")));
         assert!(r.as_ref().is_err_and(|e| e.contains("leads out")), "{r:?}");
         // The folder swapped for a link out: neither read nor write goes through it, and no
         // folder is made out there.
         std::fs::rename(work.join("d"), dir.path().join("moved"))?;
         std::os::unix::fs::symlink(&outside, work.join("d"))?;
-        let w = done(write(&work, &work.join("d/raced.txt"), b"x"));
+        let w = done(write(&work, None, &work.join("d/raced.txt"), b"x"));
         assert!(
             w.as_ref()
                 .is_err_and(|e| e.contains("leads out of the working directory")),
             "{w:?}"
         );
-        let w = done(write(&work, &work.join("d/sub/raced.txt"), b"x"));
+        let w = done(write(&work, None, &work.join("d/sub/raced.txt"), b"x"));
         assert!(w.is_err(), "{w:?}");
-        let r = done(read(&work, &work.join("d/secret")));
+        let r = done(read(&work, None, &work.join("d/secret")));
         assert!(r.as_ref().is_err_and(|e| e.contains("leads out")), "{r:?}");
         assert!(!outside.join("raced.txt").exists());
         assert!(!outside.join("sub").exists());
         // `..` that climbs out is refused too; a path outside is not this module's.
-        assert!(done(read(&work, &work.join("../outside/secret"))).is_err());
+        assert!(done(read(&work, None, &work.join("../outside/secret"))).is_err());
         assert!(matches!(
-            read(&work, &outside.join("secret")),
+            read(&work, None, &outside.join("secret")),
             Beneath::Unsupported
         ));
+        Ok(())
+    }
+
+    /// Found by an outsider's attack: the working directory itself exchanged for a link
+    /// between the gate's decision and the tool's open put 48 of 104 writes outside.
+    #[test]
+    fn a_working_directory_swapped_for_a_link_is_refused() -> std::io::Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir()?;
+        let work = dir.path().join("work");
+        let outside = dir.path().join("outside");
+        std::fs::create_dir_all(&work)?;
+        std::fs::create_dir_all(&outside)?;
+        std::fs::write(outside.join("secret"), "s")?;
+        let meta = std::fs::metadata(&work)?;
+        let id = Some((meta.dev(), meta.ino()));
+        assert!(done(write(&work, id, &work.join("a.txt"), b"a")).is_ok());
+        std::fs::rename(&work, dir.path().join("moved"))?;
+        std::os::unix::fs::symlink(&outside, &work)?;
+        let w = done(write(&work, id, &work.join("x.txt"), b"x"));
+        assert!(
+            w.as_ref()
+                .is_err_and(|e| e.contains("no longer the directory")),
+            "{w:?}"
+        );
+        assert!(done(read(&work, id, &work.join("secret"))).is_err());
+        assert!(!outside.join("x.txt").exists());
         Ok(())
     }
 }
