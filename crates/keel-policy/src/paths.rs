@@ -61,6 +61,10 @@ const MAX_LINKS: usize = 40;
 pub struct PathArg {
     pub arg: String,
     pub value: String,
+    /// Taken for a path by keel beyond N23 — by a key N23 does not name, by being nested under
+    /// a path's key, or by its shape — so perhaps not one (a web route `/v1/users`, a
+    /// subreddit `/r/rust`): outside the workspace, it asks rather than denies.
+    pub inferred: bool,
 }
 
 /// Config `{included_args?, excluded_args?}` (N22).
@@ -124,12 +128,25 @@ const PATH_KEYS: &[&str] = &[
 /// folder (`~`), from a variable (`$HOME/…`), up out of the folder (`../`), or a `file:` URI.
 /// Only a value without whitespace: prose that begins with `/` is not a path.
 fn shaped_like_a_path(value: &str) -> bool {
-    !value.contains(char::is_whitespace)
+    let value = value.trim();
+    !value.is_empty()
+        && !value.contains(char::is_whitespace)
         && (value.starts_with(['/', '~'])
             || names_a_variable(value)
             || value == ".."
-            || value.starts_with("../")
-            || file_uri_path(value).is_some())
+            || file_uri_path(value).is_some()
+            // Folders and a name, unless a web link: `sub/../../x`, `dlink/x`.
+            || (value.contains('/') && !value.contains("://")))
+}
+
+/// Whether N23 itself names `key` as a path's (its effective key, N28).
+fn n23_path_key(key: &str) -> bool {
+    let key = lower(key);
+    key.contains("path")
+        || key.contains("directory")
+        || key.contains("file")
+        || key == "source"
+        || key == "destination"
 }
 
 /// Keys whose value is text to write or send, never where to: a file's content that reads
@@ -137,22 +154,7 @@ fn shaped_like_a_path(value: &str) -> bool {
 fn free_text(key: &str) -> bool {
     matches!(
         lower(key).as_ref(),
-        "content"
-            | "contents"
-            | "text"
-            | "body"
-            | "message"
-            | "description"
-            | "summary"
-            | "comment"
-            | "note"
-            | "query"
-            | "prompt"
-            | "title"
-            | "subject"
-            | "data"
-            | "old_string"
-            | "new_string"
+        "content" | "contents" | "text" | "body" | "message" | "data" | "old_string" | "new_string"
     )
 }
 
@@ -350,18 +352,26 @@ pub fn collect_path_args(args: &Value, config: &PathConfig) -> Vec<PathArg> {
                     out.push(PathArg {
                         arg: dot.to_string(),
                         value: word,
+                        inferred: false,
                     });
                 }
             }
             Value::String(s) => {
                 let included = config.included.iter().any(|i| i == dot);
+                let declared = included || effective.is_some_and(n23_path_key);
                 let shaped = shaped_like_a_path(s) && !effective.is_some_and(free_text);
-                if included || under_path || shaped {
-                    out.push(PathArg {
-                        arg: dot.to_string(),
-                        // A `file:` URI is checked as the path it names.
-                        value: file_uri_path(s).unwrap_or_else(|| s.clone()),
-                    });
+                if declared || under_path || shaped {
+                    // A `file:` URI is checked as the path it names; a value with spaces
+                    // around it both as written and trimmed (a server may trim it).
+                    let trimmed = s.trim();
+                    let forms = [Some(s.as_str()), (trimmed != s).then_some(trimmed)];
+                    for form in forms.into_iter().flatten() {
+                        out.push(PathArg {
+                            arg: dot.to_string(),
+                            value: file_uri_path(form).unwrap_or_else(|| form.to_string()),
+                            inferred: !declared,
+                        });
+                    }
                 }
             }
             _ => {}
@@ -595,7 +605,17 @@ pub fn check_paths_in(
         )),
         None => SafetyCheckResult::allow(),
     };
-    for PathArg { arg, value } in collect_path_args(args, config) {
+    let opaque = worst.decision == Decision::AskUser;
+    for PathArg {
+        arg,
+        value,
+        inferred,
+    } in collect_path_args(args, config)
+    {
+        // A variable in a command keel cannot read is what the ask above is about.
+        if opaque && arg_is_command(&arg) && names_a_variable(&value) {
+            continue;
+        }
         // `~` and `$VAR` are the user's home and environment, which a shell expands and keel
         // cannot resolve: outside.
         let result = match (
@@ -619,6 +639,14 @@ pub fn check_paths_in(
                 )),
             },
         };
+        // What only keel takes for a path may be none: it asks, saying why it was read so.
+        let result = match result {
+            r if inferred && r.decision == Decision::Deny => SafetyCheckResult::ask(format!(
+                "{} keel reads it as a path by its name or its shape; if it is not one, allow it.",
+                r.reason.unwrap_or_default()
+            )),
+            r => r,
+        };
         if result.decision > worst.decision {
             worst = result;
             if worst.decision == Decision::Deny {
@@ -627,6 +655,11 @@ pub fn check_paths_in(
         }
     }
     worst
+}
+
+/// Whether a path argument's dot-path is a `command` (its words are a shell's).
+fn arg_is_command(dot: &str) -> bool {
+    dot.rsplit('.').next() == Some("command")
 }
 
 /// Environment files beside `.env` that, by convention, hold no secrets.
@@ -692,17 +725,61 @@ fn credentials_or_startup(names: &[Cow<'_, str>]) -> Option<&'static str> {
     if names.iter().any(|name| {
         matches!(
             name.as_ref(),
-            ".ssh" | ".gnupg" | ".aws" | ".kube" | ".docker"
+            ".ssh" | ".gnupg" | ".aws" | ".azure" | ".kube" | ".docker" | ".ipython"
         )
     }) {
-        return Some("in a folder of keys and credentials");
+        return Some("in a folder of keys, credentials or startup code");
     }
-    match names.last()?.as_ref() {
+    let pair = |a: &str, b: &str| names.windows(2).any(|w| w[0] == a && w[1] == b);
+    // Under `.config`: Git's second config file and credential store, the GitHub and cloud
+    // CLIs' tokens, and what a login session or a shell starts from.
+    if [
+        "git",
+        "gh",
+        "gcloud",
+        "rclone",
+        "systemd",
+        "autostart",
+        "fish",
+        "nvim",
+        "environment.d",
+    ]
+    .iter()
+    .any(|dir| pair(".config", dir))
+    {
+        return Some("configuration or credentials a program runs or signs in with");
+    }
+    if pair(".cargo", "credentials")
+        || pair(".cargo", "credentials.toml")
+        || pair(".m2", "settings.xml")
+    {
+        return Some("a file that holds credentials");
+    }
+    let last = names.last()?.as_ref();
+    // Python runs these from any site-packages folder at start.
+    if matches!(last, "usercustomize.py" | "sitecustomize.py")
+        || (last.ends_with(".pth") && names.iter().any(|n| n == "site-packages"))
+    {
+        return Some("a file Python runs at start");
+    }
+    match last {
+        ".vimrc" | ".gvimrc" | ".emacs" | ".tmux.conf" | ".xprofile" | ".xinitrc" | ".xsession"
+        | ".pam_environment" | ".wgetrc" | ".curlrc" => {
+            Some("a program's startup file, which it runs")
+        }
+        ".vault-token" | ".s3cfg" | ".pgpass" | ".my.cnf" => Some("a file that holds credentials"),
+        _ => credentials_or_shell_startup(last),
+    }
+}
+
+/// The shells' startup files and the common credential files, by name.
+fn credentials_or_shell_startup(last: &str) -> Option<&'static str> {
+    match last {
         ".bashrc" | ".bash_profile" | ".bash_login" | ".bash_logout" | ".profile" | ".zshrc"
         | ".zprofile" | ".zshenv" | ".zlogin" | ".zlogout" | ".kshrc" | ".cshrc" | ".tcshrc"
         | ".inputrc" => Some("a shell's startup file, which the shell runs"),
         ".gitconfig" => Some("Git's configuration, which can name programs Git runs"),
-        ".netrc" | ".git-credentials" | ".npmrc" | ".pypirc" | ".pgpass" => {
+        ".netrc" | ".git-credentials" | ".npmrc" | ".pypirc" => {
             Some("a file that holds credentials")
         }
         _ => None,
@@ -714,14 +791,33 @@ fn credentials_or_startup(names: &[Cow<'_, str>]) -> Option<&'static str> {
 /// `mirror.git` are not): a folder holding `HEAD` and `objects`. Only a path named like one
 /// (`…/config`, `…/hooks/…`) is looked at, so other writes cost no system call.
 fn in_a_git_directory(resolved: &Path, names: &[Cow<'_, str>], fs: &dyn PathResolver) -> bool {
+    let last = names.last().map(AsRef::as_ref);
+    // A bare repository's folder is named `*.git` before it holds anything.
+    if names[..names.len().saturating_sub(1)]
+        .iter()
+        .any(|n| n.ends_with(".git") && n.len() > 4)
+    {
+        return true;
+    }
     let named_like_one =
-        names.last().is_some_and(|n| n == "config") || names.iter().any(|n| n == "hooks");
+        matches!(last, Some("config" | "head" | "objects")) || names.iter().any(|n| n == "hooks");
     if !named_like_one {
         return false;
     }
+    // What makes a folder a Git directory, in either order: a config written before the
+    // `HEAD` and `objects` that make it one, or those written beside a config or hooks.
+    let exists = |p: PathBuf| fs.canonicalize(&p).is_ok();
     let is_git_dir = |dir: &Path| {
-        fs.canonicalize(&dir.join("HEAD")).is_ok() && fs.canonicalize(&dir.join("objects")).is_ok()
+        (exists(dir.join("HEAD")) && exists(dir.join("objects")))
+            || exists(dir.join("config")) && exists(dir.join("hooks"))
     };
+    if matches!(last, Some("head" | "objects"))
+        && resolved
+            .parent()
+            .is_some_and(|dir| exists(dir.join("config")) || exists(dir.join("hooks")))
+    {
+        return true;
+    }
     let config_of = resolved
         .file_name()
         .is_some_and(|n| n == "config")
@@ -743,7 +839,7 @@ pub fn check_guarded_paths(
     writes: bool,
     fs: &dyn PathResolver,
 ) -> SafetyCheckResult {
-    for PathArg { arg, value } in collect_path_args(args, &PathConfig::default()) {
+    for PathArg { arg, value, .. } in collect_path_args(args, &PathConfig::default()) {
         if unresolvable_here(&value) || names_a_process(&value) {
             continue;
         }

@@ -309,35 +309,59 @@ fn writing_what_an_editor_or_ci_runs_asks() {
 /// Found by an outsider's attack with an MCP server of their own: `copy_item(src, dest)` copied
 /// `~/.ssh/id_rsa` in and a payload over `~/.bashrc`, a `file://` URI under `path` rewrote
 /// keel's config, and a path nested under a path's key passed — no key of N23's named them.
+/// Under N23's own keys a path outside denies; what only keel takes for a path (another key,
+/// nested, or by its shape) asks, since it may be none (`/r/rust`, a route `/v1/users`).
 #[test]
 fn paths_under_any_name_or_shape_are_checked() {
+    for args in [
+        json!({"path": "file:///etc/passwd"}),
+        json!({"file": "FILE://localhost/etc/passwd"}),
+        json!({"path": "file:///%65tc/passwd"}),
+        json!({"path": "file://evil.example/etc/passwd"}),
+        json!({"path": " /etc/passwd"}),
+        json!({"file_path": "/etc/passwd\n"}),
+        json!({"path": "$HOME/.ssh/id_rsa"}),
+    ] {
+        assert_eq!(plain(args.clone()).decision, Decision::Deny, "{args}");
+    }
     for args in [
         json!({"src": "/etc/passwd", "dest": "stolen.txt"}),
         json!({"src": "a.txt", "dest": "/outside/x"}),
         json!({"target": "/etc/passwd"}),
         json!({"to": "../../etc/passwd"}),
         json!({"name": "/etc/passwd"}),
+        json!({"name": "sub/../../outside/x"}),
+        json!({"name": "./../../outside/x"}),
+        json!({"name": "link/x"}),
+        json!({"title": "/outside/x"}),
         json!({"input": {"deep": ["/etc/passwd"]}}),
         json!({"path": {"p": "/etc/passwd"}}),
         json!({"files": [{"name": "/outside/x"}]}),
-        json!({"path": "file:///etc/passwd"}),
         json!({"uri": "FILE://localhost/etc/passwd"}),
         json!({"link": "file:/etc/passwd"}),
-        json!({"path": "file:///%65tc/passwd"}),
-        json!({"uri": "file://evil.example/etc/passwd"}),
         json!({"src": "$HOME/.ssh/id_rsa"}),
         json!({"name": "${XDG_CONFIG_HOME}/keel/config.toml"}),
         json!({"thing": "~/.bashrc"}),
+        json!({"to": "/r/rust"}),
     ] {
-        assert_eq!(plain(args.clone()).decision, Decision::Deny, "{args}");
+        let r = plain(args.clone());
+        assert_eq!(r.decision, Decision::AskUser, "{args}");
+        assert!(
+            r.reason
+                .as_deref()
+                .is_some_and(|why| why.contains("by its name or its shape")),
+            "{args}: {r:?}"
+        );
     }
     // Not paths, or paths inside: prose that starts with a slash, an amount, a web link, an
-    // address under `to`.
+    // address under `to`, a date, text to write.
     for args in [
         json!({"body": "/etc is where configs live"}),
+        json!({"content": "/etc/passwd"}),
         json!({"amount": "$100"}),
         json!({"url": "https://example.com/a/b"}),
         json!({"to": "bob@example.com", "subject": "Hi"}),
+        json!({"date": "2024/01/02"}),
         json!({"src": "src/a.rs", "dest": "src/b.rs"}),
         json!({"uri": "file:///w/src/a.rs"}),
     ] {
@@ -366,8 +390,9 @@ fn a_command_the_shell_expands_asks_in_every_mode() {
             "{command}: {r:?}"
         );
     }
+    // A variable asks with the command (it is the shell's to expand), in yolo too.
     let r = plain(json!({"command": "cat $HOME/.ssh/id_rsa"}));
-    assert_eq!(r.decision, Decision::Deny, "{r:?}");
+    assert_eq!(r.decision, Decision::AskUser, "{r:?}");
     for command in [
         "cat src/a.rs",
         "ls -la src",
@@ -407,12 +432,31 @@ fn keys_credentials_and_startup_files_ask() {
         ".gitconfig",
         ".netrc",
         ".git-credentials",
+        // Found by a second attack on a run in the home folder.
+        ".config/git/config",
+        ".config/git/credentials",
+        ".config/gh/hosts.yml",
+        ".cargo/credentials.toml",
+        ".local/lib/python3.11/site-packages/usercustomize.py",
+        ".local/lib/python3.11/site-packages/evil.pth",
+        ".vimrc",
+        ".config/fish/config.fish",
+        ".config/systemd/user/x.service",
+        ".config/autostart/x.desktop",
+        ".azure/credentials",
+        ".vault-token",
     ] {
         for writes in [true, false] {
             assert_eq!(decide(path, writes), Decision::AskUser, "{path} {writes}");
         }
     }
-    for path in ["bashrc.md", "notes/ssh.txt", "src/profile.rs"] {
+    for path in [
+        "bashrc.md",
+        "notes/ssh.txt",
+        "src/profile.rs",
+        ".config/app.toml",
+        "lib/x.pth",
+    ] {
         assert_eq!(decide(path, true), Decision::Allow, "{path}");
     }
 }
@@ -430,6 +474,10 @@ fn writing_a_git_directory_by_any_name_asks() {
         "gitdata/config",
         "gitdata/hooks/pre-commit",
         "mirror.git/hooks/post-update",
+        // Found by a second attack: the config written before what makes the folder a Git
+        // directory. A bare one is named `*.git`; `HEAD` written beside a config asks.
+        "new.git/config",
+        "app/HEAD",
     ] {
         assert_eq!(decide(path, true), Decision::AskUser, "{path}");
         assert_eq!(decide(path, false), Decision::Allow, "{path}");
