@@ -1405,7 +1405,7 @@ pub fn check_provenance(
     let mut whole: HashSet<&str> = HashSet::new();
     let mut tainted: Vec<String> = Vec::new();
     for leaf in &values {
-        let identifier = super::records::is_identifier_key(&leaf.key);
+        let identifier = super::records::is_identifier_key(leaf.key);
         let source = match attributed(
             index,
             &leaf.needle,
@@ -1435,7 +1435,7 @@ pub fn check_provenance(
             leaf.value.as_ref().is_some_and(|v| {
                 index
                     .named_field(
-                        (&leaf.needle, &leaf.key, v),
+                        (&leaf.needle, leaf.key, v),
                         structured,
                         &reads,
                         moves_no_money,

@@ -284,7 +284,16 @@ impl Tool for ListDir {
                 Err(e) => return e,
             },
         };
-        let entries = match std::fs::read_dir(&path) {
+        // Listed as opened beneath the working directory where it lies under it, so a folder
+        // swapped for a link since the gate decided is not what is listed.
+        let (_kept_open, listed) = match beneath::open_folder(&ctx.cwd, ctx.cwd_identity, &path) {
+            beneath::Beneath::Done(Ok((fd, named))) => (Some(fd), named),
+            beneath::Beneath::Done(Err(e)) => {
+                return ToolOutput::error(format!("cannot list {}: {e}", path.display()));
+            }
+            beneath::Beneath::Unsupported => (None, path.clone()),
+        };
+        let entries = match std::fs::read_dir(&listed) {
             Ok(e) => e,
             Err(e) => return ToolOutput::error(format!("cannot list {}: {e}", path.display())),
         };

@@ -53,7 +53,7 @@ fn through_absolute_links(
     flags: OFlag,
     mode: Mode,
 ) -> Result<OwnedFd, String> {
-    let io = |e: std::io::Error| format!("{}: {e}", path.display());
+    let io = |e: std::io::Error| e.to_string();
     let canonical_cwd = std::fs::canonicalize(cwd).map_err(io)?;
     let dir = root(&canonical_cwd, expected)?;
     let canonical = if flags.contains(OFlag::O_CREAT) {
@@ -74,26 +74,27 @@ fn through_absolute_links(
         folder.extend(missing.iter().rev());
         let rel_folder = folder
             .strip_prefix(&canonical_cwd)
-            .map_err(|_| said(Errno::EXDEV, path))?;
-        make_folders(&dir, rel_folder).map_err(|e| said(e, path))?;
+            .map_err(|_| said(Errno::EXDEV))?;
+        make_folders(&dir, rel_folder).map_err(said)?;
         folder.join(name)
     } else {
         std::fs::canonicalize(path).map_err(io)?
     };
     let rel = canonical
         .strip_prefix(&canonical_cwd)
-        .map_err(|_| said(Errno::EXDEV, path))?;
-    openat2(&dir, rel, how_resolved(flags, mode)).map_err(|e| said(e, path))
+        .map_err(|_| said(Errno::EXDEV))?;
+    openat2(&dir, rel, how_resolved(flags, mode)).map_err(said)
 }
 
 /// What went wrong, said for the model and the person.
-fn said(e: Errno, path: &Path) -> String {
+fn said(e: Errno) -> String {
     match e {
-        Errno::EXDEV | Errno::ELOOP => format!(
-            "refused: {} leads out of the working directory through a symbolic link (it changed after keel checked the call)",
-            path.display()
-        ),
-        e => format!("{}: {}", path.display(), std::io::Error::from(e)),
+        // The callers name the path.
+        Errno::EXDEV | Errno::ELOOP => "refused: the path leads out of the working directory \
+                                        through a symbolic link (it changed after keel checked \
+                                        the call)"
+            .to_string(),
+        e => std::io::Error::from(e).to_string(),
     }
 }
 
@@ -158,12 +159,12 @@ pub fn read(
             Err(Errno::EXDEV) => {
                 through_absolute_links(cwd, expected, path, OFlag::O_RDONLY, Mode::empty())?
             }
-            Err(e) => return Err(said(e, path)),
+            Err(e) => return Err(said(e)),
         };
         let mut bytes = Vec::new();
         std::fs::File::from(fd)
             .read_to_end(&mut bytes)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|e| e.to_string())?;
         Ok(bytes)
     };
     Beneath::Done(read())
@@ -194,13 +195,53 @@ pub fn write(
         let fd = match opened {
             Ok(fd) => fd,
             Err(Errno::EXDEV) => through_absolute_links(cwd, expected, path, flags, mode)?,
-            Err(e) => return Err(said(e, path)),
+            Err(e) => return Err(said(e)),
         };
         std::fs::File::from(fd)
             .write_all(text)
-            .map_err(|e| format!("{}: {e}", path.display()))
+            .map_err(|e| e.to_string())
     };
     Beneath::Done(write())
+}
+
+/// The folder at `path` (under `cwd`, or `cwd` itself), opened beneath `cwd`, as a path
+/// that names the opened folder (`/proc/self/fd/N`, with the descriptor that keeps it open):
+/// listed through it, a folder swapped for a link after the gate decided is not the one
+/// listed.
+pub fn open_folder(
+    cwd: &Path,
+    expected: Option<(u64, u64)>,
+    path: &Path,
+) -> Beneath<Result<(OwnedFd, PathBuf), String>> {
+    use std::os::fd::AsRawFd;
+    if !supported() || !Path::new("/proc/self/fd").is_dir() {
+        return Beneath::Unsupported;
+    }
+    let dir = match (path == cwd, relative(cwd, path)) {
+        (true, _) => root(cwd, expected),
+        (false, Some(rel)) => root(cwd, expected).and_then(|dir| {
+            match openat2(
+                &dir,
+                rel,
+                how(OFlag::O_PATH | OFlag::O_DIRECTORY, Mode::empty()),
+            ) {
+                Ok(fd) => Ok(fd),
+                Err(Errno::EXDEV) => through_absolute_links(
+                    cwd,
+                    expected,
+                    path,
+                    OFlag::O_PATH | OFlag::O_DIRECTORY,
+                    Mode::empty(),
+                ),
+                Err(e) => Err(said(e)),
+            }
+        }),
+        (false, None) => return Beneath::Unsupported,
+    };
+    Beneath::Done(dir.map(|fd| {
+        let named = PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd()));
+        (fd, named)
+    }))
 }
 
 /// Makes each missing folder of `rel` (relative to `dir`), one component at a time: each is
@@ -338,6 +379,38 @@ mod tests {
         );
         assert!(done(read(&work, id, &work.join("secret"))).is_err());
         assert!(!outside.join("x.txt").exists());
+        Ok(())
+    }
+
+    #[test]
+    fn a_folder_is_listed_as_opened_beneath_the_directory() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let work = dir.path().join("work");
+        let outside = dir.path().join("outside");
+        std::fs::create_dir_all(work.join("d"))?;
+        std::fs::create_dir_all(&outside)?;
+        std::fs::write(work.join("d/mine"), "")?;
+        std::fs::write(outside.join("theirs"), "")?;
+        let names = |p: &Path| -> Vec<String> {
+            let (_fd, named) = done(open_folder(&work, None, p)).unwrap_or_else(|e| panic!("{e}"));
+            let mut n: Vec<String> = std::fs::read_dir(named)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            n.sort();
+            n
+        };
+        assert_eq!(names(&work.join("d")), ["mine"]);
+        assert_eq!(names(&work), ["d"]);
+        std::fs::rename(work.join("d"), dir.path().join("moved"))?;
+        std::os::unix::fs::symlink(&outside, work.join("d"))?;
+        let r = done(open_folder(&work, None, &work.join("d")));
+        assert!(
+            r.as_ref().is_err_and(|e| e.contains("leads out")),
+            "{:?}",
+            r.as_ref().err()
+        );
         Ok(())
     }
 }
