@@ -94,8 +94,8 @@ impl PathConfig {
     }
 }
 
-pub(crate) fn path_like(key: &str) -> bool {
-    let key = lower(key);
+pub(crate) fn path_like(written: &str) -> bool {
+    let key = lower(written);
     key.contains("path")
         || key.contains("directory")
         || key.contains("file")
@@ -103,6 +103,14 @@ pub(crate) fn path_like(key: &str) -> bool {
         // keel's own beyond N23: the names MCP servers give paths (an outsider's attack
         // copied `src` to `dest` past the check, a key nobody read as a path).
         || PATH_KEYS.contains(&key.as_ref())
+        // `outputDir`, `dest_dir`, `srcFolder`, `workingDir`: a part that names a path.
+        || (key.len() > 3
+            && super::classify::words(written).iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "src" | "dest" | "dst" | "dir" | "target" | "output" | "workdir" | "cwd"
+                )
+            }))
 }
 
 /// Keys that name a path though no word of N23's is in them.
@@ -181,7 +189,7 @@ fn file_uri_path(value: &str) -> Option<String> {
             let slash = after.find('/').unwrap_or(after.len());
             let host = &after[..slash];
             if !host.is_empty() && !host.eq_ignore_ascii_case("localhost") {
-                // Another host's file: say so by keeping it unresolvable as a local path.
+                // Another host's file: checked as the absolute `//host/…` it is not here.
                 return Some(format!("//{after}"));
             }
             &after[slash..]
@@ -194,6 +202,7 @@ fn file_uri_path(value: &str) -> Option<String> {
     while at < bytes.len() {
         let hex = bytes
             .get(at + 1..at + 3)
+            .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
             .and_then(|h| std::str::from_utf8(h).ok())
             .and_then(|h| u8::from_str_radix(h, 16).ok());
         match (bytes[at], hex) {
@@ -242,6 +251,15 @@ fn opaque_command(args: &Value) -> Option<String> {
     walk(args, None)
 }
 
+/// Whether `rest` (from an unquoted `{`) opens a brace expansion: a `,` or `..` before its `}`.
+fn brace_expansion(rest: &[u8]) -> bool {
+    let Some(end) = rest.iter().position(|&b| b == b'}') else {
+        return false;
+    };
+    let inside = &rest[1..end];
+    inside.contains(&b',') || inside.windows(2).any(|w| w == b"..")
+}
+
 /// The first expansion in a shell command that makes file names, outside single quotes: a
 /// glob (`*`, `?`, `[…`, unquoted), a variable (`$HOME`, `${X}`), a command substitution
 /// (`` `…` ``, `$(…)`).
@@ -262,12 +280,16 @@ fn expansion_naming_files(command: &str) -> Option<&'static str> {
             b'`' => return Some("a command substitution"),
             b'$' => match b.get(at + 1) {
                 Some(b'(') => return Some("a command substitution"),
+                // `$'\x2fetc'` and `$"…"`: quoting that makes characters of its own.
+                Some(b'\'' | b'"') => return Some("a quoted string the shell translates"),
                 Some(&n) if n == b'{' || n == b'_' || n.is_ascii_alphabetic() => {
                     return Some("a variable");
                 }
                 _ => {}
             },
             b'*' | b'?' if !double => return Some("a glob"),
+            // `{/etc/passwd,x}`, `{a..z}`.
+            b'{' if !double && brace_expansion(&b[at..]) => return Some("a brace expansion"),
             // `[ -f x ]` is the test command; `[abc]x` a glob.
             b'[' if !double && b.get(at + 1).is_some_and(|n| !n.is_ascii_whitespace()) => {
                 return Some("a glob");
@@ -299,12 +321,33 @@ fn shell_words(command: &str) -> Vec<String> {
 fn plain_shell_words(command: &str) -> Vec<String> {
     let mut words = Vec::new();
     for part in super::rules::split_commands(command) {
-        for word in part.split_whitespace().skip(1) {
-            let word = word.trim_matches(['\'', '"']);
-            if word.is_empty() || word.starts_with('-') || word.contains('=') {
-                continue;
+        let mut program = true;
+        for word in part.split_whitespace() {
+            // A redirection's target is a path wherever it is written: `cat </etc/passwd`,
+            // `cat x</etc/passwd`, `echo a >/outside/x`, `2>&1`.
+            for (n, piece) in word.split(['<', '>']).enumerate() {
+                let piece = piece.trim_matches(['\'', '"', '&', '|', '(', ')']);
+                if piece.is_empty() {
+                    continue;
+                }
+                if program && n == 0 {
+                    program = false;
+                    continue;
+                }
+                program = false;
+                if piece.bytes().all(|b| b.is_ascii_digit()) {
+                    continue;
+                }
+                // An option's or an assignment's value that is written as a path
+                // (`--output=/x`, dd's `of=/x`).
+                let piece = match piece.split_once('=') {
+                    Some((_, value)) if shaped_like_a_path(value) => value,
+                    Some(_) => continue,
+                    None if piece.starts_with('-') => continue,
+                    None => piece,
+                };
+                words.push(piece.to_string());
             }
-            words.push(word.to_string());
         }
     }
     words
@@ -639,12 +682,19 @@ pub fn check_paths_in(
                 )),
             },
         };
-        // What only keel takes for a path may be none: it asks, saying why it was read so.
+        // What only keel takes for a path may be none: outside the workspace (or unresolvable)
+        // it asks, saying why it was read so. A sensitive folder inside (`.git`, `.env`) still
+        // denies.
+        let outside = result.reason.as_deref().is_some_and(|why| {
+            why.contains("is outside of the allowed workspace") || why.starts_with("Cannot resolve")
+        });
         let result = match result {
-            r if inferred && r.decision == Decision::Deny => SafetyCheckResult::ask(format!(
-                "{} keel reads it as a path by its name or its shape; if it is not one, allow it.",
-                r.reason.unwrap_or_default()
-            )),
+            r if inferred && outside && r.decision == Decision::Deny => {
+                SafetyCheckResult::ask(format!(
+                    "{} keel reads it as a path by its name or its shape; if it is not one, allow it.",
+                    r.reason.unwrap_or_default()
+                ))
+            }
             r => r,
         };
         if result.decision > worst.decision {
@@ -743,6 +793,7 @@ fn credentials_or_startup(names: &[Cow<'_, str>]) -> Option<&'static str> {
         "fish",
         "nvim",
         "environment.d",
+        "pip",
     ]
     .iter()
     .any(|dir| pair(".config", dir))
@@ -758,13 +809,16 @@ fn credentials_or_startup(names: &[Cow<'_, str>]) -> Option<&'static str> {
     let last = names.last()?.as_ref();
     // Python runs these from any site-packages folder at start.
     if matches!(last, "usercustomize.py" | "sitecustomize.py")
-        || (last.ends_with(".pth") && names.iter().any(|n| n == "site-packages"))
+        || (last.ends_with(".pth")
+            && names
+                .iter()
+                .any(|n| n == "site-packages" || n == "dist-packages"))
     {
         return Some("a file Python runs at start");
     }
     match last {
-        ".vimrc" | ".gvimrc" | ".emacs" | ".tmux.conf" | ".xprofile" | ".xinitrc" | ".xsession"
-        | ".pam_environment" | ".wgetrc" | ".curlrc" => {
+        ".vimrc" | ".gvimrc" | ".emacs" | ".tmux.conf" | ".xprofile" | ".xinitrc" | ".irbrc"
+        | ".bash_aliases" | ".xsession" | ".pam_environment" | ".wgetrc" | ".curlrc" => {
             Some("a program's startup file, which it runs")
         }
         ".vault-token" | ".s3cfg" | ".pgpass" | ".my.cnf" => Some("a file that holds credentials"),
@@ -791,43 +845,32 @@ fn credentials_or_shell_startup(last: &str) -> Option<&'static str> {
 /// `mirror.git` are not): a folder holding `HEAD` and `objects`. Only a path named like one
 /// (`…/config`, `…/hooks/…`) is looked at, so other writes cost no system call.
 fn in_a_git_directory(resolved: &Path, names: &[Cow<'_, str>], fs: &dyn PathResolver) -> bool {
+    let n = names.len();
+    // The folders that would be Git directories, by how many segments they have: the one a
+    // `config`, `HEAD` or `objects` is written in, and the one holding a `hooks` folder.
     let last = names.last().map(AsRef::as_ref);
-    // A bare repository's folder is named `*.git` before it holds anything.
-    if names[..names.len().saturating_sub(1)]
+    let written_in = matches!(last, Some("config" | "head" | "objects")).then(|| n - 1);
+    let holding_hooks = names[..n.saturating_sub(1)]
         .iter()
-        .any(|n| n.ends_with(".git") && n.len() > 4)
-    {
-        return true;
-    }
-    let named_like_one =
-        matches!(last, Some("config" | "head" | "objects")) || names.iter().any(|n| n == "hooks");
-    if !named_like_one {
-        return false;
-    }
-    // What makes a folder a Git directory, in either order: a config written before the
-    // `HEAD` and `objects` that make it one, or those written beside a config or hooks.
+        .rposition(|s| s == "hooks")
+        .filter(|&i| i > 0);
     let exists = |p: PathBuf| fs.canonicalize(&p).is_ok();
-    let is_git_dir = |dir: &Path| {
-        (exists(dir.join("HEAD")) && exists(dir.join("objects")))
-            || exists(dir.join("config")) && exists(dir.join("hooks"))
-    };
-    if matches!(last, Some("head" | "objects"))
-        && resolved
-            .parent()
-            .is_some_and(|dir| exists(dir.join("config")) || exists(dir.join("hooks")))
-    {
-        return true;
-    }
-    let config_of = resolved
-        .file_name()
-        .is_some_and(|n| n == "config")
-        .then(|| resolved.parent())
-        .flatten();
-    let hooks_of = resolved
-        .ancestors()
-        .find(|a| a.file_name().is_some_and(|n| n == "hooks"))
-        .and_then(Path::parent);
-    config_of.into_iter().chain(hooks_of).any(is_git_dir)
+    [written_in, holding_hooks]
+        .into_iter()
+        .flatten()
+        .filter(|&k| k > 0)
+        .any(|k| {
+            let Some(folder) = resolved.ancestors().nth(n - k) else {
+                return false;
+            };
+            // A bare repository's folder is named `*.git` before it holds anything.
+            (names[k - 1].len() > 4 && names[k - 1].ends_with(".git"))
+                || (exists(folder.join("HEAD")) && exists(folder.join("objects")))
+                // `HEAD` or `objects` written beside a config or hooks makes one.
+                || (written_in == Some(k)
+                    && matches!(last, Some("head" | "objects"))
+                    && (exists(folder.join("config")) || exists(folder.join("hooks"))))
+        })
 }
 
 /// The guarded-paths checker: `writes` says whether the call is side-effecting (a read of an

@@ -438,11 +438,18 @@ impl Tool for Shell {
             Ok(c) => c,
             Err(e) => return e,
         };
+        // The child starts in the directory the run's gate was made for, through a descriptor
+        // opened and checked now, not by a name that may since have been swapped for a link.
+        let (_kept_open, start_in) = match beneath::working_directory(&ctx.cwd, ctx.cwd_identity) {
+            Ok(Some((fd, named))) => (Some(fd), named),
+            Ok(None) => (None, ctx.cwd.clone()),
+            Err(e) => return ToolOutput::error(format!("keel did not run this command: {e}")),
+        };
         let mut shell = Command::new("/bin/sh");
         shell
             .arg("-c")
             .arg(command)
-            .current_dir(&ctx.cwd)
+            .current_dir(&start_in)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

@@ -486,3 +486,85 @@ fn writing_a_git_directory_by_any_name_asks() {
         assert_eq!(decide(path, true), Decision::Allow, "{path}");
     }
 }
+
+/// Found by a review: a command the grammar cannot read fell back to words split at spaces
+/// only, so a redirection's target (`cat </etc/passwd`) resolved as a name inside; brace
+/// expansion and `$'…'` made file names nothing asked about; a sensitive folder under a key
+/// only keel reads as a path asked instead of denying; camelCase keys naming paths were missed.
+#[test]
+fn redirections_braces_and_translated_quotes_hide_no_path() {
+    for command in [
+        "cat </etc/passwd",
+        "cat x</etc/passwd",
+        "echo a >/outside/x",
+        "echo a >> /outside/x",
+        "dd if=src/a.rs of=/outside/x",
+        "sort --output=/outside/x src/a.rs",
+    ] {
+        assert_eq!(
+            plain(json!({ "command": command })).decision,
+            Decision::Deny,
+            "{command}"
+        );
+    }
+    for command in [
+        "cat {/etc/passwd,x}",
+        "cat $'\\x2fetc\\x2fpasswd'",
+        "echo {a..c}",
+    ] {
+        assert_eq!(
+            plain(json!({ "command": command })).decision,
+            Decision::AskUser,
+            "{command}"
+        );
+    }
+    for command in ["echo {}", "cat src/a.rs 2>&1", "ls src > src/list.txt"] {
+        assert_eq!(
+            plain(json!({ "command": command })).decision,
+            Decision::Allow,
+            "{command}"
+        );
+    }
+    // A sensitive folder under a key only keel reads as a path still denies.
+    for args in [
+        json!({"src": ".env"}),
+        json!({"dest": ".git/hooks/pre-commit"}),
+    ] {
+        assert_eq!(plain(args.clone()).decision, Decision::Deny, "{args}");
+    }
+    for args in [
+        json!({"outputDir": "link"}),
+        json!({"dest_dir": "link"}),
+        json!({"workingDir": "link"}),
+    ] {
+        assert_eq!(plain(args.clone()).decision, Decision::AskUser, "{args}");
+    }
+}
+
+/// Found by a review: a workspace whose own path holds a `*.git` folder, or a project with
+/// `src/config/` beside `src/hooks/`, made ordinary writes ask.
+#[test]
+fn an_ordinary_project_is_no_git_directory() {
+    let fs = FakeFs::new();
+    let decide = |path: &str| {
+        check_guarded_paths(&json!({"path": path}), Path::new("/w"), &[], true, &fs).decision
+    };
+    for path in ["mirror.git/config", "mirror.git/hooks/x", "app/HEAD"] {
+        assert_eq!(decide(path), Decision::AskUser, "{path}");
+    }
+    for path in [
+        "mirror.git/readme.md",
+        "src/hooks/useThing.ts",
+        "app/config.toml",
+    ] {
+        assert_eq!(decide(path), Decision::Allow, "{path}");
+    }
+    let in_a_dot_git_workspace = check_guarded_paths(
+        &json!({"path": "notes.md"}),
+        Path::new("/w/mirror.git"),
+        &[],
+        true,
+        &fs,
+    );
+    assert_eq!(in_a_dot_git_workspace.decision, Decision::Allow);
+}

@@ -56,7 +56,12 @@ fn through_absolute_links(
     let io = |e: std::io::Error| e.to_string();
     let canonical_cwd = std::fs::canonicalize(cwd).map_err(io)?;
     let dir = root(&canonical_cwd, expected)?;
-    let canonical = if flags.contains(OFlag::O_CREAT) {
+    // A file there is resolved whole (a link to a file inside is written through); only a new
+    // one is resolved from its folder.
+    let existing_file = std::fs::canonicalize(path).ok();
+    let canonical = if let Some(file) = existing_file {
+        file
+    } else if flags.contains(OFlag::O_CREAT) {
         // The deepest folder there is, resolved; the missing ones below it are made beneath.
         let name = path.file_name().ok_or_else(|| io(Errno::EISDIR.into()))?;
         let mut existing = path.parent().unwrap_or(cwd).to_path_buf();
@@ -78,7 +83,7 @@ fn through_absolute_links(
         make_folders(&dir, rel_folder).map_err(said)?;
         folder.join(name)
     } else {
-        std::fs::canonicalize(path).map_err(io)?
+        return Err(io(std::io::ErrorKind::NotFound.into()));
     };
     let rel = canonical
         .strip_prefix(&canonical_cwd)
@@ -90,9 +95,11 @@ fn through_absolute_links(
 fn said(e: Errno) -> String {
     match e {
         // The callers name the path.
-        Errno::EXDEV | Errno::ELOOP => "refused: the path leads out of the working directory \
-                                        through a symbolic link (it changed after keel checked \
-                                        the call)"
+        Errno::EXDEV => "refused: the path leads out of the working directory through a \
+                         symbolic link (it changed after keel checked the call)"
+            .to_string(),
+        Errno::ELOOP => "refused: a symbolic link on the path loops, or changed after keel \
+                         checked the call"
             .to_string(),
         e => std::io::Error::from(e).to_string(),
     }
@@ -244,6 +251,22 @@ pub fn open_folder(
     }))
 }
 
+/// The working directory as a path that names the directory the run's gate was made for
+/// (`/proc/self/fd/N`, with the descriptor that keeps it open), for a child process to start
+/// in: a name swapped for a link since is not where it starts. `None` without `/proc`.
+pub fn working_directory(
+    cwd: &Path,
+    expected: Option<(u64, u64)>,
+) -> Result<Option<(OwnedFd, PathBuf)>, String> {
+    use std::os::fd::AsRawFd;
+    if !Path::new("/proc/self/fd").is_dir() {
+        return Ok(None);
+    }
+    let dir = root(cwd, expected)?;
+    let named = PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()));
+    Ok(Some((dir, named)))
+}
+
 /// Makes each missing folder of `rel` (relative to `dir`), one component at a time: each is
 /// made in the folder before it, opened beneath `dir`, so a link in the way is never made
 /// through.
@@ -320,6 +343,13 @@ mod tests {
         std::os::unix::fs::symlink("d", work.join("inside"))?;
         assert!(done(write(&work, None, &work.join("inside/b.txt"), b"b")).is_ok());
         assert!(work.join("d/b.txt").exists());
+        std::fs::write(work.join("d/target.txt"), "t")?;
+        std::os::unix::fs::symlink(work.join("d/target.txt"), work.join("file-link"))?;
+        assert!(done(write(&work, None, &work.join("file-link"), b"through")).is_ok());
+        assert_eq!(
+            std::fs::read_to_string(work.join("d/target.txt"))?,
+            "through"
+        );
         std::os::unix::fs::symlink(work.join("d"), work.join("absolute"))?;
         assert!(done(write(&work, None, &work.join("absolute/c.txt"), b"c")).is_ok());
         assert_eq!(

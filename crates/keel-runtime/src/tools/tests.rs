@@ -231,3 +231,41 @@ fn a_workspace_too_large_to_lay_out_is_refused_not_run_unconfined() {
         out.text
     );
 }
+
+/// Found by an outsider's attack: the working directory exchanged for a link to another
+/// folder between the gate's decision and the tool's start put a shell's `touch` (and the file
+/// tools' writes) there. Every tool acts in the directory the context was made for, or refuses.
+#[test]
+fn no_tool_acts_in_a_working_directory_swapped_for_a_link() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let work = dir.path().join("work");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&work).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir_all(&outside).unwrap_or_else(|e| panic!("{e}"));
+    let mut c = ToolContext::new(work.clone());
+    c.shell_timeout = Duration::from_secs(10);
+    let ran = call("shell", json!({"command": "touch before"}), &c);
+    assert!(!ran.is_error, "{}", ran.text);
+    assert!(work.join("before").exists());
+    std::fs::rename(&work, dir.path().join("moved")).unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink(&outside, &work).unwrap_or_else(|e| panic!("{e}"));
+    for (tool, args) in [
+        ("shell", json!({"command": "touch after"})),
+        ("write_file", json!({"path": "after.txt", "content": "x"})),
+        ("list_dir", json!({})),
+    ] {
+        let out = call(tool, args, &c);
+        assert!(
+            out.is_error && out.text.contains("no longer the directory"),
+            "{tool}: {}",
+            out.text
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(&outside)
+            .map(Iterator::count)
+            .unwrap_or(99),
+        0,
+        "nothing was made outside"
+    );
+}
