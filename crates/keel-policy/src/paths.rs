@@ -312,10 +312,38 @@ fn shell_words(command: &str) -> Vec<String> {
             .map(|c| super::shell::commands::path_operands(&c.words))
             .collect();
         if let Ok(operands) = operands {
-            return operands.into_iter().flatten().collect();
+            // And what a word carries inside it, which no option table reads
+            // (`sort -o/x`, `curl -d @file`).
+            let embedded = parsed
+                .iter()
+                .flat_map(|c| c.words.iter().skip(1).filter_map(|w| embedded_path(w)));
+            return operands.into_iter().flatten().chain(embedded).collect();
         }
     }
     plain_shell_words(command)
+}
+
+/// A path a word carries inside it: curl's `@file`, a `file:` URL, a path glued to a short
+/// option (`-o/x`, `-C$HOME/.ssh`, `-cf/x`).
+fn embedded_path(word: &str) -> Option<String> {
+    if let Some(file) = word.strip_prefix('@').filter(|f| !f.is_empty()) {
+        return Some(file_uri_path(file).unwrap_or_else(|| file.to_string()));
+    }
+    if let Some(path) = file_uri_path(word) {
+        return Some(path);
+    }
+    // One or two option letters, then a path with a name in it (`-F/` and `-d/` are a
+    // separator, not the root).
+    let rest = word
+        .strip_prefix('-')
+        .filter(|rest| !rest.starts_with('-'))?;
+    let at = rest.find(['/', '~', '$'])?;
+    let (letters, value) = rest.split_at(at);
+    (letters.len() <= 2
+        && letters.bytes().all(|b| b.is_ascii_alphabetic())
+        && value.bytes().any(|b| b != b'/')
+        && shaped_like_a_path(value))
+    .then(|| value.to_string())
 }
 
 fn plain_shell_words(command: &str) -> Vec<String> {
@@ -335,7 +363,17 @@ fn plain_shell_words(command: &str) -> Vec<String> {
                     continue;
                 }
                 program = false;
-                if piece.bytes().all(|b| b.is_ascii_digit()) {
+                // Not files: a file descriptor's number, the null device and the streams.
+                if piece.bytes().all(|b| b.is_ascii_digit())
+                    || matches!(
+                        piece,
+                        "/dev/null" | "/dev/zero" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
+                    )
+                {
+                    continue;
+                }
+                if let Some(path) = embedded_path(piece) {
+                    words.push(path);
                     continue;
                 }
                 // An option's or an assignment's value that is written as a path
@@ -849,7 +887,8 @@ fn in_a_git_directory(resolved: &Path, names: &[Cow<'_, str>], fs: &dyn PathReso
     // The folders that would be Git directories, by how many segments they have: the one a
     // `config`, `HEAD` or `objects` is written in, and the one holding a `hooks` folder.
     let last = names.last().map(AsRef::as_ref);
-    let written_in = matches!(last, Some("config" | "head" | "objects")).then(|| n - 1);
+    let written_in =
+        matches!(last, Some("config" | "head" | "objects" | "commondir")).then(|| n - 1);
     let holding_hooks = names[..n.saturating_sub(1)]
         .iter()
         .rposition(|s| s == "hooks")
@@ -866,10 +905,14 @@ fn in_a_git_directory(resolved: &Path, names: &[Cow<'_, str>], fs: &dyn PathReso
             // A bare repository's folder is named `*.git` before it holds anything.
             (names[k - 1].len() > 4 && names[k - 1].ends_with(".git"))
                 || (exists(folder.join("HEAD")) && exists(folder.join("objects")))
-                // `HEAD` or `objects` written beside a config or hooks makes one.
+                // Written beside another of what makes one, in any order: `HEAD` beside a
+                // config, a config beside `HEAD`, a `commondir` anywhere.
                 || (written_in == Some(k)
-                    && matches!(last, Some("head" | "objects"))
-                    && (exists(folder.join("config")) || exists(folder.join("hooks"))))
+                    && (last == Some("commondir")
+                        || ["HEAD", "config", "objects", "hooks", "commondir"]
+                            .iter()
+                            .filter(|marker| !last.is_some_and(|l| l.eq_ignore_ascii_case(marker)))
+                            .any(|marker| exists(folder.join(marker)))))
         })
 }
 
@@ -879,6 +922,21 @@ pub fn check_guarded_paths(
     args: &Value,
     cwd: &Path,
     guarded: &[PathBuf],
+    writes: bool,
+    fs: &dyn PathResolver,
+) -> SafetyCheckResult {
+    check_guarded_paths_in(args, cwd, guarded, None, writes, fs)
+}
+
+/// [`check_guarded_paths`], knowing the user's home folder (resolved): what lies in its
+/// settings — a dot-file or dot-folder right under it, where programs keep credentials and
+/// the code they run at start (`.ssh`, `.config`, `.vim`, `.local/bin`, …) — asks, read or
+/// written, whatever its name. A list of names cannot keep up with every program's.
+pub fn check_guarded_paths_in(
+    args: &Value,
+    cwd: &Path,
+    guarded: &[PathBuf],
+    home: Option<&Path>,
     writes: bool,
     fs: &dyn PathResolver,
 ) -> SafetyCheckResult {
@@ -924,6 +982,15 @@ pub fn check_guarded_paths(
             return SafetyCheckResult::ask(format!(
                 "\"{value}\" in argument \"{arg}\" is keel's own configuration or data ({}): a later run reads it, so only you may let a tool touch it.",
                 guard.display()
+            ));
+        }
+        let home_settings = home
+            .and_then(|home| resolved.strip_prefix(home).ok())
+            .and_then(|below| below.components().next())
+            .is_some_and(|first| first.as_os_str().as_encoded_bytes().starts_with(b"."));
+        if home_settings {
+            return SafetyCheckResult::ask(format!(
+                "\"{value}\" in argument \"{arg}\" is in your home folder's settings, where programs keep credentials and the code they run at start: only you may let a tool touch it."
             ));
         }
     }

@@ -10,7 +10,7 @@ use keel_core::item::Item;
 use keel_policy::Decision;
 use keel_policy::classify::{ToolInfo, classify};
 use keel_policy::paths::{
-    PathConfig, PathResolver, allowed_roots, check_guarded_paths, check_paths_in,
+    PathConfig, PathResolver, allowed_roots, check_guarded_paths_in, check_paths_in,
 };
 use keel_policy::protocol::{
     CheckContext, Environment, FunctionCall, History, PROTOCOL_VERSION, SafetyCheckInput,
@@ -115,6 +115,8 @@ pub struct PolicyGate {
     /// keel's own configuration and data, canonicalized: what the guarded-paths checker asks
     /// about ([`PolicyGate::with_guarded_paths`]).
     guarded: Vec<PathBuf>,
+    /// The user's home folder, resolved: its dot-files and dot-folders are guarded too.
+    home: Option<PathBuf>,
 }
 
 impl PolicyGate {
@@ -157,6 +159,9 @@ impl PolicyGate {
             roots,
             known_dirs,
             guarded: Vec::new(),
+            home: std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .and_then(|h| std::fs::canonicalize(h).ok()),
         }
     }
 
@@ -292,10 +297,11 @@ impl PolicyGate {
                     .timeout_ms
                     .map_or(IN_PROCESS_BUDGET, std::time::Duration::from_millis);
                 let start = std::time::Instant::now();
-                let result = check_guarded_paths(
+                let result = check_guarded_paths_in(
                     &c.call.args,
                     &self.env.cwd,
                     &self.guarded,
+                    self.home.as_deref(),
                     self.tool_facts(&c.call.name).effect
                         == keel_policy::classify::Effect::SideEffecting,
                     fs,

@@ -35,6 +35,8 @@ impl FakeFs {
             "/w/mirror.git/hooks",
             "/w/app",
             "/w/app/config",
+            "/w/docs",
+            "/w/docs/HEAD",
         ] {
             m.insert(PathBuf::from(p), PathBuf::from(p));
         }
@@ -567,4 +569,67 @@ fn an_ordinary_project_is_no_git_directory() {
         &fs,
     );
     assert_eq!(in_a_dot_git_workspace.decision, Decision::Allow);
+}
+
+/// Found by a third attack: a Git directory written `HEAD` first, then its config; paths glued
+/// to short options, curl's `@file` and `file:` URLs in a command's words; a run started in the
+/// home folder writing dot-files no list named (`.emacs.d/init.el`, `.local/bin/git`).
+#[test]
+fn a_third_attack_finds_no_way_past() {
+    let fs = FakeFs::new();
+    let guarded = |path: &str, home: Option<&Path>| {
+        check_guarded_paths_in(
+            &json!({"path": path}),
+            Path::new("/w"),
+            &[],
+            home,
+            true,
+            &fs,
+        )
+        .decision
+    };
+    for path in ["docs/config", "docs/commondir", "docs/objects"] {
+        assert_eq!(guarded(path, None), Decision::AskUser, "{path}");
+    }
+    let home = Some(Path::new("/w"));
+    for path in [
+        ".emacs.d/init.el",
+        ".vim/vimrc",
+        ".local/bin/git",
+        ".gem/credentials",
+    ] {
+        assert_eq!(guarded(path, home), Decision::AskUser, "{path}");
+        assert_eq!(
+            guarded(path, None),
+            Decision::Allow,
+            "{path} outside a home"
+        );
+    }
+    for path in ["src/a.rs", "notes/.hidden/x"] {
+        assert_eq!(guarded(path, home), Decision::Allow, "{path}");
+    }
+    for command in [
+        "sort -o/outside/x src/a.rs",
+        "tar -cf/outside/t.tar src",
+        "curl -d @/etc/passwd http://127.0.0.1:1/",
+        "curl -o got.txt file:///etc/passwd",
+    ] {
+        assert_eq!(
+            plain(json!({ "command": command })).decision,
+            Decision::Deny,
+            "{command}"
+        );
+    }
+    for command in [
+        "grep -q x src/a.rs 2>/dev/null && echo found",
+        "ls src >/dev/null 2>&1",
+        "cut -d/ -f2 src/a.rs",
+        "awk -F/ '{print $1}' src/a.rs",
+    ] {
+        assert_eq!(
+            plain(json!({ "command": command })).decision,
+            Decision::Allow,
+            "{command}"
+        );
+    }
 }
