@@ -104,13 +104,31 @@ pub(crate) fn path_like(written: &str) -> bool {
         // copied `src` to `dest` past the check, a key nobody read as a path).
         || PATH_KEYS.contains(&key.as_ref())
         // `outputDir`, `dest_dir`, `srcFolder`, `workingDir`: a part that names a path.
-        || (key.len() > 3
-            && super::classify::words(written).iter().any(|w| {
-                matches!(
-                    w.as_str(),
-                    "src" | "dest" | "dst" | "dir" | "target" | "output" | "workdir" | "cwd"
-                )
-            }))
+        || a_part_names_a_path(written)
+}
+
+/// Whether a part of a key written in snake, kebab or camel case (split at `_`, `-` and
+/// before a capital) is one that names a path. Without allocating: every key of every call
+/// is asked.
+fn a_part_names_a_path(key: &str) -> bool {
+    const PARTS: &[&str] = &[
+        "src", "dest", "dst", "dir", "target", "output", "workdir", "cwd",
+    ];
+    let b = key.as_bytes();
+    let mut start = 0;
+    for at in 1..=b.len() {
+        let ends = at == b.len()
+            || matches!(b[at], b'_' | b'-')
+            || (b[at].is_ascii_uppercase() && b[at - 1].is_ascii_lowercase());
+        if ends {
+            let part = key[start..at].trim_matches(['_', '-']);
+            if part.len() < key.len() && PARTS.iter().any(|p| part.eq_ignore_ascii_case(p)) {
+                return true;
+            }
+            start = at;
+        }
+    }
+    false
 }
 
 /// Keys that name a path though no word of N23's is in them.
