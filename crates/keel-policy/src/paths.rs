@@ -429,6 +429,15 @@ pub fn collect_path_args(args: &Value, config: &PathConfig) -> Vec<PathArg> {
             Value::Object(map) => {
                 for (k, child) in map {
                     let path = super::dot_join(dot, k);
+                    // Under a path's key, a key can name the file too:
+                    // `{"files": {"/home/u/.bashrc": "…"}}`.
+                    if under_path && shaped_like_a_path(k) {
+                        out.push(PathArg {
+                            arg: format!("{path} (key)"),
+                            value: file_uri_path(k).unwrap_or_else(|| k.clone()),
+                            inferred: true,
+                        });
+                    }
                     walk(child, &path, Some(k), under_path, config, out);
                 }
             }
