@@ -707,13 +707,13 @@ pub fn check_paths_in(
     // A command the shell expands (a glob, a variable, a substitution) names files keel cannot
     // list before it runs: asked in every mode, since no rule's ask may be all that holds it
     // (yolo drops the rules' asks; an outsider's `cat fl*` read a file outside).
-    let mut worst = match opaque_command(args) {
+    let opaque = opaque_command(args);
+    let mut worst = match &opaque {
         Some(why) => SafetyCheckResult::ask(format!(
             "keel cannot tell which files this shell command names before the shell expands it ({why}): write the paths out, or allow it yourself."
         )),
         None => SafetyCheckResult::allow(),
     };
-    let opaque = worst.decision == Decision::AskUser;
     for PathArg {
         arg,
         value,
@@ -721,38 +721,43 @@ pub fn check_paths_in(
     } in collect_path_args(args, config)
     {
         // A variable in a command keel cannot read is what the ask above is about.
-        if opaque && arg_is_command(&arg) && names_a_variable(&value) {
+        if opaque.is_some() && arg_is_command(&arg) && names_a_variable(&value) {
             continue;
         }
         // `~` and `$VAR` are the user's home and environment, which a shell expands and keel
-        // cannot resolve: outside.
-        let result = match (
+        // cannot resolve: outside. `outside`: the path lies in no root, or cannot be resolved.
+        let (result, outside) = match (
             unresolvable_here(&value) || names_a_process(&value),
             resolve(&value, cwd, fs),
         ) {
-            (true, _) => SafetyCheckResult::deny(format!(
-                "Path \"{value}\" in argument \"{arg}\" is outside of the allowed workspace directories."
-            )),
-            (false, resolved) => match resolved {
-                Ok(resolved) => match classify_path(&resolved, &value, &arg, roots) {
+            (true, _) => (
+                SafetyCheckResult::deny(format!(
+                    "Path \"{value}\" in argument \"{arg}\" is outside of the allowed workspace directories."
+                )),
+                true,
+            ),
+            (false, Ok(resolved)) => {
+                let outside = !roots.iter().any(|root| resolved.starts_with(root));
+                let result = match classify_path(&resolved, &value, &arg, roots) {
                     r if r.decision == Decision::Allow && fs.has_other_names(&resolved) => {
                         SafetyCheckResult::ask(format!(
                             "\"{value}\" in argument \"{arg}\" is a file with other names (hard links), which may be outside the workspace."
                         ))
                     }
                     r => r,
-                },
-                Err(_) => SafetyCheckResult::deny(format!(
+                };
+                (result, outside)
+            }
+            (false, Err(_)) => (
+                SafetyCheckResult::deny(format!(
                     "Cannot resolve path \"{value}\" in argument \"{arg}\""
                 )),
-            },
+                true,
+            ),
         };
         // What only keel takes for a path may be none: outside the workspace (or unresolvable)
         // it asks, saying why it was read so. A sensitive folder inside (`.git`, `.env`) still
         // denies.
-        let outside = result.reason.as_deref().is_some_and(|why| {
-            why.contains("is outside of the allowed workspace") || why.starts_with("Cannot resolve")
-        });
         let result = match result {
             r if inferred && outside && r.decision == Decision::Deny => {
                 SafetyCheckResult::ask(format!(
