@@ -119,7 +119,6 @@ impl ActionKind {
                 "refund",
                 "purchase",
                 "buy",
-                "checkout",
                 "donate",
                 "charge",
                 "withdraw",
@@ -128,9 +127,7 @@ impl ActionKind {
                 "redeem",
                 "liquidate",
                 "cashout",
-                "convert",
                 "stake",
-                "exchange",
             ],
             ActionKind::Book => &["book", "reserve", "rent", "hire"],
             ActionKind::Share => &[
@@ -427,6 +424,41 @@ fn has_stem(words: &[String], stems: &[&str]) -> bool {
     words.iter().any(|w| stems.iter().any(|s| is_form_of(w, s)))
 }
 
+/// Verbs that move money only when the name says what is held: `convert_time`,
+/// `convert_currency` (a rate), `exchange_code_for_token` and `git_checkout` compute or switch,
+/// while `convert_funds`, `exchange_currency` and a shop's `checkout` trade or pay. Each verb
+/// with what else makes it a payment: `Some(words)`, a holding ([`HELD_NOUNS`]) or one of the
+/// words; `None`, any name without one of the veto words.
+const QUALIFIED_PAY_VERBS: &[(&str, Option<&[&str]>, &[&str])] = &[
+    ("convert", Some(&[]), &[]),
+    ("exchange", Some(&["currency", "currencies"]), &[]),
+    // Version control checks out a branch; everything else that checks out pays.
+    (
+        "checkout",
+        None,
+        &[
+            "git", "branch", "commit", "ref", "revision", "tag", "repo", "repository", "worktree",
+            "svn", "hg",
+        ],
+    ),
+];
+
+/// What a conversion or an exchange moves money with: a holding, not a unit or a rate.
+const HELD_NOUNS: &[&str] = &[
+    "money", "funds", "fund", "balance", "crypto", "coin", "coins", "asset", "assets", "holdings",
+    "points", "shares", "stock", "stocks",
+];
+
+/// Whether a qualified verb in `words` makes the name a payment ([`QUALIFIED_PAY_VERBS`]).
+fn qualified_pay(words: &[String]) -> bool {
+    let holds = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+    QUALIFIED_PAY_VERBS.iter().any(|(verb, needs, vetoes)| {
+        words.iter().any(|w| is_form_of(w, verb))
+            && needs.is_none_or(|extra| holds(HELD_NOUNS) || holds(extra))
+            && !holds(vetoes)
+    })
+}
+
 /// The kinds of action a tool takes, from its name's words. A tool its annotations call read-only takes none.
 pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
     let annotation = |key: &str| {
@@ -455,7 +487,9 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
         .into_iter()
         .filter(|k| {
             let words = if looks { &name[1..] } else { &name[..] };
-            has_stem(words, k.tool_verbs()) || (!looks && has_stem(words, k.tool_nouns()))
+            has_stem(words, k.tool_verbs())
+                || (!looks && has_stem(words, k.tool_nouns()))
+                || (*k == ActionKind::Pay && qualified_pay(words))
         })
         .collect()
 }

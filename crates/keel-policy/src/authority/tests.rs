@@ -27,6 +27,17 @@ fn a_tools_kinds_come_from_its_name_and_annotations() {
         ("get_and_delete_messages", vec![Delete]),
         ("create_calendar_event", vec![]),
         ("update_user_info", vec![]),
+        // Conversions compute and version control switches; holdings converted, currency
+        // exchanged and a shop's checkout pay.
+        ("convert_time", vec![]),
+        ("convert_currency", vec![]),
+        ("mcp__git__git_checkout", vec![]),
+        // (A token is a credential: that is the Access kind, not a payment.)
+        ("exchange_code_for_token", vec![Access]),
+        ("convert_funds", vec![Pay]),
+        ("exchange_currency", vec![Pay]),
+        ("checkout", vec![Pay]),
+        ("checkout_cart", vec![Pay]),
     ] {
         assert_eq!(tool_kinds(&tool(name)), kinds, "{name}");
     }
