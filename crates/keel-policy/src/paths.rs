@@ -696,12 +696,59 @@ pub fn check_paths(
     check_paths_in(args, cwd, &roots, config, fs)
 }
 
+/// A path argument with where it leads, worked out once per decision: the allowed-path and
+/// guarded-paths checkers both read the same arguments the same way.
+#[derive(Clone, Debug)]
+pub struct ResolvedArg {
+    pub path: PathArg,
+    /// `~`, `$VAR` or a process's files (`/proc`, `/dev/fd`): what a shell or the kernel
+    /// expands and keel cannot resolve here.
+    pub unresolvable: bool,
+    /// The physical path ([`resolve`]); not tried for an unresolvable one.
+    pub resolved: Result<PathBuf, String>,
+}
+
+/// The path arguments of `args` ([`collect_path_args`]), each resolved against `cwd`.
+pub fn resolve_path_args(
+    args: &Value,
+    config: &PathConfig,
+    cwd: &Path,
+    fs: &dyn PathResolver,
+) -> Vec<ResolvedArg> {
+    collect_path_args(args, config)
+        .into_iter()
+        .map(|path| {
+            let unresolvable = unresolvable_here(&path.value) || names_a_process(&path.value);
+            let resolved = if unresolvable {
+                Err(String::new())
+            } else {
+                resolve(&path.value, cwd, fs)
+            };
+            ResolvedArg {
+                path,
+                unresolvable,
+                resolved,
+            }
+        })
+        .collect()
+}
+
 /// [`check_paths`] with the roots already canonicalized (a gate computes them once).
 pub fn check_paths_in(
     args: &Value,
     cwd: &Path,
     roots: &[PathBuf],
     config: &PathConfig,
+    fs: &dyn PathResolver,
+) -> SafetyCheckResult {
+    check_resolved_paths(args, &resolve_path_args(args, config, cwd, fs), roots, fs)
+}
+
+/// [`check_paths_in`] over arguments already resolved ([`resolve_path_args`] of `args`).
+pub fn check_resolved_paths(
+    args: &Value,
+    paths: &[ResolvedArg],
+    roots: &[PathBuf],
     fs: &dyn PathResolver,
 ) -> SafetyCheckResult {
     // A command the shell expands (a glob, a variable, a substitution) names files keel cannot
@@ -714,22 +761,24 @@ pub fn check_paths_in(
         )),
         None => SafetyCheckResult::allow(),
     };
-    for PathArg {
-        arg,
-        value,
-        inferred,
-    } in collect_path_args(args, config)
+    for ResolvedArg {
+        path: PathArg {
+            arg,
+            value,
+            inferred,
+        },
+        unresolvable,
+        resolved,
+    } in paths
     {
+        let inferred = *inferred;
         // A variable in a command keel cannot read is what the ask above is about.
-        if opaque.is_some() && arg_is_command(&arg) && names_a_variable(&value) {
+        if opaque.is_some() && arg_is_command(arg) && names_a_variable(value) {
             continue;
         }
         // `~` and `$VAR` are the user's home and environment, which a shell expands and keel
         // cannot resolve: outside. `outside`: the path lies in no root, or cannot be resolved.
-        let (result, outside) = match (
-            unresolvable_here(&value) || names_a_process(&value),
-            resolve(&value, cwd, fs),
-        ) {
+        let (result, outside) = match (*unresolvable, resolved) {
             (true, _) => (
                 SafetyCheckResult::deny(format!(
                     "Path \"{value}\" in argument \"{arg}\" is outside of the allowed workspace directories."
@@ -738,8 +787,8 @@ pub fn check_paths_in(
             ),
             (false, Ok(resolved)) => {
                 let outside = !roots.iter().any(|root| resolved.starts_with(root));
-                let result = match classify_path(&resolved, &value, &arg, roots) {
-                    r if r.decision == Decision::Allow && fs.has_other_names(&resolved) => {
+                let result = match classify_path(resolved, value, arg, roots) {
+                    r if r.decision == Decision::Allow && fs.has_other_names(resolved) => {
                         SafetyCheckResult::ask(format!(
                             "\"{value}\" in argument \"{arg}\" is a file with other names (hard links), which may be outside the workspace."
                         ))
@@ -972,14 +1021,32 @@ pub fn check_guarded_paths_in(
     writes: bool,
     fs: &dyn PathResolver,
 ) -> SafetyCheckResult {
-    for PathArg { arg, value, .. } in collect_path_args(args, &PathConfig::default()) {
-        if unresolvable_here(&value) || names_a_process(&value) {
+    let paths = resolve_path_args(args, &PathConfig::default(), cwd, fs);
+    check_guarded_resolved(&paths, guarded, home, writes, fs)
+}
+
+/// [`check_guarded_paths_in`] over arguments already resolved ([`resolve_path_args`] with
+/// the default [`PathConfig`]: guarded files are guarded under every key).
+pub fn check_guarded_resolved(
+    paths: &[ResolvedArg],
+    guarded: &[PathBuf],
+    home: Option<&Path>,
+    writes: bool,
+    fs: &dyn PathResolver,
+) -> SafetyCheckResult {
+    for ResolvedArg {
+        path: PathArg { arg, value, .. },
+        unresolvable,
+        resolved,
+    } in paths
+    {
+        if *unresolvable {
             continue;
         }
-        let Ok(resolved) = resolve(&value, cwd, fs) else {
+        let Ok(resolved) = resolved else {
             continue;
         };
-        let names = segment_keys(&resolved);
+        let names = segment_keys(resolved);
         let env_file = names.iter().any(|key| is_env_key(key));
         // keel reads the `keel.toml` of whatever folder it starts in, so every one is keel's.
         let keel_file = resolved

@@ -397,12 +397,26 @@ impl UserTerms {
 /// Whether an argument's key names an identifier — `id`, `booking_id`, `emailIds`, `number`,
 /// `pr_number`, `ref` — which selects the thing a call acts on.
 pub fn is_identifier_key(key: &str) -> bool {
-    super::classify::words(key).last().is_some_and(|w| {
+    let identifier = |w: &str| {
         matches!(
-            w.as_str(),
+            w,
             "id" | "ids" | "uid" | "uuid" | "number" | "num" | "no" | "ref" | "index" | "idx"
         )
-    })
+    };
+    // Every key of every side-effecting call is asked: a key in lower-case ASCII (`path`,
+    // `hotel_id`) has its last word after its last separator, read without allocating.
+    let plain = key
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'_' | b'-'));
+    if plain {
+        return key
+            .split(['_', '-'])
+            .rfind(|w| !w.is_empty())
+            .is_some_and(identifier);
+    }
+    super::classify::words(key)
+        .last()
+        .is_some_and(|w| identifier(w))
 }
 
 /// Whether an argument's key is a record's own identifier — `id`, `email_id`, `booking_id`,

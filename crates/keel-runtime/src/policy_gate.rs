@@ -10,7 +10,8 @@ use keel_core::item::Item;
 use keel_policy::Decision;
 use keel_policy::classify::{ToolInfo, classify};
 use keel_policy::paths::{
-    PathConfig, PathResolver, allowed_roots, check_guarded_paths_in, check_paths_in,
+    PathConfig, PathResolver, ResolvedArg, allowed_roots, check_guarded_resolved,
+    check_resolved_paths, resolve_path_args,
 };
 use keel_policy::protocol::{
     CheckContext, Environment, FunctionCall, History, PROTOCOL_VERSION, SafetyCheckInput,
@@ -255,12 +256,26 @@ impl PolicyGate {
         }
     }
 
+    /// The call's path arguments as the default [`PathConfig`] reads them, resolved once for
+    /// the decision: both path checkers read them.
+    fn default_paths<'p>(
+        &self,
+        c: &CallToDecide<'_>,
+        fs: &(dyn PathResolver + Sync),
+        paths: &'p std::sync::OnceLock<Vec<ResolvedArg>>,
+    ) -> &'p [ResolvedArg] {
+        paths.get_or_init(|| {
+            resolve_path_args(&c.call.args, &PathConfig::default(), &self.env.cwd, fs)
+        })
+    }
+
     fn run_in_process(
         &self,
         rule: &CheckerRule,
         name: &str,
         c: &CallToDecide<'_>,
         fs: &(dyn PathResolver + Sync),
+        paths: &std::sync::OnceLock<Vec<ResolvedArg>>,
     ) -> SafetyCheckResult {
         match name {
             "allowed-path" => {
@@ -277,13 +292,15 @@ impl PolicyGate {
                     ));
                 }
                 let start = std::time::Instant::now();
-                let result = check_paths_in(
-                    &c.call.args,
-                    &self.env.cwd,
-                    &self.roots,
-                    &PathConfig::from_value(rule.config.as_ref()),
-                    fs,
-                );
+                let config = PathConfig::from_value(rule.config.as_ref());
+                let own;
+                let resolved = if config == PathConfig::default() {
+                    self.default_paths(c, fs, paths)
+                } else {
+                    own = resolve_path_args(&c.call.args, &config, &self.env.cwd, fs);
+                    &own
+                };
+                let result = check_resolved_paths(&c.call.args, resolved, &self.roots, fs);
                 if start.elapsed() > budget {
                     return SafetyCheckResult::deny(format!(
                         "Failed to run in-process checker \"allowed-path\": timed out after {}ms",
@@ -297,9 +314,8 @@ impl PolicyGate {
                     .timeout_ms
                     .map_or(IN_PROCESS_BUDGET, std::time::Duration::from_millis);
                 let start = std::time::Instant::now();
-                let result = check_guarded_paths_in(
-                    &c.call.args,
-                    &self.env.cwd,
+                let result = check_guarded_resolved(
+                    self.default_paths(c, fs, paths),
                     &self.guarded,
                     self.home.as_deref(),
                     self.tool_facts(&c.call.name).effect
@@ -375,11 +391,12 @@ impl PolicyGate {
         input: Option<&SafetyCheckInput>,
         c: &CallToDecide<'_>,
         fs: &(dyn PathResolver + Sync),
+        paths: &std::sync::OnceLock<Vec<ResolvedArg>>,
     ) -> CheckerVerdict {
         match &rule.checker {
             CheckerRef::InProcess(name) => {
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    self.run_in_process(rule, name, c, fs)
+                    self.run_in_process(rule, name, c, fs, paths)
                 }));
                 match outcome {
                     Ok(r) => CheckerVerdict {
@@ -473,11 +490,12 @@ impl PolicyGate {
             .count();
         let input = (externals > 0).then(|| self.input(c));
         let fs = DecisionFs::new(&self.known_dirs);
+        let paths = std::sync::OnceLock::new();
         let checkers: Vec<CheckerVerdict> = if externals > 1 {
             std::thread::scope(|scope| {
                 let handles: Vec<_> = matching
                     .iter()
-                    .map(|r| scope.spawn(|| self.run_checker(r, input.as_ref(), c, &fs)))
+                    .map(|r| scope.spawn(|| self.run_checker(r, input.as_ref(), c, &fs, &paths)))
                     .collect();
                 handles
                     .into_iter()
@@ -498,7 +516,7 @@ impl PolicyGate {
         } else {
             matching
                 .iter()
-                .map(|r| self.run_checker(r, input.as_ref(), c, &fs))
+                .map(|r| self.run_checker(r, input.as_ref(), c, &fs, &paths))
                 .collect()
         };
         let outcome = compose(&rule, &checkers);

@@ -657,3 +657,17 @@ fn a_description_passes_only_a_records_own_id_on_two_words() {
     let said = "Summarize the project plan and delete the old plan draft.";
     assert_eq!(named(&files, "file_id", json!("f9"), said), None);
 }
+
+proptest::proptest! {
+    /// A lower-case key's last word is read without allocating: as the word splitter reads it.
+    #[test]
+    fn an_identifier_key_is_read_as_the_word_splitter_reads_it(key in "[a-z0-9_-]{0,14}") {
+        let by_words = crate::classify::words(&key).last().is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "id" | "ids" | "uid" | "uuid" | "number" | "num" | "no" | "ref" | "index" | "idx"
+            )
+        });
+        proptest::prop_assert_eq!(is_identifier_key(&key), by_words, "{}", key);
+    }
+}
