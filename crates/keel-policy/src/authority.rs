@@ -679,6 +679,106 @@ pub fn requested_in(said: &[SaidWord]) -> Vec<ActionKind> {
         .collect()
 }
 
+/// Verbs that ask for a change of some kind beyond [`ActionKind`]'s and the classifier's
+/// writing verbs: what people say when they want something made, fixed or switched.
+const CHANGE_VERBS: &[&str] = &[
+    "make",
+    "turn",
+    "switch",
+    "fix",
+    "add",
+    "put",
+    "give",
+    "let",
+    "implement",
+    "refactor",
+    "rewrite",
+    "generate",
+    "build",
+    "compile",
+    "test",
+    "format",
+    "rename",
+    "draft",
+    "compose",
+    "note",
+    "log",
+    "record",
+    "organize",
+    "tidy",
+    "save",
+    "import",
+    "bump",
+    "upgrade",
+    "downgrade",
+    "configure",
+    "adjust",
+    "raise",
+    "lower",
+    "increase",
+    "decrease",
+    "mute",
+    "unmute",
+    "pause",
+    "resume",
+    "toggle",
+    "activate",
+    "restore",
+    "apply",
+    "create",
+    "write",
+    "update",
+    "set",
+    "change",
+    "edit",
+    "modify",
+    "move",
+    "copy",
+    "replace",
+    "append",
+    "insert",
+    "register",
+    "sign",
+    "join",
+    "follow",
+    "subscribe",
+    "like",
+    "react",
+    "pin",
+    "star",
+    "label",
+    "tag",
+    "assign",
+    "schedule",
+    "plan",
+    "arrange",
+    "prepare",
+    "order",
+    "open",
+    "check",
+    // A browser's navigation reaches the network, which makes its tool side-effecting.
+    "navigate",
+    "visit",
+    "browse",
+];
+
+/// Whether the user's words ask for any change at all: a word in its plain form that is a
+/// writing or acting verb, not one naming a thing after a determiner. A run whose user only
+/// asked questions or asked to look, read, summarize or explain ("Is the front door locked?",
+/// "Read e-mail 29 and summarize it") authorizes no side effect of any kind, so a tool whose
+/// action no [`ActionKind`] names (`release_latch`, `update_workspace_settings`) still needs
+/// one.
+pub fn asks_for_change(said: &[SaidWord]) -> bool {
+    said.iter().filter(|w| !w.after_determiner).any(|w| {
+        let word = w.word.as_str();
+        CHANGE_VERBS.contains(&word)
+            || super::classify::WRITE_VERBS.contains(&word)
+            || ActionKind::ALL
+                .iter()
+                .any(|k| k.request_stems().iter().any(|s| asks_for(word, s)))
+    })
+}
+
 /// Words of a tool's name that say nothing about what it does.
 const NAME_FILLERS: &[&str] = &[
     "all", "any", "every", "the", "a", "an", "as", "of", "to", "for", "my", "new", "now", "and",

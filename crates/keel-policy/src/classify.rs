@@ -54,7 +54,7 @@ const NETWORK_WORDS: &[&str] = &[
 ];
 
 /// Verbs that change something.
-const WRITE_VERBS: &[&str] = &[
+pub(crate) const WRITE_VERBS: &[&str] = &[
     "send",
     "write",
     "create",

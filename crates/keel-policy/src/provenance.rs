@@ -33,6 +33,9 @@ use joined::Joined;
 struct Requested {
     said: Vec<super::authority::SaidWord>,
     kinds: Vec<super::authority::ActionKind>,
+    /// Whether the user's words ask for any change at all
+    /// ([`super::authority::asks_for_change`]).
+    changes: bool,
 }
 
 /// Shortest value that can count as tainted.
@@ -226,6 +229,7 @@ impl<'a> ProvenanceIndex<'a> {
             let said = super::authority::said_words(self.user.iter().map(AsRef::as_ref));
             Requested {
                 kinds: super::authority::requested_in(&said),
+                changes: super::authority::asks_for_change(&said),
                 said,
             }
         })
@@ -1476,6 +1480,12 @@ pub fn check_provenance(
                 kind.describe()
             ));
         }
+    } else if !index.requested().changes {
+        // A side effect no kind names (`release_latch`, `mute_alerts`), in a run whose user
+        // only asked to look: nothing they wrote asks for any change.
+        tainted.push(format!(
+            "{tool} changes something, and you only asked questions or asked to look things up: nothing you wrote asks for a change"
+        ));
     }
     if tainted.is_empty() {
         return SafetyCheckResult::allow();
