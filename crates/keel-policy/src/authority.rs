@@ -524,6 +524,34 @@ const NOUN_STEMS: &[&str] = &[
     "backup",
 ];
 
+/// Verbs that look at what follows them (not `get`: "get rid of" deletes).
+const LOOKING_VERBS: &[&str] = &[
+    "read",
+    "open",
+    "view",
+    "show",
+    "list",
+    "find",
+    "search",
+    "check",
+    "review",
+    "see",
+    "summarize",
+    "summarise",
+    "analyze",
+    "analyse",
+    "explain",
+    "translate",
+    "print",
+    "scan",
+    "skim",
+    "inspect",
+    "describe",
+    "display",
+    "look",
+    "browse",
+];
+
 /// One word of the user's turns that no negation before it takes back.
 #[derive(Clone, Debug)]
 pub struct SaidWord {
@@ -620,7 +648,11 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                 // noun.
                 let after_determiner = turn_words[i.saturating_sub(2)..i]
                     .iter()
-                    .any(|b| DETERMINERS.contains(&b.as_str()));
+                    .any(|b| DETERMINERS.contains(&b.as_str()))
+                    // The object of a looking verb names a thing: "Read e-mail 29", "Open
+                    // message 4" ask for no e-mail to be sent.
+                    || i.checked_sub(1)
+                        .is_some_and(|b| LOOKING_VERBS.contains(&turn_words[b].as_str()));
                 said.push(SaidWord {
                     word: w.clone(),
                     after_determiner,
@@ -754,8 +786,6 @@ const CHANGE_VERBS: &[&str] = &[
     "arrange",
     "prepare",
     "order",
-    "open",
-    "check",
     // A browser's navigation reaches the network, which makes its tool side-effecting.
     "navigate",
     "visit",
