@@ -420,6 +420,20 @@ fn irregular(word: &str, stem: &str) -> bool {
     )
 }
 
+/// [`has_stem`] for a tool's verbs, less their agent nouns: `block_sender` blocks a sender and
+/// sends nothing, `get_reader` reads (an outsider's attack: the noun made a blocking tool a
+/// sending one, which "send Bob a status" then authorized).
+fn has_verb(words: &[String], stems: &[&str]) -> bool {
+    words.iter().any(|w| {
+        stems.iter().any(|s| {
+            is_form_of(w, s)
+                && !w
+                    .strip_prefix(s.trim_end_matches('e'))
+                    .is_some_and(|rest| matches!(rest, "er" | "ers"))
+        })
+    })
+}
+
 fn has_stem(words: &[String], stems: &[&str]) -> bool {
     words.iter().any(|w| stems.iter().any(|s| is_form_of(w, s)))
 }
@@ -496,7 +510,7 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
         .into_iter()
         .filter(|k| {
             let words = if looks { &name[1..] } else { &name[..] };
-            has_stem(words, k.tool_verbs())
+            has_verb(words, k.tool_verbs())
                 || (!looks && has_stem(words, k.tool_nouns()))
                 || (*k == ActionKind::Pay && qualified_pay(words))
         })

@@ -419,34 +419,62 @@ pub fn is_identifier_key(key: &str) -> bool {
         .is_some_and(|w| identifier(w))
 }
 
+/// Words of a key that name who a call reaches rather than which record it acts on.
+const COUNTERPARTY: &[&str] = &[
+    "account",
+    "phone",
+    "card",
+    "recipient",
+    "sender",
+    "user",
+    "owner",
+    "payee",
+    "payer",
+    "contact",
+    "member",
+    "customer",
+    "person",
+    "author",
+    "assignee",
+    "beneficiary",
+    "to",
+    "from",
+    "iban",
+    "target",
+    "destination",
+];
+
+/// Whether an argument's key names who a call reaches: a recipient, an account, a handle, an
+/// address (`to`, `recipient`, `iban`, `email`, `handle`, `cc`). In an action, such a value
+/// that neither the user nor any result has shown is one the model made up or decoded from
+/// something no search reads (an outsider's attack: an address split across a wrapped line).
+pub fn is_counterparty_key(key: &str) -> bool {
+    const REACHED: &[&str] = &[
+        "email",
+        "emails",
+        "cc",
+        "bcc",
+        "handle",
+        "username",
+        "recipients",
+        "participants",
+        "attendees",
+        "invitees",
+        "address",
+        "number",
+        "phone",
+        "account",
+    ];
+    super::classify::words(key)
+        .iter()
+        .any(|w| COUNTERPARTY.contains(&w.as_str()) || REACHED.contains(&w.as_str()))
+}
+
 /// Whether an argument's key is a record's own identifier — `id`, `email_id`, `booking_id`,
 /// `number` (a pull request's, an issue's) — which says which record a call acts on, and not
 /// a counterparty the call reaches (`account_number`, `phone_number`, `recipient_id`,
 /// `user_id`): only those may pass because the user's words describe their record.
 fn is_record_key(key: &str) -> bool {
-    const COUNTERPARTY: &[&str] = &[
-        "account",
-        "phone",
-        "card",
-        "recipient",
-        "sender",
-        "user",
-        "owner",
-        "payee",
-        "payer",
-        "contact",
-        "member",
-        "customer",
-        "person",
-        "author",
-        "assignee",
-        "beneficiary",
-        "to",
-        "from",
-        "iban",
-        "target",
-        "destination",
-    ];
     let words = super::classify::words(key);
     let last_is_id = words
         .last()

@@ -38,6 +38,8 @@ fn a_tools_kinds_come_from_its_name_and_annotations() {
         ("exchange_currency", vec![Pay]),
         ("checkout", vec![Pay]),
         ("checkout_cart", vec![Pay]),
+        // An agent noun is not the verb: a blocking tool sends nothing.
+        ("block_sender", vec![Delete]),
     ] {
         assert_eq!(tool_kinds(&tool(name)), kinds, "{name}");
     }
