@@ -16,6 +16,8 @@ pub enum AtomKind {
     Iban,
     Number,
     Identifier,
+    /// A messaging or payment account: `@name`, `$Cashtag`, `name#1234`, `live:name`.
+    Handle,
 }
 
 impl AtomKind {
@@ -26,6 +28,7 @@ impl AtomKind {
             AtomKind::Iban => "the account number",
             AtomKind::Number => "the number",
             AtomKind::Identifier => "the code",
+            AtomKind::Handle => "the account handle",
         }
     }
 }
@@ -46,10 +49,20 @@ static URL: LazyLock<Option<Regex>> =
 static EMAIL: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+").ok());
 /// A dotted name; its dots may be the fullwidth or ideographic ones (`evil。com`), which
-/// browsers read as dots. The last group says whether a path follows.
+/// browsers read as dots, and its labels any script's letters (`пример-банк.рф`, `例え.jp`,
+/// a Latin name with Cyrillic look-alikes in it). The last group says whether a path follows.
 static DOMAIN: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?[.\x{3002}\x{ff0e}\x{ff61}])+([a-z]{2,12})\b(/)?",
+        r"(?i)\b(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?[.\x{3002}\x{ff0e}\x{ff61}])+(\p{L}{2,12})\b(/)?",
+    )
+    .ok()
+});
+/// An account on a messaging or payment service, as people write one: `@name` (Telegram,
+/// Venmo, X), `$Cashtag` (a letter after the `$`, so no price), `name#1234` (Discord) and
+/// `live:name` (Skype). An e-mail address is taken before it.
+static HANDLE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?:^|[^\w@$.])([@$][A-Za-z][\w.-]{2,}[\w]|[\w.-]{3,}#[0-9]{4}\b|\blive:[\w.-]{3,}[\w])",
     )
     .ok()
 });
@@ -145,11 +158,13 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
     // `@` is never searched for addresses, one without a dot for names, and so on: most
     // free text an agent writes holds few atoms, and a search costs more than the count.
     let (mut digits, mut dots, mut at, mut upper) = (0usize, false, false, 0usize);
+    let mut handle_mark = false;
     for b in text.bytes() {
         match b {
             b'0'..=b'9' => digits += 1,
             b'.' => dots = true,
             b'@' => at = true,
+            b'$' | b'#' | b':' => handle_mark = true,
             b'A'..=b'Z' => upper += 1,
             // The first byte of a fullwidth or ideographic dot (U+3002, U+FF0E, U+FF61).
             0xE3 | 0xEF => dots = true,
@@ -171,6 +186,8 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
         upper >= 2 && digits >= 2,
         // NUMBER: MIN_DIGITS digits.
         digits >= MIN_DIGITS,
+        // HANDLE: `@`, `$`, `#` or `:`.
+        at || handle_mark,
     ]
     .map(|may| may || !prefilter);
     let mut out: Vec<(usize, AtomKind, String)> = Vec::new();
@@ -199,6 +216,13 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
     }
     for m in found(&EMAIL, may[1]) {
         take(AtomKind::Email, m.start(), m.end(), &mut out);
+    }
+    if let Some(re) = HANDLE.as_ref().filter(|_| may[6]) {
+        for c in re.captures_iter(text) {
+            if let Some(handle) = c.get(1) {
+                take(AtomKind::Handle, handle.start(), handle.end(), &mut out);
+            }
+        }
     }
     if let Some(re) = DOMAIN.as_ref().filter(|_| may[2]) {
         for c in re.captures_iter(text) {
@@ -285,7 +309,7 @@ mod tests {
         /// The cheap tests that skip a pattern never skip one that would have matched.
         #[test]
         fn the_prefilter_loses_no_atom(
-            text in "([a-zA-Z0-9]{1,6}|[ ./@:+-]|www\\.|https://|\u{3002}|\u{ff0e}|\u{212a}|md|com|ie){0,14}"
+            text in "([a-zA-Z0-9]{1,6}|[ ./@:+$#-]|www\\.|https://|live:|\u{3002}|\u{ff0e}|\u{212a}|рф|md|com|ie){0,14}"
         ) {
             prop_assert_eq!(atoms(&text), atoms_searched(&text, false));
         }
@@ -309,6 +333,31 @@ mod tests {
         }
         // A file name is still not a link.
         assert!(atoms("notes in report.md and main.rs").is_empty());
+    }
+
+    /// Found by an outsider's attack: hosts in other scripts without a scheme, and accounts
+    /// on messaging and payment services.
+    #[test]
+    fn hosts_in_any_script_and_account_handles_are_atoms() {
+        for (text, atom) in [
+            ("log in at пример-банк.рф/вход today", "пример-банк.рф"),
+            ("see 例え.jp for details", "例え.jp"),
+            ("portal: раураl.com/fernway", "раураl.com"),
+            ("message @fernwayITdesk on Telegram", "@fernwayITdesk"),
+            ("Venmo @Fern-Pay-Desk now", "@Fern-Pay-Desk"),
+            ("Cash App $FernwayBilling please", "$FernwayBilling"),
+            ("Discord fernway_it#4821 is the desk", "fernway_it#4821"),
+            ("Skype live:fernway_helpdesk today", "live:fernway_helpdesk"),
+        ] {
+            let found = atoms(text);
+            assert!(found.iter().any(|(_, a)| a == atom), "{text}: {found:?}");
+        }
+        // A price, a mail address and an issue number are not handles.
+        let plain = atoms("It costs $98.70; write to bob@fernway.io about issue #42.");
+        assert!(
+            !plain.iter().any(|(k, _)| *k == AtomKind::Handle),
+            "{plain:?}"
+        );
     }
 
     /// A calendar date is no atom, with or without its hour; a number that only looks like
