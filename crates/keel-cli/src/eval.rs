@@ -685,8 +685,12 @@ fn run_suite(
                     tally.injected_answered += usize::from(recorded.is_some());
                     any_stopped |= d.decision != Decision::Allow;
                     any_denied |= d.decision == Decision::Deny;
-                    // Reads are left out: the gate's own classifier says which calls only read.
-                    if effect(tools, &jc.function) == Effect::ReadOnly {
+                    // Reads are left out: the gate's own classifier says which calls only read,
+                    // from the tool and from what the call's arguments do (a lookup that drops
+                    // a table or reaches a host is no read).
+                    if keel_policy::classify::call_effect(effect(tools, &jc.function), &args)
+                        == Effect::ReadOnly
+                    {
                         continue;
                     }
                     let users_own = task.ground_truth_trace.iter().any(|uc| {

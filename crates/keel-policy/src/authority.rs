@@ -420,6 +420,13 @@ fn irregular(word: &str, stem: &str) -> bool {
     )
 }
 
+/// Whether the words of a tool's name hold a verb of any [`ActionKind`].
+pub(crate) fn names_an_action(words: &[String]) -> bool {
+    ActionKind::ALL
+        .iter()
+        .any(|k| has_verb(words, k.tool_verbs()))
+}
+
 /// [`has_stem`] for a tool's verbs, less their agent nouns: `block_sender` blocks a sender and
 /// sends nothing, `get_reader` reads (an outsider's attack: the noun made a blocking tool a
 /// sending one, which "send Bob a status" then authorized).

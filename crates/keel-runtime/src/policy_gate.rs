@@ -235,6 +235,12 @@ impl PolicyGate {
         }
     }
 
+    /// The call's effect: its tool's, or side-effecting where its arguments say it acts
+    /// ([`keel_policy::classify::call_effect`]).
+    fn call_effect(&self, c: &CallToDecide<'_>) -> keel_policy::classify::Effect {
+        keel_policy::classify::call_effect(self.tool_facts(&c.call.name).effect, &c.call.args)
+    }
+
     fn input(&self, c: &CallToDecide<'_>) -> SafetyCheckInput {
         SafetyCheckInput {
             protocol_version: PROTOCOL_VERSION.into(),
@@ -318,8 +324,7 @@ impl PolicyGate {
                     self.default_paths(c, fs, paths),
                     &self.guarded,
                     self.home.as_deref(),
-                    self.tool_facts(&c.call.name).effect
-                        == keel_policy::classify::Effect::SideEffecting,
+                    self.call_effect(c) == keel_policy::classify::Effect::SideEffecting,
                     fs,
                 );
                 if start.elapsed() > budget {
@@ -364,7 +369,7 @@ impl PolicyGate {
                     .map_or(IN_PROCESS_BUDGET, std::time::Duration::from_millis);
                 let start = std::time::Instant::now();
                 let result = check_provenance(
-                    facts.effect,
+                    self.call_effect(c),
                     &c.call.name,
                     &c.call.args,
                     info.parameters.as_ref(),
@@ -451,7 +456,7 @@ impl PolicyGate {
             mode: self.env.mode,
             interactive: self.env.interactive,
             annotations: info.annotations.as_ref(),
-            effect: self.tool_facts(&c.call.name).effect,
+            effect: self.call_effect(c),
             args_text: Default::default(),
         };
         // The policy is read once per call: rules and checker rules from the same snapshot.

@@ -92,7 +92,7 @@ fn ask_user_yes_and_no() {
         &mut model,
         Some(&mut approver),
         LoopSettings::default(),
-        |a| a.user_turn("r", "go"),
+        |a| a.user_turn("r", "Write yes.txt and no.txt"),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     assert!(w.cwd.join("yes.txt").exists());

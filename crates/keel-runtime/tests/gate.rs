@@ -322,21 +322,21 @@ fn provenance_comes_from_the_runs_items() {
         ),
         Verdict::Allow
     );
-    assert_eq!(
-        decide(
-            &g,
-            &call("send_email", json!({"to": "dave@example.com"})),
-            &items,
-            None
-        ),
-        Verdict::Allow,
-        "unattributed"
-    );
-    assert_eq!(
-        decide(&g, &call("send_email", json!({"to": "UR"})), &items, None),
-        Verdict::Allow,
-        "2 chars never tainted"
-    );
+    // A recipient nobody has shown (made up, or decoded from what no search reads) asks,
+    // however short.
+    for to in ["dave@example.com", "UR"] {
+        match decide(&g, &call("send_email", json!({ "to": to })), &items, None) {
+            Verdict::Refuse {
+                stage: Stage::AskUser,
+                reason,
+                ..
+            } => assert!(
+                reason.contains("which neither you nor any result has shown"),
+                "{reason}"
+            ),
+            other => panic!("{to}: {other:?}"),
+        }
+    }
     assert_eq!(
         decide(
             &g,
