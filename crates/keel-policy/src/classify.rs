@@ -612,7 +612,11 @@ mod tests {
         for name in ["tool_manual", "weather", "mcp__time__current_time"] {
             assert_eq!(classify(&hinted(name)), Effect::ReadOnly, "{name}");
         }
-        for name in ["transfer_money", "wipe_device", "mcp__gh__delete_repository"] {
+        for name in [
+            "transfer_money",
+            "wipe_device",
+            "mcp__gh__delete_repository",
+        ] {
             assert_eq!(classify(&hinted(name)), Effect::SideEffecting, "{name}");
         }
     }
