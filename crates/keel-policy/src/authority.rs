@@ -445,12 +445,19 @@ fn has_stem(words: &[String], stems: &[&str]) -> bool {
     words.iter().any(|w| stems.iter().any(|s| is_form_of(w, s)))
 }
 
+/// A verb, what else the name must hold for it to pay, and the words that say it does not.
+type QualifiedVerb = (
+    &'static str,
+    Option<&'static [&'static str]>,
+    &'static [&'static str],
+);
+
 /// Verbs that move money only when the name says what is held: `convert_time`,
 /// `convert_currency` (a rate), `exchange_code_for_token` and `git_checkout` compute or switch,
 /// while `convert_funds`, `exchange_currency` and a shop's `checkout` trade or pay. Each verb
 /// with what else makes it a payment: `Some(words)`, a holding ([`HELD_NOUNS`]) or one of the
 /// words; `None`, any name without one of the veto words.
-const QUALIFIED_PAY_VERBS: &[(&str, Option<&[&str]>, &[&str])] = &[
+const QUALIFIED_PAY_VERBS: &[QualifiedVerb] = &[
     ("convert", Some(&[]), &[]),
     ("exchange", Some(&["currency", "currencies"]), &[]),
     // Version control checks out a branch; everything else that checks out pays.

@@ -1067,7 +1067,7 @@ pub fn check_guarded_resolved(
                 "\"{value}\" in argument \"{arg}\" is {what}: only you may let a tool touch it."
             ));
         }
-        if writes && in_a_git_directory(&resolved, &names, fs) {
+        if writes && in_a_git_directory(resolved, &names, fs) {
             return SafetyCheckResult::ask(format!(
                 "\"{value}\" in argument \"{arg}\" is inside a Git repository's own folder (its config or hooks): Git runs what they say, so writing them runs code later, outside keel's gate."
             ));
