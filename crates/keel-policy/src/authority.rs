@@ -818,6 +818,12 @@ const CHANGE_VERBS: &[&str] = &[
     "navigate",
     "visit",
     "browse",
+    // Go-ahead words a person uses for "do what we discussed".
+    "go",
+    "do",
+    "proceed",
+    "continue",
+    "try",
 ];
 
 /// Whether the user's words ask for any change at all: a word in its plain form that is a

@@ -1160,6 +1160,10 @@ pub struct ProvenanceSettings<'a> {
     /// The kinds of action the tool takes ([`super::authority::tool_kinds`]): the user's words
     /// must ask for one of them. Empty: no such check.
     pub action_kinds: &'a [super::authority::ActionKind],
+    /// Whether a side effect no action kind names needs the user to have asked for some
+    /// change ([`super::authority::asks_for_change`]): off for keel's own tools, whose whole
+    /// effect is in values the other checks judge (a path, a file's content, a command).
+    pub change_request: bool,
 }
 
 impl ProvenanceSettings<'_> {
@@ -1169,6 +1173,7 @@ impl ProvenanceSettings<'_> {
             on_tainted,
             structured_tools: None,
             action_kinds: &[],
+            change_request: true,
         }
     }
 }
@@ -1511,7 +1516,8 @@ pub fn check_provenance(
                 kind.describe()
             ));
         }
-    } else if !index.user.is_empty()
+    } else if settings.change_request
+        && !index.user.is_empty()
         && !index.requested().changes
         && super::classify::name_acts(tool)
         && !plain_read_of_the_shell(tool, args)
@@ -1712,6 +1718,7 @@ mod tests {
                     on_tainted: OnTainted::AskUser,
                     structured_tools: None,
                     action_kinds: &kinds,
+                    change_request: true,
                 },
             )
         };
@@ -2344,6 +2351,7 @@ mod tests {
                 on_tainted: OnTainted::AskUser,
                 structured_tools: Some(structured),
                 action_kinds: &[],
+                change_request: true,
             };
             check_provenance(Effect::SideEffecting, "pay", &pay, None, index, settings).decision
         };

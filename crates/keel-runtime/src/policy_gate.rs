@@ -26,6 +26,22 @@ use crate::checker::{CheckerMode, CheckerSpec, PersistentChecker, run_spawn};
 pub use crate::fs_answers::StdResolver;
 use crate::fs_answers::{DecisionFs, KnownDir};
 
+/// keel's own tools. A side effect of theirs is wholly in values the gate's other checks judge
+/// (a path and its content, a shell command, a subagent's task, computer use's consent), so
+/// provenance does not also ask that the user's words ask for some change before them; the
+/// tools of MCP servers and of replayed suites, whose effects their names alone say, do.
+const KEEL_OWN_TOOLS: &[&str] = &[
+    "read_file",
+    "list_dir",
+    "write_file",
+    "edit_file",
+    "shell",
+    "spawn_task",
+    "tool_manual",
+    "clarify",
+    "computer_use",
+];
+
 /// The budget of an in-process checker without its own `timeout_ms` (safety.md N9, N37): the
 /// one per-checker default N37 gives, the same as an external checker's.
 pub const IN_PROCESS_BUDGET: std::time::Duration = crate::checker::DEFAULT_TIMEOUT;
@@ -363,6 +379,7 @@ impl PolicyGate {
                     on_tainted,
                     structured_tools: named_records.then_some(&structured as &dyn Fn(&str) -> bool),
                     action_kinds: &facts.kinds,
+                    change_request: !KEEL_OWN_TOOLS.contains(&c.call.name.as_str()),
                 };
                 let budget = rule
                     .timeout_ms
