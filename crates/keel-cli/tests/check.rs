@@ -230,10 +230,18 @@ fn keels_extension_carries_the_tool_results_provenance_needs() {
     );
     input["context"]["history"] =
         json!({"turns": [{"user": {"text": "Pay the bill in my inbox"}, "model": {}}]});
-    // Gemini CLI's form carries no tool results: the value is no one's, so it passes.
+    // Gemini CLI's form carries no tool results: a recipient the user did not write is one
+    // nothing has shown, which asks.
     let (code, out, err) = env.check(&[], &input);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(result(&out)["decision"], "allow");
+    let plain = result(&out);
+    assert_eq!(plain["decision"], "ask_user", "{plain}");
+    assert!(
+        plain["reason"]
+            .as_str()
+            .is_some_and(|s| s.contains("neither you nor any result has shown")),
+        "{plain}"
+    );
     // With the results the agent saw, the recipient is traced to the one that held it.
     input["context"]["keelToolResults"] = json!([{
         "tool": "read_inbox",
