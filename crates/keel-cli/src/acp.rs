@@ -388,10 +388,21 @@ fn read_messages(
                     .as_ref()
                     .and_then(Value::as_u64)
                     .and_then(|n| wire.pending.lock().ok()?.remove(&n));
+                let is_answer = id.as_ref().is_some_and(|id| !id.is_null())
+                    && (message.get("result").is_some() || message.get("error").is_some());
                 match answered {
                     Some((_, waiting)) => {
                         let _ = waiting.send(message);
                     }
+                    // An answer to a request keel no longer waits for: a permission request a
+                    // cancel settled, which a client answers afterwards (ACP asks it to). It
+                    // allows nothing, and gets no reply: JSON-RPC answers requests, not
+                    // answers, and a reply with that id would reach whichever request of the
+                    // client's own has the same number.
+                    None if is_answer => out::say(&format!(
+                        "an answer to request {} that keel no longer waits for was ignored",
+                        id.unwrap_or(Value::Null)
+                    )),
                     None => wire.reply(
                         &id.unwrap_or(Value::Null),
                         Err((
