@@ -791,7 +791,7 @@ impl Approver for ClientApprover<'_> {
             {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
             {"optionId": "allow_always", "name": format!("Allow every {} call for the rest of this run (the checkers still run)", call.name), "kind": "allow_always"},
             {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
-            {"optionId": "reject_always", "name": "Reject, and say so to the model", "kind": "reject_always"},
+            {"optionId": "reject_always", "name": format!("Reject every {} call for the rest of this run", call.name), "kind": "reject_always"},
         ]);
         let mut tool_call = tool_call_update(call, "pending", Some(&reasons.join("; ")), false);
         if let Some(fields) = tool_call.as_object_mut() {
@@ -814,6 +814,7 @@ impl Approver for ClientApprover<'_> {
         match chosen {
             Some("allow_once") => Answer::AllowOnce,
             Some("allow_always") => Answer::AllowForRun,
+            Some("reject_always") => Answer::DenyForRun,
             _ => Answer::Deny,
         }
     }

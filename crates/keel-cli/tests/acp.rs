@@ -255,6 +255,68 @@ fn an_ask_is_a_permission_request_and_its_answer_holds() {
     assert_eq!(ledger_len(&env, &session), 2, "{}", env.show(&session));
 }
 
+/// `reject_always` is a deny for the run: the call is refused, later calls of that tool (other
+/// arguments too) are refused without asking, the client sees why, and the refusal is stored
+/// with the run, so it holds after the agent is started again and the session loaded.
+#[test]
+fn reject_always_refuses_the_tool_for_the_rest_of_the_run() {
+    let env = Env::new();
+    let first = env.script(
+        "first.jsonl",
+        &[
+            shell("touch a"),
+            json!({"text": "Not done."}),
+            shell("touch b"),
+            json!({"text": "Refused again."}),
+        ],
+    );
+    let second = env.script(
+        "second.jsonl",
+        &[shell("touch c"), json!({"text": "Still refused."})],
+    );
+    let mut steps = opened(&first);
+    steps.push(prompt("touch a", &[Some("reject_always")]));
+    steps.push(prompt("touch b", &[]));
+    steps.push(json!({"op": "start", "args": ["--model", second]}));
+    steps.push(json!({"op": "initialize"}));
+    steps.push(json!({"op": "load"}));
+    steps.push(prompt("touch c", &[]));
+    let seen = sdk(&env, steps);
+    for i in [3, 4, 8] {
+        assert_eq!(seen.stop(i), "end_turn", "step {i}: {seen}");
+    }
+    assert_eq!(seen.permissions().len(), 1, "{seen}");
+    let option = &seen.permissions()[0]["params"]["options"][3];
+    assert_eq!(option["kind"], "reject_always", "{seen}");
+    assert!(
+        option["name"]
+            .as_str()
+            .unwrap_or("")
+            .contains("every shell call"),
+        "{seen}"
+    );
+    for name in ["a", "b", "c"] {
+        assert!(!env.work().join(name).exists(), "touch {name} ran");
+    }
+    // The later calls were refused by the run's rule, and the client was told so.
+    let refused: Vec<String> = seen
+        .updates("tool_call")
+        .iter()
+        .filter(|u| u["status"] == "failed")
+        .map(|u| u["content"].to_string())
+        .collect();
+    assert!(
+        refused
+            .iter()
+            .filter(|r| r.contains("You refused every shell call"))
+            .count()
+            >= 2,
+        "{seen}"
+    );
+    let session = seen.session();
+    assert_eq!(ledger_len(&env, &session), 0, "{}", env.show(&session));
+}
+
 #[test]
 fn a_cancelled_permission_request_is_a_deny() {
     let env = Env::new();
@@ -621,6 +683,76 @@ fn a_notification_between_prompts_reaches_the_client() {
     let refused = seen.updates("tool_call");
     assert_eq!(refused.len(), 1, "{seen}");
     assert_eq!(refused[0]["status"], "failed", "{seen}");
+}
+
+/// A background task's (subagent's) permission request reaches the client as session updates
+/// — keel's notice with the request itself, then the response made for it — never as a
+/// `session/request_permission` the editor would answer outside a prompt. The response made
+/// for the notification cannot answer it (its `respond_permission` is refused: it has no
+/// authority); unanswered, the task's call is denied when its wait ends, and the task's end
+/// comes back the same way.
+#[test]
+fn a_background_tasks_permission_request_reaches_the_client_as_updates() {
+    let env = Env::new();
+    let child = env.script(
+        "child.jsonl",
+        &[
+            shell("touch made-by-task"),
+            json!({"text": "I was not allowed"}),
+        ],
+    );
+    env.user_config(&format!(
+        "[tasks]\nmodel = {child:?}\npermission_timeout_secs = 2\n\n[[rule]]\n\
+         toolName = \"spawn_task\"\ndecision = \"allow\"\npriority = 100\n"
+    ));
+    let parent = env.script(
+        "parent.jsonl",
+        &[
+            json!({"tool_calls": [{"name": "spawn_task", "arguments": {"task": "touch a file"}}]}),
+            json!({"text": "Started it."}),
+            json!({"text": "A task asks; allowing it.", "tool_calls": [{"name": "respond_permission",
+                   "arguments": {"request_id": "any", "decision": "allow"}}]}),
+            json!({"text": "The task ended."}),
+        ],
+    );
+    let mut steps = opened(&parent);
+    steps.push(prompt("delegate: touch a file", &[]));
+    steps.push(json!({"op": "wait_update", "text": "The task ended.", "timeoutMs": 30000}));
+    let seen = sdk(&env, steps);
+    assert_eq!(seen.stop(3), "end_turn", "{seen}");
+    assert_eq!(seen.step(4)["result"], "seen", "{seen}");
+    assert!(
+        !env.work().join("made-by-task").exists(),
+        "the task's call ran"
+    );
+    assert!(seen.permissions().is_empty(), "{seen}");
+    let chunks = seen.texts("agent_message_chunk");
+    assert!(
+        chunks
+            .iter()
+            .any(|t| t.contains("a background task asks for your permission")
+                && t.contains("touch made-by-task")),
+        "the person did not see the request itself: {chunks:?}"
+    );
+    // The notification's response tried to answer it, and was refused: no authority.
+    let answer = seen
+        .updates("tool_call")
+        .into_iter()
+        .find(|u| u["rawInput"]["request_id"] == "any")
+        .unwrap_or_else(|| panic!("no respond_permission call: {seen}"))
+        .clone();
+    assert_eq!(answer["status"], "failed", "{answer}");
+    assert!(
+        answer["content"]
+            .to_string()
+            .contains("a response to a notification may not call tools"),
+        "{answer}"
+    );
+    // The task's end came back as a notification too.
+    assert!(
+        chunks.iter().any(|t| t.contains("task_result")),
+        "{chunks:?}"
+    );
 }
 
 /// Found by an outsider: `session/load` with another folder re-rooted the stored run there,
