@@ -86,6 +86,11 @@ impl std::fmt::Display for Seen {
 /// Runs `steps` through the SDK client against `keel acp` in `env`, with the editor's open
 /// `buffers`; fails the test on any message the SDK or the schema refused.
 fn sdk_with(env: &Env, buffers: Value, steps: Vec<Value>) -> Seen {
+    sdk_logged(env, buffers, None, steps)
+}
+
+/// [`sdk_with`], the scripted model logging every request it gets to `log` (`KEEL_SCRIPT_LOG`).
+fn sdk_logged(env: &Env, buffers: Value, log: Option<&Path>, steps: Vec<Value>) -> Seen {
     // The script sits beside a node_modules that holds the SDK, so its imports resolve.
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let script = dir.path().join("sdk_client.mjs");
@@ -105,7 +110,11 @@ fn sdk_with(env: &Env, buffers: Value, steps: Vec<Value>) -> Seen {
         .to_string(),
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let out = std::process::Command::new("node")
+    let mut node = std::process::Command::new("node");
+    if let Some(log) = log {
+        node.env("KEEL_SCRIPT_LOG", log);
+    }
+    let out = node
         .arg(&script)
         .arg(&plan)
         .env("KEEL_HOME", env.path("home"))
@@ -315,6 +324,40 @@ fn reject_always_refuses_the_tool_for_the_rest_of_the_run() {
     );
     let session = seen.session();
     assert_eq!(ledger_len(&env, &session), 0, "{}", env.show(&session));
+}
+
+/// Not `refusal`: ACP's `refusal` says the prompt and everything after it "won't be included
+/// in the next prompt" (a client such as Zed then drops the prompt from its thread). A turn in
+/// which the person refused every call and the model gave up is kept in the run and read by
+/// the model next time, so it ends with `end_turn`: the next request the model gets holds the
+/// prompt, the refused call and its refusal.
+#[test]
+fn a_turn_whose_calls_were_all_refused_ends_the_turn_and_stays_in_context() {
+    let env = Env::new();
+    let model = env.script(
+        "s.jsonl",
+        &[
+            shell("touch x"),
+            json!({"text": "I could not run it: you refused."}),
+            json!({"text": "Understood."}),
+        ],
+    );
+    let log = env.path("requests.jsonl");
+    let mut steps = opened(&model);
+    steps.push(prompt("touch x", &[Some("reject_once")]));
+    steps.push(prompt("never mind", &[]));
+    let seen = sdk_logged(&env, json!({}), Some(&log), steps);
+    assert_eq!(seen.stop(3), "end_turn", "{seen}");
+    assert!(!env.work().join("x").exists());
+    let requests = crate::common::requests(&log);
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    let next = requests[2]["messages"].to_string();
+    assert!(
+        next.contains("touch x")
+            && next.contains("The user denied this tool call")
+            && next.contains("I could not run it: you refused."),
+        "the refused turn is not in the next prompt: {next}"
+    );
 }
 
 #[test]
