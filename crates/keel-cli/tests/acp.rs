@@ -728,24 +728,19 @@ fn a_notification_between_prompts_reaches_the_client() {
     assert_eq!(refused[0]["status"], "failed", "{seen}");
 }
 
-/// A background task's (subagent's) permission request reaches the client as session updates
-/// — keel's notice with the request itself, then the response made for it — never as a
-/// `session/request_permission` the editor would answer outside a prompt. The response made
-/// for the notification cannot answer it (its `respond_permission` is refused: it has no
-/// authority); unanswered, the task's call is denied when its wait ends, and the task's end
-/// comes back the same way.
-#[test]
-fn a_background_tasks_permission_request_reaches_the_client_as_updates() {
-    let env = Env::new();
+/// A background task (subagent) asks, while the editor is idle: the request reaches the client
+/// as session updates (keel's notice with the request itself, then the response made for it)
+/// and then as a `session/request_permission` of its own. The response made for the
+/// notification cannot answer it (its `respond_permission` is refused: no authority); only
+/// the person's answer in the editor does, and it is for that one call. The task's end comes
+/// back the same way. Returns what the client saw.
+fn a_task_asks(env: &Env, answer: &str) -> Seen {
     let child = env.script(
         "child.jsonl",
-        &[
-            shell("touch made-by-task"),
-            json!({"text": "I was not allowed"}),
-        ],
+        &[shell("touch made-by-task"), json!({"text": "Task over."})],
     );
     env.user_config(&format!(
-        "[tasks]\nmodel = {child:?}\npermission_timeout_secs = 2\n\n[[rule]]\n\
+        "[tasks]\nmodel = {child:?}\npermission_timeout_secs = 60\n\n[[rule]]\n\
          toolName = \"spawn_task\"\ndecision = \"allow\"\npriority = 100\n"
     ));
     let parent = env.script(
@@ -760,15 +755,13 @@ fn a_background_tasks_permission_request_reaches_the_client_as_updates() {
     );
     let mut steps = opened(&parent);
     steps.push(prompt("delegate: touch a file", &[]));
-    steps.push(json!({"op": "wait_update", "text": "The task ended.", "timeoutMs": 30000}));
-    let seen = sdk(&env, steps);
+    steps.push(
+        json!({"op": "wait_update", "text": "The task ended.", "timeoutMs": 30000,
+                      "answers": [answer]}),
+    );
+    let seen = sdk(env, steps);
     assert_eq!(seen.stop(3), "end_turn", "{seen}");
     assert_eq!(seen.step(4)["result"], "seen", "{seen}");
-    assert!(
-        !env.work().join("made-by-task").exists(),
-        "the task's call ran"
-    );
-    assert!(seen.permissions().is_empty(), "{seen}");
     let chunks = seen.texts("agent_message_chunk");
     assert!(
         chunks
@@ -791,10 +784,47 @@ fn a_background_tasks_permission_request_reaches_the_client_as_updates() {
             .contains("a response to a notification may not call tools"),
         "{answer}"
     );
+    // The person was asked, about the task's own call, for that call only.
+    let asked = seen.permissions();
+    assert_eq!(asked.len(), 1, "{seen}");
+    let call = &asked[0]["params"]["toolCall"];
+    assert_eq!(call["rawInput"]["command"], "touch made-by-task", "{seen}");
+    assert!(
+        call["content"].to_string().contains("a background task"),
+        "{seen}"
+    );
+    let options: Vec<&str> = asked[0]["params"]["options"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|o| o["kind"].as_str())
+        .collect();
+    assert_eq!(options, ["allow_once", "reject_once"], "{seen}");
     // The task's end came back as a notification too.
     assert!(
         chunks.iter().any(|t| t.contains("task_result")),
         "{chunks:?}"
+    );
+    seen
+}
+
+#[test]
+fn a_background_tasks_request_rejected_in_the_editor_does_not_run() {
+    let env = Env::new();
+    a_task_asks(&env, "reject_once");
+    assert!(
+        !env.work().join("made-by-task").exists(),
+        "the task's call ran"
+    );
+}
+
+#[test]
+fn a_background_tasks_request_allowed_in_the_editor_runs() {
+    let env = Env::new();
+    a_task_asks(&env, "allow_once");
+    assert!(
+        env.work().join("made-by-task").exists(),
+        "the allowed call did not run"
     );
 }
 

@@ -28,7 +28,8 @@
 //   {"op": "request", "method": M, "params": P}   any request, as sent (bad input)
 //   {"op": "keel", "args": [...], "stdin": S}     run another keel process (`keel notify`;
 //        an argument "$session" is the current session's id)
-//   {"op": "wait_update", "text": T, "timeoutMs": N}   until a message chunk with text T
+//   {"op": "wait_update", "text": T, "timeoutMs": N, "answers"?: [...]}   until a message
+//        chunk with text T; permission requests meanwhile take the answers, as in a prompt
 //   {"op": "sleep", "ms": N} | {"op": "kill"}
 //
 // Output, one JSON line: {"steps", "updates": [{sessionId, update}], "permissions":
@@ -246,9 +247,17 @@ for (const step of plan.steps) {
       out = { result: { status: r.status, stdout: r.stdout, stderr: r.stderr } };
       break;
     }
-    case "wait_update":
+    case "wait_update": {
+      // Requests keel makes between prompts (a background task's) take this step's answers.
+      turn = { answers: [...(step.answers ?? [])], answering: [] };
       out = await waitUpdate(step.text, step.timeoutMs ?? 30000);
+      await Promise.allSettled(turn.answering);
+      if (turn.answers.length > 0) {
+        problems.push(`answers left unused: ${JSON.stringify(turn.answers)}`);
+      }
+      turn = null;
       break;
+    }
     case "sleep":
       await sleep(step.ms);
       out = { result: "slept" };
