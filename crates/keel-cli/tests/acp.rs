@@ -256,7 +256,7 @@ fn an_ask_is_a_permission_request_and_its_answer_holds() {
         json!({"op": "load", "sessionId": session}),
     ];
     steps.push(json!({"op": "prompt", "text": "touch it after all", "answers": ["allow_always"]}));
-    steps.push(prompt("and once more", &[]));
+    steps.push(prompt("create the file once more", &[]));
     let seen = sdk(&env, steps);
     assert_eq!(seen.permissions().len(), 1, "{seen}");
     assert!(made.exists());
@@ -754,7 +754,7 @@ fn a_task_asks(env: &Env, answer: &str) -> Seen {
         ],
     );
     let mut steps = opened(&parent);
-    steps.push(prompt("delegate: touch a file", &[]));
+    steps.push(prompt("start a background task that creates a file", &[]));
     steps.push(
         json!({"op": "wait_update", "text": "The task ended.", "timeoutMs": 30000,
                       "answers": [answer]}),
