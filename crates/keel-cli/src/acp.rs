@@ -272,6 +272,7 @@ pub fn serve(config: &Config, options: &AcpOptions, db: &Path) -> Result<ExitCod
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 for open in sessions.values_mut() {
                     deliver_arrivals(open, &wire);
+                    ask_for_tasks(open, &wire);
                 }
                 continue;
             }
@@ -388,10 +389,21 @@ fn read_messages(
                     .as_ref()
                     .and_then(Value::as_u64)
                     .and_then(|n| wire.pending.lock().ok()?.remove(&n));
+                let is_answer = id.as_ref().is_some_and(|id| !id.is_null())
+                    && (message.get("result").is_some() || message.get("error").is_some());
                 match answered {
                     Some((_, waiting)) => {
                         let _ = waiting.send(message);
                     }
+                    // An answer to a request keel no longer waits for: a permission request a
+                    // cancel settled, which a client answers afterwards (ACP asks it to). It
+                    // allows nothing, and gets no reply: JSON-RPC answers requests, not
+                    // answers, and a reply with that id would reach whichever request of the
+                    // client's own has the same number.
+                    None if is_answer => out::say(&format!(
+                        "an answer to request {} that keel no longer waits for was ignored",
+                        id.unwrap_or(Value::Null)
+                    )),
                     None => wire.reply(
                         &id.unwrap_or(Value::Null),
                         Err((
@@ -780,7 +792,7 @@ impl Approver for ClientApprover<'_> {
             {"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"},
             {"optionId": "allow_always", "name": format!("Allow every {} call for the rest of this run (the checkers still run)", call.name), "kind": "allow_always"},
             {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
-            {"optionId": "reject_always", "name": "Reject, and say so to the model", "kind": "reject_always"},
+            {"optionId": "reject_always", "name": format!("Reject every {} call for the rest of this run", call.name), "kind": "reject_always"},
         ]);
         let mut tool_call = tool_call_update(call, "pending", Some(&reasons.join("; ")), false);
         if let Some(fields) = tool_call.as_object_mut() {
@@ -791,21 +803,25 @@ impl Approver for ClientApprover<'_> {
             "session/request_permission",
             json!({"sessionId": self.session, "toolCall": tool_call, "options": options}),
         );
-        // Only a well-formed selection allows: a cancelled request, an error (even beside a
-        // result), an answer that is not JSON-RPC 2.0, a client that left, or a turn cancelled
-        // meanwhile is a deny.
-        let chosen = answer
-            .as_ref()
-            .filter(|a| a.get("error").is_none() && a.get("jsonrpc") == Some(&json!("2.0")))
-            .filter(|a| a["result"]["outcome"]["outcome"] == "selected")
-            .and_then(|a| a["result"]["outcome"]["optionId"].as_str())
-            .filter(|_| !self.cancel.load(Ordering::SeqCst));
+        // A turn cancelled meanwhile allows nothing either.
+        let chosen = selected(answer.as_ref()).filter(|_| !self.cancel.load(Ordering::SeqCst));
         match chosen {
             Some("allow_once") => Answer::AllowOnce,
             Some("allow_always") => Answer::AllowForRun,
+            Some("reject_always") => Answer::DenyForRun,
             _ => Answer::Deny,
         }
     }
+}
+
+/// The option the person selected. Only a well-formed selection counts: a cancelled request,
+/// an error (even beside a result), an answer that is not JSON-RPC 2.0, or a client that left
+/// (`None`) selects nothing, which is a deny.
+fn selected(answer: Option<&Value>) -> Option<&str> {
+    answer
+        .filter(|a| a.get("error").is_none() && a.get("jsonrpc") == Some(&json!("2.0")))
+        .filter(|a| a["result"]["outcome"]["outcome"] == "selected")
+        .and_then(|a| a["result"]["outcome"]["optionId"].as_str())
 }
 
 /// What a turn tells the client as it happens: the reply as message chunks, each call as a
@@ -874,6 +890,67 @@ fn deliver_arrivals(open: &mut Open, wire: &Wire) {
     let run = open.run.clone();
     if let Err(e) = open.with_client(wire, |a| a.deliver_notifications(&run)) {
         out::say(&format!("could not deliver a notification to {run}: {e}"));
+    }
+}
+
+/// Between prompts: each permission request of the session's background tasks that still
+/// waits, and that the run has been told of (its notification delivered), is put to the
+/// person as `session/request_permission` — allow this one call, or reject. The editor's
+/// answer is the person's, like their answer to the run's own asks; the model's response to
+/// the notification still cannot answer it. A task's allowance is for that call only.
+fn ask_for_tasks(open: &mut Open, wire: &Wire) {
+    let waiting = open.session.hub.waiting_requests(&open.run);
+    if waiting.is_empty() {
+        return;
+    }
+    let Ok(record) = open.session.store.load_run(&open.run) else {
+        return;
+    };
+    for id in waiting {
+        // The request as the task sent it (its words are the task's: shown, not obeyed).
+        let Some(request) = record.items.iter().find_map(|item| match &item.body {
+            ItemBody::Notification { envelope, .. }
+                if envelope.id() == id
+                    && envelope.kind() == keel_core::notify::NotificationKind::Permission =>
+            {
+                serde_json::from_str::<Value>(envelope.payload_text()).ok()
+            }
+            _ => None,
+        }) else {
+            // Not delivered yet: asked at the next look, once the run has it.
+            continue;
+        };
+        let tool = request["tool"].as_str().unwrap_or_default();
+        let task = request["run_id"].as_str().unwrap_or_default();
+        let title: String = format!("background task {task}: {tool} {}", request["args"])
+            .chars()
+            .take(120)
+            .collect();
+        let why = format!(
+            "a background task ({task}) asks to run {tool}: {}",
+            request["reason"].as_str().unwrap_or_default()
+        );
+        let answer = wire.request(
+            &open.run,
+            "session/request_permission",
+            json!({"sessionId": open.run,
+                   "toolCall": {"toolCallId": id, "title": title, "kind": kind_of(tool),
+                                "status": "pending", "rawInput": request["args"],
+                                "content": [{"type": "content", "content": {"type": "text", "text": why}}]},
+                   "options": [
+                       {"optionId": "allow_once", "name": "Allow this call of the background task", "kind": "allow_once"},
+                       {"optionId": "reject_once", "name": "Reject", "kind": "reject_once"},
+                   ]}),
+        );
+        let answer = match selected(answer.as_ref()) {
+            Some("allow_once") => Answer::AllowOnce,
+            _ => Answer::Deny,
+        };
+        if let Err(why) = open.session.hub.answer(&open.run, &id, answer) {
+            out::say(&format!(
+                "your answer to the background task's request {id} was not passed on: {why}"
+            ));
+        }
     }
 }
 

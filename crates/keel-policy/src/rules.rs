@@ -43,6 +43,9 @@ pub const TIER_USER: i64 = 4;
 pub const TIER_ADMIN: i64 = 5;
 /// "Allow for this run" answers (N12, interfaces.md §3).
 pub const ALLOW_FOR_RUN_PRIORITY: i64 = 3950;
+/// "Deny for this run" answers (an editor's reject_always): above every tier, so no rule of
+/// any file allows what the person refused for their own run.
+pub const DENY_FOR_RUN_PRIORITY: i64 = 6000;
 
 /// `tier × 1000 + p` (N42).
 pub fn priority(tier: i64, p: i64) -> i64 {
@@ -63,7 +66,8 @@ pub enum RuleOrigin {
     User,
     /// An admin policy file (tier 5).
     Admin,
-    /// An answer the user gave during the run ("allow for this run", N12).
+    /// An answer the user gave during the run ("allow for this run", N12; "deny for this
+    /// run").
     Answer,
 }
 
@@ -502,6 +506,24 @@ impl Policy {
             deny_message: None,
             source: format!("allowed for this run: {tool}"),
             // The user's answer, though it sorts among the workspace tier's numbers.
+            origin: RuleOrigin::Answer,
+        })
+    }
+
+    /// The rule a "deny for this run" answer adds: that tool, denied at priority 6000, above
+    /// every tier, with a reason that says the person refused it.
+    pub fn deny_for_run_rule(tool: &str) -> Option<Rule> {
+        Some(Rule {
+            matcher: Matcher {
+                tool_names: vec![Regex::new(&format!("^{}$", regex::escape(tool))).ok()?],
+                ..Matcher::default()
+            },
+            decision: Decision::Deny,
+            priority: DENY_FOR_RUN_PRIORITY,
+            deny_message: Some(format!(
+                "You refused every {tool} call for the rest of this run."
+            )),
+            source: format!("denied for this run: {tool}"),
             origin: RuleOrigin::Answer,
         })
     }

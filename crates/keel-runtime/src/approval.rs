@@ -21,7 +21,7 @@ pub trait Approver {
     /// taken as once, since each consequential action is approved on its own; it must never
     /// leave a rule behind, not even in what is recorded with the run.
     fn confirm(&mut self, call: &ToolCall, reasons: &[String]) -> bool {
-        !matches!(self.ask(call, reasons), Answer::Deny)
+        self.ask(call, reasons).allows()
     }
 
     /// Asks the person a question in words (the `clarify` tool) and returns their answer;
@@ -98,7 +98,7 @@ impl<R: BufRead, W: Write> Approver for TerminalApprover<R, W> {
 
     fn confirm(&mut self, call: &ToolCall, reasons: &[String]) -> bool {
         let note = "Each of these is approved on its own: \"for this run\" counts as once here.";
-        !matches!(self.prompt(call, reasons, Some(note)), Answer::Deny)
+        self.prompt(call, reasons, Some(note)).allows()
     }
 
     /// Shows the model's question, each of its lines made terminal-safe and set off by an

@@ -296,18 +296,34 @@ impl Gate {
             Decision::AskUser => match approver {
                 Some(approver) if policy.env().interactive => {
                     match approver.ask(input.call, &decision.outcome.reasons) {
-                        Answer::Deny => Verdict::Refuse {
-                            stage: Stage::AskUser,
-                            reason: format!(
-                                "You denied {} ({}).",
-                                input.call.name,
-                                decision.outcome.reasons.join("; ")
-                            ),
-                            tool_result: format!(
-                                "{USER_DENIED_RESULT} It needed confirmation because: {}",
-                                decision.outcome.reasons.join("; ")
-                            ),
-                        },
+                        answer @ (Answer::Deny | Answer::DenyForRun) => {
+                            let reasons = decision.outcome.reasons.join("; ");
+                            let tool = &input.call.name;
+                            // "Deny for this run": later calls of the tool are refused by a
+                            // rule, without asking, and both readers are told so.
+                            let (later, to_model) = if answer == Answer::DenyForRun {
+                                policy.deny_for_run(tool);
+                                (
+                                    format!(
+                                        " You refused every later {tool} call of this run too."
+                                    ),
+                                    format!(
+                                        ". The user refused every {tool} call for the rest of \
+                                         this run: do not call it again."
+                                    ),
+                                )
+                            } else {
+                                (String::new(), String::new())
+                            };
+                            Verdict::Refuse {
+                                stage: Stage::AskUser,
+                                reason: format!("You denied {tool} ({reasons}).{later}"),
+                                tool_result: format!(
+                                    "{USER_DENIED_RESULT} It needed confirmation because: \
+                                     {reasons}{to_model}"
+                                ),
+                            }
+                        }
                         answer => {
                             if answer == Answer::AllowForRun {
                                 policy.allow_for_run(&input.call.name);

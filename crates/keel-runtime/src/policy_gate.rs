@@ -200,13 +200,16 @@ impl PolicyGate {
         self
     }
 
-    /// Restores a resumed run's "allow for this run" answers. A computer-use consent is never
-    /// one, even where an older keel recorded it so: each is approved on its own (N8a).
+    /// Restores a resumed run's "allow for this run" and "deny for this run" answers. A
+    /// computer-use consent is never an allowance, even where an older keel recorded it so:
+    /// each is approved on its own (N8a).
     pub fn restore_answers(&self, approvals: &[keel_store::ApprovalRecord]) {
         for a in approvals {
             let consent = a.call_id.starts_with(keel_computer::CONSENT_CALL_PREFIX);
-            if a.answer == keel_store::Answer::AllowForRun && !consent {
-                self.allow_for_run(&a.tool);
+            match a.answer {
+                keel_store::Answer::AllowForRun if !consent => self.allow_for_run(&a.tool),
+                keel_store::Answer::DenyForRun => self.deny_for_run(&a.tool),
+                _ => {}
             }
         }
     }
@@ -224,6 +227,15 @@ impl PolicyGate {
     pub fn allow_for_run(&self, tool: &str) {
         if let (Ok(mut policy), Some(rule)) =
             (self.policy.write(), Policy::allow_for_run_rule(tool))
+        {
+            *policy = std::sync::Arc::new(policy.with_rules(vec![rule]));
+        }
+    }
+
+    /// "Deny for this run": a rule denying `tool` above every tier from now on, so its later
+    /// calls are refused without asking (and it is no longer offered to the model).
+    pub fn deny_for_run(&self, tool: &str) {
+        if let (Ok(mut policy), Some(rule)) = (self.policy.write(), Policy::deny_for_run_rule(tool))
         {
             *policy = std::sync::Arc::new(policy.with_rules(vec![rule]));
         }

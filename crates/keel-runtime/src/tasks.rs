@@ -317,7 +317,7 @@ impl Approver for PermissionApprover<'_> {
             // "For this run" is the parent's person's to give for their own run, not a
             // standing grant to a task: a task's allowance is always for this call.
             Some(Answer::AllowForRun | Answer::AllowOnce) => Answer::AllowOnce,
-            Some(Answer::Deny) | None => Answer::Deny,
+            Some(Answer::Deny | Answer::DenyForRun) | None => Answer::Deny,
         }
     }
 }

@@ -711,6 +711,111 @@ fn answers_are_persisted_and_restored_with_the_run() -> Result<(), Box<dyn std::
     Ok(())
 }
 
+/// "Deny for this run" (an editor's reject_always): this call is refused and both readers are
+/// told later ones will be; later calls of the tool are refused by a rule without asking,
+/// whatever their arguments; a new process restores the refusal from the store; a consent
+/// answered so is only a no.
+#[test]
+fn a_deny_for_the_run_refuses_later_calls_without_asking_and_is_restored()
+-> Result<(), Box<dyn std::error::Error>> {
+    use keel_runtime::approval::RecordingApprover;
+    use keel_store::ApprovalStore;
+    let (dir, root) = workspace();
+    let path = dir.path().join("keel.db");
+    let mut store = store_with_run(&path, "r");
+    let policy = || {
+        default_with(
+            vec![
+                rule(&["frobnicate", "other"], Decision::AskUser, 3000),
+                rule(&["computer_use"], Decision::AskUser, 3000),
+            ],
+            vec![],
+        )
+    };
+    let g = gate(policy(), BTreeMap::new(), env(&root, Mode::Default, true));
+    {
+        let mut approver = RecordingApprover::new(
+            ScriptedApprover::answering([Answer::DenyForRun]),
+            &mut store,
+            "r",
+            || Timestamp(7),
+        );
+        match decide(
+            &g,
+            &call("frobnicate", json!({"env": "prod"})),
+            &[],
+            Some(&mut approver),
+        ) {
+            Verdict::Refuse {
+                stage: Stage::AskUser,
+                reason,
+                tool_result,
+            } => {
+                assert!(reason.contains("every later frobnicate call"), "{reason}");
+                assert!(
+                    tool_result.starts_with(USER_DENIED_RESULT)
+                        && tool_result.contains("do not call it again"),
+                    "{tool_result}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // Later calls, other arguments too: refused by the rule, nobody asked.
+    let mut nobody = ScriptedApprover::answering([]);
+    match decide(
+        &g,
+        &call("frobnicate", json!({"env": "dev"})),
+        &[],
+        Some(&mut nobody),
+    ) {
+        Verdict::Refuse {
+            stage: Stage::Rules,
+            reason,
+            ..
+        } => assert!(
+            reason.contains("denied for this run: frobnicate"),
+            "{reason}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(nobody.asked.is_empty());
+    // Another tool is still asked about.
+    let mut yes = ScriptedApprover::answering([Answer::AllowOnce]);
+    assert!(matches!(
+        decide(&g, &call("other", json!({"x": 1})), &[], Some(&mut yes)),
+        Verdict::Approved { .. }
+    ));
+    let answers: Vec<Answer> = store
+        .approvals("r")?
+        .into_iter()
+        .map(|a| a.answer)
+        .collect();
+    assert_eq!(answers, [Answer::DenyForRun]);
+    // A new process resumes the run: the refusal comes back from the store.
+    let resumed = PolicyGate::new(policy(), BTreeMap::new(), env(&root, Mode::Default, true));
+    resumed.restore_answers(&store.approvals("r")?);
+    let g = Gate::authority_only().with_policy(resumed)?;
+    let mut nobody = ScriptedApprover::answering([]);
+    assert!(matches!(
+        decide(
+            &g,
+            &call("frobnicate", json!({"env": "prod"})),
+            &[],
+            Some(&mut nobody)
+        ),
+        Verdict::Refuse {
+            stage: Stage::Rules,
+            ..
+        }
+    ));
+    assert!(nobody.asked.is_empty());
+    // A consent (computer use) answered "deny for this run" is a no, never an allowance.
+    let mut approver = ScriptedApprover::answering([Answer::DenyForRun]);
+    assert!(!approver.confirm(&call("computer_use", json!({})), &[]));
+    Ok(())
+}
+
 #[test]
 fn dangling_symlinks_are_followed() {
     let (dir, root) = workspace();

@@ -187,6 +187,9 @@ pub enum Answer {
     /// Adds a rule allowing the tool for the rest of the run, at priority 3950 (safety.md N12).
     AllowForRun,
     Deny,
+    /// Denies this call and adds a rule denying the tool for the rest of the run, above every
+    /// tier, so later calls of it are refused without asking (an editor's "reject always").
+    DenyForRun,
 }
 
 impl Answer {
@@ -195,13 +198,24 @@ impl Answer {
             Answer::AllowOnce => "allow_once",
             Answer::AllowForRun => "allow_for_run",
             Answer::Deny => "deny",
+            Answer::DenyForRun => "deny_for_run",
         }
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::AllowOnce, Self::AllowForRun, Self::Deny]
-            .into_iter()
-            .find(|a| a.as_str() == s)
+        [
+            Self::AllowOnce,
+            Self::AllowForRun,
+            Self::Deny,
+            Self::DenyForRun,
+        ]
+        .into_iter()
+        .find(|a| a.as_str() == s)
+    }
+
+    /// Whether the answer lets the call run.
+    pub fn allows(self) -> bool {
+        matches!(self, Answer::AllowOnce | Answer::AllowForRun)
     }
 }
 

@@ -172,6 +172,25 @@ pub const MIGRATIONS: &[&str] = &[
         WHEN NOT EXISTS (SELECT 1 FROM run_deletions WHERE run_id = OLD.run_id)
         BEGIN SELECT RAISE(ABORT, 'compaction records are append-only'); END;
     "#,
+    // v7: "deny for this run" answers (an editor's reject_always, issue 15), kept with the
+    // run like "allow for this run" ones. SQLite cannot change a CHECK, so the table is
+    // rebuilt with every row it had.
+    r#"
+    CREATE TABLE approvals_v7 (
+        run_id      TEXT NOT NULL REFERENCES runs (id),
+        call_id     TEXT NOT NULL,
+        tool        TEXT NOT NULL,
+        decision    TEXT NOT NULL
+                    CHECK (decision IN ('allow_once', 'allow_for_run', 'deny', 'deny_for_run')),
+        reason      TEXT,
+        answered_at INTEGER NOT NULL
+    );
+    INSERT INTO approvals_v7 (rowid, run_id, call_id, tool, decision, reason, answered_at)
+        SELECT rowid, run_id, call_id, tool, decision, reason, answered_at FROM approvals;
+    DROP TABLE approvals;
+    ALTER TABLE approvals_v7 RENAME TO approvals;
+    CREATE INDEX approvals_by_run ON approvals (run_id);
+    "#,
 ];
 
 /// The version a fully migrated database has.

@@ -499,6 +499,7 @@ fn approvals_are_persisted_with_the_run() -> R {
             ("c1", keel_store::Answer::AllowOnce),
             ("c2", keel_store::Answer::AllowForRun),
             ("c3", keel_store::Answer::Deny),
+            ("c4", keel_store::Answer::DenyForRun),
         ] {
             store.record_approval(
                 "r1",
@@ -537,7 +538,68 @@ fn approvals_are_persisted_with_the_run() -> R {
         vec![
             ("c1".into(), keel_store::Answer::AllowOnce),
             ("c2".into(), keel_store::Answer::AllowForRun),
-            ("c3".into(), keel_store::Answer::Deny)
+            ("c3".into(), keel_store::Answer::Deny),
+            ("c4".into(), keel_store::Answer::DenyForRun)
+        ]
+    );
+    Ok(())
+}
+
+/// v7 rebuilt the approvals table to take "deny for this run": a v6 file's answers are all
+/// there after the migration, in their order, and the new answer can be recorded.
+#[test]
+fn a_version_6_database_keeps_its_answers_and_takes_a_deny_for_the_run() -> R {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("keel.db");
+    {
+        let conn = rusqlite::Connection::open(&path)?;
+        for from in 0..6 {
+            conn.execute_batch(keel_store::schema_migration(from).unwrap_or_default())?;
+        }
+        conn.pragma_update(None, "user_version", 6)?;
+        conn.pragma_update(None, "application_id", 0x6B65_656C)?;
+        conn.execute(
+            "INSERT INTO runs (id, created_at, updated_at, preset, version, next_seq) \
+             VALUES ('old', 1, 1, 'default', 1, 0)",
+            [],
+        )?;
+        // Same time, so only the insertion order orders them.
+        for (call, decision) in [("c2", "deny"), ("c1", "allow_for_run")] {
+            conn.execute(
+                "INSERT INTO approvals (run_id, call_id, tool, decision, reason, answered_at) \
+                 VALUES ('old', ?1, 'shell', ?2, 'asks', 7)",
+                [call, decision],
+            )?;
+        }
+        let refused = conn.execute(
+            "INSERT INTO approvals (run_id, call_id, tool, decision, reason, answered_at) \
+             VALUES ('old', 'c3', 'shell', 'deny_for_run', 'asks', 8)",
+            [],
+        );
+        assert!(refused.is_err(), "v6 took an answer it does not know");
+    }
+    let mut store = open(&path)?;
+    store.record_approval(
+        "old",
+        &keel_store::ApprovalRecord {
+            call_id: "c3".into(),
+            tool: "shell".into(),
+            answer: keel_store::Answer::DenyForRun,
+            reason: "asks".into(),
+            answered_at: Timestamp(8),
+        },
+    )?;
+    let answers: Vec<_> = store
+        .approvals("old")?
+        .into_iter()
+        .map(|a| (a.call_id, a.answer))
+        .collect();
+    assert_eq!(
+        answers,
+        vec![
+            ("c2".into(), keel_store::Answer::Deny),
+            ("c1".into(), keel_store::Answer::AllowForRun),
+            ("c3".into(), keel_store::Answer::DenyForRun)
         ]
     );
     Ok(())

@@ -607,6 +607,44 @@ fn n46_allows_of_the_user_and_of_an_answer_are_not_capped() {
     assert_eq!(out.rule.as_deref(), Some("allowed for this run: shell"));
 }
 
+/// "Deny for this run" (an editor's reject_always) sorts above every tier: even an admin's
+/// allow does not let the refused tool run again, the tool is no longer offered, and the
+/// reason says the person refused it. Other tools are untouched.
+#[test]
+fn a_deny_for_the_run_outranks_every_allow_and_hides_the_tool() {
+    let touch = json!({"command": "touch x"});
+    let mut rules = default_rules();
+    rules.push(from(
+        RuleOrigin::Admin,
+        rule(&["shell"], Decision::Allow, 5999),
+    ));
+    let before = Policy::new(rules, vec![]);
+    assert_eq!(
+        before
+            .rule_decision(&facts("shell", &touch, Mode::Yolo, false))
+            .decision,
+        Decision::Allow
+    );
+    assert!(!before.hides_tool("shell", Mode::Default));
+    let denied = before.with_rules(Policy::deny_for_run_rule("shell").into_iter().collect());
+    assert_eq!(denied.rules()[0].priority, DENY_FOR_RUN_PRIORITY);
+    assert_eq!(denied.rules()[0].origin, RuleOrigin::Answer);
+    for mode in [Mode::Default, Mode::Plan, Mode::Yolo] {
+        let out = denied.rule_decision(&facts("shell", &touch, mode, true));
+        assert_eq!(out.decision, Decision::Deny, "{mode:?}");
+        assert_eq!(out.rule.as_deref(), Some("denied for this run: shell"));
+        assert!(
+            out.reason
+                .as_deref()
+                .is_some_and(|r| r.contains("You refused every shell call")),
+            "{out:?}"
+        );
+    }
+    assert!(denied.hides_tool("shell", Mode::Default));
+    // A name that only contains the refused one is another tool.
+    assert!(!denied.hides_tool("shell_safe", Mode::Default));
+}
+
 #[test]
 fn n46_a_capped_allow_does_not_keep_a_denied_tool_offered() {
     let none = json!({});
