@@ -49,11 +49,20 @@ static URL: LazyLock<Option<Regex>> =
 static EMAIL: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+").ok());
 /// A dotted name; its dots may be the fullwidth or ideographic ones (`evil。com`), which
-/// browsers read as dots, and its labels any script's letters (`пример-банк.рф`, `例え.jp`,
-/// a Latin name with Cyrillic look-alikes in it). The last group says whether a path follows.
+/// browsers read as dots. The last group says whether a path follows.
 static DOMAIN: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?[.\x{3002}\x{ff0e}\x{ff61}])+(\p{L}{2,12})\b(/)?",
+        r"(?i)\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?[.\x{3002}\x{ff0e}\x{ff61}])+([a-z]{2,12})\b(/)?",
+    )
+    .ok()
+});
+/// A dotted name with letters of another script in it (`пример-банк.рф`, `例え.jp`, a Latin
+/// name with Cyrillic look-alikes): labels of anything but spaces and ASCII punctuation other
+/// than `-` and `_`. (Written with byte ranges rather than Unicode's letter classes, which
+/// cost milliseconds to compile in every process that first needs them.)
+static OTHER_SCRIPT_DOMAIN: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?:[^\s!-,./:-@\[-\^`{-~]+[.\x{3002}\x{ff0e}\x{ff61}])+([^\s!-/:-@\[-\^`{-~]{2,12})(/)?",
     )
     .ok()
 });
@@ -62,7 +71,7 @@ static DOMAIN: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// `live:name` (Skype). An e-mail address is taken before it.
 static HANDLE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
-        r"(?:^|[^\w@$.])([@$][A-Za-z][\w.-]{2,}[\w]|[\w.-]{3,}#[0-9]{4}\b|\blive:[\w.-]{3,}[\w])",
+        r"(?:^|[^A-Za-z0-9_@$.])([@$][A-Za-z][A-Za-z0-9_.-]{2,}[A-Za-z0-9_]|[A-Za-z0-9_.-]{3,}#[0-9]{4}\b|\blive:[A-Za-z0-9_.-]{3,}[A-Za-z0-9_])",
     )
     .ok()
 });
@@ -224,6 +233,24 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
             }
         }
     }
+    // Only a name that holds a letter outside ASCII: the pattern above takes the others.
+    if let Some(re) = OTHER_SCRIPT_DOMAIN
+        .as_ref()
+        .filter(|_| dots && !text.is_ascii())
+    {
+        for c in re.captures_iter(text) {
+            let Some(all) = c.get(0) else {
+                continue;
+            };
+            let file = c.get(1).is_some_and(|tld| {
+                FILE_EXTENSIONS.contains(&tld.as_str().to_ascii_lowercase().as_str())
+            }) && c.get(2).is_none();
+            if !all.as_str().is_ascii() && !file {
+                let end = c.get(2).map_or(all.end(), |slash| slash.start());
+                take(AtomKind::Link, all.start(), end, &mut out);
+            }
+        }
+    }
     if let Some(re) = DOMAIN.as_ref().filter(|_| may[2]) {
         for c in re.captures_iter(text) {
             let (Some(all), Some(tld)) = (c.get(0), c.get(1)) else {
@@ -352,6 +379,12 @@ mod tests {
             let found = atoms(text);
             assert!(found.iter().any(|(_, a)| a == atom), "{text}: {found:?}");
         }
+        // A file named in another script is no host.
+        assert!(
+            atoms("see отчёт.pdf and 報告.md").is_empty(),
+            "{:?}",
+            atoms("see отчёт.pdf")
+        );
         // A price, a mail address and an issue number are not handles.
         let plain = atoms("It costs $98.70; write to bob@fernway.io about issue #42.");
         assert!(
