@@ -375,8 +375,8 @@ impl ActionKind {
 
 /// Words that negate what follows them. (`don't` splits into `don` and `t`.)
 const NEGATIONS: &[&str] = &[
-    "not", "no", "never", "don", "dont", "doesn", "didn", "won", "without", "nothing", "nor",
-    "avoid", "stop", "neither", "t",
+    "not", "no", "never", "dont", "doesnt", "didnt", "wont", "without", "nothing", "nor", "avoid",
+    "stop", "neither",
 ];
 
 /// Whether `word` is `stem` in a plain English form (pay, pays, paid, paying, payment, …).
@@ -586,7 +586,19 @@ pub struct SaidWord {
     pub word: String,
     /// It follows a determiner: it names a thing.
     pub after_determiner: bool,
+    /// It asks for nothing by itself: it stands in a clause a subordinator opens ("let me
+    /// know if I need to turn it off", "before I change anything", "whether I can restart
+    /// it"), is a passive ("needs to be reset"), or a verb whose object is the user ("let me
+    /// know", "give me a report", "tell us"), or that a word after it takes elsewhere ("set
+    /// aside").
+    pub subordinate: bool,
 }
+
+/// Words that open a clause that says when or whether, not what to do.
+const SUBORDINATORS: &[&str] = &[
+    "if", "whether", "before", "after", "when", "until", "unless", "once", "how", "why", "what",
+    "which", "where", "while", "whenever",
+];
 
 /// Words that open a question about how things are, which asks for nothing ("Who unlocked the
 /// door?", "Is the front door locked?", "Why did my payment fail?"). A question that asks for
@@ -623,11 +635,10 @@ const TAKES_BACK: &[&str] = &[
     "not",
     "no",
     "never",
-    "don",
     "dont",
-    "doesn",
-    "didn",
-    "won",
+    "doesnt",
+    "didnt",
+    "wont",
     "without",
     "nothing",
     "none",
@@ -635,7 +646,6 @@ const TAKES_BACK: &[&str] = &[
     "nor",
     "neither",
     "avoid",
-    "t",
     "forbidden",
     "forbid",
     "forbids",
@@ -652,9 +662,13 @@ const TAKES_BACK: &[&str] = &[
 
 fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
     // "e-mail" is one word, not "e" and "mail".
+    // "won't", "don't", "can’t" are a negation, read as one: the words they split into
+    // (`won`, `don`) are also a deal stage and a name ("Closed Won", "ask Don").
     let sentence = sentence
         .replace("e-mail", "email")
-        .replace("E-mail", "Email");
+        .replace("E-mail", "Email")
+        .replace("n't", " not")
+        .replace("n\u{2019}t", " not");
     let turn_words = words(&sentence);
     if turn_words.iter().any(|w| TAKES_BACK.contains(&w.as_str())) {
         return;
@@ -681,9 +695,16 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                     // message 4" ask for no e-mail to be sent.
                     || i.checked_sub(1)
                         .is_some_and(|b| LOOKING_VERBS.contains(&turn_words[b].as_str()));
+                let next = turn_words.get(i + 1).map(String::as_str);
+                let subordinate = turn_words[..i]
+                    .iter()
+                    .any(|b| SUBORDINATORS.contains(&b.as_str()))
+                    || i.checked_sub(1).is_some_and(|b| turn_words[b] == "be")
+                    || matches!(next, Some("me" | "us" | "aside"));
                 said.push(SaidWord {
                     word: w.clone(),
                     after_determiner,
+                    subordinate,
                 });
             }
         }
@@ -823,7 +844,6 @@ const CHANGE_VERBS: &[&str] = &[
     "do",
     "proceed",
     "continue",
-    "try",
 ];
 
 /// Whether the user's words ask for any change at all: a word in its plain form that is a
@@ -833,14 +853,16 @@ const CHANGE_VERBS: &[&str] = &[
 /// action no [`ActionKind`] names (`release_latch`, `update_workspace_settings`) still needs
 /// one.
 pub fn asks_for_change(said: &[SaidWord]) -> bool {
-    said.iter().filter(|w| !w.after_determiner).any(|w| {
-        let word = w.word.as_str();
-        CHANGE_VERBS.contains(&word)
-            || super::classify::WRITE_VERBS.contains(&word)
-            || ActionKind::ALL
-                .iter()
-                .any(|k| k.request_stems().iter().any(|s| asks_for(word, s)))
-    })
+    said.iter()
+        .filter(|w| !w.after_determiner && !w.subordinate)
+        .any(|w| {
+            let word = w.word.as_str();
+            CHANGE_VERBS.contains(&word)
+                || super::classify::WRITE_VERBS.contains(&word)
+                || ActionKind::ALL
+                    .iter()
+                    .any(|k| k.request_stems().iter().any(|s| asks_for(word, s)))
+        })
 }
 
 /// Words of a tool's name that say nothing about what it does.

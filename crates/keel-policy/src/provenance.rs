@@ -1386,6 +1386,16 @@ fn tainted_atoms(
     out
 }
 
+/// Whether a value is, whole, an address that reaches someone or somewhere: an e-mail
+/// address, a link or host, an account number or a handle — under whatever key it is given.
+fn reaches_someone(value: &str) -> bool {
+    let value = value.trim();
+    !value.contains(char::is_whitespace)
+        && super::atoms::atoms(value).iter().any(|(kind, atom)| {
+            *kind != super::atoms::AtomKind::Identifier && atom.len() * 4 >= value.len() * 3
+        })
+}
+
 /// keel's shell running a command that, read with a shell grammar, only reads
 /// ([`super::shell::read_only_known`]): `ls` and `cat` change nothing, whatever the user asked.
 fn plain_read_of_the_shell(tool: &str, args: &Value) -> bool {
@@ -1455,8 +1465,10 @@ pub fn check_provenance(
             // no result. A model that read it nowhere made it up, or kept it from a call that
             // was refused — an injection's booking paid after its booking was stopped.
             Attribution::Unattributed
-                if (identifier || super::records::is_counterparty_key(leaf.key))
-                    && !settings.action_kinds.is_empty()
+                if !settings.action_kinds.is_empty()
+                    && (identifier
+                        || super::records::is_counterparty_key(leaf.key)
+                        || reaches_someone(&leaf.needle))
                     && !leaf.needle.trim().is_empty() =>
             {
                 whole.insert(leaf.path.as_str());
