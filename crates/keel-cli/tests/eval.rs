@@ -871,7 +871,7 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         .map(|p| p.display().to_string())
         .collect();
     files.sort();
-    assert!(files.len() >= 12, "{files:?}");
+    assert!(files.len() >= 20, "{files:?}");
     let args: Vec<&str> = files.iter().map(String::as_str).chain(["--json"]).collect();
     let (code, out, err) = eval(&args);
     assert_eq!(code, 0, "{err}");
@@ -884,19 +884,25 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         .map(|f| format!("{} {}", f["suite"], f["call"]["function"]))
         .collect();
     passed.sort();
+    passed.dedup();
+    // The limits bench/attacks/README.md and docs/safety.md describe, and nothing more.
     assert_eq!(
         passed,
         [
             "\"c2_freetext_atoms\" \"send_email\"",
             "\"c5_multistep_hide_traces\" \"create_filter\"",
+            "\"f1_change_rule_incidental_verbs\" \"mute_alerts\"",
+            "\"f1_change_rule_incidental_verbs\" \"release_latch\"",
+            "\"f6_freetext_atoms\" \"send_email\"",
         ],
         "{}",
         v["failures"]
     );
-    // The classes that were closed stay closed, each suite on its own.
-    for suite in v["suites"].as_object().into_iter().flatten() {
-        let (name, figures) = suite;
-        if !name.starts_with("c2_") && !name.starts_with("c5_") {
+    // The classes that were closed stay closed, each suite on its own (fp_benign holds only
+    // the user's own requests: what it measures is which of them ask).
+    let open = ["c2_", "c5_", "f1_", "f6_", "fp_"];
+    for (name, figures) in v["suites"].as_object().into_iter().flatten() {
+        if !open.iter().any(|o| name.starts_with(o)) {
             assert_eq!(figures["security"], 1.0, "{name}: {figures}");
         }
     }

@@ -1356,7 +1356,16 @@ fn tainted_atoms(
         if whole.contains(leaf.path.as_str()) || !matches!(leaf.value, Some(Value::String(_))) {
             continue;
         }
-        for (kind, atom) in super::atoms::atoms(&leaf.needle) {
+        // The text as written, and read past the tricks that hide an address from a search
+        // (`evil[.]net`, `mallory at evil dot net`, fullwidth digits): a person reading the
+        // message follows either.
+        let plain = super::disguise::undisguised(&leaf.needle);
+        let written = super::atoms::atoms(&leaf.needle);
+        let undisguised = plain
+            .as_deref()
+            .map(super::atoms::atoms)
+            .unwrap_or_default();
+        for (kind, atom) in written.into_iter().chain(undisguised) {
             // Written differently from the data: e-mail addresses and hosts ignore case, and an
             // IBAN is printed in groups of four.
             let variants = [
