@@ -38,6 +38,40 @@ pub fn char_len(s: &str) -> usize {
     s.chars().count()
 }
 
+/// [`char_len`] when it is at most `limit`, else `None` — reading only as much of `s` as that
+/// takes: at most the bytes of its first `limit + 1` chars, and none when its byte length
+/// alone decides (a char is one to four bytes). A budget asks whether a text fits, and most
+/// texts that do not are far longer than the room left.
+pub fn char_len_at_most(s: &str, limit: usize) -> Option<usize> {
+    if s.len() <= limit {
+        return Some(char_len(s));
+    }
+    let mut count = 0;
+    let mut rest = s;
+    loop {
+        // Here count ≤ limit, and the chars in `rest` are at least a quarter of its bytes.
+        if count + rest.len().div_ceil(4) > limit {
+            return None;
+        }
+        // The next limit - count + 1 bytes hold at most that many chars, so counting them
+        // cannot read past the char that would make one too many.
+        let mut take = limit - count + 1;
+        if take >= rest.len() {
+            count += char_len(rest);
+            return (count <= limit).then_some(count);
+        }
+        while !rest.is_char_boundary(take) {
+            take += 1;
+        }
+        let (head, tail) = rest.split_at(take);
+        count += char_len(head);
+        if count > limit {
+            return None;
+        }
+        rest = tail;
+    }
+}
+
 /// Appends `s` to `out` as a JSON string literal, quotes included, byte for byte as
 /// `serde_json::to_string(s)` writes it: `"` and backslash escaped with a backslash, the C0
 /// controls as `\b \t \n \f \r` or `\u00xx` (lowercase hex), everything else — DEL, C1
@@ -278,6 +312,15 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn char_len_at_most_is_char_len_within_the_limit(
+            text in prop_oneof![any::<String>(), "[a-zé文😀 ]{0,300}"],
+            limit in 0usize..400,
+        ) {
+            let n = char_len(&text);
+            prop_assert_eq!(char_len_at_most(&text, limit), (n <= limit).then_some(n));
+        }
+
         #[test]
         fn push_json_string_writes_what_serde_writes(
             text in prop_oneof![
