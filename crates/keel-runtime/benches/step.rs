@@ -8,6 +8,13 @@
 //! with a short note (side-effecting, so provenance attributes its arguments against the
 //! whole history), and the write-heavy variant, `write_file` with 16 KiB of content (the
 //! argument provenance reads, the call the ledger keeps, the file and the result all grow).
+//! Every step writes a file of its own name (row and step), never one an earlier row wrote:
+//! rewriting a file through `O_TRUNC` is another operation for the file system (on ext4 it
+//! waits for the earlier data's writeback), and when each size's row rewrote the files of the
+//! size before it, the later rows measured that instead — the "growth with history" the
+//! earlier figures showed. (The names carry the row's index, not its size: a value with six
+//! digits or more takes provenance's slower path for numbers, which this bench does not mean
+//! to time.)
 //! The history is users, tool calls, their results and replies. The turn's first step —
 //! which opens the turn, loads the run and composes it whole once — is left out of the
 //! samples (it is the run's load, not a step's cost); later steps compose only what they
@@ -65,7 +72,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .chars()
         .take(16 * 1024)
         .collect();
-    for &size in &sizes {
+    let heavy: &str = &heavy;
+    for (row, &size) in sizes.iter().enumerate() {
         let mut store = SqliteStore::open(
             &sandbox.path().join(format!("step-{size}.db")),
             &StoreOptions::default(),
@@ -122,14 +130,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "write_file",
                 "write_file",
                 Box::new(
-                    |k| serde_json::json!({"path": format!("out/{k}.md"), "content": "a short note"}),
+                    move |k| serde_json::json!({"path": format!("out/r{row}-{k}.md"), "content": "a short note"}),
                 ),
             ),
             (
                 "write_heavy: write_file, 16 KiB",
                 "write_file",
                 Box::new(
-                    |k| serde_json::json!({"path": format!("out/heavy-{k}.md"), "content": heavy.as_str()}),
+                    move |k| serde_json::json!({"path": format!("out/heavy-r{row}-{k}.md"), "content": heavy}),
                 ),
             ),
         ];
