@@ -39,6 +39,9 @@ use keel_store::{NewItem, NewRun, RunStore, SqliteStore, StoreOptions};
 use keel_testkit::bench::report;
 use keel_testkit::{Sandbox, gate, gate_env, ids, item_id, new_run};
 
+/// A row's tool arguments for step `k`.
+type Arguments<'a> = Box<dyn Fn(usize) -> serde_json::Value + 'a>;
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let quick = !std::env::args().any(|a| a == "--bench");
     let pick = |name: &str| -> Option<Vec<String>> {
@@ -124,7 +127,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })?;
         // A read-only call (the provenance checker has nothing to do), and a side-effecting
         // one whose arguments it attributes against the whole history.
-        let kinds: [(&str, &str, Box<dyn Fn(usize) -> serde_json::Value>); 3] = [
+        let kinds: [(&str, &str, Arguments<'_>); 3] = [
             ("list_dir", "list_dir", Box::new(|_| serde_json::json!({}))),
             (
                 "write_file",
