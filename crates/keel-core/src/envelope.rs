@@ -15,7 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::text::js_trim;
+use crate::text::{js_trim, push_json_string};
 use crate::untrusted::Untrusted;
 
 /// The five kinds of background result (notifications.md N1).
@@ -189,7 +189,9 @@ pub struct NotificationEnvelope {
     language: EnvelopeLanguage,
 }
 
-/// The `[NOTIFICATION]` object's fields, in their fixed order (N3).
+/// The `[NOTIFICATION]` object's fields, in their fixed order (N3), as serde writes them: the
+/// reference `render_notification` is held to, byte for byte, by the tests.
+#[cfg(test)]
 #[derive(Serialize)]
 struct NotificationWire<'a> {
     kind: NotificationKind,
@@ -201,6 +203,7 @@ struct NotificationWire<'a> {
     payload: &'a str,
 }
 
+#[cfg(test)]
 fn no_samples(samples: &&[String]) -> bool {
     samples.is_empty()
 }
@@ -223,17 +226,41 @@ fn render_notification(
     language: &EnvelopeLanguage,
     payload: &str,
 ) -> String {
-    let wire = NotificationWire {
-        kind,
-        output_language: language.output,
-        fallback_language: language.fallback,
-        language_samples: &language.samples,
-        payload,
-    };
-    // Serializing plain strings and enums cannot fail; fall back to an empty object anyway
-    // rather than panic in a library.
-    let json = serde_json::to_string(&wire).unwrap_or_else(|_| "{}".to_string());
-    format!("{NOTIFICATION_PREFIX}{json}")
+    // Written by hand rather than through serde, as `serde_json::to_string(&NotificationWire)`
+    // would write it (the tests hold the two to the same bytes): one allocation of about the
+    // right size, and the payload — all but a few bytes of the line — escaped in one pass
+    // (`push_json_string`) instead of serde's byte-by-byte formatter and a second copy for the
+    // prefix.
+    // Room for the escapes of text that needs many (a JSON payload quotes every key): growing
+    // the line once it is nearly written would copy all of it again.
+    let samples: usize = language.samples.iter().map(|s| s.len() + 3).sum();
+    let mut out = String::with_capacity(
+        NOTIFICATION_PREFIX.len() + 96 + samples + payload.len() + payload.len() / 8,
+    );
+    out.push_str(NOTIFICATION_PREFIX);
+    out.push_str("{\"kind\":\"");
+    out.push_str(kind.as_str());
+    if let Some(output) = language.output {
+        out.push_str("\",\"output_language\":\"");
+        out.push_str(output.as_str());
+    }
+    out.push_str("\",\"fallback_language\":\"");
+    out.push_str(language.fallback.as_str());
+    out.push('"');
+    if !language.samples.is_empty() {
+        out.push_str(",\"language_samples\":[");
+        for (i, sample) in language.samples.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_json_string(&mut out, sample);
+        }
+        out.push(']');
+    }
+    out.push_str(",\"payload\":");
+    push_json_string(&mut out, payload);
+    out.push('}');
+    out
 }
 
 /// `[NOTIFICATION] ` + one compact JSON object (notifications.md N3–N9) for a payload given as

@@ -38,6 +38,139 @@ pub fn char_len(s: &str) -> usize {
     s.chars().count()
 }
 
+/// [`char_len`] when it is at most `limit`, else `None` — reading only as much of `s` as that
+/// takes: at most the bytes of its first `limit + 1` chars, and none when its byte length
+/// alone decides (a char is one to four bytes). A budget asks whether a text fits, and most
+/// texts that do not are far longer than the room left.
+pub fn char_len_at_most(s: &str, limit: usize) -> Option<usize> {
+    if s.len() <= limit {
+        return Some(char_len(s));
+    }
+    let mut count = 0;
+    let mut rest = s;
+    loop {
+        // Here count ≤ limit, and the chars in `rest` are at least a quarter of its bytes.
+        if count + rest.len().div_ceil(4) > limit {
+            return None;
+        }
+        // The next limit - count + 1 bytes hold at most that many chars, so counting them
+        // cannot read past the char that would make one too many.
+        let mut take = limit - count + 1;
+        if take >= rest.len() {
+            count += char_len(rest);
+            return (count <= limit).then_some(count);
+        }
+        while !rest.is_char_boundary(take) {
+            take += 1;
+        }
+        let (head, tail) = rest.split_at(take);
+        count += char_len(head);
+        if count > limit {
+            return None;
+        }
+        rest = tail;
+    }
+}
+
+/// Appends `s` to `out` as a JSON string literal, quotes included, byte for byte as
+/// `serde_json::to_string(s)` writes it: `"` and backslash escaped with a backslash, the C0
+/// controls as `\b \t \n \f \r` or `\u00xx` (lowercase hex), everything else — DEL, C1
+/// controls, U+2028 — raw. Every envelope quotes untrusted text this way, so it is most of the
+/// cost of a notification. The text is read 32 bytes at a time with a test the compiler turns
+/// into vector compares; a block that holds a byte to escape is read again eight bytes at a
+/// time, each word giving the exact set of its bytes to escape, and the runs between them are
+/// copied whole — for text that needs no escape, one scan and one copy.
+pub fn push_json_string(out: &mut String, s: &str) {
+    const BLOCK: usize = 32;
+    out.reserve(s.len() + 2);
+    out.push('"');
+    let bytes = s.as_bytes();
+    // `run` is where the text not yet copied starts.
+    let mut run = 0;
+    let mut i = 0;
+    while let Some(block) = bytes.get(i..i + BLOCK) {
+        let Ok(block) = <&[u8; BLOCK]>::try_from(block) else {
+            break;
+        };
+        // No early exit, so this is a vector reduction, not a byte loop.
+        if block
+            .iter()
+            .fold(false, |any, &b| any | needs_json_escape(b))
+        {
+            for (w, word) in block.chunks_exact(8).enumerate() {
+                let at = i + 8 * w;
+                let mut flagged = json_escapes_in_word(word);
+                while flagged != 0 {
+                    // An escaped byte is ASCII, so it sits on a char boundary.
+                    let hit = at + (flagged.trailing_zeros() / 8) as usize;
+                    out.push_str(&s[run..hit]);
+                    push_json_escape(out, bytes[hit]);
+                    run = hit + 1;
+                    flagged &= flagged - 1;
+                }
+            }
+        }
+        i += BLOCK;
+    }
+    for (at, &byte) in bytes.iter().enumerate().skip(i) {
+        if needs_json_escape(byte) {
+            out.push_str(&s[run..at]);
+            push_json_escape(out, byte);
+            run = at + 1;
+        }
+    }
+    out.push_str(&s[run..]);
+    out.push('"');
+}
+
+fn needs_json_escape(byte: u8) -> bool {
+    (byte < 0x20) | (byte == b'"') | (byte == b'\\')
+}
+
+/// The high bit of each byte of an eight-byte `word` that [`needs_json_escape`], exactly (no
+/// carry crosses from one byte into the next), so every set bit is one escape.
+fn json_escapes_in_word(word: &[u8]) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(word);
+    let x = u64::from_le_bytes(bytes);
+    // A zero byte: high bit clear, and its low seven bits plus 0x7F stay below 0x80.
+    let zero_bytes = |y: u64| !(((y & LOW7) + LOW7) | y) & HIGH;
+    // A byte below 0x20: high bit clear, and its low seven bits plus 0x60 stay below 0x80.
+    let control = !(((x & LOW7) + ONES * 0x60) | x) & HIGH;
+    control | zero_bytes(x ^ (ONES * u64::from(b'"'))) | zero_bytes(x ^ (ONES * u64::from(b'\\')))
+}
+
+/// The escape of one byte `push_json_string` found: `"`, backslash or a C0 control. The
+/// common ones are read from a table rather than matched, as the order they come in is the
+/// text's and a branch on it would mostly guess wrong.
+fn push_json_escape(out: &mut String, byte: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    /// The letter after the backslash, or 0 for a `\u00xx` escape.
+    const SHORT: [u8; 0x60] = {
+        let mut table = [0u8; 0x60];
+        table[b'"' as usize] = b'"';
+        table[b'\\' as usize] = b'\\';
+        table[b'\n' as usize] = b'n';
+        table[b'\r' as usize] = b'r';
+        table[b'\t' as usize] = b't';
+        table[0x08] = b'b';
+        table[0x0C] = b'f';
+        table
+    };
+    let short = SHORT.get(usize::from(byte)).copied().unwrap_or(0);
+    if short != 0 {
+        out.push('\\');
+        out.push(char::from(short & 0x7F));
+    } else {
+        out.push_str("\\u00");
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 0xF)]));
+    }
+}
+
 /// `parent.key`, or `key` at the top: the dot-paths arguments are named by (`paths.0`,
 /// `options.target_directory`).
 pub fn dot_join(parent: &str, key: &str) -> String {
@@ -150,6 +283,58 @@ pub fn is_default_ignorable(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn quoted(s: &str) -> String {
+        let mut out = String::new();
+        push_json_string(&mut out, s);
+        out
+    }
+
+    #[test]
+    fn every_byte_that_needs_an_escape_is_found_at_every_offset() {
+        // Each ASCII byte at each position of a 70-byte text (so in each word of a block, in a
+        // later block and in the tail), after a run of plain and of multi-byte text: as serde writes it.
+        for byte in 0u8..0x80 {
+            for at in 0..70 {
+                for fill in ["a", "é"] {
+                    let mut text: String = fill.repeat(at);
+                    text.push(char::from(byte));
+                    text.push_str(&"z".repeat(70 - at));
+                    assert_eq!(
+                        quoted(&text),
+                        serde_json::to_string(&text).unwrap_or_default(),
+                        "byte {byte:#x} at {at}"
+                    );
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn char_len_at_most_is_char_len_within_the_limit(
+            text in prop_oneof![any::<String>(), "[a-zé文😀 ]{0,300}"],
+            limit in 0usize..400,
+        ) {
+            let n = char_len(&text);
+            prop_assert_eq!(char_len_at_most(&text, limit), (n <= limit).then_some(n));
+        }
+
+        #[test]
+        fn push_json_string_writes_what_serde_writes(
+            text in prop_oneof![
+                any::<String>(),
+                "[\\x00-\\x1f\"\\\\a-z\u{7f}\u{80}-\u{9f}\u{2028}文😀]{0,80}",
+            ],
+            prefix in "[a-z]{0,3}",
+        ) {
+            let mut out = prefix.clone();
+            push_json_string(&mut out, &text);
+            let want = format!("{prefix}{}", serde_json::to_string(&text).unwrap_or_default());
+            prop_assert_eq!(out, want);
+        }
+    }
 
     #[test]
     fn json_line_safe_escapes_line_breaks_c1_and_bidi_controls_and_keeps_the_value() {

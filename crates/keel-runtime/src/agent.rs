@@ -1099,22 +1099,23 @@ impl Agent<'_> {
             let text = self.unknown_tool(call);
             return self.refuse(run, call, "not run".into(), text.clone(), text);
         };
-        // At most once: the intent is durable before the side effect starts.
+        // At most once: the intent is durable, and marked dispatched, before the side effect
+        // starts. One transaction records both (the entry is written `intended`, then marked
+        // `dispatched`): nothing happens between the two, and recovery treats an entry left
+        // in either state alike (`unknown`, never re-run), so a second commit — a quarter of a
+        // step's writes — would only add the moment in which a crash leaves it `intended`.
         let intend = LedgerWrite::Intend {
             call_id: call.id.clone(),
             tool: call.name.clone(),
             arguments: call.arguments.clone(),
         };
-        self.commit(run, |v| {
-            RunWrite::append(v, now, vec![]).with_ledger(vec![intend])
-        })?;
         let dispatched = LedgerWrite::Mark {
             call_id: call.id.clone(),
             state: DispatchState::Dispatched,
             result: None,
         };
         self.commit(run, |v| {
-            RunWrite::append(v, now, vec![]).with_ledger(vec![dispatched])
+            RunWrite::append(v, now, vec![]).with_ledger(vec![intend, dispatched])
         })?;
         if self.tool_context.run_id != run {
             self.tool_context.run_id = run.to_string();

@@ -191,7 +191,95 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE approvals_v7 RENAME TO approvals;
     CREATE INDEX approvals_by_run ON approvals (run_id);
     "#,
+    // v8: the ledger's state check written as comparisons, the same rule. SQLite checks a
+    // `state IN (…)` list by building a temporary table of the list on every write of a state,
+    // and every tool call writes the ledger twice: that was a fifth of a step's instructions.
+    // A CHECK cannot be changed in place, so the table is rebuilt, its rows, its index and its
+    // AUTOINCREMENT counter (the highest entry ever given, deleted runs' included) kept.
+    r#"
+    CREATE TABLE dispatch_ledger_v8 (
+        entry       INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id      TEXT NOT NULL REFERENCES runs (id),
+        call_id     TEXT NOT NULL,
+        tool        TEXT NOT NULL,
+        arguments   TEXT NOT NULL,
+        state       TEXT NOT NULL
+                    CHECK (state = 'intended' OR state = 'dispatched' OR state = 'completed'
+                           OR state = 'unknown'),
+        result      TEXT,
+        updated_at  INTEGER NOT NULL
+    );
+    INSERT INTO dispatch_ledger_v8 (entry, run_id, call_id, tool, arguments, state, result, updated_at)
+        SELECT entry, run_id, call_id, tool, arguments, state, result, updated_at
+        FROM dispatch_ledger ORDER BY entry;
+    DELETE FROM sqlite_sequence WHERE name = 'dispatch_ledger_v8';
+    INSERT INTO sqlite_sequence (name, seq)
+        SELECT 'dispatch_ledger_v8', seq FROM sqlite_sequence WHERE name = 'dispatch_ledger';
+    DROP TABLE dispatch_ledger;
+    ALTER TABLE dispatch_ledger_v8 RENAME TO dispatch_ledger;
+    CREATE INDEX dispatch_ledger_by_run ON dispatch_ledger (run_id, state);
+    "#,
 ];
 
 /// The version a fully migrated database has.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+#[cfg(test)]
+mod tests {
+    use super::MIGRATIONS;
+
+    /// v8 rebuilds the ledger: every row kept as it was, the AUTOINCREMENT counter kept (an
+    /// entry number a deleted run used is not given again), the index back, the state rule
+    /// the same.
+    #[test]
+    fn v8_keeps_the_ledger_its_counter_and_its_rule() -> Result<(), rusqlite::Error> {
+        let conn = rusqlite::Connection::open_in_memory()?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        for sql in &MIGRATIONS[..7] {
+            conn.execute_batch(sql)?;
+        }
+        conn.execute_batch(
+            "INSERT INTO runs (id, created_at, updated_at, preset, version, next_seq) \
+                 VALUES ('r', 0, 0, 'p', 1, 0);
+             INSERT INTO dispatch_ledger (run_id, call_id, tool, arguments, state, result, updated_at) \
+                 VALUES ('r', 'c1', 't', '{}', 'completed', 'ok', 1), \
+                        ('r', 'c2', 't', '{\"a\":1}', 'intended', NULL, 2), \
+                        ('r', 'c3', 't', '{}', 'dispatched', NULL, 3);
+             DELETE FROM dispatch_ledger WHERE call_id = 'c3';",
+        )?;
+        let rows = |conn: &rusqlite::Connection| -> Result<Vec<String>, rusqlite::Error> {
+            let mut stmt = conn.prepare(
+                "SELECT entry || run_id || call_id || tool || arguments || state \
+                 || coalesce(result, '-') || updated_at FROM dispatch_ledger ORDER BY entry",
+            )?;
+            stmt.query_map([], |r| r.get(0))?.collect()
+        };
+        let before = rows(&conn)?;
+        conn.execute_batch(MIGRATIONS[7])?;
+        assert_eq!(rows(&conn)?, before);
+        conn.execute(
+            "INSERT INTO dispatch_ledger (run_id, call_id, tool, arguments, state, updated_at) \
+             VALUES ('r', 'c4', 't', '{}', 'intended', 4)",
+            [],
+        )?;
+        let entry: i64 = conn.query_row(
+            "SELECT entry FROM dispatch_ledger WHERE call_id = 'c4'",
+            [],
+            |r| r.get(0),
+        )?;
+        assert_eq!(entry, 4, "entry 3 was given before and is not given again");
+        let refused = conn.execute(
+            "UPDATE dispatch_ledger SET state = 'done' WHERE call_id = 'c4'",
+            [],
+        );
+        assert!(refused.is_err(), "a state outside the four is refused");
+        let index: i64 = conn.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'index' \
+             AND name = 'dispatch_ledger_by_run' AND tbl_name = 'dispatch_ledger'",
+            [],
+            |r| r.get(0),
+        )?;
+        assert_eq!(index, 1);
+        Ok(())
+    }
+}

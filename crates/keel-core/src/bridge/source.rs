@@ -3,7 +3,16 @@
 //! share one char budget; the oldest user and assistant items are shed first, and every section
 //! that was dropped or clipped is named in `dropped`, because silent dropping was the previous
 //! design's worst failure.
+//!
+//! The cost is the budget's, not the session's: a section's items are measured newest first and
+//! only until the budget is known to be spent (an allocation never exceeds the usable budget,
+//! so a need beyond it changes nothing), each text is counted only as far as the room left
+//! (`char_len_at_most`), and only what the source shows is copied, straight into its text.
+//! What stays linear in the session is one cheap pass over the messages to find and count the
+//! users. `reference.rs` (tests only) keeps the first, build-everything version, and a property
+//! test holds the two to the same bytes.
 
+use std::fmt::Write as _;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -11,7 +20,10 @@ use serde::Serialize;
 
 use super::message::{ChatMessage, ToolNode, count};
 use super::visual::{VisualEvidence, collect_visual_evidence};
-use crate::text::{char_len, is_blank, js_trim};
+use crate::text::{char_len, char_len_at_most, is_blank, js_trim};
+
+#[cfg(test)]
+mod reference;
 
 /// The default source budget in chars (N1).
 pub const SOURCE_CHAR_BUDGET: i64 = 60_000;
@@ -47,50 +59,50 @@ pub struct BridgeSource {
     pub visual_evidence: VisualEvidence,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Keep {
-    /// One item, cut at its end when it does not fit.
-    Head,
-    /// Whole items, the newest kept.
-    Newest,
+/// A section's items, read from the messages only when measured or written.
+enum Items<'a> {
+    /// The compaction summary, trimmed: one item, cut at its end when it does not fit.
+    Compaction(&'a str),
+    /// The users (N6), oldest first; item i is numbered i + 1 (N7). Whole items, the newest
+    /// kept.
+    Users(Vec<&'a ChatMessage>),
+    /// The recent assistant blocks (at most six, each at most 900 chars and its tool lines),
+    /// built whole. Whole items, the newest kept.
+    Recent(Vec<String>),
 }
 
-struct Section {
+struct Section<'a> {
     name: &'static str,
     header: &'static str,
-    keep: Keep,
     share_percent: i128,
-    items: Vec<String>,
+    items: Items<'a>,
 }
 
-impl Section {
-    fn header_len(&self) -> i128 {
-        len(self.header)
-    }
-
-    fn need(&self) -> i128 {
-        let body: i128 = self.items.iter().map(|i| len(i) + 1).sum::<i128>() - 1;
-        self.header_len() + 1 + body.max(0)
-    }
-
-    fn drop_note(&self, n: usize) -> String {
-        if self.name == "users" {
-            format!("（较早的 {n} 条用户消息因预算省略，保留的是最近的）")
-        } else {
-            format!("（更早的 {n} 条助手输出因预算省略）")
-        }
-    }
-}
-
-/// How one section came out of its allocation (N10).
+/// How one section came out of its allocation (N10): the items it shows, from index `from` to
+/// the end (all of them for the compaction), and the drop note in front of them when it is
+/// clipped.
 enum Rendered {
     Dropped,
-    Whole(String),
-    Clipped(String, usize),
+    Whole,
+    /// The compaction summary's first `n` chars, then the clip marker.
+    Cut(i128),
+    /// The newest items from `from`, after the drop note for the `from` left out.
+    Newest {
+        from: usize,
+    },
 }
 
 fn len(text: &str) -> i128 {
     i128::try_from(char_len(text)).unwrap_or(i128::MAX)
+}
+
+/// The chars of `text` when they are at most `limit` (a negative limit: never).
+fn len_at_most(text: &str, limit: i128) -> Option<i128> {
+    if limit < 0 {
+        return None;
+    }
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    char_len_at_most(text, limit).map(|n| i128::try_from(n).unwrap_or(i128::MAX))
 }
 
 /// The first `n` chars of `text` (cut on a char boundary, N31).
@@ -129,54 +141,211 @@ pub fn tool_line(node: &ToolNode) -> String {
     }
 }
 
-fn user_item(number: usize, message: &ChatMessage) -> String {
-    let images = (message.image_count > 0).then(|| {
+/// The image part of a user item (N7), when the message has images.
+fn image_part(message: &ChatMessage) -> Option<String> {
+    (message.image_count > 0).then(|| {
         format!(
             "[image attachments: {}; visual content is not available to the summary worker]",
             message.image_count
         )
-    });
-    let parts: Vec<String> = images
-        .into_iter()
-        .chain([js_trim(&message.content).to_string()])
-        .filter(|p| !p.is_empty())
-        .collect();
-    format!("{number}. {}", parts.join(" "))
+    })
+}
+
+/// User item `number` (N7): `"{number}. "` + the non-empty parts of [image part, trimmed
+/// content] joined with one space.
+fn write_user_item(out: &mut String, number: usize, message: &ChatMessage) {
+    let _ = write!(out, "{number}. ");
+    let content = js_trim(&message.content);
+    if let Some(images) = image_part(message) {
+        out.push_str(&images);
+        if !content.is_empty() {
+            out.push(' ');
+        }
+    }
+    out.push_str(content);
+}
+
+/// The length of user item `number` when it is at most `limit` (the text is counted no
+/// further).
+fn user_item_len(number: usize, message: &ChatMessage, limit: i128) -> Option<i128> {
+    // "{number}. " and the image part are ASCII: their chars are their bytes.
+    let mut fixed = i128::try_from(number.to_string().len() + 2).unwrap_or(i128::MAX);
+    let content = js_trim(&message.content);
+    if let Some(images) = image_part(message) {
+        fixed += len(&images) + i128::from(!content.is_empty());
+    }
+    len_at_most(content, limit - fixed).map(|n| n + fixed)
 }
 
 fn recent_block(message: &ChatMessage) -> String {
     let text = js_trim(&message.content);
-    let text = if char_len(text) > ASSISTANT_SNIPPET_CHARS {
-        format!("{}…", first_chars(text, ASSISTANT_SNIPPET_CHARS as i128))
-    } else {
-        text.to_string()
+    let mut block = match char_len_at_most(text, ASSISTANT_SNIPPET_CHARS) {
+        Some(_) => text.to_string(),
+        None => format!("{}…", first_chars(text, ASSISTANT_SNIPPET_CHARS as i128)),
     };
-    let tools = (!message.tool_nodes.is_empty()).then(|| {
+    if !message.tool_nodes.is_empty() {
         let lines: Vec<String> = message.tool_nodes.iter().map(tool_line).collect();
-        format!("[工具] {}", lines.join("；"))
-    });
-    [Some(text), tools]
-        .into_iter()
-        .flatten()
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join("\n")
+        if !block.is_empty() {
+            block.push('\n');
+        }
+        let _ = write!(block, "[工具] {}", lines.join("；"));
+    }
+    block
+}
+
+impl Section<'_> {
+    fn header_len(&self) -> i128 {
+        len(self.header)
+    }
+
+    fn item_count(&self) -> usize {
+        match &self.items {
+            Items::Compaction(_) => 1,
+            Items::Users(users) => users.len(),
+            Items::Recent(blocks) => blocks.len(),
+        }
+    }
+
+    /// Item `i`'s length in chars when it is at most `limit`.
+    fn item_len(&self, i: usize, limit: i128) -> Option<i128> {
+        match &self.items {
+            Items::Compaction(text) => len_at_most(text, limit),
+            Items::Users(users) => user_item_len(i + 1, users[i], limit),
+            Items::Recent(blocks) => len_at_most(&blocks[i], limit),
+        }
+    }
+
+    fn write_item(&self, out: &mut String, i: usize) {
+        match &self.items {
+            Items::Compaction(text) => out.push_str(text),
+            Items::Users(users) => write_user_item(out, i + 1, users[i]),
+            Items::Recent(blocks) => out.push_str(&blocks[i]),
+        }
+    }
+
+    /// The header, a line feed and the items joined with LF (N9), in chars — or, when that is
+    /// more than `cap`, some number above `cap` and at most the need: the items are measured
+    /// newest first and no further than that.
+    fn need(&self, cap: i128) -> i128 {
+        let mut need = self.header_len();
+        for i in (0..self.item_count()).rev() {
+            // Each item brings itself and one separator; the first of them is the header's LF.
+            match self.item_len(i, cap - need - 1) {
+                Some(n) => need += n + 1,
+                None => return cap + 1,
+            }
+        }
+        if self.item_count() == 0 {
+            need + 1
+        } else {
+            need
+        }
+    }
+
+    fn drop_note(&self, n: usize) -> String {
+        if self.name == "users" {
+            format!("（较早的 {n} 条用户消息因预算省略，保留的是最近的）")
+        } else {
+            format!("（更早的 {n} 条助手输出因预算省略）")
+        }
+    }
+
+    /// This section within its allocation (N10, N28, N29).
+    fn render(&self, alloc: i128) -> Rendered {
+        let header_len = self.header_len();
+        if alloc <= header_len + 1 {
+            return Rendered::Dropped;
+        }
+        let room = alloc - header_len - 1;
+        if let Items::Compaction(text) = self.items {
+            if len_at_most(text, room).is_some() {
+                return Rendered::Whole;
+            }
+            let marker = len(CLIP_MARKER);
+            if room <= marker {
+                return Rendered::Dropped;
+            }
+            return Rendered::Cut(room - marker);
+        }
+        let total = self.item_count();
+        // The lengths of the newest items that fit, newest first.
+        let mut taken: Vec<i128> = Vec::new();
+        let mut used: i128 = 0;
+        for i in (0..total).rev() {
+            let separator = i128::from(!taken.is_empty());
+            let Some(n) = self.item_len(i, room - used - separator) else {
+                break;
+            };
+            used += n + separator;
+            taken.push(n);
+        }
+        if taken.is_empty() {
+            return Rendered::Dropped;
+        }
+        if taken.len() == total {
+            return Rendered::Whole;
+        }
+        // N28: make room for the note by shedding the oldest taken items, counting each.
+        let mut note = self.drop_note(total - taken.len());
+        while used + len(&note) + 1 > room {
+            let Some(shed) = taken.pop() else {
+                return Rendered::Dropped;
+            };
+            used -= shed + i128::from(!taken.is_empty());
+            note = self.drop_note(total - taken.len());
+        }
+        if taken.is_empty() {
+            return Rendered::Dropped;
+        }
+        Rendered::Newest {
+            from: total - taken.len(),
+        }
+    }
+
+    /// Writes what `render` decided: `header + LF + body` (N10).
+    fn write(&self, out: &mut String, rendered: &Rendered) {
+        out.push_str(self.header);
+        out.push('\n');
+        let from = match *rendered {
+            Rendered::Dropped => return,
+            Rendered::Whole => 0,
+            Rendered::Cut(n) => {
+                if let Items::Compaction(text) = self.items {
+                    out.push_str(first_chars(text, n));
+                    out.push_str(CLIP_MARKER);
+                }
+                return;
+            }
+            Rendered::Newest { from } => {
+                out.push_str(&self.drop_note(from));
+                out.push('\n');
+                from
+            }
+        };
+        for i in from..self.item_count() {
+            if i > from {
+                out.push('\n');
+            }
+            self.write_item(out, i);
+        }
+    }
 }
 
 /// The three sections with their items, in order, leaving out empty ones (N6, N7).
-fn sections(messages: &[ChatMessage]) -> (Vec<Section>, usize) {
+fn sections(messages: &[ChatMessage]) -> (Vec<Section<'_>>, usize) {
     let compaction = messages
         .iter()
         .rev()
         .find(|m| m.is_compaction() && !is_blank(&m.content));
     let users: Vec<&ChatMessage> = messages
         .iter()
-        .filter(|m| m.role == "user" && (!is_blank(&m.content) || m.image_count > 0))
+        .filter(|m| m.role == "user" && (m.image_count > 0 || !is_blank(&m.content)))
         .collect();
+    let users_total = users.len();
     let mut recent: Vec<&ChatMessage> = messages
         .iter()
         .rev()
-        .filter(|m| m.role == "assistant" && (!is_blank(&m.content) || !m.tool_nodes.is_empty()))
+        .filter(|m| m.role == "assistant" && (!m.tool_nodes.is_empty() || !is_blank(&m.content)))
         .take(RECENT_ASSISTANT_MESSAGES)
         .collect();
     recent.reverse();
@@ -186,116 +355,55 @@ fn sections(messages: &[ChatMessage]) -> (Vec<Section>, usize) {
     for block in recent_items.iter_mut().take(last) {
         block.push_str("\n---");
     }
-    let all = [
-        Section {
+    let mut present = Vec::with_capacity(3);
+    if let Some(m) = compaction {
+        present.push(Section {
             name: "compaction",
             header: COMPACTION_HEADER,
-            keep: Keep::Head,
             share_percent: 25,
-            items: compaction
-                .map(|m| js_trim(&m.content).to_string())
-                .into_iter()
-                .collect(),
-        },
-        Section {
+            items: Items::Compaction(js_trim(&m.content)),
+        });
+    }
+    if !users.is_empty() {
+        present.push(Section {
             name: "users",
             header: USERS_HEADER,
-            keep: Keep::Newest,
             share_percent: 45,
-            items: users
-                .iter()
-                .enumerate()
-                .map(|(i, m)| user_item(i + 1, m))
-                .collect(),
-        },
-        Section {
+            items: Items::Users(users),
+        });
+    }
+    if !recent_items.is_empty() {
+        present.push(Section {
             name: "recent",
             header: RECENT_HEADER,
-            keep: Keep::Newest,
             share_percent: 30,
-            items: recent_items,
-        },
-    ];
-    let present = all.into_iter().filter(|s| !s.items.is_empty()).collect();
-    (present, users.len())
+            items: Items::Recent(recent_items),
+        });
+    }
+    (present, users_total)
 }
 
 /// Each section's allocation (N9): its share up to its need, then the unused pool to users,
-/// recent and compaction, in that order.
-fn allocate(sections: &[Section], budget: i128) -> Vec<i128> {
+/// recent and compaction, in that order. A need is only measured up to the usable budget: no
+/// allocation can be more, so a need beyond it allocates exactly as that budget would.
+fn allocate(sections: &[Section<'_>], budget: i128) -> Vec<i128> {
     let separators = 2 * (i128::try_from(sections.len()).unwrap_or(0) - 1);
     let usable = (budget - separators).max(0);
+    let needs: Vec<i128> = sections.iter().map(|s| s.need(usable)).collect();
     let mut alloc: Vec<i128> = sections
         .iter()
-        .map(|s| s.need().min(usable * s.share_percent / 100))
+        .zip(&needs)
+        .map(|(s, need)| (*need).min(usable * s.share_percent / 100))
         .collect();
     let mut pool = usable - alloc.iter().sum::<i128>();
     for name in ["users", "recent", "compaction"] {
         if let Some(i) = sections.iter().position(|s| s.name == name) {
-            let extra = (sections[i].need() - alloc[i]).clamp(0, pool.max(0));
+            let extra = (needs[i] - alloc[i]).clamp(0, pool.max(0));
             alloc[i] += extra;
             pool -= extra;
         }
     }
     alloc
-}
-
-/// One section within its allocation (N10, N28, N29).
-fn render(section: &Section, alloc: i128) -> Rendered {
-    let header_len = section.header_len();
-    if alloc <= header_len + 1 {
-        return Rendered::Dropped;
-    }
-    let room = alloc - header_len - 1;
-    let header = section.header;
-    match section.keep {
-        Keep::Head => {
-            let body = section.items.join("\n");
-            if len(&body) <= room {
-                return Rendered::Whole(format!("{header}\n{body}"));
-            }
-            let marker = len(CLIP_MARKER);
-            if room <= marker {
-                return Rendered::Dropped;
-            }
-            let cut = first_chars(&body, room - marker);
-            Rendered::Clipped(format!("{header}\n{cut}{CLIP_MARKER}"), 1)
-        }
-        Keep::Newest => {
-            let mut taken: Vec<&str> = Vec::new();
-            let mut used: i128 = 0;
-            for item in section.items.iter().rev() {
-                let cost = len(item) + i128::from(!taken.is_empty());
-                if used + cost > room {
-                    break;
-                }
-                used += cost;
-                taken.push(item);
-            }
-            taken.reverse();
-            if taken.is_empty() {
-                return Rendered::Dropped;
-            }
-            if taken.len() == section.items.len() {
-                return Rendered::Whole(format!("{header}\n{}", taken.join("\n")));
-            }
-            // N28: make room for the note by shedding the oldest taken items, counting each.
-            let mut note = section.drop_note(section.items.len() - taken.len());
-            while used + len(&note) + 1 > room {
-                if taken.is_empty() {
-                    return Rendered::Dropped;
-                }
-                let shed = taken.remove(0);
-                used -= len(shed) + i128::from(!taken.is_empty());
-                note = section.drop_note(section.items.len() - taken.len());
-            }
-            if taken.is_empty() {
-                return Rendered::Dropped;
-            }
-            let kept = taken.len();
-            Rendered::Clipped(format!("{header}\n{note}\n{}", taken.join("\n")), kept)
-        }
-    }
 }
 
 /// `build_bridge_source` (N5–N12): the budgeted source text, what it used of the users, and the
@@ -322,34 +430,42 @@ pub fn build_bridge_source(messages: &[ChatMessage], options: SourceOptions) -> 
         };
     }
     let alloc = allocate(&sections, budget);
-    let mut texts = Vec::new();
+    let mut text = String::new();
     let mut dropped: Vec<String> = Vec::new();
     let mut user_messages_used = 0;
     let mut has_compaction = false;
     for (section, alloc) in sections.iter().zip(alloc) {
         has_compaction |= section.name == "compaction";
-        let (text, kept) = match render(section, alloc) {
+        let rendered = section.render(alloc);
+        let kept = match rendered {
             Rendered::Dropped => {
                 dropped.push(section.name.to_string());
                 continue;
             }
-            Rendered::Whole(text) => (text, section.items.len()),
-            Rendered::Clipped(text, kept) => {
+            Rendered::Whole => section.item_count(),
+            Rendered::Cut(_) => {
                 dropped.push(section.name.to_string());
-                (text, kept)
+                1
+            }
+            Rendered::Newest { from } => {
+                dropped.push(section.name.to_string());
+                section.item_count() - from
             }
         };
         if section.name == "users" {
             user_messages_used = count(kept);
         }
-        texts.push(text);
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        section.write(&mut text, &rendered);
     }
     let reused_compaction = has_compaction && !dropped.iter().any(|d| d == "compaction");
     if visual_evidence.truncated {
         dropped.push("visual-evidence".to_string());
     }
     BridgeSource {
-        text: texts.join("\n\n"),
+        text,
         user_messages_used,
         user_messages_total,
         reused_compaction,
@@ -451,8 +567,12 @@ mod tests {
 
     #[test]
     fn t4_needs_and_allocations() {
-        let (sections, _) = sections(&t4());
-        let needs: Vec<i128> = sections.iter().map(Section::need).collect();
+        let messages = t4();
+        let (sections, _) = sections(&messages);
+        let needs: Vec<i128> = sections
+            .iter()
+            .map(|s| s.need(i128::from(i64::MAX)))
+            .collect();
         assert_eq!(needs, [42, 59, 120]);
         for (budget, expected) in [
             (60_000, [42, 59, 120]),
@@ -750,7 +870,62 @@ mod tests {
             })
         }
 
+        /// Sessions whose texts are long and mixed enough that a budget cuts inside them,
+        /// counted by chars of one to four bytes.
+        fn long_session() -> impl Strategy<Value = Vec<ChatMessage>> {
+            prop::collection::vec(
+                (
+                    0usize..4,
+                    prop_oneof![
+                        "[a-z \n]{0,30}",
+                        "[a-zé文😀 \n\u{3000}]{0,400}",
+                        Just(" \u{FEFF}".to_string())
+                    ],
+                    0i64..3,
+                    0usize..3,
+                    prop::bool::ANY,
+                )
+                    .prop_map(|(role, text, images, tools, compaction)| {
+                        let mut m = message(["user", "assistant", "system", "user"][role], &text);
+                        m.image_count = images;
+                        if role == 2 || (compaction && role == 3) {
+                            m.kind = Some("compaction".to_string());
+                        }
+                        for t in 0..tools {
+                            m = with_tool(m, "Edit", &format!("src/f{t}.rs\n+ x"));
+                        }
+                        m
+                    }),
+                0..40,
+            )
+        }
+
+        fn budget_option() -> impl Strategy<Value = Option<i64>> {
+            prop_oneof![
+                Just(None),
+                (-5i64..4000).prop_map(Some),
+                Just(Some(i64::MAX))
+            ]
+        }
+
         proptest! {
+            #[test]
+            fn the_same_bytes_as_building_every_item_whole(
+                messages in long_session(),
+                source_char_budget in budget_option(),
+                visual_evidence_char_budget in budget_option(),
+            ) {
+                let options = SourceOptions { source_char_budget, visual_evidence_char_budget };
+                prop_assert_eq!(
+                    build_bridge_source(&messages, options),
+                    reference::build_bridge_source(&messages, options)
+                );
+                prop_assert_eq!(
+                    collect_visual_evidence(&messages, visual_evidence_char_budget),
+                    reference::collect_visual_evidence(&messages, visual_evidence_char_budget)
+                );
+            }
+
             #[test]
             fn never_over_budget_and_dropped_exactly_when_cut(
                 messages in session(),
@@ -770,7 +945,7 @@ mod tests {
                     .iter()
                     .filter(|m| m.role == "user" && (!is_blank(&m.content) || m.image_count > 0))
                     .enumerate()
-                    .map(|(i, m)| user_item(i + 1, m))
+                    .map(|(i, m)| reference::user_item(i + 1, m))
                     .collect();
                 let recent: Vec<&ChatMessage> = messages
                     .iter()

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::HandoffLang;
 use super::message::{ChatMessage, ImageAttachment, count};
-use crate::text::{char_len, js_trim};
+use crate::text::{char_len_at_most, js_trim};
 
 /// The default evidence budget in chars (N1).
 pub const VISUAL_EVIDENCE_CHAR_BUDGET: i64 = 60_000;
@@ -42,54 +42,84 @@ pub struct VisualEvidence {
 
 /// `collect_visual_evidence` (N3): admits whole blocks newest to oldest while they fit the
 /// budget, skipping (not stopping at) one that does not, and returns them in chronological order.
+///
+/// A block is only measured against the room left — its texts counted no further than that —
+/// and only the admitted blocks are copied out, so the cost follows the budget and the blocks
+/// near it, not every image message's texts.
 pub fn collect_visual_evidence(messages: &[ChatMessage], budget: Option<i64>) -> VisualEvidence {
     let budget = budget.unwrap_or(VISUAL_EVIDENCE_CHAR_BUDGET).max(0);
-    let mut candidates = Vec::new();
+    // Each candidate: its user message's index and number, and the end of the messages that
+    // answer it (up to the next user message).
+    let mut candidates: Vec<(usize, i64, usize)> = Vec::new();
     let mut user_number = 0i64;
     for (index, message) in messages.iter().enumerate() {
         if message.role != "user" {
             continue;
         }
-        user_number += 1;
-        if message.image_count <= 0 {
-            continue;
+        if let Some(open) = candidates.last_mut().filter(|c| c.2 == usize::MAX) {
+            open.2 = index;
         }
-        let answers: Vec<&str> = messages[index + 1..]
+        user_number += 1;
+        if message.image_count > 0 {
+            candidates.push((index, user_number, usize::MAX));
+        }
+    }
+    if let Some(open) = candidates.last_mut().filter(|c| c.2 == usize::MAX) {
+        open.2 = messages.len();
+    }
+    let answers = |&(index, _, end): &(usize, i64, usize)| {
+        messages[index + 1..end]
             .iter()
-            .take_while(|m| m.role != "user")
             .filter(|m| m.role == "assistant" && !m.is_compaction())
             .map(|m| js_trim(&m.content))
             .filter(|text| !text.is_empty())
-            .collect();
-        candidates.push(EvidenceBlock {
-            user_message: user_number,
-            image_count: message.image_count,
-            user_text: js_trim(&message.content).to_string(),
-            assistant_text: answers.join("\n\n"),
-            attachments: message.image_attachments.clone(),
-        });
-    }
+    };
 
     let mut remaining = budget;
     let mut admitted = vec![false; candidates.len()];
-    for (index, block) in candidates.iter().enumerate().rev() {
-        let cost = char_count(&block.user_text)
-            .saturating_add(char_count(&block.assistant_text))
-            .saturating_add(BLOCK_OVERHEAD_CHARS);
-        if cost <= remaining {
-            remaining -= cost;
-            admitted[index] = true;
+    for (slot, candidate) in candidates.iter().enumerate().rev() {
+        // The room for the block's two texts; a block costs them and the overhead (N3).
+        let room = remaining - BLOCK_OVERHEAD_CHARS;
+        let Some(user_len) = chars_at_most(js_trim(&messages[candidate.0].content), room) else {
+            continue;
+        };
+        // The answers joined with "\n\n": each after the first brings two chars more.
+        let mut used = user_len;
+        let mut fits = true;
+        for (k, answer) in answers(candidate).enumerate() {
+            let separator = if k > 0 { 2 } else { 0 };
+            match chars_at_most(answer, room - used - separator) {
+                Some(n) => used += n + separator,
+                None => {
+                    fits = false;
+                    break;
+                }
+            }
+        }
+        if fits {
+            remaining -= used + BLOCK_OVERHEAD_CHARS;
+            admitted[slot] = true;
         }
     }
 
     let image_messages = count(candidates.len());
     let images = candidates
         .iter()
-        .fold(0i64, |sum, b| sum.saturating_add(b.image_count));
+        .fold(0i64, |sum, c| sum.saturating_add(messages[c.0].image_count));
     let included: Vec<EvidenceBlock> = candidates
-        .into_iter()
+        .iter()
         .zip(admitted)
-        .filter_map(|(block, admitted)| admitted.then_some(block))
+        .filter(|(_, admitted)| *admitted)
+        .map(|(candidate, _)| {
+            let message = &messages[candidate.0];
+            EvidenceBlock {
+                user_message: candidate.1,
+                image_count: message.image_count,
+                user_text: js_trim(&message.content).to_string(),
+                assistant_text: answers(candidate).collect::<Vec<_>>().join("\n\n"),
+                attachments: message.image_attachments.clone(),
+            }
+        })
         .collect();
     let represented = count(
         included
@@ -109,8 +139,10 @@ pub fn collect_visual_evidence(messages: &[ChatMessage], budget: Option<i64>) ->
     }
 }
 
-fn char_count(text: &str) -> i64 {
-    count(char_len(text))
+/// The chars of `text` when they are at most `limit` (a negative limit: never).
+fn chars_at_most(text: &str, limit: i64) -> Option<i64> {
+    let limit = usize::try_from(limit).ok()?;
+    char_len_at_most(text, limit).map(count)
 }
 
 /// keel's fixed visual-evidence wording for one language (N4 table, N32).
@@ -361,8 +393,9 @@ mod tests {
             ) {
                 let all = collect_visual_evidence(&messages, Some(i64::MAX));
                 let some = collect_visual_evidence(&messages, Some(budget));
+                let chars = |s: &str| count(crate::text::char_len(s));
                 let cost: i64 = some.included.iter().map(|b| {
-                    char_count(&b.user_text) + char_count(&b.assistant_text) + 240
+                    chars(&b.user_text) + chars(&b.assistant_text) + 240
                 }).sum();
                 prop_assert!(cost <= budget.max(0));
                 // Every included block is one of the unbudgeted blocks, unchanged, in order.

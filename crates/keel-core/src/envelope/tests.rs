@@ -237,6 +237,17 @@ proptest! {
         );
         let line = env.render();
         prop_assert_eq!(&line, &notification_context(kind, &payload, with_language.then_some(&language)));
+        // The hand-written line is what serde writes for the wire struct.
+        let carried = EnvelopeLanguage::of(with_language.then_some(&language));
+        let by_serde = serde_json::to_string(&NotificationWire {
+            kind,
+            output_language: carried.output,
+            fallback_language: carried.fallback,
+            language_samples: &carried.samples,
+            payload: &payload,
+        })
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&line, &format!("{NOTIFICATION_PREFIX}{by_serde}"));
         let back = NotificationEnvelope::from_stored(id, &line)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(back.render(), line);

@@ -3,13 +3,13 @@
 
 use keel_core::Timestamp;
 use keel_core::compaction::{Compaction, Trigger};
-use rusqlite::{Connection, Transaction, params};
+use rusqlite::{Connection, params};
 
 use crate::StoreError;
 
 /// Records a round. That it follows the last one was checked when the write was applied
 /// (`RunRecord::apply`), against the round `read` returned in the same transaction.
-pub(super) fn insert(tx: &Transaction<'_>, run: &str, c: &Compaction) -> Result<(), StoreError> {
+pub(super) fn insert(tx: &Connection, run: &str, c: &Compaction) -> Result<(), StoreError> {
     let json = |value: serde_json::Result<String>| {
         value.map_err(|e| StoreError::Corrupt {
             run: run.to_string(),

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use keel_core::Timestamp;
-use rusqlite::{Transaction, params};
+use rusqlite::{Connection, params};
 
 use super::{SqliteStore, lease, read_head};
 use crate::{LeaseHolder, RunLeaseRecord, StoreError};
@@ -116,7 +116,7 @@ pub(super) fn delete_runs(
 
 /// `root` and the runs that are its tasks, theirs in turn, root first, each with its item
 /// count. A run that is not there is [`StoreError::RunNotFound`].
-fn family(tx: &Transaction<'_>, root: &str) -> Result<Vec<(String, u64)>, StoreError> {
+fn family(tx: &Connection, root: &str) -> Result<Vec<(String, u64)>, StoreError> {
     let head = read_head(tx, root)?;
     let mut out = vec![(head.id, head.next_seq)];
     let mut stmt = tx.prepare_cached(
@@ -143,7 +143,7 @@ fn family(tx: &Transaction<'_>, root: &str) -> Result<Vec<(String, u64)>, StoreE
 
 /// The first run of `family` another live process holds, and its lease.
 fn in_use(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     family: &[(String, u64)],
     holder: Option<&LeaseHolder>,
     now: Timestamp,
@@ -161,7 +161,7 @@ fn in_use(
 
 /// Every row of run `id`. Its items and compaction records are append-only but for this:
 /// the run is named in `run_deletions` for the length of the deletion (schema v6).
-fn delete_one(tx: &Transaction<'_>, id: &str) -> Result<(), StoreError> {
+fn delete_one(tx: &Connection, id: &str) -> Result<(), StoreError> {
     tx.prepare_cached("INSERT INTO run_deletions (run_id) VALUES (?1)")?
         .execute([id])?;
     for table in RUN_TABLES {
