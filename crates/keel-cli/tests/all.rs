@@ -19,6 +19,7 @@ mod notify;
 mod orphans;
 mod person;
 mod run;
+mod starter;
 mod runs;
 mod tasks;
 mod terminal;

