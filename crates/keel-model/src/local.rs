@@ -69,9 +69,14 @@ pub struct LocalSettings {
     pub workspace_limits: workspace::Limits,
 }
 
-/// The tools a small model is offered, of those the session has: keel's file tools and its
-/// shell. The others (background tasks, computer use, MCP servers' tools) need a capable model.
-pub const SMALL_MODEL_TOOLS: &[&str] = &["list_dir", "read_file", "write_file", "shell"];
+/// The tools a small model is offered, of those the session has: keel's file tools. The others
+/// (the shell, editing in place, background tasks, computer use, MCP servers' tools) need a
+/// capable model: a 135M model calls the shell for arithmetic.
+pub const SMALL_MODEL_TOOLS: &[&str] = &["list_dir", "read_file", "write_file", "search_files"];
+
+/// The longest answer of a small model, in tokens, unless `[model] max_tokens` says otherwise:
+/// its calls are short, and a long answer of a 135M model is a rambling one.
+pub const SMALL_MODEL_MAX_TOKENS: usize = 160;
 
 pub use self::protocol::{DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS};
 pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(60);
@@ -167,22 +172,40 @@ impl LocalModel {
     /// What narrows the next answer's grammar: the workspace's paths as they are now, the
     /// paths the user's latest message names, and the calls that just failed.
     fn session(&self, request: &ModelRequest) -> grammar::Session {
-        let named = request
-            .messages
-            .iter()
-            .rev()
-            .find(|m| m.role == Role::User)
-            .and_then(|m| m.content.as_deref())
-            .map(workspace::named_paths)
+        let last_user = request.messages.iter().rposition(|m| m.role == Role::User);
+        let asked = last_user
+            .and_then(|i| request.messages[i].content.as_deref())
             .unwrap_or_default();
+        let named = workspace::named_paths(asked);
+        // The calls since the user's latest message.
+        let done: Vec<ToolCall> = request.messages[last_user.map_or(0, |i| i + 1)..]
+            .iter()
+            .flat_map(|m| &m.tool_calls)
+            .map(|c| ToolCall {
+                id: c.id.clone(),
+                name: c.function.name.clone(),
+                arguments: serde_json::from_str(&c.function.arguments).unwrap_or(Value::Null),
+            })
+            .collect();
+        let workspace = self
+            .view
+            .workspace
+            .as_deref()
+            .map(|w| workspace::paths(w, self.settings.workspace_limits));
+        // A named file that exists, and nothing looked at yet: an answer now would be made up.
+        let require_tool = self.settings.small_prompt
+            && done.is_empty()
+            && workspace
+                .as_ref()
+                .is_some_and(|ws| named.iter().any(|n| ws.files.contains(n)));
         grammar::Session {
-            workspace: self
-                .view
-                .workspace
-                .as_deref()
-                .map(|w| workspace::paths(w, self.settings.workspace_limits)),
+            reply_as_tool: self.settings.small_prompt,
+            workspace,
+            words: workspace::search_words(asked),
             named,
             failed: self.view.failed_calls.clone(),
+            done,
+            require_tool,
         }
     }
 
@@ -438,6 +461,39 @@ fn answer_format(tools: &[ToolSpec]) -> String {
     text
 }
 
+/// A small model's answer without a tool, written as a call of [`grammar::REPLY_TOOL`]
+/// (`{"tool": "reply", "arguments": {"text": …}}`), as the reply text it is.
+fn reply_call_as_text(mut reply: ModelReply) -> ModelReply {
+    if let [only] = reply.tool_calls.as_slice()
+        && only.name == grammar::REPLY_TOOL
+    {
+        reply.text = only.arguments["text"].as_str().unwrap_or_default().to_string();
+        reply.tool_calls.clear();
+    }
+    reply
+}
+
+/// A small model's answer without a tool, cut off by `max_tokens`: the text it has, as a cut
+/// `{"reply": …}` keeps its text. (A cut-off call of a real tool is never guessed.)
+fn partial_reply_call(answer: &Answer) -> Option<ModelReply> {
+    if answer.finished {
+        return None;
+    }
+    let prefix = format!(
+        "{{\"tool\": \"{}\", \"arguments\": {{\"text\":",
+        grammar::REPLY_TOOL
+    );
+    let rest = answer.text.trim_start().strip_prefix(&prefix)?;
+    let partial = rest.trim_start().trim_start_matches('"');
+    // What there is of a JSON string, read as one (escapes undone); the last escape may be cut.
+    let text = serde_json::from_str::<String>(&format!("\"{partial}\""))
+        .unwrap_or_else(|_| partial.to_string());
+    Some(ModelReply {
+        text: format!("{text}…"),
+        ..ModelReply::default()
+    })
+}
+
 /// The model's answer (the `text` of the worker's answer line) as keel's reply. Public so the
 /// fuzz target (fuzz/) reads answers through it.
 pub fn parse_output(
@@ -571,7 +627,14 @@ impl Model for LocalModel {
                 )));
             }
         };
-        let mut reply = parse_output(&answer.text, answer.finished, self.settings.max_tokens)?;
+        let small = self.settings.small_prompt && !tools.is_empty();
+        let mut reply = match small.then(|| partial_reply_call(&answer)).flatten() {
+            Some(cut) => cut,
+            None => parse_output(&answer.text, answer.finished, self.settings.max_tokens)?,
+        };
+        if small {
+            reply = reply_call_as_text(reply);
+        }
         reply.usage = crate::Usage::from_counts(answer.prompt_tokens, answer.completion_tokens);
         for (i, call) in reply.tool_calls.iter_mut().enumerate() {
             call.id = format!("local_{}_{i}", answer.prompt_tokens.unwrap_or(0));

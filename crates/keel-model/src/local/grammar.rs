@@ -137,7 +137,7 @@ impl Rules {
 
 /// The grammar for a reply or one call of one of `tools`, from their schemas alone.
 pub fn for_tools(tools: &[ToolSpec]) -> String {
-    write(tools)
+    write(tools, false, true)
 }
 
 /// What a session narrows a grammar with, beyond the tools' schemas.
@@ -148,9 +148,26 @@ pub struct Session {
     pub workspace: Option<Workspace>,
     /// Paths the user's latest message names (a file to write may not exist yet).
     pub named: Vec<String>,
+    /// The words of the user's latest message a text to search for is picked from; empty:
+    /// any text.
+    pub words: Vec<String>,
     /// The previous step's calls that failed: none of them is admitted again as it was.
     pub failed: Vec<ToolCall>,
+    /// The calls made since the user's latest message: none is made again with the same
+    /// path or word (the same read gives the same result).
+    pub done: Vec<ToolCall>,
+    /// No answer without a tool this step (the user named a file that exists and nothing
+    /// has been looked at yet: an answer now could only be made up).
+    pub require_tool: bool,
+    /// The answer without a tool is written as a call of its own, [`REPLY_TOOL`], so the model
+    /// makes one choice among the tools and the answer (the small model's form), instead of
+    /// `{"reply": …}`.
+    pub reply_as_tool: bool,
 }
+
+/// The name of the answer without a tool when it is written as a call:
+/// `{"tool": "reply", "arguments": {"text": "…"}}`.
+pub const REPLY_TOOL: &str = "reply";
 
 /// The paths of a workspace, as [`super::workspace::paths`] lists them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -166,15 +183,18 @@ enum PathRole {
     File,
     /// A folder that exists, or `.` (`list_dir`).
     Folder,
-    /// A file to write: one that exists or one the user named (`write_file`).
+    /// A file to write: one the user named, when they named any (`write_file`).
     Target,
+    /// A text to look for: a word of the user's message (`search_files`).
+    Word,
 }
 
 fn path_role(tool: &str, key: &str) -> Option<PathRole> {
     match (tool, key) {
         ("read_file" | "edit_file", "path") => Some(PathRole::File),
-        ("list_dir", "path") => Some(PathRole::Folder),
+        ("list_dir" | "search_files", "path") => Some(PathRole::Folder),
         ("write_file", "path") => Some(PathRole::Target),
+        ("search_files", "text") => Some(PathRole::Word),
         _ => None,
     }
 }
@@ -196,6 +216,9 @@ pub struct Built {
 pub fn for_session(tools: &[ToolSpec], session: &Session) -> Built {
     let mut offered = Vec::new();
     'tools: for tool in tools {
+        if session.reply_as_tool && tool.name == REPLY_TOOL {
+            continue;
+        }
         let mut tool = tool.clone();
         let keys: Vec<String> = tool.parameters["properties"]
             .as_object()
@@ -210,29 +233,37 @@ pub fn for_session(tools: &[ToolSpec], session: &Session) -> Built {
                     Some(PathRole::Folder) => std::iter::once(".".to_string())
                         .chain(ws.dirs.iter().cloned())
                         .collect(),
-                    Some(PathRole::Target) => {
-                        let mut all = session.named.clone();
-                        all.extend(ws.files.iter().cloned());
-                        let mut seen = std::collections::HashSet::new();
-                        all.retain(|p| seen.insert(p.clone()));
-                        if all.is_empty() {
-                            continue;
-                        }
-                        all
-                    }
+                    Some(PathRole::Target) if session.named.is_empty() => continue,
+                    Some(PathRole::Target) => session.named.clone(),
+                    Some(PathRole::Word) if session.words.is_empty() => continue,
+                    Some(PathRole::Word) => session.words.clone(),
                 };
                 choices.push((key.clone(), listed));
             }
         }
-        for failed in session.failed.iter().filter(|c| c.name == tool.name) {
+        // A call made this turn, or one that just failed, is not admitted again as it was.
+        for (made, failed) in session
+            .done
+            .iter()
+            .map(|c| (c, false))
+            .chain(session.failed.iter().map(|c| (c, true)))
+            .filter(|(c, _)| c.name == tool.name)
+        {
             let mut narrowed = false;
             for (key, listed) in &mut choices {
-                if let Some(value) = failed.arguments.get(key.as_str()).and_then(Value::as_str) {
+                let value = match made.arguments.get(key.as_str()) {
+                    Some(Value::String(v)) => Some(v.as_str()),
+                    // A folder left out is the working directory.
+                    None if listed.first().is_some_and(|p| p == ".") => Some("."),
+                    _ => None,
+                };
+                if let Some(value) = value {
                     listed.retain(|p| p != value);
                     narrowed = true;
                 }
             }
-            if !narrowed {
+            // A failed call with no list of choices to narrow: its tool sits this step out.
+            if failed && !narrowed {
                 continue 'tools;
             }
         }
@@ -242,7 +273,9 @@ pub fn for_session(tools: &[ToolSpec], session: &Session) -> Built {
             .unwrap_or_default();
         for (key, listed) in choices {
             if listed.is_empty() {
-                if required.contains(&key) {
+                // A folder left out is the working directory, which is done too.
+                let folder = path_role(&tool.name, &key) == Some(PathRole::Folder);
+                if required.contains(&key) || folder {
                     continue 'tools;
                 }
                 if let Some(p) = tool.parameters["properties"].as_object_mut() {
@@ -255,18 +288,23 @@ pub fn for_session(tools: &[ToolSpec], session: &Session) -> Built {
         }
         offered.push(tool);
     }
+    let reply = !(session.require_tool && !offered.is_empty());
     Built {
-        grammar: write(&offered),
+        grammar: write(&offered, session.reply_as_tool, reply),
         tools: offered,
     }
 }
 
-fn write(tools: &[ToolSpec]) -> String {
+fn write(tools: &[ToolSpec], reply_as_tool: bool, reply: bool) -> String {
     let mut rules = Rules {
         rules: Vec::new(),
         next: 0,
     };
-    let mut alternatives = vec!["reply".to_string()];
+    let mut alternatives = if reply {
+        vec!["reply".to_string()]
+    } else {
+        Vec::new()
+    };
     let mut tool_rules = Vec::new();
     for (i, tool) in tools.iter().enumerate() {
         let args = rules.expr(&tool.parameters);
@@ -279,7 +317,16 @@ fn write(tools: &[ToolSpec]) -> String {
     }
     let mut out = vec![
         format!("root ::= {}", alternatives.join(" | ")),
-        format!("reply ::= {} ws string \"}}\"", literal("{\"reply\":")),
+        if reply_as_tool {
+            format!(
+                "reply ::= {} ws string \"}}}}\"",
+                literal(&format!(
+                    "{{\"tool\": \"{REPLY_TOOL}\", \"arguments\": {{\"text\":"
+                ))
+            )
+        } else {
+            format!("reply ::= {} ws string \"}}\"", literal("{\"reply\":"))
+        },
     ];
     out.extend(tool_rules);
     out.extend(rules.rules);
@@ -429,7 +476,7 @@ mod session {
     }
 
     #[test]
-    fn a_file_to_write_is_one_that_exists_or_one_the_user_named() -> Result<(), String> {
+    fn a_file_to_write_is_one_the_user_named() -> Result<(), String> {
         let session = Session {
             workspace: Some(Workspace {
                 files: vec!["a.txt".into()],
@@ -439,11 +486,18 @@ mod session {
             ..Session::default()
         };
         let g = Grammar::parse(&for_session(&tools(), &session).grammar)?;
-        for ok in ["a.txt", "hello.txt"] {
-            let args = format!(r#"{{"path": "{ok}", "content": "Hi"}}"#);
-            assert!(g.admits(&call("write_file", &args)), "{ok}");
+        assert!(g.admits(&call("write_file", r#"{"path": "hello.txt", "content": "Hi"}"#)));
+        for bad in ["a.txt", "other.txt"] {
+            let args = format!(r#"{{"path": "{bad}", "content": "Hi"}}"#);
+            assert!(!g.admits(&call("write_file", &args)), "{bad}");
         }
-        assert!(!g.admits(&call("write_file", r#"{"path": "other.txt", "content": "Hi"}"#)));
+        // Named nothing: a file to write is any name.
+        let free = Session {
+            named: vec![],
+            ..session
+        };
+        let g = Grammar::parse(&for_session(&tools(), &free).grammar)?;
+        assert!(g.admits(&call("write_file", r#"{"path": "other.txt", "content": "Hi"}"#)));
         Ok(())
     }
 
@@ -526,6 +580,95 @@ mod session {
             },
         );
         assert!(!built.tools.iter().any(|t| t.name == "read_file"));
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod turn {
+    use serde_json::json;
+
+    use super::*;
+    use crate::local::gbnf_check::Grammar;
+
+    fn spec(name: &str, properties: serde_json::Value, required: &[&str]) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            description: String::new(),
+            parameters: json!({"type": "object", "properties": properties, "required": required}),
+        }
+    }
+
+    fn tools() -> Vec<ToolSpec> {
+        vec![
+            spec("read_file", json!({"path": {"type": "string"}}), &["path"]),
+            spec("list_dir", json!({"path": {"type": "string"}}), &[]),
+            spec(
+                "search_files",
+                json!({"text": {"type": "string"}, "path": {"type": "string"}}),
+                &["text"],
+            ),
+        ]
+    }
+
+    fn made(name: &str, args: serde_json::Value) -> ToolCall {
+        ToolCall {
+            id: "c".into(),
+            name: name.into(),
+            arguments: args,
+        }
+    }
+
+    #[test]
+    fn what_was_done_this_turn_is_not_done_again_and_an_answer_can_be_required() -> Result<(), String> {
+        let session = Session {
+            workspace: Some(Workspace {
+                files: vec!["a.txt".into(), "b.txt".into()],
+                dirs: vec![],
+            }),
+            words: vec!["dentist".into(), "tuesday".into()],
+            reply_as_tool: true,
+            ..Session::default()
+        };
+        let g = Grammar::parse(&for_session(&tools(), &session).grammar)?;
+        let search = r#"{"tool": "search_files", "arguments": {"text": "dentist"}}"#;
+        assert!(g.admits(search));
+        // A word of the message, not any text.
+        assert!(!g.admits(r#"{"tool": "search_files", "arguments": {"text": "rent"}}"#));
+        assert!(g.admits(r#"{"tool": "reply", "arguments": {"text": "Hi."}}"#));
+        assert!(!g.admits(r#"{"reply": "Hi."}"#));
+
+        // Listed, searched and read already: none of it again.
+        let built = for_session(
+            &tools(),
+            &Session {
+                done: vec![
+                    made("list_dir", json!({})),
+                    made("search_files", json!({"text": "dentist"})),
+                    made("read_file", json!({"path": "a.txt"})),
+                ],
+                ..session.clone()
+            },
+        );
+        let g = Grammar::parse(&built.grammar)?;
+        assert!(!built.tools.iter().any(|t| t.name == "list_dir"));
+        assert!(!g.admits(search));
+        assert!(!g.admits(r#"{"tool": "read_file", "arguments": {"path": "a.txt"}}"#));
+        assert!(g.admits(r#"{"tool": "read_file", "arguments": {"path": "b.txt"}}"#));
+
+        // Required to look first: no answer without a tool.
+        let g = Grammar::parse(
+            &for_session(
+                &tools(),
+                &Session {
+                    require_tool: true,
+                    ..session
+                },
+            )
+            .grammar,
+        )?;
+        assert!(!g.admits(r#"{"tool": "reply", "arguments": {"text": "Hi."}}"#));
+        assert!(g.admits(r#"{"tool": "read_file", "arguments": {"path": "b.txt"}}"#));
         Ok(())
     }
 }

@@ -25,8 +25,12 @@ fn call(tool: &str, arguments: &str) -> String {
     format!("{{\"tool\": \"{tool}\", \"arguments\": {arguments}}}")
 }
 
+/// An answer without a tool, in the form the small model's grammar holds it to.
 fn reply(text: &str) -> String {
-    serde_json::json!({ "reply": text }).to_string().replace("\":\"", "\": \"")
+    call(
+        super::grammar::REPLY_TOOL,
+        &format!("{{\"text\": {}}}", serde_json::Value::from(text)),
+    )
 }
 
 /// One line per tool: what it does and how a call of it looks.
@@ -47,6 +51,10 @@ fn tool_lines(tools: &[ToolSpec]) -> String {
         };
         out.push_str(&format!("- {} {example}\n", t.description.trim()));
     }
+    out.push_str(&format!(
+        "- Answer the user, when you know the answer or need no tool. {}\n",
+        reply("ANSWER")
+    ));
     out
 }
 
@@ -66,36 +74,51 @@ fn files_line(session: &Session) -> String {
 }
 
 /// Worked examples, one per kind of step the model takes: a call, its result, the answer; and an
-/// answer without a tool. Only for tools on offer.
+/// answer without a tool. Only for tools on offer; their files are not the workspace's.
 fn examples(tools: &[ToolSpec]) -> Vec<Message> {
     let has = |name: &str| tools.iter().any(|t| t.name == name);
     let mut out = Vec::new();
+    let mut step = |task: &str, tool: &str, args: &str, result: &str, answer: &str| {
+        out.push(message("user", task));
+        out.push(message("assistant", call(tool, args)));
+        out.push(message("user", format!("Result of {tool}:\n{result}")));
+        out.push(message("assistant", reply(answer)));
+    };
     if has("list_dir") {
-        out.push(message("user", "What files are in this folder?"));
-        out.push(message(
-            "assistant",
-            call("list_dir", r#"{"path": "."}"#),
-        ));
-        out.push(message("user", "Result of list_dir:\nnotes.txt\nplan.md"));
-        out.push(message(
-            "assistant",
-            reply("The folder has two files: notes.txt and plan.md."),
-        ));
+        step(
+            "Show me the files here.",
+            "list_dir",
+            r#"{"path": "."}"#,
+            "notes.txt\nplan.md",
+            "The folder has two files: notes.txt and plan.md.",
+        );
     }
     if has("read_file") {
-        out.push(message("user", "When is the meeting? See plan.md."));
-        out.push(message(
-            "assistant",
-            call("read_file", r#"{"path": "plan.md"}"#),
-        ));
-        out.push(message(
-            "user",
-            "Result of read_file:\nThe meeting is on Friday at 10.",
-        ));
-        out.push(message(
-            "assistant",
-            reply("The meeting is on Friday at 10."),
-        ));
+        step(
+            "When is the meeting? See plan.md.",
+            "read_file",
+            r#"{"path": "plan.md"}"#,
+            "The meeting is on Friday at 10.",
+            "The meeting is on Friday at 10.",
+        );
+    }
+    if has("write_file") {
+        step(
+            "Put the text see you soon in note.txt",
+            "write_file",
+            r#"{"path": "note.txt", "content": "see you soon"}"#,
+            "wrote 12 bytes to note.txt",
+            "I wrote see you soon to note.txt.",
+        );
+    }
+    if has("search_files") {
+        step(
+            "Which file talks about apples?",
+            "search_files",
+            r#"{"text": "apples"}"#,
+            "fruit.txt",
+            "fruit.txt talks about apples.",
+        );
     }
     out.push(message("user", "What is the capital of France?"));
     out.push(message("assistant", reply("The capital of France is Paris.")));
@@ -106,16 +129,14 @@ fn examples(tools: &[ToolSpec]) -> Vec<Message> {
 /// were errors (the session's failed calls).
 pub fn small(request: &ModelRequest, tools: &[ToolSpec], session: &Session) -> Vec<Message> {
     let mut system = String::from(
-        "You are a helpful assistant working in a folder of files. Answer with one JSON \
-         object. To use a tool, write {\"tool\": NAME, \"arguments\": {...}}. To answer the \
-         user, write {\"reply\": \"...\"}.\n",
+        "You are a helpful assistant working in a folder of files. Each time, write one JSON \
+         object that picks one of these tools:\n",
     );
-    if !tools.is_empty() {
-        system.push_str("Tools:\n");
-        system.push_str(&tool_lines(tools));
-    }
+    system.push_str(&tool_lines(tools));
     system.push_str(&files_line(session));
-    system.push_str("Use a tool only when you need it. When you know the answer, reply.");
+    system.push_str(
+        "To answer about a file, read it first. After a tool's result, reply with the answer.",
+    );
     let mut out = vec![message("system", system)];
     out.extend(examples(tools));
     // The conversation: each call's name by its id, so a result says which tool it came from.

@@ -89,6 +89,8 @@ pub fn named_paths(text: &str) -> Vec<String> {
         let Some((stem, ext)) = word.rsplit_once('.') else {
             continue;
         };
+        // A dot-file (`.env`) is named by its name alone.
+        let stem = if stem.is_empty() { ext } else { stem };
         let ok = !stem.is_empty()
             && !stem.ends_with('/')
             && (1..=8).contains(&ext.len())
@@ -97,7 +99,8 @@ pub fn named_paths(text: &str) -> Vec<String> {
             && word
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c))
-            && !word.starts_with(['/', '-', '.'])
+            && !word.starts_with(['/', '-'])
+            && !word.starts_with("./")
             && !word.split('/').any(|part| part == ".." || part.is_empty());
         if ok && !out.iter().any(|w| w == word) && out.len() < 8 {
             out.push(word.to_string());
@@ -118,6 +121,9 @@ mod tests {
         );
         assert!(named_paths("Read /etc/passwd.txt and ../up.txt or 3.14").is_empty());
         assert!(named_paths("List the files in this folder.").is_empty());
+        // A dot-file is a name the user may give; the gate decides what may be done with it.
+        assert_eq!(named_paths("Put KEY=1 in .env please"), vec![".env"]);
+        assert!(named_paths("Read ./x.txt or .. or .").is_empty());
     }
 
     #[test]
@@ -141,4 +147,26 @@ mod tests {
         assert_eq!(few.files.len() + few.dirs.len(), 2);
         Ok(())
     }
+}
+
+/// Words a text to search for may be: those of `text` with three letters or more, lower-case,
+/// less the words that ask rather than name (`which`, `file`, `mentions`, …), at most sixteen.
+pub fn search_words(text: &str) -> Vec<String> {
+    const ASKING: &[&str] = &[
+        "which", "what", "where", "when", "who", "how", "the", "and", "file", "files", "folder",
+        "mention", "mentions", "mentioned", "contain", "contains", "say", "says", "talk",
+        "talks", "about", "this", "that", "there", "here", "does", "any", "find", "word", "with",
+    ];
+    let mut out: Vec<String> = Vec::new();
+    for word in text.split(|c: char| !c.is_alphanumeric()) {
+        let word = word.to_lowercase();
+        if word.chars().count() >= 3
+            && !ASKING.contains(&word.as_str())
+            && !out.contains(&word)
+            && out.len() < 16
+        {
+            out.push(word);
+        }
+    }
+    out
 }
