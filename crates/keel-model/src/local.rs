@@ -192,14 +192,22 @@ impl LocalModel {
             .workspace
             .as_deref()
             .map(|w| workspace::paths(w, self.settings.workspace_limits));
-        // A named file that exists, and nothing looked at yet: an answer now would be made up.
-        let require_tool = self.settings.small_prompt
-            && done.is_empty()
-            && workspace
-                .as_ref()
-                .is_some_and(|ws| named.iter().any(|n| ws.files.contains(n)));
+        // The message is about the workspace (it names a file, or speaks of files or the
+        // folder) and nothing was done yet: an answer now would be made up.
+        let about_files = !named.is_empty()
+            || workspace::words_of(asked).iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "file" | "files" | "folder" | "folders" | "directory" | "here"
+                )
+            });
+        let require_tool = self.settings.small_prompt && done.is_empty() && about_files;
+        let small = self.settings.small_prompt;
         grammar::Session {
-            reply_as_tool: self.settings.small_prompt,
+            reply_as_tool: small,
+            fit_message: small,
+            short_strings: small,
+            asks_to_write: workspace::asks_to_write(asked),
             workspace,
             words: workspace::search_words(asked),
             named,

@@ -14,6 +14,7 @@ enum Node {
     Opt(Box<Node>),
     Star(Box<Node>),
     Plus(Box<Node>),
+    Repeat(Box<Node>, usize, usize),
 }
 
 pub struct Grammar {
@@ -157,6 +158,18 @@ impl Parser<'_> {
                     self.at += 1;
                     Node::Plus(Box::new(atom))
                 }
+                Some('{') => {
+                    let close = self.chars[self.at..]
+                        .iter()
+                        .position(|&c| c == '}')
+                        .ok_or("open {")?;
+                    let inside: String = self.chars[self.at + 1..self.at + close].iter().collect();
+                    self.at += close + 1;
+                    let (lo, hi) = inside.split_once(',').unwrap_or((&inside, &inside));
+                    let lo = lo.trim().parse().map_err(|_| format!("bad {{{inside}}}"))?;
+                    let hi = hi.trim().parse().map_err(|_| format!("bad {{{inside}}}"))?;
+                    Node::Repeat(Box::new(atom), lo, hi)
+                }
                 _ => atom,
             };
             items.push(atom);
@@ -238,6 +251,21 @@ impl Grammar {
             Node::Opt(inner) => {
                 out.insert(at);
                 out.extend(self.ends(inner, s, at));
+            }
+            Node::Repeat(inner, lo, hi) => {
+                let mut frontier = BTreeSet::from([at]);
+                for n in 0..=*hi {
+                    if n >= *lo {
+                        out.extend(frontier.iter().copied());
+                    }
+                    if n == *hi || frontier.is_empty() {
+                        break;
+                    }
+                    frontier = frontier
+                        .iter()
+                        .flat_map(|&p| self.ends(inner, s, p))
+                        .collect();
+                }
             }
             Node::Star(inner) | Node::Plus(inner) => {
                 let mut frontier = if matches!(node, Node::Plus(_)) {

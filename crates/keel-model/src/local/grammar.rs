@@ -16,6 +16,14 @@ use crate::ToolSpec;
 /// GBNF for a JSON string: printable characters and JSON escapes.
 const STRING: &str = r#"string ::= "\"" ( [^"\\\x7F\x00-\x1F] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] ) )* "\"""#;
 
+/// A JSON string of at most [`SHORT_STRING`] characters (escapes count as one): the small
+/// model's strings, so a rambling answer still closes its object within `max_tokens`.
+const SHORT: &str = r#"string ::= "\"" char{0,SHORT_STRING} "\""
+char ::= [^"\\\x7F\x00-\x1F] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] )"#;
+
+/// The longest string a small model writes, in characters.
+pub const SHORT_STRING: usize = 240;
+
 const COMMON: &str = r#"ws ::= [ ]?
 integer ::= "-"? ( "0" | [1-9] [0-9]* )
 number ::= "-"? ( "0" | [1-9] [0-9]* ) ( "." [0-9]+ )? ( [eE] [-+]? [0-9]+ )?
@@ -156,9 +164,18 @@ pub struct Session {
     /// The calls made since the user's latest message: none is made again with the same
     /// path or word (the same read gives the same result).
     pub done: Vec<ToolCall>,
-    /// No answer without a tool this step (the user named a file that exists and nothing
-    /// has been looked at yet: an answer now could only be made up).
+    /// No answer without a tool this step (the user named a file and nothing has been done
+    /// yet: an answer now could only be made up).
     pub require_tool: bool,
+    /// Strings of at most [`SHORT_STRING`] characters (the small model's).
+    pub short_strings: bool,
+    /// Whether the user's message asks for a file to be written (`write`, `save`, `create`…):
+    /// only then is a named file that exists a file to write (with `fit_message`).
+    pub asks_to_write: bool,
+    /// Only the tools that fit the user's message (the small model's choice): when it names
+    /// files, the tools that act on those files (read one that exists, write one), not a
+    /// listing or a search; when it names none, no file is written.
+    pub fit_message: bool,
     /// The answer without a tool is written as a call of its own, [`REPLY_TOOL`], so the model
     /// makes one choice among the tools and the answer (the small model's form), instead of
     /// `{"reply": …}`.
@@ -227,13 +244,41 @@ pub fn for_session(tools: &[ToolSpec], session: &Session) -> Built {
         let mut choices: Vec<(String, Vec<String>)> = Vec::new();
         if let Some(ws) = &session.workspace {
             for key in &keys {
+                let named_files: Vec<String> = session
+                    .named
+                    .iter()
+                    .filter(|n| ws.files.contains(n))
+                    .cloned()
+                    .collect();
                 let listed: Vec<String> = match path_role(&tool.name, key) {
                     None => continue,
+                    // The files the user named, when they named some that exist.
+                    Some(PathRole::File) if session.fit_message && !session.named.is_empty() => {
+                        named_files
+                    }
                     Some(PathRole::File) => ws.files.clone(),
+                    Some(PathRole::Folder | PathRole::Word)
+                        if session.fit_message && !session.named.is_empty() =>
+                    {
+                        continue 'tools;
+                    }
+                    Some(PathRole::Target) if session.fit_message && session.named.is_empty() => {
+                        continue 'tools;
+                    }
                     Some(PathRole::Folder) => std::iter::once(".".to_string())
                         .chain(ws.dirs.iter().cloned())
                         .collect(),
                     Some(PathRole::Target) if session.named.is_empty() => continue,
+                    // A named file that exists is only overwritten when the message asks for
+                    // a write: "Read trip.txt" must not end with trip.txt replaced.
+                    Some(PathRole::Target) if session.fit_message && !session.asks_to_write => {
+                        session
+                            .named
+                            .iter()
+                            .filter(|n| !ws.files.contains(n))
+                            .cloned()
+                            .collect()
+                    }
                     Some(PathRole::Target) => session.named.clone(),
                     Some(PathRole::Word) if session.words.is_empty() => continue,
                     Some(PathRole::Word) => session.words.clone(),
@@ -288,9 +333,25 @@ pub fn for_session(tools: &[ToolSpec], session: &Session) -> Built {
         }
         offered.push(tool);
     }
+    // The small model's turn is a call and its answer: once a call went through, with no
+    // named file left to act on, what is left is the answer.
+    let progressed = session
+        .done
+        .iter()
+        .any(|d| !session.failed.iter().any(|f| f.id == d.id));
+    if session.fit_message && session.named.is_empty() && progressed {
+        offered.clear();
+    }
     let reply = !(session.require_tool && !offered.is_empty());
+    let mut grammar = write(&offered, session.reply_as_tool, reply);
+    if session.short_strings {
+        grammar = grammar.replace(
+            STRING,
+            &SHORT.replace("SHORT_STRING", &SHORT_STRING.to_string()),
+        );
+    }
     Built {
-        grammar: write(&offered, session.reply_as_tool, reply),
+        grammar,
         tools: offered,
     }
 }

@@ -73,55 +73,106 @@ fn files_line(session: &Session) -> String {
     }
 }
 
-/// Worked examples, one per kind of step the model takes: a call, its result, the answer; and an
-/// answer without a tool. Only for tools on offer; their files are not the workspace's.
-fn examples(tools: &[ToolSpec]) -> Vec<Message> {
-    let has = |name: &str| tools.iter().any(|t| t.name == name);
-    let mut out = Vec::new();
-    let mut step = |task: &str, tool: &str, args: &str, result: &str, answer: &str| {
-        out.push(message("user", task));
-        out.push(message("assistant", call(tool, args)));
-        out.push(message("user", format!("Result of {tool}:\n{result}")));
-        out.push(message("assistant", reply(answer)));
-    };
-    if has("list_dir") {
-        step(
-            "Show me the files here.",
-            "list_dir",
-            r#"{"path": "."}"#,
-            "notes.txt\nplan.md",
-            "The folder has two files: notes.txt and plan.md.",
-        );
-    }
-    if has("read_file") {
-        step(
-            "When is the meeting? See plan.md.",
+/// A worked example: a task, the call that serves it (none: answered at once), the call's
+/// result, the answer.
+struct Example {
+    task: &'static str,
+    call: Option<(&'static str, &'static str, &'static str)>,
+    answer: &'static str,
+}
+
+/// The examples to pick from: one or two per kind of step. Their files are not the
+/// workspace's.
+const EXAMPLES: &[Example] = &[
+    Example {
+        task: "Show me the files in this folder.",
+        call: Some(("list_dir", r#"{"path": "."}"#, "notes.txt\nplan.md")),
+        answer: "The folder has two files: notes.txt and plan.md.",
+    },
+    Example {
+        task: "When is the meeting? Look in plan.md.",
+        call: Some((
             "read_file",
             r#"{"path": "plan.md"}"#,
             "The meeting is on Friday at 10.",
-            "The meeting is on Friday at 10.",
-        );
-    }
-    if has("write_file") {
-        step(
-            "Put the text see you soon in note.txt",
+        )),
+        answer: "The meeting is on Friday at 10.",
+    },
+    Example {
+        task: "What colour is the car in notes.txt?",
+        call: Some((
+            "read_file",
+            r#"{"path": "notes.txt"}"#,
+            "Our new car is red.",
+        )),
+        answer: "The car is red.",
+    },
+    Example {
+        task: "Write the text see you soon to note.txt",
+        call: Some((
             "write_file",
             r#"{"path": "note.txt", "content": "see you soon"}"#,
             "wrote 12 bytes to note.txt",
-            "I wrote see you soon to note.txt.",
-        );
+        )),
+        answer: "I wrote see you soon to note.txt.",
+    },
+    Example {
+        task: "Which file mentions apples?",
+        call: Some(("search_files", r#"{"text": "apples"}"#, "fruit.txt")),
+        answer: "fruit.txt mentions apples.",
+    },
+    Example {
+        task: "What is the capital of France?",
+        call: None,
+        answer: "The capital of France is Paris.",
+    },
+    Example {
+        task: "What is 10 minus 3?",
+        call: None,
+        answer: "10 minus 3 is 7.",
+    },
+    Example {
+        task: "How many legs does a cat have?",
+        call: None,
+        answer: "A cat has four legs.",
+    },
+];
+
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// The two examples most like `asked` (by the words they share) whose tool is on offer, the
+/// most alike last, nearest the user's message; ties go to the earlier example.
+fn examples(tools: &[ToolSpec], asked: &str) -> Vec<Message> {
+    let asked = words(asked);
+    let mut scored: Vec<(usize, usize)> = EXAMPLES
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| {
+            e.call
+                .is_none_or(|(tool, _, _)| tools.iter().any(|t| t.name == tool))
+        })
+        .map(|(i, e)| {
+            let mine = words(e.task);
+            (asked.iter().filter(|w| mine.contains(w)).count(), i)
+        })
+        .collect();
+    // Most alike first; a tie keeps the earlier example.
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut out = Vec::new();
+    for &(_, i) in scored.iter().take(2).rev() {
+        let e = &EXAMPLES[i];
+        out.push(message("user", e.task));
+        if let Some((tool, args, result)) = e.call {
+            out.push(message("assistant", call(tool, args)));
+            out.push(message("user", format!("Result of {tool}:\n{result}")));
+        }
+        out.push(message("assistant", reply(e.answer)));
     }
-    if has("search_files") {
-        step(
-            "Which file talks about apples?",
-            "search_files",
-            r#"{"text": "apples"}"#,
-            "fruit.txt",
-            "fruit.txt talks about apples.",
-        );
-    }
-    out.push(message("user", "What is the capital of France?"));
-    out.push(message("assistant", reply("The capital of France is Paris.")));
     out
 }
 
@@ -138,7 +189,14 @@ pub fn small(request: &ModelRequest, tools: &[ToolSpec], session: &Session) -> V
         "To answer about a file, read it first. After a tool's result, reply with the answer.",
     );
     let mut out = vec![message("system", system)];
-    out.extend(examples(tools));
+    let asked = request
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::User)
+        .and_then(|m| m.content.as_deref())
+        .unwrap_or_default();
+    out.extend(examples(tools, asked));
     // The conversation: each call's name by its id, so a result says which tool it came from.
     let mut names: Vec<(String, String)> = Vec::new();
     for m in &request.messages {

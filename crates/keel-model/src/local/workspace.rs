@@ -170,3 +170,20 @@ pub fn search_words(text: &str) -> Vec<String> {
     }
     out
 }
+
+/// The words of `text`, lower-case.
+pub fn words_of(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether `text` asks for a file to be written: one of its words is a verb of writing.
+pub fn asks_to_write(text: &str) -> bool {
+    const WRITING: &[&str] = &[
+        "write", "save", "create", "put", "store", "add", "append", "overwrite", "replace",
+        "change", "update", "edit", "set", "make", "record", "note",
+    ];
+    words_of(text).iter().any(|w| WRITING.contains(&w.as_str()))
+}
