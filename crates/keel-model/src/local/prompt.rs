@@ -127,11 +127,6 @@ const EXAMPLES: &[Example] = &[
         answer: "The capital of France is Paris.",
     },
     Example {
-        task: "What is 10 minus 3?",
-        call: None,
-        answer: "10 minus 3 is 7.",
-    },
-    Example {
         task: "How many legs does a cat have?",
         call: None,
         answer: "A cat has four legs.",
@@ -145,16 +140,19 @@ fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The two examples most like `asked` (by the words they share) whose tool is on offer, the
-/// most alike last, nearest the user's message; ties go to the earlier example.
-fn examples(tools: &[ToolSpec], asked: &str) -> Vec<Message> {
+/// The two examples most like `asked` (by the words they share), the most alike last, nearest
+/// the user's message; ties go to the earlier example. Before any call of the turn, examples
+/// whose tool is on offer or that need none; once `called` was made, examples of that tool:
+/// the step the model is at is answering from its result.
+fn examples(tools: &[ToolSpec], asked: &str, called: Option<&str>) -> Vec<Message> {
     let asked = words(asked);
     let mut scored: Vec<(usize, usize)> = EXAMPLES
         .iter()
         .enumerate()
-        .filter(|(_, e)| {
-            e.call
-                .is_none_or(|(tool, _, _)| tools.iter().any(|t| t.name == tool))
+        .filter(|(_, e)| match (called, e.call) {
+            (Some(called), Some((tool, _, _))) => tool == called,
+            (Some(_), None) => false,
+            (None, call) => call.is_none_or(|(tool, _, _)| tools.iter().any(|t| t.name == tool)),
         })
         .map(|(i, e)| {
             let mine = words(e.task);
@@ -196,7 +194,13 @@ pub fn small(request: &ModelRequest, tools: &[ToolSpec], session: &Session) -> V
         .find(|m| m.role == Role::User)
         .and_then(|m| m.content.as_deref())
         .unwrap_or_default();
-    out.extend(examples(tools, asked));
+    let last_user = request.messages.iter().rposition(|m| m.role == Role::User);
+    let called = request.messages[last_user.map_or(0, |i| i + 1)..]
+        .iter()
+        .flat_map(|m| &m.tool_calls)
+        .next_back()
+        .map(|c| c.function.name.as_str());
+    out.extend(examples(tools, asked, called));
     // The conversation: each call's name by its id, so a result says which tool it came from.
     let mut names: Vec<(String, String)> = Vec::new();
     for m in &request.messages {
