@@ -70,7 +70,10 @@ fn local_model(spec: &str, config: &Config, notices: &Notices) -> Result<LocalMo
     }
     // The embedded model is a 135M one, wherever its file lies: it gets the prompt made for a
     // small model.
-    let embedded = s.model.file_name().is_some_and(|n| n == local::EMBEDDED_FILE);
+    let embedded = s
+        .model
+        .file_name()
+        .is_some_and(|n| n == local::EMBEDDED_FILE);
     s.small_prompt = m.small_prompt.unwrap_or(embedded);
     if s.small_prompt && m.max_tokens.is_none() {
         s.max_tokens = local::SMALL_MODEL_MAX_TOKENS;

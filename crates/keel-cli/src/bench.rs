@@ -115,7 +115,13 @@ fn judge(task: &Task, dir: &Path, answer: &str, calls: &[(String, String)]) -> V
 }
 
 /// Runs one task in a scratch folder under `root`, its run stored in `db`.
-fn run_one(config: &Config, db: &Path, root: &Path, task: &Task, options: &Options) -> Result<Outcome> {
+fn run_one(
+    config: &Config,
+    db: &Path,
+    root: &Path,
+    task: &Task,
+    options: &Options,
+) -> Result<Outcome> {
     let dir = root.join(&task.id);
     std::fs::create_dir_all(&dir)?;
     for (name, text) in &task.files {
@@ -212,7 +218,11 @@ pub fn line(o: &Outcome) -> String {
         o.kind,
         o.steps,
         o.seconds,
-        o.answer.chars().take(100).collect::<String>().replace('\n', " ")
+        o.answer
+            .chars()
+            .take(100)
+            .collect::<String>()
+            .replace('\n', " ")
     );
     for c in &o.calls {
         text.push_str(&format!("\n     call {c}"));

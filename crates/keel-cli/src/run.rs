@@ -369,9 +369,7 @@ fn report_end(s: &Session, run: &str, end: Option<keel_runtime::agent::TurnEnd>)
         .as_ref()
         .is_some_and(|e| e.hit_step_limit || e.stalled || e.final_text.trim().is_empty());
     if gave_up && keel_app::models::is_embedded(&s.model_spec) {
-        let task = s
-            .last_user_text(run)
-            .unwrap_or_else(|| "TASK".to_string());
+        let task = s.last_user_text(run).unwrap_or_else(|| "TASK".to_string());
         out::say(&keel_app::models::capable_model_hint(&task));
     }
     if let Some(used) = end.as_ref().and_then(|e| e.usage) {

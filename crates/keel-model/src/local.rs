@@ -475,7 +475,10 @@ fn reply_call_as_text(mut reply: ModelReply) -> ModelReply {
     if let [only] = reply.tool_calls.as_slice()
         && only.name == grammar::REPLY_TOOL
     {
-        reply.text = only.arguments["text"].as_str().unwrap_or_default().to_string();
+        reply.text = only.arguments["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         reply.tool_calls.clear();
     }
     reply

@@ -7,7 +7,10 @@ use std::collections::{BTreeSet, HashMap};
 #[derive(Clone, Debug)]
 enum Node {
     Literal(Vec<char>),
-    Class { negated: bool, ranges: Vec<(char, char)> },
+    Class {
+        negated: bool,
+        ranges: Vec<(char, char)>,
+    },
     Rule(String),
     Seq(Vec<Node>),
     Alt(Vec<Node>),
@@ -84,7 +87,9 @@ impl Parser<'_> {
                     self.at += 1;
                     let mut text = Vec::new();
                     loop {
-                        let c = self.peek().ok_or_else(|| format!("open literal: {}", self.line))?;
+                        let c = self
+                            .peek()
+                            .ok_or_else(|| format!("open literal: {}", self.line))?;
                         self.at += 1;
                         match c {
                             '"' => break,
@@ -102,7 +107,9 @@ impl Parser<'_> {
                     }
                     let mut ranges = Vec::new();
                     loop {
-                        let c = self.peek().ok_or_else(|| format!("open class: {}", self.line))?;
+                        let c = self
+                            .peek()
+                            .ok_or_else(|| format!("open class: {}", self.line))?;
                         self.at += 1;
                         let low = match c {
                             ']' => break,

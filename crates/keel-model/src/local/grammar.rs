@@ -314,7 +314,12 @@ pub fn for_session(tools: &[ToolSpec], session: &Session) -> Built {
         }
         let required: Vec<String> = tool.parameters["required"]
             .as_array()
-            .map(|r| r.iter().filter_map(Value::as_str).map(String::from).collect())
+            .map(|r| {
+                r.iter()
+                    .filter_map(Value::as_str)
+                    .map(String::from)
+                    .collect()
+            })
             .unwrap_or_default();
         for (key, listed) in choices {
             if listed.is_empty() {
@@ -515,17 +520,33 @@ mod session {
         let g = Grammar::parse(&built.grammar)?;
         // The files that exist, and only they, for a file to read.
         for ok in ["notes.txt", "src/main.rs"] {
-            assert!(g.admits(&call("read_file", &format!(r#"{{"path": "{ok}"}}"#))), "{ok}");
+            assert!(
+                g.admits(&call("read_file", &format!(r#"{{"path": "{ok}"}}"#))),
+                "{ok}"
+            );
         }
-        for bad in ["list_dir", "missing.txt", "src", ".", "/etc/passwd", "notes.txt "] {
-            assert!(!g.admits(&call("read_file", &format!(r#"{{"path": "{bad}"}}"#))), "{bad}");
+        for bad in [
+            "list_dir",
+            "missing.txt",
+            "src",
+            ".",
+            "/etc/passwd",
+            "notes.txt ",
+        ] {
+            assert!(
+                !g.admits(&call("read_file", &format!(r#"{{"path": "{bad}"}}"#))),
+                "{bad}"
+            );
         }
         // The folders that exist, and `.`, for a folder to list (or none: its default).
         for ok in [r#"{"path": "."}"#, r#"{"path": "src"}"#, "{}"] {
             assert!(g.admits(&call("list_dir", ok)), "{ok}");
         }
         for bad in ["list_dir", "notes.txt", "src/", "..", "/"] {
-            assert!(!g.admits(&call("list_dir", &format!(r#"{{"path": "{bad}"}}"#))), "{bad}");
+            assert!(
+                !g.admits(&call("list_dir", &format!(r#"{{"path": "{bad}"}}"#))),
+                "{bad}"
+            );
         }
         // A reply needs no tool; a tool keel does not offer is no answer.
         assert!(g.admits(r#"{"reply": "There are two files."}"#));
@@ -547,7 +568,10 @@ mod session {
             ..Session::default()
         };
         let g = Grammar::parse(&for_session(&tools(), &session).grammar)?;
-        assert!(g.admits(&call("write_file", r#"{"path": "hello.txt", "content": "Hi"}"#)));
+        assert!(g.admits(&call(
+            "write_file",
+            r#"{"path": "hello.txt", "content": "Hi"}"#
+        )));
         for bad in ["a.txt", "other.txt"] {
             let args = format!(r#"{{"path": "{bad}", "content": "Hi"}}"#);
             assert!(!g.admits(&call("write_file", &args)), "{bad}");
@@ -558,7 +582,10 @@ mod session {
             ..session
         };
         let g = Grammar::parse(&for_session(&tools(), &free).grammar)?;
-        assert!(g.admits(&call("write_file", r#"{"path": "other.txt", "content": "Hi"}"#)));
+        assert!(g.admits(&call(
+            "write_file",
+            r#"{"path": "other.txt", "content": "Hi"}"#
+        )));
         Ok(())
     }
 
@@ -681,7 +708,8 @@ mod turn {
     }
 
     #[test]
-    fn what_was_done_this_turn_is_not_done_again_and_an_answer_can_be_required() -> Result<(), String> {
+    fn what_was_done_this_turn_is_not_done_again_and_an_answer_can_be_required()
+    -> Result<(), String> {
         let session = Session {
             workspace: Some(Workspace {
                 files: vec!["a.txt".into(), "b.txt".into()],

@@ -153,9 +153,36 @@ mod tests {
 /// less the words that ask rather than name (`which`, `file`, `mentions`, …), at most sixteen.
 pub fn search_words(text: &str) -> Vec<String> {
     const ASKING: &[&str] = &[
-        "which", "what", "where", "when", "who", "how", "the", "and", "file", "files", "folder",
-        "mention", "mentions", "mentioned", "contain", "contains", "say", "says", "talk",
-        "talks", "about", "this", "that", "there", "here", "does", "any", "find", "word", "with",
+        "which",
+        "what",
+        "where",
+        "when",
+        "who",
+        "how",
+        "the",
+        "and",
+        "file",
+        "files",
+        "folder",
+        "mention",
+        "mentions",
+        "mentioned",
+        "contain",
+        "contains",
+        "say",
+        "says",
+        "talk",
+        "talks",
+        "about",
+        "this",
+        "that",
+        "there",
+        "here",
+        "does",
+        "any",
+        "find",
+        "word",
+        "with",
     ];
     let mut out: Vec<String> = Vec::new();
     for word in text.split(|c: char| !c.is_alphanumeric()) {
@@ -182,8 +209,22 @@ pub fn words_of(text: &str) -> Vec<String> {
 /// Whether `text` asks for a file to be written: one of its words is a verb of writing.
 pub fn asks_to_write(text: &str) -> bool {
     const WRITING: &[&str] = &[
-        "write", "save", "create", "put", "store", "add", "append", "overwrite", "replace",
-        "change", "update", "edit", "set", "make", "record", "note",
+        "write",
+        "save",
+        "create",
+        "put",
+        "store",
+        "add",
+        "append",
+        "overwrite",
+        "replace",
+        "change",
+        "update",
+        "edit",
+        "set",
+        "make",
+        "record",
+        "note",
     ];
     words_of(text).iter().any(|w| WRITING.contains(&w.as_str()))
 }

@@ -82,7 +82,10 @@ impl Tool for SearchFiles {
             level = next;
         }
         let mut out = if found.is_empty() {
-            format!("no file contains {:?}", args["text"].as_str().unwrap_or_default())
+            format!(
+                "no file contains {:?}",
+                args["text"].as_str().unwrap_or_default()
+            )
         } else {
             found.join("\n")
         };

@@ -279,15 +279,27 @@ fn search_files_names_the_files_that_contain_a_text() {
         (".hidden.txt", "dentist"),
     ] {
         let path = d.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap_or(d.path())).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(path.parent().unwrap_or(d.path()))
+            .unwrap_or_else(|e| panic!("{e}"));
         std::fs::write(path, text).unwrap_or_else(|e| panic!("{e}"));
     }
     let found = call("search_files", json!({"text": "dentist"}), &c);
     assert_eq!(found, ToolOutput::ok("notes/tuesday.txt"));
-    let none = call("search_files", json!({"text": "invoice", "path": "notes"}), &c);
+    let none = call(
+        "search_files",
+        json!({"text": "invoice", "path": "notes"}),
+        &c,
+    );
     assert_eq!(none, ToolOutput::ok("no file contains \"invoice\""));
     assert!(call("search_files", json!({"text": " "}), &c).is_error);
-    assert!(call("search_files", json!({"text": "x", "path": "monday.txt"}), &c).is_error);
+    assert!(
+        call(
+            "search_files",
+            json!({"text": "x", "path": "monday.txt"}),
+            &c
+        )
+        .is_error
+    );
     let info = &Toolbox::builtin().infos()["search_files"];
     assert_eq!(
         keel_policy::classify::classify(info),
