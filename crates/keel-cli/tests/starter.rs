@@ -9,8 +9,9 @@ use serde_json::Value;
 
 use crate::common::Env;
 
-/// Passed of 12 when measured (greedy sampling: the same every run on the same build).
-const MEASURED_PASSES: u64 = 10;
+/// Passed of 12 when measured (2026-12-06; greedy sampling: the same every run on the same
+/// build). Only no-tool-sum failed: the model answers "2" to "What is 2 plus 2?".
+const MEASURED_PASSES: u64 = 11;
 
 #[test]
 fn the_starter_set_passes_on_the_embedded_model_as_measured() {

@@ -86,8 +86,8 @@ struct Example {
 const EXAMPLES: &[Example] = &[
     Example {
         task: "Show me the files in this folder.",
-        call: Some(("list_dir", r#"{"path": "."}"#, "notes.txt\nplan.md")),
-        answer: "The folder has two files: notes.txt and plan.md.",
+        call: Some(("list_dir", r#"{"path": "."}"#, "notes.txt, plan.md")),
+        answer: "The folder has: notes.txt, plan.md.",
     },
     Example {
         task: "When is the meeting? Look in plan.md.",
@@ -238,6 +238,11 @@ pub fn small(request: &ModelRequest, tools: &[ToolSpec], session: &Session) -> V
                     }
                     t.push_str(" Try something else, or reply to the user.");
                     t
+                } else if matches!(tool, "list_dir" | "search_files") {
+                    // A list on one line, as the examples show it: an answer that copies it
+                    // copies all of it.
+                    let items: Vec<&str> = content.lines().filter(|l| !l.is_empty()).collect();
+                    format!("Result of {tool}:\n{}", items.join(", "))
                 } else {
                     format!("Result of {tool}:\n{content}")
                 };
