@@ -347,7 +347,7 @@ pub fn for_session(tools: &[ToolSpec], session: &Session) -> Built {
     if session.fit_message && session.named.is_empty() && progressed {
         offered.clear();
     }
-    let reply = !(session.require_tool && !offered.is_empty());
+    let reply = !session.require_tool || offered.is_empty();
     let mut grammar = write(&offered, session.reply_as_tool, reply);
     if session.short_strings {
         grammar = grammar.replace(
