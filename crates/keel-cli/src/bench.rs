@@ -65,6 +65,8 @@ pub struct Outcome {
     /// Each call, with the gate's decision: `list_dir {"path":"."}: allowed`.
     pub calls: Vec<String>,
     pub steps: usize,
+    /// What keel said along the way (a step limit reached, calls repeated, …).
+    pub notices: Vec<String>,
     pub seconds: f64,
 }
 
@@ -180,6 +182,7 @@ fn run_one(
             .map(|(c, d)| format!("{c}: {d}"))
             .collect(),
         steps,
+        notices: notices.lock().map(|n| n.clone()).unwrap_or_default(),
         seconds: (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
     })
 }

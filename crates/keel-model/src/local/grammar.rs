@@ -645,7 +645,7 @@ mod session {
                 &tools(),
                 &Session {
                     failed: vec![failed("shell", json!({"command": "ls"}))],
-                    ..base.clone()
+                    ..base
                 },
             )
             .grammar,

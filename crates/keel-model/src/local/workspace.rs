@@ -109,46 +109,6 @@ pub fn named_paths(text: &str) -> Vec<String> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn named_paths_are_the_words_with_an_extension() {
-        assert_eq!(
-            named_paths("Write \"Hello\" to hello.txt, then read docs/plan.md."),
-            vec!["hello.txt", "docs/plan.md"]
-        );
-        assert!(named_paths("Read /etc/passwd.txt and ../up.txt or 3.14").is_empty());
-        assert!(named_paths("List the files in this folder.").is_empty());
-        // A dot-file is a name the user may give; the gate decides what may be done with it.
-        assert_eq!(named_paths("Put KEY=1 in .env please"), vec![".env"]);
-        assert!(named_paths("Read ./x.txt or .. or .").is_empty());
-    }
-
-    #[test]
-    fn the_listing_is_bounded_and_leaves_hidden_entries_out() -> std::io::Result<()> {
-        let dir = tempfile::tempdir()?;
-        std::fs::write(dir.path().join("b.txt"), "b")?;
-        std::fs::write(dir.path().join(".env"), "secret")?;
-        std::fs::create_dir_all(dir.path().join("sub/deeper/deepest/gone"))?;
-        std::fs::write(dir.path().join("sub/a.md"), "a")?;
-        std::os::unix::fs::symlink("/etc", dir.path().join("etc"))?;
-        let ws = paths(dir.path(), Limits::default());
-        assert_eq!(ws.files, vec!["b.txt", "sub/a.md"]);
-        assert_eq!(ws.dirs, vec!["sub", "sub/deeper", "sub/deeper/deepest"]);
-        let few = paths(
-            dir.path(),
-            Limits {
-                max_paths: 2,
-                max_depth: 3,
-            },
-        );
-        assert_eq!(few.files.len() + few.dirs.len(), 2);
-        Ok(())
-    }
-}
-
 /// Words a text to search for may be: those of `text` with three letters or more, lower-case,
 /// less the words that ask rather than name (`which`, `file`, `mentions`, …), at most sixteen.
 pub fn search_words(text: &str) -> Vec<String> {
@@ -227,4 +187,55 @@ pub fn asks_to_write(text: &str) -> bool {
         "note",
     ];
     words_of(text).iter().any(|w| WRITING.contains(&w.as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_paths_are_the_words_with_an_extension() {
+        assert_eq!(
+            named_paths("Write \"Hello\" to hello.txt, then read docs/plan.md."),
+            vec!["hello.txt", "docs/plan.md"]
+        );
+        assert!(named_paths("Read /etc/passwd.txt and ../up.txt or 3.14").is_empty());
+        assert!(named_paths("List the files in this folder.").is_empty());
+        // A dot-file is a name the user may give; the gate decides what may be done with it.
+        assert_eq!(named_paths("Put KEY=1 in .env please"), vec![".env"]);
+        assert!(named_paths("Read ./x.txt or .. or .").is_empty());
+    }
+
+    #[test]
+    fn the_listing_is_bounded_and_leaves_hidden_entries_out() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        std::fs::write(dir.path().join("b.txt"), "b")?;
+        std::fs::write(dir.path().join(".env"), "secret")?;
+        std::fs::create_dir_all(dir.path().join("sub/deeper/deepest/gone"))?;
+        std::fs::write(dir.path().join("sub/a.md"), "a")?;
+        std::os::unix::fs::symlink("/etc", dir.path().join("etc"))?;
+        let ws = paths(dir.path(), Limits::default());
+        assert_eq!(ws.files, vec!["b.txt", "sub/a.md"]);
+        assert_eq!(ws.dirs, vec!["sub", "sub/deeper", "sub/deeper/deepest"]);
+        let few = paths(
+            dir.path(),
+            Limits {
+                max_paths: 2,
+                max_depth: 3,
+            },
+        );
+        assert_eq!(few.files.len() + few.dirs.len(), 2);
+        Ok(())
+    }
+
+    #[test]
+    fn words_to_search_for_and_verbs_of_writing() {
+        assert_eq!(
+            search_words("Which file mentions the dentist? The dentist!"),
+            vec!["dentist"]
+        );
+        assert!(asks_to_write("Write the line A=1 to .env"));
+        assert!(asks_to_write("Create a file named x.txt"));
+        assert!(!asks_to_write("Read trip.txt. Which city is the trip to?"));
+    }
 }
