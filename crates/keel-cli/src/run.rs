@@ -306,6 +306,13 @@ fn is_cancelled(e: &anyhow::Error) -> bool {
         .is_some_and(AppError::is_cancelled)
 }
 
+/// Text of several lines, each its own `keel:` line (each escaped as one).
+fn say_lines(text: &str) {
+    for line in text.lines() {
+        out::say(line);
+    }
+}
+
 fn is_model_failure(e: &anyhow::Error) -> bool {
     e.downcast_ref::<AppError>()
         .is_some_and(AppError::is_model_failure)
@@ -370,7 +377,7 @@ fn report_end(s: &Session, run: &str, end: Option<keel_runtime::agent::TurnEnd>)
         .is_some_and(|e| e.hit_step_limit || e.stalled || e.final_text.trim().is_empty());
     if gave_up && keel_app::models::is_embedded(&s.model_spec) {
         let task = s.last_user_text(run).unwrap_or_else(|| "TASK".to_string());
-        out::say(&keel_app::models::capable_model_hint(&task));
+        say_lines(&keel_app::models::capable_model_hint(&task));
     }
     if let Some(used) = end.as_ref().and_then(|e| e.usage) {
         out::say(&format!(
@@ -447,7 +454,7 @@ pub fn run(
         Err(e) if is_model_failure(&e) && keel_app::models::is_embedded(&s.model_spec) => {
             // Said plainly, with the way to a capable model, after the error itself.
             out::eprint(&format!("keel: error: {e:#}\n"));
-            out::say(&keel_app::models::capable_model_hint(task));
+            say_lines(&keel_app::models::capable_model_hint(task));
             out::say(&format!("run {run_id} (keel runs show {run_id})"));
             return Ok(ExitCode::FAILURE);
         }

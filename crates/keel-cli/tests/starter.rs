@@ -57,3 +57,43 @@ fn the_starter_set_passes_on_the_embedded_model_as_measured() {
         .unwrap_or_default();
     assert_eq!(readme["passed"], true, "{readme}");
 }
+
+/// When the embedded model cannot finish a task, keel says so plainly and prints the one
+/// command that runs the same task on a capable model. A step limit of one makes sure it
+/// cannot: a message about the folder must start with a call, and then the turn is over.
+#[test]
+fn an_unfinished_task_on_the_embedded_model_says_how_to_use_a_capable_one() {
+    let model = std::env::var("KEEL_TEST_MODEL").unwrap_or_else(|_| {
+        panic!("KEEL_TEST_MODEL is not set: run ./scripts/test, which fetches the model")
+    });
+    let worker = assert_cmd::cargo::cargo_bin("keel").with_file_name("keel-llm-worker");
+    let env = Env::new();
+    std::fs::write(env.work().join("notes.txt"), "hello").unwrap_or_else(|e| panic!("{e}"));
+    env.user_config("[model]\nthreads = 1\n");
+    let spec = format!("local:{model}");
+    let (code, _, err) = env.keel_env(
+        &[
+            "run",
+            "List the files in this folder",
+            "--model",
+            &spec,
+            "--approval",
+            "deny",
+            "--step-limit",
+            "1",
+        ],
+        &[("KEEL_LLM_WORKER", &worker)],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("the embedded model (SmolLM2-135M, a small demo model) could not finish this task")
+            && err.contains("keel run --model openai:qwen2.5:7b --base-url http://localhost:11434/v1 'List the files in this folder'"),
+        "{err}"
+    );
+    // A capable model's run says nothing of the kind.
+    let script = env.script("s.jsonl", &[serde_json::json!({"text": "Done."})]);
+    let (code, _, err) = env.keel(&["run", "hi", "--model", &script], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("could not finish"), "{err}");
+}
