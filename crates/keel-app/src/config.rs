@@ -122,6 +122,9 @@ pub struct ModelSettings {
     pub request_timeout_secs: Option<u64>,
     pub max_tokens: Option<usize>,
     pub threads: Option<u32>,
+    /// The local model gets the short prompt made for a small model and only the tools it can
+    /// use (default: on for the embedded model, off for `local:PATH.gguf`).
+    pub small_prompt: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -575,6 +578,7 @@ fn merge(config: &mut Config, tier: Tier, path: &Path, file: FileSettings, polic
     );
     later(&mut config.model.max_tokens, file.model.max_tokens);
     later(&mut config.model.threads, file.model.threads);
+    later(&mut config.model.small_prompt, file.model.small_prompt);
     later(&mut config.notes.max_untagged, file.notes.max_untagged);
     later(
         &mut config.store.busy_timeout_ms,

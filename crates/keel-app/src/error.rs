@@ -56,6 +56,17 @@ impl AppError {
         )
     }
 
+    /// Whether the model's answer failed (not the store, the configuration or a setup).
+    pub fn is_model_failure(&self) -> bool {
+        matches!(
+            self,
+            AppError::Model(keel_model::ModelError::Failed(_))
+                | AppError::Loop(LoopError::Model(
+                    keel_model::ModelError::Failed(_) | keel_model::ModelError::ContextOverflow(_)
+                ))
+        )
+    }
+
     /// Whether the turn was stopped on request (Ctrl-C), which is no failure.
     pub fn is_cancelled(&self) -> bool {
         matches!(self, AppError::Loop(LoopError::Cancelled))

@@ -68,6 +68,16 @@ fn local_model(spec: &str, config: &Config, notices: &Notices) -> Result<LocalMo
     if let Some(n) = m.max_tokens {
         s.max_tokens = n;
     }
+    // The embedded model is a 135M one, wherever its file lies: it gets the prompt made for a
+    // small model.
+    let embedded = s
+        .model
+        .file_name()
+        .is_some_and(|n| n == local::EMBEDDED_FILE);
+    s.small_prompt = m.small_prompt.unwrap_or(embedded);
+    if s.small_prompt && m.max_tokens.is_none() {
+        s.max_tokens = local::SMALL_MODEL_MAX_TOKENS;
+    }
     Ok(LocalModel::new(spec, s)?)
 }
 
@@ -117,5 +127,50 @@ pub fn model_spec(config: &Config, flag: Option<&str>, recorded: Option<&str>) -
             Err(_) => spec.to_string(),
         },
         _ => spec.to_string(),
+    }
+}
+
+/// Whether `spec` is the embedded model: `local`, or `local:PATH` to its file.
+pub fn is_embedded(spec: &str) -> bool {
+    spec == "local"
+        || spec.strip_prefix("local:").is_some_and(|p| {
+            std::path::Path::new(p)
+                .file_name()
+                .is_some_and(|n| n == local::EMBEDDED_FILE)
+        })
+}
+
+/// What keel says when the embedded model could not do `task`: plainly that it could not, and
+/// the one command that runs the same task on a capable model.
+pub fn capable_model_hint(task: &str) -> String {
+    let quoted = format!("'{}'", task.replace('\'', r"'\''"));
+    format!(
+        "the embedded model (SmolLM2-135M, a small demo model) could not finish this task. \
+         Point keel at a capable model with one command, e.g. a local Ollama:\n  keel run \
+         --model openai:qwen2.5:7b --base-url http://localhost:11434/v1 {quoted}\n(a llama.cpp \
+         server: --model openai:local --base-url http://localhost:8080/v1; any \
+         OpenAI-compatible endpoint: --model openai:MODEL --base-url URL, with the key in \
+         OPENAI_API_KEY; [model] name and base_url in your config make it the default — see \
+         docs/running.md)"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hint_names_one_command_with_the_task_quoted_for_a_shell() {
+        let hint = capable_model_hint("List Sam's files");
+        assert!(
+            hint.contains(
+                r"keel run --model openai:qwen2.5:7b --base-url http://localhost:11434/v1 'List Sam'\''s files'"
+            ),
+            "{hint}"
+        );
+        assert!(is_embedded("local"));
+        assert!(is_embedded("local:/x/SmolLM2-135M-Instruct.Q4_1.gguf"));
+        assert!(!is_embedded("local:/x/qwen.gguf"));
+        assert!(!is_embedded("openai:gpt-4o"));
     }
 }

@@ -184,6 +184,15 @@ impl Session {
         self.lease.as_ref()
     }
 
+    /// The text of the latest real user input of `run`, if it has one.
+    pub fn last_user_text(&self, run: &str) -> Option<String> {
+        let record = self.store.load_run(run).ok()?;
+        record.items.iter().rev().find_map(|item| match &item.body {
+            keel_core::item::ItemBody::User { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+    }
+
     /// What `run` holds from sequence number `since` on, told apart by writer: the items this
     /// session's last [`Session::with_agent`] wrote, and the others (another writer's).
     pub fn arrivals(&self, run: &str, since: u64) -> Result<Arrivals, AppError> {

@@ -698,6 +698,7 @@ fn list_sessions(config: &Config, db: &Path) -> Reply {
 fn kind_of(tool: &str) -> &'static str {
     match tool {
         "read_file" | "list_dir" => "read",
+        "search_files" => "search",
         "write_file" | "edit_file" => "edit",
         "shell" => "execute",
         _ => "other",

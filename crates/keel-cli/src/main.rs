@@ -8,6 +8,7 @@
 // one place, `out`, which escapes what a person reads: the printing macros stay denied here.
 
 mod acp;
+mod bench;
 mod call;
 mod check;
 mod computer;
@@ -172,6 +173,11 @@ enum Command {
         #[command(subcommand)]
         command: EvalCommand,
     },
+    /// Run keel's own task sets on a model and print the pass rate.
+    Bench {
+        #[command(subcommand)]
+        command: BenchCommand,
+    },
     /// Show keel's policy.
     Policy {
         #[command(subcommand)]
@@ -251,6 +257,35 @@ enum ModelCommand {
     /// its path.
     Fetch {
         /// Print `{"path"}`.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Everyday tasks (list, read, write, find a word, answer without a tool, a request the
+    /// gate refuses), each in a scratch folder of its own, judged from the outcome; prints
+    /// each task and the pass rate. Default model: the embedded one.
+    Starter {
+        /// local | local:PATH.gguf | openai:MODEL | script:FILE (default: [model] name, else
+        /// local).
+        #[arg(long)]
+        model: Option<String>,
+        /// OpenAI-compatible base URL, including /v1.
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+        /// Model calls per task.
+        #[arg(
+            long,
+            default_value_t = 4,
+            value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
+        )]
+        step_limit: usize,
+        /// Run only this task (repeatable).
+        #[arg(long, value_name = "ID")]
+        only: Vec<String>,
+        /// Print `{"passed","total","tasks":[…]}` instead.
         #[arg(long)]
         json: bool,
     },
@@ -567,6 +602,34 @@ fn execute(cli: Cli) -> Result<ExitCode> {
         Command::Eval {
             command: EvalCommand::ReplayServer { plan },
         } => eval::real_path::serve(&plan).map(|()| ExitCode::SUCCESS),
+        Command::Bench {
+            command:
+                BenchCommand::Starter {
+                    model,
+                    base_url,
+                    step_limit,
+                    only,
+                    json,
+                },
+        } => {
+            let config = load_config(&[])?;
+            let spec = keel_app::models::model_spec(&config, model.as_deref(), None);
+            let options = bench::Options {
+                model: Some(spec.clone()),
+                base_url,
+                step_limit,
+                only,
+            };
+            if !json {
+                out::say(&format!("the starter set on {spec}, greedy sampling"));
+            }
+            let outcomes = bench::starter(&config, &options, &mut |o| {
+                if !json {
+                    let _ = out::print(&format!("{}\n", bench::line(o)));
+                }
+            })?;
+            print_as(json, &bench::summary(&outcomes, json))
+        }
         Command::Policy {
             command: PolicyCommand::Show { policy, json },
         } => {

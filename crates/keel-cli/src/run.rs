@@ -306,6 +306,18 @@ fn is_cancelled(e: &anyhow::Error) -> bool {
         .is_some_and(AppError::is_cancelled)
 }
 
+/// Text of several lines, each its own `keel:` line (each escaped as one).
+fn say_lines(text: &str) {
+    for line in text.lines() {
+        out::say(line);
+    }
+}
+
+fn is_model_failure(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<AppError>()
+        .is_some_and(AppError::is_model_failure)
+}
+
 fn is_stale_write(e: &anyhow::Error) -> bool {
     e.downcast_ref::<AppError>()
         .is_some_and(AppError::is_stale_write)
@@ -360,6 +372,13 @@ fn report_lost_race(s: &Session, run: &str, before: u64) -> Result<()> {
 
 fn report_end(s: &Session, run: &str, end: Option<keel_runtime::agent::TurnEnd>) {
     let _ = out::print("\n");
+    let gave_up = end
+        .as_ref()
+        .is_some_and(|e| e.hit_step_limit || e.stalled || e.final_text.trim().is_empty());
+    if gave_up && keel_app::models::is_embedded(&s.model_spec) {
+        let task = s.last_user_text(run).unwrap_or_else(|| "TASK".to_string());
+        say_lines(&keel_app::models::capable_model_hint(&task));
+    }
     if let Some(used) = end.as_ref().and_then(|e| e.usage) {
         out::say(&format!(
             "{} prompt + {} completion tokens this turn",
@@ -432,6 +451,13 @@ pub fn run(
     let mut input = stdin_reader();
     let end = match with_agent(&mut s, &mut input, &run_id, |a| a.user_turn(&run_id, task)) {
         Err(e) if is_cancelled(&e) => return Ok(cancelled(&run_id)),
+        Err(e) if is_model_failure(&e) && keel_app::models::is_embedded(&s.model_spec) => {
+            // Said plainly, with the way to a capable model, after the error itself.
+            out::eprint(&format!("keel: error: {e:#}\n"));
+            say_lines(&keel_app::models::capable_model_hint(task));
+            out::say(&format!("run {run_id} (keel runs show {run_id})"));
+            return Ok(ExitCode::FAILURE);
+        }
         other => other?,
     };
     report_end(&s, &run_id, Some(end));

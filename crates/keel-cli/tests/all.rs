@@ -20,6 +20,7 @@ mod orphans;
 mod person;
 mod run;
 mod runs;
+mod starter;
 mod tasks;
 mod terminal;
 mod workdir;

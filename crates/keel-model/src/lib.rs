@@ -76,6 +76,18 @@ impl std::ops::AddAssign for Usage {
     }
 }
 
+/// What the session knows beyond the request, for a provider that narrows its answers with it:
+/// the local model builds its grammar and its prompt from it (the paths that exist, the calls
+/// that just failed). Providers that need nothing of it ignore it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SessionView {
+    /// The session's working directory, which relative paths name.
+    pub workspace: Option<std::path::PathBuf>,
+    /// The previous step's calls that failed (an error, or refused), which the next answer
+    /// should not repeat unchanged.
+    pub failed_calls: Vec<ToolCall>,
+}
+
 /// Set from outside (Ctrl-C) to stop a call in flight; providers look at it between the
 /// pieces of an answer.
 pub type CancelFlag = std::sync::Arc<std::sync::atomic::AtomicBool>;
@@ -139,6 +151,11 @@ pub trait Model {
     /// Gives the provider a flag to watch during calls: once set, a call in flight stops with
     /// [`ModelError::Cancelled`] at its next chance. Providers that answer at once ignore it.
     fn watch_cancel(&mut self, _flag: CancelFlag) {}
+
+    /// Tells the provider about the session before the next call (see [`SessionView`]). The
+    /// turn loop calls it before each step; providers that answer from the request alone
+    /// ignore it.
+    fn observe_session(&mut self, _view: &SessionView) {}
 
     /// One call. `on_text` receives reply text as it streams.
     fn complete(

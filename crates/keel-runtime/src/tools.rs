@@ -1,5 +1,6 @@
-//! Built-in tools: `read_file`, `list_dir`, `write_file`, `edit_file` (exact search/replace) and
-//! `shell` (timeout, output cap, confined working directory). Each has a JSON schema and
+//! Built-in tools: `read_file`, `list_dir`, `write_file`, `edit_file` (exact search/replace),
+//! `search_files` (which files contain a text; [`search`]) and `shell` (timeout, output cap,
+//! confined working directory). Each has a JSON schema and
 //! side-effect annotations the gate reads. Paths are relative to the session directory; the
 //! gate's allowed-path checker keeps them inside it.
 //!
@@ -9,6 +10,7 @@
 mod beneath;
 pub mod clarify;
 pub mod manual;
+pub mod search;
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -574,6 +576,7 @@ impl Toolbox {
             Box::new(ListDir),
             Box::new(WriteFile),
             Box::new(EditFile),
+            Box::new(search::SearchFiles),
             Box::new(Shell),
         ];
         Self {

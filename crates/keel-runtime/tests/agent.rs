@@ -455,6 +455,51 @@ fn the_same_failing_calls_again_are_not_run_and_end_the_turn() {
     assert_well_formed(&model);
 }
 
+/// Before each step the model is told the session's folder and the calls of the step before
+/// that failed, so a provider that can rule them out (the local model's grammar) does, rather
+/// than be asked for the same call again.
+#[test]
+fn the_model_is_told_which_calls_just_failed() {
+    let mut w = world(&[], false);
+    std::fs::write(w.cwd.join("there.txt"), "here").unwrap_or_else(|e| panic!("{e}"));
+    let mut model = ScriptedModel::from_replies(
+        "s",
+        vec![
+            reply("", &[("read_file", json!({"path": "missing.txt"}))]),
+            reply("", &[("read_file", json!({"path": "there.txt"}))]),
+            reply("It says here.", &[]),
+        ],
+    );
+    with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.user_turn("r", "read missing.txt")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let failed: Vec<Vec<(String, serde_json::Value)>> = model
+        .sessions
+        .iter()
+        .map(|v| {
+            v.failed_calls
+                .iter()
+                .map(|c| (c.name.clone(), c.arguments.clone()))
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        failed,
+        vec![
+            vec![],
+            vec![("read_file".to_string(), json!({"path": "missing.txt"}))],
+            vec![],
+        ]
+    );
+    assert!(
+        model
+            .sessions
+            .iter()
+            .all(|v| v.workspace.as_deref() == Some(w.cwd.as_path()))
+    );
+}
+
 fn script(lines: &[&str]) -> ScriptedModel {
     ScriptedModel::parse("script:t", &lines.join("\n")).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -8,12 +8,21 @@
 //! strings (with `enum`), integers, numbers, booleans, arrays of those; anything else is any
 //! JSON value.
 
+use keel_core::ToolCall;
 use serde_json::Value;
 
 use crate::ToolSpec;
 
 /// GBNF for a JSON string: printable characters and JSON escapes.
 const STRING: &str = r#"string ::= "\"" ( [^"\\\x7F\x00-\x1F] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] ) )* "\"""#;
+
+/// A JSON string of at most [`SHORT_STRING`] characters (escapes count as one): the small
+/// model's strings, so a rambling answer still closes its object within `max_tokens`.
+const SHORT: &str = r#"string ::= "\"" char{0,SHORT_STRING} "\""
+char ::= [^"\\\x7F\x00-\x1F] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] )"#;
+
+/// The longest string a small model writes, in characters.
+pub const SHORT_STRING: usize = 240;
 
 const COMMON: &str = r#"ws ::= [ ]?
 integer ::= "-"? ( "0" | [1-9] [0-9]* )
@@ -134,13 +143,234 @@ impl Rules {
     }
 }
 
-/// The grammar for a reply or one call of one of `tools`.
+/// The grammar for a reply or one call of one of `tools`, from their schemas alone.
 pub fn for_tools(tools: &[ToolSpec]) -> String {
+    write(tools, false, true)
+}
+
+/// What a session narrows a grammar with, beyond the tools' schemas.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Session {
+    /// The workspace's files and folders, relative to it (folders without a trailing `/`);
+    /// `None`: path arguments stay free strings.
+    pub workspace: Option<Workspace>,
+    /// Paths the user's latest message names (a file to write may not exist yet).
+    pub named: Vec<String>,
+    /// The words of the user's latest message a text to search for is picked from; empty:
+    /// any text.
+    pub words: Vec<String>,
+    /// The previous step's calls that failed: none of them is admitted again as it was.
+    pub failed: Vec<ToolCall>,
+    /// The calls made since the user's latest message: none is made again with the same
+    /// path or word (the same read gives the same result).
+    pub done: Vec<ToolCall>,
+    /// No answer without a tool this step (the user named a file and nothing has been done
+    /// yet: an answer now could only be made up).
+    pub require_tool: bool,
+    /// Strings of at most [`SHORT_STRING`] characters (the small model's).
+    pub short_strings: bool,
+    /// Whether the user's message asks for a file to be written (`write`, `save`, `create`…):
+    /// only then is a named file that exists a file to write (with `fit_message`).
+    pub asks_to_write: bool,
+    /// Only the tools that fit the user's message (the small model's choice): when it names
+    /// files, the tools that act on those files (read one that exists, write one), not a
+    /// listing or a search; when it names none, no file is written.
+    pub fit_message: bool,
+    /// The answer without a tool is written as a call of its own, [`REPLY_TOOL`], so the model
+    /// makes one choice among the tools and the answer (the small model's form), instead of
+    /// `{"reply": …}`.
+    pub reply_as_tool: bool,
+}
+
+/// The name of the answer without a tool when it is written as a call:
+/// `{"tool": "reply", "arguments": {"text": "…"}}`.
+pub const REPLY_TOOL: &str = "reply";
+
+/// The paths of a workspace, as [`super::workspace::paths`] lists them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Workspace {
+    pub files: Vec<String>,
+    pub dirs: Vec<String>,
+}
+
+/// What a path argument of one of keel's own tools names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PathRole {
+    /// A file that exists (`read_file`, `edit_file`).
+    File,
+    /// A folder that exists, or `.` (`list_dir`).
+    Folder,
+    /// A file to write: one the user named, when they named any (`write_file`).
+    Target,
+    /// A text to look for: a word of the user's message (`search_files`).
+    Word,
+}
+
+fn path_role(tool: &str, key: &str) -> Option<PathRole> {
+    match (tool, key) {
+        ("read_file" | "edit_file", "path") => Some(PathRole::File),
+        ("list_dir" | "search_files", "path") => Some(PathRole::Folder),
+        ("write_file", "path") => Some(PathRole::Target),
+        ("search_files", "text") => Some(PathRole::Word),
+        _ => None,
+    }
+}
+
+/// A grammar built from a session, and the tools it lets the model call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Built {
+    pub grammar: String,
+    /// The tools that fit: those whose arguments the session can fill, less those whose
+    /// failed call could not be narrowed away any other way.
+    pub tools: Vec<ToolSpec>,
+}
+
+/// The grammar for a reply or one call, narrowed by the session: a path argument of keel's
+/// file tools admits only the paths that exist (and `.` for a folder, and the paths the user
+/// named for a file to write); a call that just failed is not admitted again unchanged (its
+/// path is taken out, or, where no argument is a list of choices, its tool is left out for
+/// this step); a tool with a required path and nothing to fill it with is left out.
+pub fn for_session(tools: &[ToolSpec], session: &Session) -> Built {
+    let mut offered = Vec::new();
+    'tools: for tool in tools {
+        if session.reply_as_tool && tool.name == REPLY_TOOL {
+            continue;
+        }
+        let mut tool = tool.clone();
+        let keys: Vec<String> = tool.parameters["properties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        let mut choices: Vec<(String, Vec<String>)> = Vec::new();
+        if let Some(ws) = &session.workspace {
+            for key in &keys {
+                let named_files: Vec<String> = session
+                    .named
+                    .iter()
+                    .filter(|n| ws.files.contains(n))
+                    .cloned()
+                    .collect();
+                let listed: Vec<String> = match path_role(&tool.name, key) {
+                    None => continue,
+                    // The files the user named, when they named some that exist.
+                    Some(PathRole::File) if session.fit_message && !session.named.is_empty() => {
+                        named_files
+                    }
+                    Some(PathRole::File) => ws.files.clone(),
+                    Some(PathRole::Folder | PathRole::Word)
+                        if session.fit_message && !session.named.is_empty() =>
+                    {
+                        continue 'tools;
+                    }
+                    Some(PathRole::Target) if session.fit_message && session.named.is_empty() => {
+                        continue 'tools;
+                    }
+                    Some(PathRole::Folder) => std::iter::once(".".to_string())
+                        .chain(ws.dirs.iter().cloned())
+                        .collect(),
+                    Some(PathRole::Target) if session.named.is_empty() => continue,
+                    // A named file that exists is only overwritten when the message asks for
+                    // a write: "Read trip.txt" must not end with trip.txt replaced.
+                    Some(PathRole::Target) if session.fit_message && !session.asks_to_write => {
+                        session
+                            .named
+                            .iter()
+                            .filter(|n| !ws.files.contains(n))
+                            .cloned()
+                            .collect()
+                    }
+                    Some(PathRole::Target) => session.named.clone(),
+                    Some(PathRole::Word) if session.words.is_empty() => continue,
+                    Some(PathRole::Word) => session.words.clone(),
+                };
+                choices.push((key.clone(), listed));
+            }
+        }
+        // A call made this turn, or one that just failed, is not admitted again as it was.
+        for (made, failed) in session
+            .done
+            .iter()
+            .map(|c| (c, false))
+            .chain(session.failed.iter().map(|c| (c, true)))
+            .filter(|(c, _)| c.name == tool.name)
+        {
+            let mut narrowed = false;
+            for (key, listed) in &mut choices {
+                let value = match made.arguments.get(key.as_str()) {
+                    Some(Value::String(v)) => Some(v.as_str()),
+                    // A folder left out is the working directory.
+                    None if listed.first().is_some_and(|p| p == ".") => Some("."),
+                    _ => None,
+                };
+                if let Some(value) = value {
+                    listed.retain(|p| p != value);
+                    narrowed = true;
+                }
+            }
+            // A failed call with no list of choices to narrow: its tool sits this step out.
+            if failed && !narrowed {
+                continue 'tools;
+            }
+        }
+        let required: Vec<String> = tool.parameters["required"]
+            .as_array()
+            .map(|r| {
+                r.iter()
+                    .filter_map(Value::as_str)
+                    .map(String::from)
+                    .collect()
+            })
+            .unwrap_or_default();
+        for (key, listed) in choices {
+            if listed.is_empty() {
+                // A folder left out is the working directory, which is done too.
+                let folder = path_role(&tool.name, &key) == Some(PathRole::Folder);
+                if required.contains(&key) || folder {
+                    continue 'tools;
+                }
+                if let Some(p) = tool.parameters["properties"].as_object_mut() {
+                    p.remove(&key);
+                }
+                continue;
+            }
+            tool.parameters["properties"][key.as_str()] =
+                serde_json::json!({"type": "string", "enum": listed});
+        }
+        offered.push(tool);
+    }
+    // The small model's turn is a call and its answer: once a call went through, with no
+    // named file left to act on, what is left is the answer.
+    let progressed = session
+        .done
+        .iter()
+        .any(|d| !session.failed.iter().any(|f| f.id == d.id));
+    if session.fit_message && session.named.is_empty() && progressed {
+        offered.clear();
+    }
+    let reply = !session.require_tool || offered.is_empty();
+    let mut grammar = write(&offered, session.reply_as_tool, reply);
+    if session.short_strings {
+        grammar = grammar.replace(
+            STRING,
+            &SHORT.replace("SHORT_STRING", &SHORT_STRING.to_string()),
+        );
+    }
+    Built {
+        grammar,
+        tools: offered,
+    }
+}
+
+fn write(tools: &[ToolSpec], reply_as_tool: bool, reply: bool) -> String {
     let mut rules = Rules {
         rules: Vec::new(),
         next: 0,
     };
-    let mut alternatives = vec!["reply".to_string()];
+    let mut alternatives = if reply {
+        vec!["reply".to_string()]
+    } else {
+        Vec::new()
+    };
     let mut tool_rules = Vec::new();
     for (i, tool) in tools.iter().enumerate() {
         let args = rules.expr(&tool.parameters);
@@ -153,7 +383,16 @@ pub fn for_tools(tools: &[ToolSpec]) -> String {
     }
     let mut out = vec![
         format!("root ::= {}", alternatives.join(" | ")),
-        format!("reply ::= {} ws string \"}}\"", literal("{\"reply\":")),
+        if reply_as_tool {
+            format!(
+                "reply ::= {} ws string \"}}}}\"",
+                literal(&format!(
+                    "{{\"tool\": \"{REPLY_TOOL}\", \"arguments\": {{\"text\":"
+                ))
+            )
+        } else {
+            format!("reply ::= {} ws string \"}}\"", literal("{\"reply\":"))
+        },
     ];
     out.extend(tool_rules);
     out.extend(rules.rules);
@@ -223,5 +462,302 @@ mod optional_only {
             g.contains(r#"object-1 ::= "{" ws ( "\"path\":" ws string ( "," ws "\"all\":" ws boolean )? | "\"all\":" ws boolean )? ws "}""#),
             "{g}"
         );
+    }
+}
+
+#[cfg(test)]
+mod session {
+    use serde_json::json;
+
+    use super::*;
+    use crate::local::gbnf_check::Grammar;
+    use crate::local::workspace;
+
+    fn tools() -> Vec<ToolSpec> {
+        let path = json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false});
+        vec![
+            ToolSpec {
+                name: "read_file".into(),
+                description: "Read a text file.".into(),
+                parameters: path,
+            },
+            ToolSpec {
+                name: "list_dir".into(),
+                description: "List a directory.".into(),
+                parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "additionalProperties": false}),
+            },
+            ToolSpec {
+                name: "write_file".into(),
+                description: "Create or overwrite a text file.".into(),
+                parameters: json!({"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}, "required": ["path", "content"], "additionalProperties": false}),
+            },
+            ToolSpec {
+                name: "shell".into(),
+                description: "Run a shell command.".into(),
+                parameters: json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"], "additionalProperties": false}),
+            },
+        ]
+    }
+
+    fn call(tool: &str, args: &str) -> String {
+        format!("{{\"tool\": \"{tool}\", \"arguments\": {args}}}")
+    }
+
+    #[test]
+    fn a_grammar_built_from_a_workspace_admits_only_its_paths() -> Result<(), String> {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let root = dir.path();
+        for (name, text) in [("notes.txt", "n"), ("src/main.rs", "fn main() {}")] {
+            std::fs::create_dir_all(root.join(name).parent().unwrap_or(root))
+                .map_err(|e| e.to_string())?;
+            std::fs::write(root.join(name), text).map_err(|e| e.to_string())?;
+        }
+        let session = Session {
+            workspace: Some(workspace::paths(root, workspace::Limits::default())),
+            ..Session::default()
+        };
+        let built = for_session(&tools(), &session);
+        let g = Grammar::parse(&built.grammar)?;
+        // The files that exist, and only they, for a file to read.
+        for ok in ["notes.txt", "src/main.rs"] {
+            assert!(
+                g.admits(&call("read_file", &format!(r#"{{"path": "{ok}"}}"#))),
+                "{ok}"
+            );
+        }
+        for bad in [
+            "list_dir",
+            "missing.txt",
+            "src",
+            ".",
+            "/etc/passwd",
+            "notes.txt ",
+        ] {
+            assert!(
+                !g.admits(&call("read_file", &format!(r#"{{"path": "{bad}"}}"#))),
+                "{bad}"
+            );
+        }
+        // The folders that exist, and `.`, for a folder to list (or none: its default).
+        for ok in [r#"{"path": "."}"#, r#"{"path": "src"}"#, "{}"] {
+            assert!(g.admits(&call("list_dir", ok)), "{ok}");
+        }
+        for bad in ["list_dir", "notes.txt", "src/", "..", "/"] {
+            assert!(
+                !g.admits(&call("list_dir", &format!(r#"{{"path": "{bad}"}}"#))),
+                "{bad}"
+            );
+        }
+        // A reply needs no tool; a tool keel does not offer is no answer.
+        assert!(g.admits(r#"{"reply": "There are two files."}"#));
+        assert!(!g.admits(&call("delete_file", r#"{"path": "notes.txt"}"#)));
+        // Without the workspace, the same tools take any string.
+        let free = Grammar::parse(&for_tools(&tools()))?;
+        assert!(free.admits(&call("read_file", r#"{"path": "missing.txt"}"#)));
+        Ok(())
+    }
+
+    #[test]
+    fn a_file_to_write_is_one_the_user_named() -> Result<(), String> {
+        let session = Session {
+            workspace: Some(Workspace {
+                files: vec!["a.txt".into()],
+                dirs: vec![],
+            }),
+            named: vec!["hello.txt".into()],
+            ..Session::default()
+        };
+        let g = Grammar::parse(&for_session(&tools(), &session).grammar)?;
+        assert!(g.admits(&call(
+            "write_file",
+            r#"{"path": "hello.txt", "content": "Hi"}"#
+        )));
+        for bad in ["a.txt", "other.txt"] {
+            let args = format!(r#"{{"path": "{bad}", "content": "Hi"}}"#);
+            assert!(!g.admits(&call("write_file", &args)), "{bad}");
+        }
+        // Named nothing: a file to write is any name.
+        let free = Session {
+            named: vec![],
+            ..session
+        };
+        let g = Grammar::parse(&for_session(&tools(), &free).grammar)?;
+        assert!(g.admits(&call(
+            "write_file",
+            r#"{"path": "other.txt", "content": "Hi"}"#
+        )));
+        Ok(())
+    }
+
+    #[test]
+    fn an_empty_workspace_leaves_out_the_tools_that_need_a_file() {
+        let session = Session {
+            workspace: Some(Workspace::default()),
+            ..Session::default()
+        };
+        let names: Vec<String> = for_session(&tools(), &session)
+            .tools
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        // Nothing to read; a folder to list (`.`); a file to write is any name then.
+        assert_eq!(names, vec!["list_dir", "write_file", "shell"]);
+    }
+
+    #[test]
+    fn a_failed_call_is_not_admitted_again_unchanged() -> Result<(), String> {
+        let failed = |name: &str, args: serde_json::Value| ToolCall {
+            id: "c1".into(),
+            name: name.into(),
+            arguments: args,
+        };
+        let base = Session {
+            workspace: Some(Workspace {
+                files: vec!["a.txt".into(), "b.txt".into()],
+                dirs: vec!["docs".into()],
+            }),
+            ..Session::default()
+        };
+        let before = Grammar::parse(&for_session(&tools(), &base).grammar)?;
+        let read_a = call("read_file", r#"{"path": "a.txt"}"#);
+        let list_docs = call("list_dir", r#"{"path": "docs"}"#);
+        let ls = call("shell", r#"{"command": "ls"}"#);
+        assert!(before.admits(&read_a) && before.admits(&list_docs) && before.admits(&ls));
+
+        // A failed read: that file is taken out of read_file's choices, nothing else.
+        let after = Grammar::parse(
+            &for_session(
+                &tools(),
+                &Session {
+                    failed: vec![failed("read_file", json!({"path": "a.txt"}))],
+                    ..base.clone()
+                },
+            )
+            .grammar,
+        )?;
+        assert!(!after.admits(&read_a));
+        assert!(after.admits(&call("read_file", r#"{"path": "b.txt"}"#)));
+        assert!(after.admits(&list_docs) && after.admits(&ls));
+
+        // A failed call with no list of choices to narrow: its tool sits this step out.
+        let after = Grammar::parse(
+            &for_session(
+                &tools(),
+                &Session {
+                    failed: vec![failed("shell", json!({"command": "ls"}))],
+                    ..base
+                },
+            )
+            .grammar,
+        )?;
+        assert!(!after.admits(&ls));
+        assert!(after.admits(&read_a));
+        // An answer without a tool is always left.
+        assert!(after.admits(r#"{"reply": "I could not list the files."}"#));
+
+        // The last file failed too: reading has nothing left, so read_file is not offered.
+        let built = for_session(
+            &tools(),
+            &Session {
+                workspace: Some(Workspace {
+                    files: vec!["a.txt".into()],
+                    dirs: vec![],
+                }),
+                failed: vec![failed("read_file", json!({"path": "a.txt"}))],
+                ..Session::default()
+            },
+        );
+        assert!(!built.tools.iter().any(|t| t.name == "read_file"));
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod turn {
+    use serde_json::json;
+
+    use super::*;
+    use crate::local::gbnf_check::Grammar;
+
+    fn spec(name: &str, properties: serde_json::Value, required: &[&str]) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            description: String::new(),
+            parameters: json!({"type": "object", "properties": properties, "required": required}),
+        }
+    }
+
+    fn tools() -> Vec<ToolSpec> {
+        vec![
+            spec("read_file", json!({"path": {"type": "string"}}), &["path"]),
+            spec("list_dir", json!({"path": {"type": "string"}}), &[]),
+            spec(
+                "search_files",
+                json!({"text": {"type": "string"}, "path": {"type": "string"}}),
+                &["text"],
+            ),
+        ]
+    }
+
+    fn made(name: &str, args: serde_json::Value) -> ToolCall {
+        ToolCall {
+            id: "c".into(),
+            name: name.into(),
+            arguments: args,
+        }
+    }
+
+    #[test]
+    fn what_was_done_this_turn_is_not_done_again_and_an_answer_can_be_required()
+    -> Result<(), String> {
+        let session = Session {
+            workspace: Some(Workspace {
+                files: vec!["a.txt".into(), "b.txt".into()],
+                dirs: vec![],
+            }),
+            words: vec!["dentist".into(), "tuesday".into()],
+            reply_as_tool: true,
+            ..Session::default()
+        };
+        let g = Grammar::parse(&for_session(&tools(), &session).grammar)?;
+        let search = r#"{"tool": "search_files", "arguments": {"text": "dentist"}}"#;
+        assert!(g.admits(search));
+        // A word of the message, not any text.
+        assert!(!g.admits(r#"{"tool": "search_files", "arguments": {"text": "rent"}}"#));
+        assert!(g.admits(r#"{"tool": "reply", "arguments": {"text": "Hi."}}"#));
+        assert!(!g.admits(r#"{"reply": "Hi."}"#));
+
+        // Listed, searched and read already: none of it again.
+        let built = for_session(
+            &tools(),
+            &Session {
+                done: vec![
+                    made("list_dir", json!({})),
+                    made("search_files", json!({"text": "dentist"})),
+                    made("read_file", json!({"path": "a.txt"})),
+                ],
+                ..session.clone()
+            },
+        );
+        let g = Grammar::parse(&built.grammar)?;
+        assert!(!built.tools.iter().any(|t| t.name == "list_dir"));
+        assert!(!g.admits(search));
+        assert!(!g.admits(r#"{"tool": "read_file", "arguments": {"path": "a.txt"}}"#));
+        assert!(g.admits(r#"{"tool": "read_file", "arguments": {"path": "b.txt"}}"#));
+
+        // Required to look first: no answer without a tool.
+        let g = Grammar::parse(
+            &for_session(
+                &tools(),
+                &Session {
+                    require_tool: true,
+                    ..session
+                },
+            )
+            .grammar,
+        )?;
+        assert!(!g.admits(r#"{"tool": "reply", "arguments": {"text": "Hi."}}"#));
+        assert!(g.admits(r#"{"tool": "read_file", "arguments": {"path": "b.txt"}}"#));
+        Ok(())
     }
 }

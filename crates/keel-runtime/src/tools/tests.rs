@@ -269,3 +269,40 @@ fn no_tool_acts_in_a_working_directory_swapped_for_a_link() {
         "nothing was made outside"
     );
 }
+
+#[test]
+fn search_files_names_the_files_that_contain_a_text() {
+    let (d, c) = ctx();
+    for (name, text) in [
+        ("monday.txt", "The meeting is on Monday."),
+        ("notes/tuesday.txt", "Call the DENTIST on Tuesday."),
+        (".hidden.txt", "dentist"),
+    ] {
+        let path = d.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap_or(d.path()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(path, text).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let found = call("search_files", json!({"text": "dentist"}), &c);
+    assert_eq!(found, ToolOutput::ok("notes/tuesday.txt"));
+    let none = call(
+        "search_files",
+        json!({"text": "invoice", "path": "notes"}),
+        &c,
+    );
+    assert_eq!(none, ToolOutput::ok("no file contains \"invoice\""));
+    assert!(call("search_files", json!({"text": " "}), &c).is_error);
+    assert!(
+        call(
+            "search_files",
+            json!({"text": "x", "path": "monday.txt"}),
+            &c
+        )
+        .is_error
+    );
+    let info = &Toolbox::builtin().infos()["search_files"];
+    assert_eq!(
+        keel_policy::classify::classify(info),
+        keel_policy::classify::Effect::ReadOnly
+    );
+}
