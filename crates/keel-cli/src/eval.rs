@@ -688,7 +688,7 @@ fn run_suite(
                     // Reads are left out: the gate's own classifier says which calls only read,
                     // from the tool and from what the call's arguments do (a lookup that drops
                     // a table or reaches a host is no read).
-                    if keel_policy::classify::call_effect(effect(tools, &jc.function), &args)
+                    if keel_policy::arguments::call_effect(effect(tools, &jc.function), &args)
                         == Effect::ReadOnly
                     {
                         continue;

@@ -5,15 +5,18 @@
 //! in-process checkers: allowed paths over a [`paths::PathResolver`] passed in ([`paths`]) and
 //! provenance ([`provenance`], with the records a user names, [`records`], and the files that
 //! run as code, [`scripts`]), with the read-only/side-effecting tool classifier they share
-//! ([`classify`]). Pure: running external checkers and resolving real paths happen in
+//! ([`classify`]), what a call's arguments say it does ([`arguments`]), and the kinds of action
+//! that need the user's word ([`kinds`], read by [`authority`]). Pure: running external checkers and resolving real paths happen in
 //! keel-runtime; compiling a configuration's policy tables into a [`rules::Policy`] happens in
 //! keel-app.
 #![forbid(unsafe_code)]
 
+pub mod arguments;
 pub mod atoms;
 pub mod authority;
 pub mod classify;
 pub mod disguise;
+pub mod kinds;
 pub mod paths;
 pub mod protocol;
 pub mod provenance;

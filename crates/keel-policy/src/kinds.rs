@@ -1,0 +1,428 @@
+//! The kinds of action that need the user's word (issue 14), with the words that name each in
+//! a tool's name and in a request, and how a word's plain English forms are told apart. Both
+//! the classifier and action authority read them; this module reads neither.
+
+/// The kinds of action that need the user's word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ActionKind {
+    Delete,
+    Send,
+    Pay,
+    Book,
+    Share,
+    Access,
+    /// Ends or settles something for good: closing an issue or an account, merging a change.
+    Close,
+    /// Runs, deploys or installs something: what it then does is not in the call.
+    Run,
+}
+
+impl ActionKind {
+    pub const ALL: [ActionKind; 8] = [
+        ActionKind::Delete,
+        ActionKind::Send,
+        ActionKind::Pay,
+        ActionKind::Book,
+        ActionKind::Share,
+        ActionKind::Access,
+        ActionKind::Close,
+        ActionKind::Run,
+    ];
+
+    /// What the action is, for a reason a person reads.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ActionKind::Delete => "delete or remove something",
+            ActionKind::Send => "send or post a message",
+            ActionKind::Pay => "pay, transfer money or buy",
+            ActionKind::Book => "book or reserve",
+            ActionKind::Share => "share or give others access",
+            ActionKind::Access => "change access, locks, passwords or security settings",
+            ActionKind::Close => "close, merge or resolve something",
+            ActionKind::Run => "run, deploy or install something",
+        }
+    }
+
+    /// Verbs in a tool's name that make it this kind, wherever they stand.
+    pub(crate) fn tool_verbs(self) -> &'static [&'static str] {
+        match self {
+            ActionKind::Delete => &[
+                "delete",
+                "remove",
+                "erase",
+                "purge",
+                "trash",
+                "wipe",
+                "destroy",
+                // Undoes what was made (a booking, an order, a meeting, a subscription).
+                "cancel",
+                "unlink",
+                "discard",
+                "drop",
+                "clear",
+                "empty",
+                "truncate",
+                "kill",
+                "rm",
+                "nuke",
+                "format",
+                "uninstall",
+                "revert",
+                "deactivate",
+                "ban",
+                "block",
+                "archive",
+                "overwrite",
+                "terminate",
+                "expunge",
+                "retire",
+                "shutdown",
+                "stop",
+                "evict",
+                "detach",
+                "unfollow",
+                "leave",
+                "rollback",
+                "reset",
+            ],
+            ActionKind::Send => &[
+                "send",
+                "email",
+                "mail",
+                "reply",
+                "forward",
+                "post",
+                "tweet",
+                "notify",
+                "publish",
+                "respond",
+                "broadcast",
+                "report",
+                "flag",
+            ],
+            ActionKind::Pay => &[
+                "pay",
+                "transfer",
+                "wire",
+                "refund",
+                "purchase",
+                "buy",
+                "donate",
+                "charge",
+                "withdraw",
+                "deposit",
+                "sell",
+                "redeem",
+                "liquidate",
+                "cashout",
+                "stake",
+            ],
+            ActionKind::Book => &["book", "reserve", "rent", "hire"],
+            ActionKind::Share => &[
+                "share",
+                // "make the repository public": a change of who may see it.
+                "public", "invite", "grant", "publish", "expose", "export", "upload", "sync",
+            ],
+            ActionKind::Access => &[
+                "unlock",
+                "lock",
+                "disable",
+                "enable",
+                "revoke",
+                "authorize",
+                "deauthorize",
+                "rotate",
+                "approve",
+                "accept",
+                "deactivate",
+                "ban",
+                "assign",
+                "suspend",
+                "promote",
+                "demote",
+            ],
+            ActionKind::Close => &["close", "merge", "resolve", "finalize", "dismiss"],
+            ActionKind::Run => &[
+                "run", "execute", "exec", "invoke", "deploy", "install", "push", "start", "launch",
+                "trigger", "submit", "sign", "scale", "reboot", "restart",
+            ],
+        }
+    }
+
+    /// Nouns in a tool's name that make it this kind when its verb acts on them
+    /// (`send_money`, `disable_two_factor`), not after a looking verb (`get_transactions`).
+    pub(crate) fn tool_nouns(self) -> &'static [&'static str] {
+        match self {
+            ActionKind::Delete => &["unsubscribe"],
+            ActionKind::Send => &["message", "sms", "text", "dm", "comment", "call"],
+            ActionKind::Pay => &[
+                "payment",
+                "money",
+                "order",
+                "tip",
+                "transaction",
+                "invoice",
+                "trade",
+            ],
+            ActionKind::Book => &["booking", "reservation"],
+            ActionKind::Share => &[
+                "collaborator",
+                "public",
+                "member",
+                "visibility",
+                "backup",
+                "webhook",
+            ],
+            ActionKind::Access => &[
+                "password",
+                "passcode",
+                "2fa",
+                "mfa",
+                "factor",
+                "permission",
+                "permissions",
+                "access",
+                "role",
+                "admin",
+                "credential",
+                "credentials",
+                "security",
+                "pin",
+                "key",
+                "keys",
+                "token",
+                "guest",
+                "door",
+                "alarm",
+                "firewall",
+                "visibility",
+                "owner",
+                "ownership",
+            ],
+            ActionKind::Close => &[],
+            ActionKind::Run => &[],
+        }
+    }
+
+    /// Stems in the user's words that ask for this kind (a superset of the tool's: people say
+    /// "get rid of", "tell", "pay", "let … in").
+    pub(crate) fn request_stems(self) -> &'static [&'static str] {
+        // Verbs a request uses, and nouns only where they name the action itself ("a
+        // payment"): words that often appear in lookups ("key points", "order history", "let
+        // me know", "access logs", "make it clear") authorize nothing.
+        match self {
+            ActionKind::Delete => &[
+                "delete",
+                "remove",
+                "erase",
+                "purge",
+                "trash",
+                "wipe",
+                "destroy",
+                "discard",
+                "drop",
+                "empty",
+                "clean",
+                "rid",
+                "cancel",
+                "unsubscribe",
+                "kill",
+                "truncate",
+                "unlink",
+                "rm",
+                "nuke",
+                "format",
+                "uninstall",
+                "revert",
+                "deactivate",
+                "ban",
+                "block",
+                "archive",
+                "overwrite",
+                "terminate",
+                "expunge",
+                "retire",
+                "shutdown",
+                "shut",
+                "stop",
+                "evict",
+                "detach",
+                "unfollow",
+                "leave",
+                "rollback",
+                "reset",
+            ],
+            ActionKind::Send => &[
+                "send",
+                "email",
+                "mail",
+                "reply",
+                "forward",
+                "post",
+                "tweet",
+                "report",
+                "flag",
+                "sms",
+                "notify",
+                "tell",
+                "inform",
+                "respond",
+                "contact",
+                "dm",
+                "ping",
+                "publish",
+                "share",
+                "comment",
+                "invite",
+                "remind",
+                "announce",
+                "broadcast",
+                "message",
+            ],
+            ActionKind::Pay => &[
+                "pay",
+                "payment",
+                "transfer",
+                "send",
+                "wire",
+                "refund",
+                "purchase",
+                "buy",
+                "donate",
+                "tip",
+                "settle",
+                "reimburse",
+                "charge",
+                "withdraw",
+                "deposit",
+                "checkout",
+                "subscribe",
+                "renew",
+                "sell",
+                "trade",
+                "redeem",
+                "liquidate",
+                "cash",
+                "cashout",
+                "convert",
+                "stake",
+                "exchange",
+            ],
+            ActionKind::Book => &["book", "booking", "reserve", "reservation", "rent", "hire"],
+            ActionKind::Share => &[
+                "share",
+                // "make the repository public": a change of who may see it.
+                "public",
+                "invite",
+                "grant",
+                "collaborator",
+                "publish",
+                "give",
+                "expose",
+                "export",
+                "upload",
+                "sync",
+                "backup",
+            ],
+            ActionKind::Access => &[
+                "unlock",
+                "lock",
+                "disable",
+                "enable",
+                "password",
+                "passcode",
+                "2fa",
+                "mfa",
+                "permission",
+                "revoke",
+                "authorize",
+                "deauthorize",
+                "credential",
+                "reset",
+                "grant",
+                "rotate",
+                "approve",
+                "accept",
+                "deactivate",
+                "ban",
+                "assign",
+                "suspend",
+                "promote",
+                "demote",
+                "owner",
+                "ownership",
+            ],
+            ActionKind::Close => &["close", "merge", "resolve", "finalize", "dismiss", "settle"],
+            ActionKind::Run => &[
+                "run", "execute", "exec", "invoke", "deploy", "install", "push", "start", "launch",
+                "trigger", "submit", "sign", "scale", "reboot", "restart", "release",
+            ],
+        }
+    }
+}
+
+/// Whether `word` is `stem` in a plain English form (pay, pays, paid, paying, payment, …).
+pub(crate) fn is_form_of(word: &str, stem: &str) -> bool {
+    if word == stem {
+        return true;
+    }
+    let Some(rest) = word.strip_prefix(stem.trim_end_matches('e')) else {
+        return irregular(word, stem);
+    };
+    matches!(
+        rest,
+        "s" | "es"
+            | "ed"
+            | "d"
+            | "ing"
+            | "ion"
+            | "ions"
+            | "al"
+            | "ment"
+            | "ments"
+            | "er"
+            | "ers"
+            | "e"
+            | "ies"
+            | "ied"
+            | "y"
+    ) || irregular(word, stem)
+}
+
+fn irregular(word: &str, stem: &str) -> bool {
+    matches!(
+        (stem, word),
+        ("pay", "paid")
+            | ("send", "sent")
+            | ("buy", "bought")
+            | ("rent", "rented")
+            | ("withdraw", "withdrew")
+            | ("reply", "replied" | "replies")
+            | ("empty", "emptied")
+    )
+}
+
+/// Whether the words of a tool's name hold a verb of any [`ActionKind`].
+pub(crate) fn names_an_action(words: &[String]) -> bool {
+    ActionKind::ALL
+        .iter()
+        .any(|k| has_verb(words, k.tool_verbs()))
+}
+
+/// [`has_stem`] for a tool's verbs, less their agent nouns: `block_sender` blocks a sender and
+/// sends nothing, `get_reader` reads (an outsider's attack: the noun made a blocking tool a
+/// sending one, which "send Bob a status" then authorized).
+pub(crate) fn has_verb(words: &[String], stems: &[&str]) -> bool {
+    words.iter().any(|w| {
+        stems.iter().any(|s| {
+            is_form_of(w, s)
+                && !w
+                    .strip_prefix(s.trim_end_matches('e'))
+                    .is_some_and(|rest| matches!(rest, "er" | "ers"))
+        })
+    })
+}
+
+pub(crate) fn has_stem(words: &[String], stems: &[&str]) -> bool {
+    words.iter().any(|w| stems.iter().any(|s| is_form_of(w, s)))
+}
