@@ -250,6 +250,16 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
     if turn_words.iter().any(|w| TAKES_BACK.contains(&w.as_str())) {
         return;
     }
+    // Which comma-separated clause each word stands in (all in one where the split reads the
+    // words otherwise).
+    let mut clause: Vec<usize> = sentence
+        .split(',')
+        .enumerate()
+        .flat_map(|(n, part)| std::iter::repeat_n(n, words(part).len()))
+        .collect();
+    if clause.len() != turn_words.len() {
+        clause = vec![0; turn_words.len()];
+    }
     let question = sentence.trim_end().ends_with('?')
         && turn_words
             .first()
@@ -273,11 +283,13 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                     || i.checked_sub(1)
                         .is_some_and(|b| LOOKING_VERBS.contains(&turn_words[b].as_str()));
                 let next = turn_words.get(i + 1).map(String::as_str);
-                let subordinate = turn_words[..i]
-                    .iter()
-                    .any(|b| SUBORDINATORS.contains(&b.as_str()))
-                    || i.checked_sub(1).is_some_and(|b| turn_words[b] == "be")
-                    || matches!(next, Some("me" | "us" | "aside"));
+                // A subordinate clause ends at its comma: "When you are done, update the CRM"
+                // asks for the update.
+                let subordinate =
+                    turn_words[..i].iter().enumerate().any(|(b, w)| {
+                        clause[b] == clause[i] && SUBORDINATORS.contains(&w.as_str())
+                    }) || i.checked_sub(1).is_some_and(|b| turn_words[b] == "be")
+                        || matches!(next, Some("me" | "us" | "aside"));
                 said.push(SaidWord {
                     word: w.clone(),
                     after_determiner,

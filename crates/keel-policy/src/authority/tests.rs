@@ -227,3 +227,27 @@ fn prohibitions_nouns_and_questions_ask_for_nothing() {
         assert!(requested_kinds([prompt]).contains(&kind), "{prompt}");
     }
 }
+
+/// A second outsider's attack: a change word in a clause that says when or whether, a
+/// passive, or a verb whose object is the user asks for no change; a main clause after the
+/// subordinate one's comma still does.
+#[test]
+fn only_a_main_clause_asks_for_a_change() {
+    use super::{asks_for_change, said_words};
+    let asks = |text: &str| asks_for_change(&said_words([text]));
+    for text in [
+        "Let me know if I need to turn it off.",
+        "Before I change anything, what is the state of the garage?",
+        "Please give me the state of the garage.",
+        "Tell me whether the lock needs to be reset.",
+    ] {
+        assert!(!asks(text), "{text}");
+    }
+    for text in [
+        "When you are done, update the CRM.",
+        "Move the Acme Corp deal to Closed Won.",
+        "Turn off the porch light.",
+    ] {
+        assert!(asks(text), "{text}");
+    }
+}
