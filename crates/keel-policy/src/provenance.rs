@@ -1405,16 +1405,6 @@ fn reaches_someone(value: &str) -> bool {
         })
 }
 
-/// keel's shell running a command that, read with a shell grammar, only reads
-/// ([`super::shell::read_only_known`]): `ls` and `cat` change nothing, whatever the user asked.
-fn plain_read_of_the_shell(tool: &str, args: &Value) -> bool {
-    tool == "shell"
-        && args
-            .get("command")
-            .and_then(Value::as_str)
-            .is_some_and(super::shell::read_only_known)
-}
-
 /// The provenance checker.
 pub fn check_provenance(
     effect: Effect,
@@ -1541,7 +1531,6 @@ pub fn check_provenance(
         && !index.user.is_empty()
         && !index.requested().changes
         && super::classify::name_acts(tool)
-        && !plain_read_of_the_shell(tool, args)
     {
         // A side effect no kind names (`release_latch`, `mute_alerts`), in a run whose user
         // only asked to look: nothing they wrote asks for any change. (A lookup that is
