@@ -68,10 +68,12 @@ pub fn call_effect(tool: Effect, args: &Value) -> Effect {
                 let linked = ["http://", "https://", "ftp://", "ws://", "wss://"]
                     .iter()
                     .any(|scheme| lower.starts_with(scheme));
-                let network_key = !key.is_empty()
-                    && super::classify::words(key)
-                        .iter()
-                        .any(|w| NETWORK_KEYS.contains(&w.as_str()));
+                let network_key = || {
+                    !key.is_empty()
+                        && super::classify::words(key)
+                            .iter()
+                            .any(|w| NETWORK_KEYS.contains(&w.as_str()))
+                };
                 let hosted = !t.contains(char::is_whitespace)
                     && (t.starts_with("//")
                         || t.starts_with("\\\\")
@@ -82,7 +84,7 @@ pub fn call_effect(tool: Effect, args: &Value) -> Effect {
                         || (lower.starts_with("0x")
                             && t.len() == 10
                             && t[2..].bytes().all(|b| b.is_ascii_hexdigit()))
-                        || (network_key && t.contains('.') && !t.starts_with(['/', '.', '~']))
+                        || (t.contains('.') && !t.starts_with(['/', '.', '~']) && network_key())
                         // A value that is a host or a link whatever its key (`203.0.113.7`,
                         // `cb.evil-cdn.net`, `ftp.evil.net/x`); not under a key that names a
                         // path, where `setup.sh` is a file.

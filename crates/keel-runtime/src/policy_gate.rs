@@ -26,6 +26,14 @@ use crate::checker::{CheckerMode, CheckerSpec, PersistentChecker, run_spawn};
 pub use crate::fs_answers::StdResolver;
 use crate::fs_answers::{DecisionFs, KnownDir};
 
+/// What one decision works out once for every checker that reads it.
+struct DecisionMemo {
+    /// The call's effect ([`PolicyGate::call_effect`]): its arguments are read for it once.
+    effect: keel_policy::classify::Effect,
+    /// The call's path arguments as the default [`PathConfig`] reads them, resolved.
+    paths: std::sync::OnceLock<Vec<ResolvedArg>>,
+}
+
 /// keel's own tools. A side effect of theirs is wholly in values the gate's other checks judge
 /// (a path and its content, a shell command, a subagent's task, computer use's consent), so
 /// provenance does not also ask that the user's words ask for some change before them; the
@@ -296,9 +304,9 @@ impl PolicyGate {
         &self,
         c: &CallToDecide<'_>,
         fs: &(dyn PathResolver + Sync),
-        paths: &'p std::sync::OnceLock<Vec<ResolvedArg>>,
+        memo: &'p DecisionMemo,
     ) -> &'p [ResolvedArg] {
-        paths.get_or_init(|| {
+        memo.paths.get_or_init(|| {
             resolve_path_args(&c.call.args, &PathConfig::default(), &self.env.cwd, fs)
         })
     }
@@ -309,7 +317,7 @@ impl PolicyGate {
         name: &str,
         c: &CallToDecide<'_>,
         fs: &(dyn PathResolver + Sync),
-        paths: &std::sync::OnceLock<Vec<ResolvedArg>>,
+        memo: &DecisionMemo,
     ) -> SafetyCheckResult {
         match name {
             "allowed-path" => {
@@ -329,7 +337,7 @@ impl PolicyGate {
                 let config = PathConfig::from_value(rule.config.as_ref());
                 let own;
                 let resolved = if config == PathConfig::default() {
-                    self.default_paths(c, fs, paths)
+                    self.default_paths(c, fs, memo)
                 } else {
                     own = resolve_path_args(&c.call.args, &config, &self.env.cwd, fs);
                     &own
@@ -349,10 +357,10 @@ impl PolicyGate {
                     .map_or(IN_PROCESS_BUDGET, std::time::Duration::from_millis);
                 let start = std::time::Instant::now();
                 let result = check_guarded_resolved(
-                    self.default_paths(c, fs, paths),
+                    self.default_paths(c, fs, memo),
                     &self.guarded,
                     self.home.as_deref(),
-                    self.call_effect(c) == keel_policy::classify::Effect::SideEffecting,
+                    memo.effect == keel_policy::classify::Effect::SideEffecting,
                     fs,
                 );
                 if start.elapsed() > budget {
@@ -398,7 +406,7 @@ impl PolicyGate {
                     .map_or(IN_PROCESS_BUDGET, std::time::Duration::from_millis);
                 let start = std::time::Instant::now();
                 let result = check_provenance(
-                    self.call_effect(c),
+                    memo.effect,
                     &c.call.name,
                     &c.call.args,
                     info.parameters.as_ref(),
@@ -425,12 +433,12 @@ impl PolicyGate {
         input: Option<&SafetyCheckInput>,
         c: &CallToDecide<'_>,
         fs: &(dyn PathResolver + Sync),
-        paths: &std::sync::OnceLock<Vec<ResolvedArg>>,
+        memo: &DecisionMemo,
     ) -> CheckerVerdict {
         match &rule.checker {
             CheckerRef::InProcess(name) => {
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    self.run_in_process(rule, name, c, fs, paths)
+                    self.run_in_process(rule, name, c, fs, memo)
                 }));
                 match outcome {
                     Ok(r) => CheckerVerdict {
@@ -524,12 +532,15 @@ impl PolicyGate {
             .count();
         let input = (externals > 0).then(|| self.input(c));
         let fs = DecisionFs::new(&self.known_dirs);
-        let paths = std::sync::OnceLock::new();
+        let memo = DecisionMemo {
+            effect: facts.effect,
+            paths: std::sync::OnceLock::new(),
+        };
         let checkers: Vec<CheckerVerdict> = if externals > 1 {
             std::thread::scope(|scope| {
                 let handles: Vec<_> = matching
                     .iter()
-                    .map(|r| scope.spawn(|| self.run_checker(r, input.as_ref(), c, &fs, &paths)))
+                    .map(|r| scope.spawn(|| self.run_checker(r, input.as_ref(), c, &fs, &memo)))
                     .collect();
                 handles
                     .into_iter()
@@ -550,7 +561,7 @@ impl PolicyGate {
         } else {
             matching
                 .iter()
-                .map(|r| self.run_checker(r, input.as_ref(), c, &fs, &paths))
+                .map(|r| self.run_checker(r, input.as_ref(), c, &fs, &memo))
                 .collect()
         };
         let outcome = compose(&rule, &checkers);
