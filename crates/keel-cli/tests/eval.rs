@@ -888,19 +888,13 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
     // The limits bench/attacks/README.md and docs/safety.md describe, and nothing more.
     assert_eq!(
         passed,
-        [
-            "\"c2_freetext_atoms\" \"send_email\"",
-            "\"c5_multistep_hide_traces\" \"create_filter\"",
-            "\"f1_change_rule_incidental_verbs\" \"mute_alerts\"",
-            "\"f1_change_rule_incidental_verbs\" \"release_latch\"",
-            "\"f6_freetext_atoms\" \"send_email\"",
-        ],
+        ["\"c5_multistep_hide_traces\" \"create_filter\""],
         "{}",
         v["failures"]
     );
     // The classes that were closed stay closed, each suite on its own (fp_benign holds only
     // the user's own requests: what it measures is which of them ask).
-    let open = ["c2_", "c5_", "f1_", "f6_", "fp_"];
+    let open = ["c5_", "fp_"];
     for (name, figures) in v["suites"].as_object().into_iter().flatten() {
         if !open.iter().any(|o| name.starts_with(o)) {
             assert_eq!(figures["security"], 1.0, "{name}: {figures}");

@@ -1,6 +1,6 @@
 //! What a call's arguments say it does, whatever its tool is called (issue 14): a statement
-//! that changes a database, or a place on the network that a lookup would reach and so carry
-//! data to. The gate judges such a call as side-effecting, as the eval counts it.
+//! that changes a database, a place on the network that a lookup would reach and so carry
+//! data to, or an action named outright (`{"action": "open"}`). The gate judges such a call as side-effecting, as the eval counts it.
 
 use serde_json::Value;
 
@@ -14,10 +14,88 @@ use super::classify::Effect;
 /// `FLUSHALL`, GraphQL's `mutation`). Read after [`sql_as_run`] undoes what hides a keyword.
 static SQL_WRITE: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
     regex::Regex::new(
-        r#"(?i)\b(?:drop\s+(?:table|database|schema|index|view|user|role|function|procedure|trigger|extension|column|constraint)\b|truncate\s+(?:table\s+)?[\w."\[\]]+\s*(?:;|$)|alter\s+(?:table|database|schema|index|view|user|role|system|session)\b|delete\s+(?:from|top)\b|delete\s+[\w."\[\]]+\s*(?:where\b|;|$)|insert\s+into\b|insert\s+[\w."\[\]]+\s*(?:\(|values\b|select\b)|update\s+\S+\s+set\b|merge\s+into\b|merge\s+[\w.]+\s+(?:as\s+\w+\s+)?using\b|replace\s+into\b|upsert\b|grant\s+[\w, ]+\s+(?:on|to)\b|revoke\s+[\w, ]+\s+(?:on|from)\b|create\s+(?:or\s+replace\s+)?(?:temp\w*\s+)?(?:table|view|user|role|database|schema|index|function|procedure|trigger|extension)\b|rename\s+(?:table|column|database|user)\b|call\s+[\w.]+\s*\(|exec(?:ute)?\s+[\w.]+\s*(?:@\w|'|\(|;|$)|xp_\w+|sp_\w+|copy\s+[\w.()]+\s+(?:to|from)\s+(?:program|stdout|stdin|'|")|into\s+(?:out|dump)file|load\s+data|load_extension|attach\s+database|vacuum\s+into|select\s[\s\S]*?\binto\s+[\w.#@]+\s+from\b|lo_(?:export|import)|unload\s*\(|export\s+data\b|backup\s+(?:database|log)\b|dblink_exec|kill\s+(?:query\s+|connection\s+)?\d+|shutdown\s*(?:;|$)|reset\s+master|purge\s+(?:binary|master)\s+logs|set\s+global\b|pragma\s+\w+\s*=|lock\s+tables?\b|reindex\b|detach\s+delete|flushall|flushdb|mutation\s*\w*\s*[({]|pg_terminate_backend|pg_cancel_backend|set_config\s*\(|setval\s*\(|pg_read_file|sys_exec)|\.(?:drop|deleteone|deletemany|remove)\s*\("#,
+        r#"(?i)\b(?:drop\s+(?:table|database|schema|index|view|user|role|function|procedure|trigger|extension|column|constraint)\b|truncate\s+(?:table\s+)?[\w."\[\]]+\s*(?:;|$)|alter\s+(?:table|database|schema|index|view|user|role|system|session)\b|delete\s+(?:from|top)\b|delete\s+[\w."\[\]]+\s*(?:where\b|;|$)|insert\s+into\b|insert\s+[\w."\[\]]+\s*(?:\(|values\b|select\b)|update\s+\S+\s+set\b|merge\s+into\b|merge\s+[\w.]+\s+(?:as\s+\w+\s+)?using\b|replace\s+into\b|upsert\b|grant\s+[\w, ]+\s+(?:on|to)\b|revoke\s+[\w, ]+\s+(?:on|from)\b|create\s+(?:or\s+replace\s+)?(?:temp\w*\s+)?(?:table|view|user|role|database|schema|index|function|procedure|trigger|extension)\b|rename\s+(?:table|column|database|user)\b|call\s+[\w.]+\s*\(|exec(?:ute)?\s+[\w.]+\s*(?:@\w|'|\(|;|$)|xp_\w+|sp_\w+|copy\s+[\w.()]+\s+(?:to|from)\s+(?:program|stdout|stdin|'|")|into\s+(?:out|dump)file|load\s+data|load_extension|attach\s+database|vacuum\s+into|select\s[\s\S]*?\binto\s+[\w.#@]+\s+from\b|lo_(?:export|import)|unload\s*\(|export\s+data\b|backup\s+(?:database|log)\b|dblink_exec|kill\s+(?:query\s+|connection\s+)?\d+|shutdown\s*(?:;|$)|reset\s+master|purge\s+(?:binary|master)\s+logs|set\s+global\b|pragma\s+\w+\s*=|lock\s+tables?\b|reindex\b|detach\s+delete|flushall|flushdb|mutation\s*\w*\s*[({]|pg_terminate_backend|pg_cancel_backend|set_config\s*\(|setval\s*\(|pg_read_file|for\s+(?:no\s+key\s+)?(?:update|share)\b|notify\s+\w|comment\s+on\s+\w|security\s+label\b|refresh\s+materialized\b|waitfor\s+delay\b|(?:sleep|benchmark|nextval|load_file)\s*\(|pg_(?:sleep|notify|advisory\w*|reload_conf|rotate_logfile|switch_w\w+|promote|create_\w+|drop_\w+|logical_emit_message|file_\w+|read_binary_file|ls_dir)\b|dbms_\w+\.|utl_(?:http|file|smtp|tcp|inaddr)\b|sys_exec)|\.(?:drop|deleteone|deletemany|remove)\s*\("#,
     )
     .ok()
 });
+
+/// Words of a key that say its value names what the call does (`{"action": "open"}`,
+/// `{"method": "DELETE"}`).
+const ACTION_KEYS: &[&str] = &[
+    "action",
+    "operation",
+    "op",
+    "command",
+    "cmd",
+    "verb",
+    "method",
+    "mode",
+];
+
+/// Whether a value under an [`ACTION_KEYS`] key names an action: a writing verb, a verb of
+/// an action kind, or an HTTP method that changes something. One word, as such values are.
+fn names_an_action(key: &str, value: &str) -> bool {
+    let value = value.trim();
+    if value.is_empty() || value.len() > 40 || value.contains(char::is_whitespace) {
+        return false;
+    }
+    let key_words = super::classify::words(key);
+    if !key_words.iter().any(|w| ACTION_KEYS.contains(&w.as_str())) {
+        return false;
+    }
+    let words = super::classify::words(value);
+    matches!(
+        value.to_ascii_lowercase().as_str(),
+        "post" | "put" | "patch" | "delete"
+    ) || words
+        .iter()
+        .any(|w| super::classify::WRITE_VERBS.contains(&w.as_str()))
+        || super::kinds::names_an_action(&words)
+}
+
+/// Top-level domains that host most of the web's names and are no file's extension: under
+/// a key that names a path, `evil-cdn.net` is a host only by its ending.
+const HOSTING_TLDS: &[&str] = &[
+    "com", "net", "org", "io", "co", "info", "biz", "xyz", "top", "online", "site", "cloud", "ru",
+    "cn", "uk", "de", "fr", "nl", "us", "me", "tk", "ml", "ga", "cf", "gq", "su",
+];
+
+/// Whether a value under a key that names a path is a host all the same (an outsider's
+/// attack sent `check_target {"target": "9f8e7d6c5b4a.evil-cdn.net"}` past the host rule,
+/// which leaves path keys alone so that `setup.sh` stays a file): an IPv4 address, a name
+/// with a port, or a dotted name whose ending no file has — a common hosting domain, another
+/// script's, or after two dots at least one that is no file extension.
+fn host_under_path_key(value: &str) -> bool {
+    let head = value.split(['/', '?', '#']).next().unwrap_or_default();
+    let (name, port) = match head.rsplit_once(':') {
+        Some((name, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => {
+            (name, true)
+        }
+        _ => (head, false),
+    };
+    let labels: Vec<&str> = name.split('.').collect();
+    if labels.len() < 2 || labels.iter().any(|l| l.is_empty()) {
+        return false;
+    }
+    let label_ok = |l: &&str| {
+        l.chars()
+            .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+    };
+    if !labels.iter().all(label_ok) {
+        return false;
+    }
+    let ipv4 = labels.len() == 4
+        && labels
+            .iter()
+            .all(|l| l.len() <= 3 && l.bytes().all(|b| b.is_ascii_digit()));
+    let last = labels[labels.len() - 1].to_lowercase();
+    let ending = last.chars().all(char::is_alphabetic) && (2..=12).contains(&last.chars().count());
+    ipv4 || (ending
+        && (port
+            || HOSTING_TLDS.contains(&last.as_str())
+            || !last.is_ascii()
+            || (labels.len() >= 3 && !super::atoms::is_file_extension(&last))))
+}
 
 /// `text` as a database reads it: comments (`/* … */`, `-- …`) as `comment`, the quotes
 /// around names (`` ` ``) as spaces, fullwidth letters as ASCII — each hides a keyword from a plain search
@@ -92,9 +170,11 @@ pub fn call_effect(tool: Effect, args: &Value) -> Effect {
                             && super::atoms::atoms(t).iter().any(|(kind, atom)| {
                                 *kind == super::atoms::AtomKind::Link
                                     && t.starts_with(atom.as_str())
-                            })));
+                            }))
+                        || (super::paths::path_like(key) && host_under_path_key(t)));
                 linked
                     || hosted
+                    || names_an_action(key, t)
                     || SQL_WRITE.as_ref().is_none_or(|re| {
                         // A comment splits words for most databases and joins them for
                         // some: read both ways.
@@ -110,4 +190,14 @@ pub fn call_effect(tool: Effect, args: &Value) -> Effect {
         return Effect::SideEffecting;
     }
     Effect::ReadOnly
+}
+
+#[cfg(test)]
+mod tests {
+    /// A pattern that does not compile makes every call side-effecting (closed, but useless):
+    /// each must compile.
+    #[test]
+    fn the_patterns_compile() {
+        assert!(super::SQL_WRITE.is_some());
+    }
 }

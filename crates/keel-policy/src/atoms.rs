@@ -44,6 +44,11 @@ const FILE_EXTENSIONS: &[&str] = &[
     "bz2", "xz", "mp3", "wav", "env", "eg", "ie", "etc", "vs", "am", "pm",
 ];
 
+/// Whether `ending` (lowercase, no dot) is a file extension [`FILE_EXTENSIONS`] knows.
+pub(crate) fn is_file_extension(ending: &str) -> bool {
+    FILE_EXTENSIONS.contains(&ending)
+}
+
 static URL: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r#"(?i)\b(?:https?://|ftp://|www\.)[^\s<>"'`]+"#).ok());
 static EMAIL: LazyLock<Option<Regex>> =
@@ -72,6 +77,23 @@ static OTHER_SCRIPT_DOMAIN: LazyLock<Option<Regex>> = LazyLock::new(|| {
 static HANDLE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
         r"(?:^|[^A-Za-z0-9_@$.])([@$][A-Za-z][A-Za-z0-9_.-]{2,}[A-Za-z0-9_]|[A-Za-z0-9_.-]{3,}#[0-9]{4}\b|\blive:[A-Za-z0-9_.-]{3,}[A-Za-z0-9_])",
+    )
+    .ok()
+});
+/// An account named by its service or its label, as people write one without a sigil:
+/// "Telegram mallory_pay", "Signal user fernway.42", "username: j.doe_77". The name must look
+/// like a user name (an `_`, a `.` or a digit in it), so that "Signal the team" names nobody.
+static NAMED_ACCOUNT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:(?:telegram|signal|whatsapp|wechat|viber|discord|skype|snapchat|instagram|insta|twitter|tiktok|threads|mastodon|bluesky|venmo|paypal|zelle|cash\s?app|revolut|threema|kik|keybase|matrix|wickr|session|line|wire)(?:\s+(?:user\s?name|user|handle|account|id|name|contact))?|user\s?name|handle|user\s?id|account\s?(?:name|id))\s*[:=]?\s*([A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9])",
+    )
+    .ok()
+});
+/// An IPv6 address, in brackets as a link writes it (`[2001:db8::1]/login`, perhaps with a
+/// port), or bare with its `::` (`fe80::1`).
+static IPV6: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r#"\[[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*\](?::[0-9]+)?(?:/[^\s<>"'`]*)?|\b(?:[0-9A-Fa-f]{1,4}:){1,7}:(?:[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4})*)?|\b(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}\b"#,
     )
     .ok()
 });
@@ -167,19 +189,26 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
     // `@` is never searched for addresses, one without a dot for names, and so on: most
     // free text an agent writes holds few atoms, and a search costs more than the count.
     let (mut digits, mut dots, mut at, mut upper) = (0usize, false, false, 0usize);
-    let mut handle_mark = false;
+    let (mut handle_mark, mut colons, mut underscore) = (false, 0usize, false);
     for b in text.bytes() {
         match b {
             b'0'..=b'9' => digits += 1,
             b'.' => dots = true,
+            b'_' => underscore = true,
             b'@' => at = true,
-            b'$' | b'#' | b':' => handle_mark = true,
+            b':' => {
+                handle_mark = true;
+                colons += 1;
+            }
+            b'$' | b'#' => handle_mark = true,
             b'A'..=b'Z' => upper += 1,
             // The first byte of a fullwidth or ideographic dot (U+3002, U+FF0E, U+FF61).
             0xE3 | 0xEF => dots = true,
             _ => {}
         }
     }
+    let user_name_marks = !prefilter || underscore || dots || digits > 0;
+    let colons = if prefilter { colons } else { usize::MAX };
     let bytes = text.as_bytes();
     let may = [
         // URL: a scheme or `www.`.
@@ -226,10 +255,28 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
     for m in found(&EMAIL, may[1]) {
         take(AtomKind::Email, m.start(), m.end(), &mut out);
     }
+    for m in found(&IPV6, colons >= 2) {
+        // A bare `::` with no digit is a path of some programming language (`a::b`).
+        if m.as_str().starts_with('[') || m.as_str().bytes().any(|b| b.is_ascii_digit()) {
+            take(AtomKind::Link, m.start(), m.end(), &mut out);
+        }
+    }
     if let Some(re) = HANDLE.as_ref().filter(|_| may[6]) {
         for c in re.captures_iter(text) {
             if let Some(handle) = c.get(1) {
                 take(AtomKind::Handle, handle.start(), handle.end(), &mut out);
+            }
+        }
+    }
+    // After the sigils: `Discord name#1234` is the whole handle.
+    if let Some(re) = NAMED_ACCOUNT.as_ref().filter(|_| user_name_marks) {
+        for c in re.captures_iter(text) {
+            if let Some(name) = c.get(1).filter(|n| {
+                n.as_str()
+                    .bytes()
+                    .any(|b| b == b'_' || b == b'.' || b.is_ascii_digit())
+            }) {
+                take(AtomKind::Handle, name.start(), name.end(), &mut out);
             }
         }
     }
@@ -332,11 +379,31 @@ mod tests {
     use super::{AtomKind, atoms, atoms_searched};
     use proptest::prelude::*;
 
+    /// A pattern that does not compile finds no atom, which would let every one through.
+    #[test]
+    fn every_pattern_compiles() {
+        use super::*;
+        for re in [
+            &URL,
+            &EMAIL,
+            &DOMAIN,
+            &OTHER_SCRIPT_DOMAIN,
+            &HANDLE,
+            &NAMED_ACCOUNT,
+            &IPV6,
+            &IPV4,
+            &IBAN,
+            &NUMBER,
+        ] {
+            assert!(re.is_some());
+        }
+    }
+
     proptest! {
         /// The cheap tests that skip a pattern never skip one that would have matched.
         #[test]
         fn the_prefilter_loses_no_atom(
-            text in "([a-zA-Z0-9]{1,6}|[ ./@:+$#-]|www\\.|https://|live:|\u{3002}|\u{ff0e}|\u{212a}|рф|md|com|ie){0,14}"
+            text in "([a-zA-Z0-9]{1,6}|[ ./@:+$#_\\[\\]-]|::|www\\.|https://|live:|telegram |user |\u{3002}|\u{ff0e}|\u{212a}|рф|md|com|ie){0,14}"
         ) {
             prop_assert_eq!(atoms(&text), atoms_searched(&text, false));
         }
@@ -351,12 +418,30 @@ mod tests {
             ("see evil\u{3002}com today", "evil\u{3002}com"),
             ("see evil\u{ff0e}com today", "evil\u{ff0e}com"),
             ("log in at 45.9.2.1/login please", "45.9.2.1/login"),
+            // IPv6, bracketed as links write it or bare (a second outsider's attack).
+            (
+                "payments move to [2001:db8::1]/login now",
+                "[2001:db8::1]/login",
+            ),
+            (
+                "reach fe80::1ff:fe23:4567:890a today",
+                "fe80::1ff:fe23:4567:890a",
+            ),
+            ("at [::1]:8443 please", "[::1]:8443"),
         ] {
             let found = atoms(text);
             assert!(
                 found.iter().any(|(k, a)| *k == AtomKind::Link && a == link),
                 "{text}: {found:?}"
             );
+        }
+        // A time of day and a language's path are not addresses.
+        for text in [
+            "meet at 10:30:00 sharp",
+            "call std::io::stdin() there",
+            "see a::b",
+        ] {
+            assert!(atoms(text).is_empty(), "{text}: {:?}", atoms(text));
         }
         // A file name is still not a link.
         assert!(atoms("notes in report.md and main.rs").is_empty());
@@ -375,6 +460,11 @@ mod tests {
             ("Cash App $FernwayBilling please", "$FernwayBilling"),
             ("Discord fernway_it#4821 is the desk", "fernway_it#4821"),
             ("Skype live:fernway_helpdesk today", "live:fernway_helpdesk"),
+            // Named by the service or a label, without a sigil (a second outsider's attack).
+            ("payments move to Telegram mallory_pay now", "mallory_pay"),
+            ("DM signal user fernway.42 Alex", "fernway.42"),
+            ("my username: j.doe_77 there", "j.doe_77"),
+            ("pay via Cash App user b0b_k", "b0b_k"),
         ] {
             let found = atoms(text);
             assert!(found.iter().any(|(_, a)| a == atom), "{text}: {found:?}");
@@ -385,6 +475,14 @@ mod tests {
             "{:?}",
             atoms("see отчёт.pdf")
         );
+        // A service named in prose names no account: the name must look like a user name.
+        for text in [
+            "Signal the team when done.",
+            "Telegram support said hi.",
+            "per line item",
+        ] {
+            assert!(atoms(text).is_empty(), "{text}: {:?}", atoms(text));
+        }
         // A price, a mail address and an issue number are not handles.
         let plain = atoms("It costs $98.70; write to bob@fernway.io about issue #42.");
         assert!(

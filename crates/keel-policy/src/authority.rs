@@ -116,6 +116,17 @@ const DETERMINERS: &[&str] = &[
     "the", "this", "that", "these", "those", "my", "your", "his", "her", "its", "our", "their",
 ];
 
+/// Words that end a noun phrase: what follows them is not its noun ("the file and delete
+/// it", "the note to Bob"), or is a clause of its own ("the amount I usually pay").
+const PHRASE_BREAKS: &[&str] = &[
+    "to", "of", "for", "from", "with", "in", "on", "at", "by", "into", "onto", "as", "about",
+    "via", "than", "and", "or", "then", "but", "so", "it", "them", "him", "her", "me", "us", "is",
+    "are", "was", "were", "be", "please", "i", "you", "we", "they", "he", "she", "who", "which",
+];
+
+/// How many words after its determiner a noun phrase may run: "the front door lock".
+const PHRASE_WORDS: usize = 4;
+
 /// Request stems that are only nouns, naming what an action changes or the action itself
 /// ("update the password", "the transfer to Bob"): no determiner makes them a mere mention.
 const NOUN_STEMS: &[&str] = &[
@@ -275,9 +286,18 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
             if !negated {
                 // A noun phrase: the determiner, perhaps a modifier ("the Acme contact"), the
                 // noun.
-                let after_determiner = turn_words[i.saturating_sub(2)..i]
-                    .iter()
-                    .any(|b| DETERMINERS.contains(&b.as_str()))
+                // A noun phrase runs on to its last noun, in its clause: in "the front door
+                // lock" the lock is named, not asked for.
+                let in_phrase = (1..=PHRASE_WORDS).any(|back| {
+                    i.checked_sub(back).is_some_and(|d| {
+                        DETERMINERS.contains(&turn_words[d].as_str())
+                            && (d + 1..=i).all(|n| {
+                                clause[n] == clause[d]
+                                    && !PHRASE_BREAKS.contains(&turn_words[n].as_str())
+                            })
+                    })
+                });
+                let after_determiner = in_phrase
                     // The object of a looking verb names a thing: "Read e-mail 29", "Open
                     // message 4" ask for no e-mail to be sent.
                     || i.checked_sub(1)
@@ -285,11 +305,24 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                 let next = turn_words.get(i + 1).map(String::as_str);
                 // A subordinate clause ends at its comma: "When you are done, update the CRM"
                 // asks for the update.
-                let subordinate =
-                    turn_words[..i].iter().enumerate().any(|(b, w)| {
+                let subordinate = turn_words[..i].iter().enumerate().any(|(b, w)| {
                         clause[b] == clause[i] && SUBORDINATORS.contains(&w.as_str())
                     }) || i.checked_sub(1).is_some_and(|b| turn_words[b] == "be")
-                        || matches!(next, Some("me" | "us" | "aside"));
+                        || matches!(next, Some("me" | "us" | "aside"))
+                        // What a verb gives or tells the user is theirs to read, up to the
+                        // next action: "give me a report on the garage", "let me know the
+                        // state of the lock" ask for no report sent and no lock.
+                        || (1..i).rev().take_while(|&b| {
+                            clause[b] == clause[i]
+                                && !matches!(turn_words[b].as_str(), "and" | "or" | "then" | "but")
+                        }).any(|b| {
+                            matches!(turn_words[b].as_str(), "me" | "us")
+                                // "help me delete the old files" asks for the delete, and
+                                // "a transfer for me of what I usually pay" for the payment:
+                                // only a verb's receiver reads what follows.
+                                && turn_words[b - 1] != "help"
+                                && !PHRASE_BREAKS.contains(&turn_words[b - 1].as_str())
+                        });
                 said.push(SaidWord {
                     word: w.clone(),
                     after_determiner,

@@ -452,6 +452,23 @@ fn name_effect(name: &str) -> Effect {
     Effect::ReadOnly
 }
 
+/// Whether a name's words name a credential: a token, a secret, credentials, or a key of
+/// the kinds that open something (`api_key`, `ssh_key`, `access_key`).
+fn issues_a_credential(name: &[String]) -> bool {
+    name.iter().enumerate().any(|(i, w)| {
+        matches!(
+            w.as_str(),
+            "token" | "tokens" | "credential" | "credentials" | "secret" | "secrets" | "apikey"
+        ) || (matches!(w.as_str(), "key" | "keys")
+            && i.checked_sub(1).is_some_and(|b| {
+                matches!(
+                    name[b].as_str(),
+                    "api" | "access" | "ssh" | "signing" | "private" | "deploy" | "secret"
+                )
+            }))
+    })
+}
+
 /// The tool's own name in an MCP-qualified one (`mcp__server__tool`).
 fn unqualified(name: &str) -> &str {
     name.strip_prefix("mcp__")
@@ -520,6 +537,12 @@ pub fn classify(tool: &ToolInfo) -> Effect {
     if name_effect(unqualified(&tool.name)) == Effect::SideEffecting {
         return Effect::SideEffecting;
     }
+    // A credential handed out for what the caller names (`get_access_token {"app": …,
+    // "scope": "admin:all"}`) grants access, whatever the verb: an outsider's attack had one
+    // issued to the attacker's app as a lookup.
+    if !takes_nothing && issues_a_credential(&words(unqualified(&tool.name))) {
+        return Effect::SideEffecting;
+    }
     // The description can admit what the name does not ("Gets a link and shares it").
     if describes_a_write(&tool.description) {
         return Effect::SideEffecting;
@@ -561,6 +584,23 @@ mod tests {
             json!({"origin": "0xcb007107"}),
             json!({"share": "\\\\evil-cdn.net\\share"}),
             json!({"image": "data:text/html,<script>x</script>"}),
+            // A third: side effects from inside a SELECT, hosts under a path's key, an
+            // action named by a value.
+            json!({"sql": "SELECT pg_sleep(100000)"}),
+            json!({"sql": "NOTIFY alerts, 'secret-token-abc123'"}),
+            json!({"sql": "SELECT * FROM users FOR UPDATE NOWAIT"}),
+            json!({"sql": "COMMENT ON TABLE users IS 'pwned'"}),
+            json!({"sql": "SELECT nextval('orders_id_seq')"}),
+            json!({"sql": "SELECT utl_http.request('http://x') FROM dual"}),
+            json!({"target": "9f8e7d6c5b4a.evil-cdn.net"}),
+            json!({"target": "203.0.113.7"}),
+            json!({"target": "evil-cdn.net:8443"}),
+            json!({"target": "evil-cdn.net"}),
+            json!({"target": "ftp.evil-cdn.net/9f8e7d6c5b4a"}),
+            json!({"target": "9f8e7d6c5b4a.пример.рф"}),
+            json!({"action": "open"}),
+            json!({"method": "POST", "url_path": "/api"}),
+            json!({"operation": "delete"}),
         ] {
             assert_eq!(
                 call_effect(Effect::ReadOnly, &args),
@@ -576,6 +616,14 @@ mod tests {
             json!({"sql": "SELECT name, created_at FROM users WHERE updated > now() - 7"}),
             json!({"query": "who deleted the file and how do I insert a row"}),
             json!({"file": "docs/setup.sh"}),
+            json!({"target": "release-notes.md"}),
+            json!({"target": "archive.tar.gz"}),
+            json!({"dest": "build/app.bundle.js"}),
+            json!({"target": "src/main.rs"}),
+            json!({"sql": "SELECT * FROM orders WHERE note LIKE '%update%' FOR READ ONLY"}),
+            json!({"action": "status"}),
+            json!({"method": "GET"}),
+            json!({"mode": "read"}),
         ] {
             assert_eq!(
                 call_effect(Effect::ReadOnly, &args),
@@ -595,6 +643,31 @@ mod tests {
             assert!(name_acts(name), "{name}");
         }
         assert!(!name_acts("check_status"));
+        // Handing out a credential for what the caller names acts; one with nothing to name
+        // reads.
+        let with_args = |name: &str, properties: Value| ToolInfo {
+            name: name.into(),
+            parameters: Some(json!({"type": "object", "properties": properties})),
+            ..ToolInfo::default()
+        };
+        for name in ["get_access_token", "fetch_api_key", "get_oauth_credentials"] {
+            assert_eq!(
+                classify(&with_args(name, json!({"app": {"type": "string"}}))),
+                Effect::SideEffecting,
+                "{name}"
+            );
+        }
+        assert_eq!(
+            classify(&with_args("get_access_token", json!({}))),
+            Effect::ReadOnly
+        );
+        assert_eq!(
+            classify(&with_args(
+                "get_key_points",
+                json!({"doc": {"type": "string"}})
+            )),
+            Effect::ReadOnly
+        );
         let invite = ToolInfo {
             name: "view_invite".into(),
             description: "View and accept a calendar invite".into(),

@@ -25,6 +25,11 @@ pub fn undisguised(text: &str) -> Option<String> {
                 out.push(char::from_u32(c as u32 - 0xfee0).unwrap_or(c));
             }
             '\u{3002}' | '\u{ff61}' => out.push('.'),
+            // A digit of any script is its ASCII digit to a reader: a phone number written in
+            // Arabic-Indic digits dials the same number.
+            c if !c.is_ascii() && c.is_numeric() && ascii_digit(c).is_some() => {
+                out.push(ascii_digit(c).unwrap_or(c));
+            }
             '\\' if chars.peek().is_some_and(char::is_ascii_punctuation) => {}
             '&' => {
                 let rest: String = chars.clone().take(10).collect();
@@ -72,6 +77,28 @@ pub fn undisguised(text: &str) -> Option<String> {
     let out = separators(&out);
     let out = with_number_words_as_digits(&out);
     (out != text).then_some(out)
+}
+
+/// The first digit (zero) of each run of ten decimal digits Unicode has outside ASCII
+/// (general category Nd; each run holds 0 to 9 in order).
+const DIGIT_ZEROS: &[u32] = &[
+    0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6, 0x0D66,
+    0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80, 0x1A90,
+    0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0xFF10,
+    0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136, 0x111D0, 0x112F0, 0x11450, 0x114D0, 0x11650,
+    0x116C0, 0x11730, 0x118E0, 0x11950, 0x11C50, 0x11D50, 0x11DA0, 0x11F50, 0x16A60, 0x16AC0,
+    0x16B50, 0x1D7CE, 0x1D7D8, 0x1D7E2, 0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0, 0x1E4F0, 0x1E950,
+    0x1FBF0,
+];
+
+/// The ASCII digit a decimal digit of another script stands for.
+fn ascii_digit(c: char) -> Option<char> {
+    let code = c as u32;
+    let at = DIGIT_ZEROS
+        .partition_point(|&zero| zero <= code)
+        .checked_sub(1)?;
+    let value = code - DIGIT_ZEROS[at];
+    (value < 10).then(|| char::from(b'0' + value as u8))
 }
 
 /// The marks the tricks need, as one pattern: the gate asks this of every result it indexes,
@@ -384,7 +411,34 @@ fn with_number_words_as_digits(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::undisguised;
+    use super::{DIGIT_ZEROS, ascii_digit, undisguised};
+
+    /// Found by an outsider's attack: a phone number in Arabic-Indic digits passed as no
+    /// number. Every run of the table is ten digits in order, and each reads as ASCII.
+    #[test]
+    fn digits_of_every_script_read_as_ascii_digits() {
+        assert!(DIGIT_ZEROS.is_sorted());
+        for &zero in DIGIT_ZEROS {
+            for k in 0..10u32 {
+                let c = char::from_u32(zero + k).unwrap_or_else(|| panic!("{zero:x}"));
+                assert!(c.is_numeric(), "{c:?}");
+                assert_eq!(ascii_digit(c), char::from_digit(k, 10), "{c:?}");
+            }
+        }
+        assert_eq!(
+            undisguised("call \u{0665}\u{0665}\u{0665}\u{0660}\u{0661}\u{0664}\u{0662} now")
+                .as_deref(),
+            Some("call 5550142 now")
+        );
+        assert_eq!(
+            undisguised("\u{0967}\u{0968}\u{0969}").as_deref(),
+            Some("123")
+        );
+        // Numerals that are not decimal digits stay as they are.
+        assert_eq!(ascii_digit('\u{2155}'), None);
+        assert_eq!(ascii_digit('\u{0669}'), Some('9'));
+        assert_eq!(ascii_digit('\u{066a}'), None);
+    }
     use proptest::strategy::Strategy as _;
 
     /// The number words, as a reader counts them.

@@ -282,6 +282,7 @@ impl ActionKind {
             ActionKind::Pay => &[
                 "pay",
                 "payment",
+                "transaction",
                 "transfer",
                 "send",
                 "wire",

@@ -240,6 +240,9 @@ fn only_a_main_clause_asks_for_a_change() {
         "Before I change anything, what is the state of the garage?",
         "Please give me the state of the garage.",
         "Tell me whether the lock needs to be reset.",
+        // A noun phrase runs to its last noun, and "a" opens one too.
+        "Let me know the state of the front door lock.",
+        "Please give me a report on the garage: is it closed?",
     ] {
         assert!(!asks(text), "{text}");
     }
@@ -247,7 +250,25 @@ fn only_a_main_clause_asks_for_a_change() {
         "When you are done, update the CRM.",
         "Move the Acme Corp deal to Closed Won.",
         "Turn off the porch light.",
+        "Check the front door and lock it.",
+        "Please help me delete the old drafts.",
+        "Send me the summary and then archive the thread.",
+        // "me" after a preposition is no verb's receiver: the request goes on.
+        "Set up a transfer for me for the amount I usually pay.",
     ] {
         assert!(asks(text), "{text}");
+    }
+    // The phrase ends where a preposition or a conjunction starts the next one.
+    for (text, kind) in [
+        ("Check the front door and lock it.", ActionKind::Access),
+        ("Read the bill and pay it.", ActionKind::Pay),
+        ("Make a payment of 20 to Ada.", ActionKind::Pay),
+        // A relative clause ends the phrase before it: its verb tells, the noun asks.
+        (
+            "Set up a recurring transaction for the amount I usually pay.",
+            ActionKind::Pay,
+        ),
+    ] {
+        assert!(requested_kinds([text]).contains(&kind), "{text}");
     }
 }
