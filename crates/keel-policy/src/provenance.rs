@@ -80,11 +80,9 @@ fn trigram(w: &[u8]) -> u32 {
 impl Trigrams {
     fn add(&mut self, at: usize, text: &str) {
         let at = u32::try_from(at).unwrap_or(u32::MAX);
-        // Each trigram once per text (a text's forms are added one after another).
-        let mut keys: Vec<u32> = text.as_bytes().windows(3).map(trigram).collect();
-        keys.sort_unstable();
-        keys.dedup();
-        for key in keys {
+        // Each trigram once per text: texts are added in order (a text's forms one after
+        // another), so a posting list that already ends with this text has it.
+        for key in text.as_bytes().windows(3).map(trigram) {
             let list = self.0.entry(key).or_default();
             if list.last() != Some(&at) {
                 list.push(at);
@@ -736,7 +734,7 @@ impl Reformatted {
         let value = value.trim();
         // An address or a link as the atoms read them (a file name such as `notes/a.md` is
         // neither), and only when cheap tests say it may be one.
-        let hostish = (value.contains('@') || value.contains('.'))
+        let hostish = super::atoms::may_reach(value)
             && super::atoms::atoms(value).iter().any(|(kind, atom)| {
                 matches!(
                     kind,
