@@ -426,7 +426,7 @@ mod tests {
             text in "([a-zA-Z0-9]{1,6}|[ ./@:+$#_\\[\\]-]|::|www\\.|https://|live:|telegram |user |\u{3002}|\u{ff0e}|\u{212a}|рф|md|com|ie){0,14}"
         ) {
             let found = atoms_searched(&text, false);
-            prop_assert_eq!(atoms(&text), found.clone());
+            prop_assert_eq!(&atoms(&text), &found);
             if !super::may_reach(&text) {
                 prop_assert!(
                     !found.iter().any(|(k, _)| matches!(k, AtomKind::Link | AtomKind::Email)),
