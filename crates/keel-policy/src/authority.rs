@@ -180,7 +180,26 @@ pub struct SaidWord {
     /// know", "give me a report", "tell us"), or that a word after it takes elsewhere ("set
     /// aside").
     pub subordinate: bool,
+    /// It names what a creating verb makes ("add the deploy key", "create a webhook"): the
+    /// kind a tool takes by that noun is asked for.
+    pub created: bool,
 }
+
+/// Verbs after which the end of the phrase says what the thing is made.
+const COMPLEMENT_VERBS: &[&str] = &["make", "set", "turn", "switch", "keep", "mark"];
+
+/// Verbs that make a new thing of what they name.
+const CREATING_VERBS: &[&str] = &[
+    "add",
+    "create",
+    "generate",
+    "grant",
+    "give",
+    "enable",
+    "issue",
+    "register",
+    "provision",
+];
 
 /// Words that open a clause that says when or whether, not what to do.
 const SUBORDINATORS: &[&str] = &[
@@ -288,8 +307,8 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                 // noun.
                 // A noun phrase runs on to its last noun, in its clause: in "the front door
                 // lock" the lock is named, not asked for.
-                let in_phrase = (1..=PHRASE_WORDS).any(|back| {
-                    i.checked_sub(back).is_some_and(|d| {
+                let phrase_start = (1..=PHRASE_WORDS).rev().find_map(|back| {
+                    i.checked_sub(back).filter(|&d| {
                         DETERMINERS.contains(&turn_words[d].as_str())
                             && (d + 1..=i).all(|n| {
                                 clause[n] == clause[d]
@@ -297,7 +316,29 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                             })
                     })
                 });
-                let after_determiner = in_phrase
+                let verb_before = |d: usize| d.checked_sub(1).map(|v| turn_words[v].as_str());
+                let ends_phrase = turn_words.get(i + 1).is_none_or(|n| {
+                    PHRASE_BREAKS.contains(&n.as_str()) || clause.get(i + 1) != clause.get(i)
+                });
+                // What a thing is made stands after it, not in its name: "make the
+                // repository public", "set the channel private".
+                let complement = phrase_start.is_some_and(|d| {
+                    d + 1 < i
+                        && ends_phrase
+                        && verb_before(d).is_some_and(|v| COMPLEMENT_VERBS.contains(&v))
+                });
+                // The object a creating verb makes: "add the deploy key", "create a webhook",
+                // "give Sofia access".
+                let created = (1..=PHRASE_WORDS + 1).any(|back| {
+                    i.checked_sub(back).is_some_and(|v| {
+                        CREATING_VERBS.contains(&turn_words[v].as_str())
+                            && (v + 1..=i).all(|n| {
+                                clause[n] == clause[v]
+                                    && !PHRASE_BREAKS.contains(&turn_words[n].as_str())
+                            })
+                    })
+                });
+                let after_determiner = (phrase_start.is_some() && !complement)
                     // The object of a looking verb names a thing: "Read e-mail 29", "Open
                     // message 4" ask for no e-mail to be sent.
                     || i.checked_sub(1)
@@ -305,9 +346,16 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                 let next = turn_words.get(i + 1).map(String::as_str);
                 // A subordinate clause ends at its comma: "When you are done, update the CRM"
                 // asks for the update.
-                let subordinate = turn_words[..i].iter().enumerate().any(|(b, w)| {
-                        clause[b] == clause[i] && SUBORDINATORS.contains(&w.as_str())
-                    }) || i.checked_sub(1).is_some_and(|b| turn_words[b] == "be")
+                // It ends at "and", "then" or "but" too: "Find the message where Sofia shared
+                // the logo and add a reaction to it" asks for the reaction.
+                let subordinate = (0..i)
+                    .rev()
+                    .take_while(|&b| {
+                        clause[b] == clause[i]
+                            && !matches!(turn_words[b].as_str(), "and" | "then" | "but")
+                    })
+                    .any(|b| SUBORDINATORS.contains(&turn_words[b].as_str()))
+                    || i.checked_sub(1).is_some_and(|b| turn_words[b] == "be")
                         || matches!(next, Some("me" | "us" | "aside"))
                         // What a verb gives or tells the user is theirs to read, up to the
                         // next action: "give me a report on the garage", "let me know the
@@ -327,6 +375,7 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                     word: w.clone(),
                     after_determiner,
                     subordinate,
+                    created,
                 });
             }
         }
@@ -378,6 +427,11 @@ pub fn requested_in(said: &[SaidWord]) -> Vec<ActionKind> {
             asking
                 .iter()
                 .any(|w| k.request_stems().iter().any(|s| asks_for(w, s)))
+                || said.iter().any(|w| {
+                    w.created
+                        && !w.subordinate
+                        && k.tool_nouns().iter().any(|n| is_form_of(&w.word, n))
+                })
         })
         .collect()
 }

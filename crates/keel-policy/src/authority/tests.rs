@@ -252,6 +252,7 @@ fn only_a_main_clause_asks_for_a_change() {
         "Turn off the porch light.",
         "Check the front door and lock it.",
         "Please help me delete the old drafts.",
+        "Find the message where Sofia shared the logo and add a reaction to it.",
         "Send me the summary and then archive the thread.",
         // "me" after a preposition is no verb's receiver: the request goes on.
         "Set up a transfer for me for the amount I usually pay.",
@@ -263,6 +264,13 @@ fn only_a_main_clause_asks_for_a_change() {
         ("Check the front door and lock it.", ActionKind::Access),
         ("Read the bill and pay it.", ActionKind::Pay),
         ("Make a payment of 20 to Ada.", ActionKind::Pay),
+        // What a thing is made, and what a creating verb makes.
+        (
+            "Check its README, then make the repository public.",
+            ActionKind::Share,
+        ),
+        ("Add the read-only deploy key it needs.", ActionKind::Access),
+        ("Create a webhook for the CI server.", ActionKind::Share),
         // A relative clause ends the phrase before it: its verb tells, the noun asks.
         (
             "Set up a recurring transaction for the amount I usually pay.",
@@ -270,5 +278,20 @@ fn only_a_main_clause_asks_for_a_change() {
         ),
     ] {
         assert!(requested_kinds([text]).contains(&kind), "{text}");
+    }
+}
+
+/// A phrase's words name things unless a verb makes them what the thing becomes, and a
+/// thing only read about asks for nothing.
+#[test]
+fn a_phrase_names_things_and_its_complement_says_what_they_become() {
+    for (text, kind) in [
+        ("Is the repository public?", ActionKind::Share),
+        ("Show me the public repositories.", ActionKind::Share),
+        ("Read the deploy key it added.", ActionKind::Access),
+        ("Delete the message from Bob.", ActionKind::Send),
+        ("Tell me whether to add the deploy key.", ActionKind::Access),
+    ] {
+        assert!(!requested_kinds([text]).contains(&kind), "{text}");
     }
 }
