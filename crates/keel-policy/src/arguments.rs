@@ -91,6 +91,7 @@ fn host_under_path_key(value: &str) -> bool {
     let last = labels[labels.len() - 1].to_lowercase();
     let ending = last.chars().all(char::is_alphabetic) && (2..=12).contains(&last.chars().count());
     ipv4 || (ending
+        && super::atoms::is_tld(&last)
         && (port
             || HOSTING_TLDS.contains(&last.as_str())
             || !last.is_ascii()

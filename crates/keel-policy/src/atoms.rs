@@ -44,6 +44,21 @@ const FILE_EXTENSIONS: &[&str] = &[
     "bz2", "xz", "mp3", "wav", "env", "eg", "ie", "etc", "vs", "am", "pm",
 ];
 
+/// Every top-level domain, sorted (`tlds.txt`): a name whose ending is none of them reaches
+/// no host, so `marcus.lee` is a user name, not a place to send data to.
+static TLDS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    include_str!("tlds.txt")
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+});
+
+/// Whether `ending` (no dot, any case) is a top-level domain.
+pub(crate) fn is_tld(ending: &str) -> bool {
+    let lower = ending.to_lowercase();
+    TLDS.binary_search(&lower.as_str()).is_ok()
+}
+
 /// Whether `ending` (lowercase, no dot) is a file extension [`FILE_EXTENSIONS`] knows.
 pub(crate) fn is_file_extension(ending: &str) -> bool {
     FILE_EXTENSIONS.contains(&ending)
@@ -312,7 +327,8 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
             let file = c.get(1).is_some_and(|tld| {
                 FILE_EXTENSIONS.contains(&tld.as_str().to_ascii_lowercase().as_str())
             }) && c.get(2).is_none();
-            if !all.as_str().is_ascii() && !file {
+            let reaches = c.get(1).is_some_and(|tld| is_tld(tld.as_str()));
+            if !all.as_str().is_ascii() && !file && reaches {
                 let end = c.get(2).map_or(all.end(), |slash| slash.start());
                 take(AtomKind::Link, all.start(), end, &mut out);
             }
@@ -326,7 +342,7 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
             let tld = tld.as_str().to_lowercase();
             // A name with a path after it is a link, whatever it ends in: `bank-verify.ie/login`.
             let with_path = c.get(2).is_some();
-            if with_path || !FILE_EXTENSIONS.contains(&tld.as_str()) {
+            if (with_path || !FILE_EXTENSIONS.contains(&tld.as_str())) && is_tld(&tld) {
                 let end = c.get(2).map_or(all.end(), |slash| slash.start());
                 take(AtomKind::Link, all.start(), end, &mut out);
             }
@@ -419,6 +435,20 @@ mod tests {
         }
     }
 
+    /// The list is sorted (it is searched by halves) and holds the endings in use, in any
+    /// script.
+    #[test]
+    fn top_level_domains_are_sorted_and_known() {
+        assert!(super::TLDS.is_sorted());
+        assert!(super::TLDS.len() > 1000);
+        for tld in ["com", "io", "ie", "рф", "jp", "zip", "example", "COM"] {
+            assert!(super::is_tld(tld), "{tld}");
+        }
+        for not in ["lee", "hall", "md5", "backup"] {
+            assert!(!super::is_tld(not), "{not}");
+        }
+    }
+
     proptest! {
         /// The cheap tests that skip a pattern never skip one that would have matched.
         #[test]
@@ -471,6 +501,15 @@ mod tests {
         ] {
             assert!(atoms(text).is_empty(), "{text}: {:?}", atoms(text));
         }
+        // A dotted user name is no host: its ending is no top-level domain.
+        for text in ["ask marcus.lee or greg.hall", "see sofia.navarro today"] {
+            assert!(atoms(text).is_empty(), "{text}: {:?}", atoms(text));
+        }
+        assert!(
+            atoms("mail anna.bank now")
+                .iter()
+                .any(|(_, a)| a == "anna.bank")
+        );
         // A file name is still not a link.
         assert!(atoms("notes in report.md and main.rs").is_empty());
     }
