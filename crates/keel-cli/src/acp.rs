@@ -603,8 +603,8 @@ fn load_session(
             ItemBody::Withdrawal { reason, .. } => {
                 Some(json!({"sessionUpdate": "agent_message_chunk",
                 "content": {"type": "text", "text": format!(
-                    "\n[keel] {reason}. That turn is left out of the model's context; `keel runs \
-                     show {run}` has it\n")}}))
+                    "\n[keel] {} That turn is left out of the model's context; `keel runs show \
+                     {run}` has it\n", keel_core::withdrawal::as_sentence(reason))}}))
             }
             ItemBody::User { text } => Some(json!({"sessionUpdate": "user_message_chunk",
                 "content": {"type": "text", "text": text}})),

@@ -64,6 +64,17 @@ pub fn open_turn_start(items: &[Item]) -> Option<u64> {
     })
 }
 
+/// `reason` as a sentence that another can follow: the model's own words often end one
+/// already, and a second full stop would look like keel's typo.
+pub fn as_sentence(reason: &str) -> String {
+    let reason = reason.trim_end();
+    if reason.ends_with(['.', '!', '?', '。', '！', '？']) {
+        reason.to_string()
+    } else {
+        format!("{reason}.")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +150,22 @@ mod tests {
         assert_eq!(seqs, [0, 1, 6]);
         // Nothing withdrawn: the items themselves, not a copy.
         assert!(matches!(in_context(&items[..5]), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_reason_ends_one_sentence() {
+        assert_eq!(
+            as_sentence("the model refused: no"),
+            "the model refused: no."
+        );
+        assert_eq!(
+            as_sentence("the model refused: no. "),
+            "the model refused: no."
+        );
+        assert_eq!(
+            as_sentence("the model refused: why?"),
+            "the model refused: why?"
+        );
     }
 
     #[test]

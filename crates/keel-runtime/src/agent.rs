@@ -1067,8 +1067,9 @@ impl Agent<'_> {
             )
         });
         (self.events)(Event::Notice(format!(
-            "{reason}. The turn ended, and it is left out of the model's next context (kept in \
-             the run as items #{from_seq}–#{marker_seq}){calls}{summary}"
+            "{} The turn ended, and it is left out of the model's next context (kept in the \
+             run as items #{from_seq}–#{marker_seq}){calls}{summary}",
+            keel_core::withdrawal::as_sentence(&reason)
         )));
         Ok(reason)
     }
