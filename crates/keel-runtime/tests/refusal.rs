@@ -168,3 +168,60 @@ fn a_withdrawal_holds_for_a_fresh_agent_and_the_content_filter_withdraws_too() {
         ["user", "assistant", "withdrawal", "user", "assistant"]
     );
 }
+
+/// A tool that deletes: a call to it needs the user's own words to ask for a deletion (action
+/// authority). It counts the calls that reached it.
+struct DeleteRecord(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl keel_runtime::tools::Tool for DeleteRecord {
+    fn spec(&self) -> keel_model::ToolSpec {
+        keel_model::ToolSpec {
+            name: "delete_record".into(),
+            description: "Delete one record.".into(),
+            parameters: json!({"type": "object", "properties": {"id": {"type": "string"}}}),
+        }
+    }
+    fn annotations(&self) -> serde_json::Map<String, serde_json::Value> {
+        serde_json::Map::new()
+    }
+    fn call(
+        &self,
+        _args: &serde_json::Value,
+        _ctx: &keel_runtime::tools::ToolContext,
+    ) -> keel_runtime::tools::ToolOutput {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        keel_runtime::tools::ToolOutput::ok("deleted")
+    }
+}
+
+/// Runs "delete record 7" as the first turn — answered, or refused by the model — then a turn
+/// that asks for nothing, in which the model deletes record 7; how many deletions ran.
+fn deletions_after(first_reply: ModelReply) -> usize {
+    let mut w = world(&[], false);
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    w.tools.add(Box::new(DeleteRecord(count.clone())));
+    w.regate(policy(&[]), false);
+    let mut model = ScriptedModel::from_replies(
+        "s",
+        vec![
+            first_reply,
+            reply("", &[("delete_record", json!({"id": "7"}))]),
+            reply("ok", &[]),
+        ],
+    );
+    with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.user_turn("r", "Please delete record 7.")?;
+        a.user_turn("r", "How are things?")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    count.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// The gate reads the run as the model does: a withdrawn turn's words carry no authority. The
+/// same deletion that an answered request allows is not run after that request was withdrawn
+/// (nobody is there to ask, so the ask is a deny).
+#[test]
+fn a_withdrawn_turn_s_words_carry_no_authority() {
+    assert_eq!(deletions_after(reply("Noted.", &[])), 1);
+    assert_eq!(deletions_after(refusal("I won't delete anything.", &[])), 0);
+}
