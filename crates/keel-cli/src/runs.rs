@@ -346,8 +346,8 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
 pub fn export(db: &Path, options: &StoreOptions, id: &str) -> Result<String> {
     let run = load(db, options, id)?.run;
     let mut out = String::new();
-    for item in &run.items {
-        let _ = writeln!(out, "{}", item_json(item));
+    for item in items_json(&run.items) {
+        let _ = writeln!(out, "{item}");
     }
     Ok(out)
 }

@@ -1367,4 +1367,13 @@ fn a_refused_turn_is_told_in_one_line_and_left_out_of_the_next_request() {
             && shown.contains("the model refused: I can't help with that."),
         "{shown}"
     );
+    // The export marks them too, one item a line.
+    let (_, exported, _) = env.keel(&["runs", "export", &run], "");
+    let withdrawn: Vec<u64> = exported
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|i| i["withdrawn_by"] == 3)
+        .filter_map(|i| i["seq"].as_u64())
+        .collect();
+    assert_eq!(withdrawn, [0, 1, 2], "{exported}");
 }
