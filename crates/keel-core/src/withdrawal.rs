@@ -152,6 +152,33 @@ mod tests {
         assert!(matches!(in_context(&items[..5]), Cow::Borrowed(_)));
     }
 
+    /// A notification merged into a user turn belongs to it; one delivered as a turn of its
+    /// own opens that turn.
+    #[test]
+    fn the_open_turn_starts_at_its_user_or_its_own_notification() {
+        use crate::envelope::NotificationEnvelope;
+        use crate::notify::NotificationKind;
+        let notification = |seq: u64, merged: bool| {
+            item(
+                seq,
+                ItemBody::Notification {
+                    envelope: NotificationEnvelope::new(
+                        "n",
+                        NotificationKind::TaskResult,
+                        Untrusted::new("done".into()),
+                        None,
+                    ),
+                    merged_with_user: merged,
+                },
+            )
+        };
+        let mut items = vec![user(0, "go"), notification(1, true)];
+        assert_eq!(open_turn_start(&items), Some(0));
+        items.push(notification(2, false));
+        assert_eq!(open_turn_start(&items), Some(2));
+        assert_eq!(open_turn_start(&[]), None);
+    }
+
     #[test]
     fn a_reason_ends_one_sentence() {
         assert_eq!(

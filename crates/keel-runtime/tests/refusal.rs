@@ -225,3 +225,70 @@ fn a_withdrawn_turn_s_words_carry_no_authority() {
     assert_eq!(deletions_after(reply("Noted.", &[])), 1);
     assert_eq!(deletions_after(refusal("I won't delete anything.", &[])), 0);
 }
+
+/// A compaction round inside the refused turn had already summarised part of it: a summary
+/// cannot be taken apart, so the notice says that much of the turn stays (docs/running.md).
+/// The turn's items themselves are still in no later request.
+#[test]
+fn a_summary_written_inside_the_refused_turn_is_told() {
+    let mut w = world(&[], false);
+    let summary = |tag: &str| {
+        json!({"text": format!(
+            "Goal: {tag}\nCurrent state: {tag}\nKey decisions & conventions: none\nKey files: \
+             none\nNext step: go on"
+        )})
+    };
+    let call =
+        |path: &str| json!({"tool_calls": [{"name": "read_file", "arguments": {"path": path}}]});
+    // A one-token window: every request with something new to fold is compacted first.
+    let lines = [
+        json!({"text": "A1"}),
+        summary("S1"),
+        call("a.txt"),
+        call("b.txt"),
+        summary("S2"),
+        json!({"refusal": "No."}),
+        json!({"text": "A3"}),
+    ];
+    let script: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let mut model = ScriptedModel::parse("s", &script.join("\n")).unwrap_or_else(|e| panic!("{e}"));
+    let settings = LoopSettings {
+        compaction: keel_runtime::agent::CompactionSettings {
+            context_window: Some(1),
+            limits: keel_core::compaction::CompactionLimits {
+                keep_recent_chars: 0,
+                keep_user_chars: 1_000,
+                ..keel_core::compaction::CompactionLimits::default()
+            },
+            ..keel_runtime::agent::CompactionSettings::default()
+        },
+        ..LoopSettings::default()
+    };
+    for text in ["first", "the unwelcome request", "hello"] {
+        with_agent(&mut w, &mut model, None, settings.clone(), |a| {
+            a.user_turn("r", text)
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert_eq!(model.remaining(), 0);
+    let told = w
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::Notice(n) if n.starts_with("the model refused") => Some(n.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    assert!(
+        told.ends_with(
+            "; compaction round 2 had already summarised part of it, and that summary stays"
+        ),
+        "{told}"
+    );
+    let (last, _) = model.requests.last().unwrap_or_else(|| unreachable!());
+    let body = serde_json::to_string(&last.messages[1..]).unwrap_or_default();
+    assert!(
+        !body.contains("the unwelcome request") && body.contains("hello"),
+        "{body}"
+    );
+}
