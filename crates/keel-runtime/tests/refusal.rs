@@ -250,7 +250,7 @@ fn a_summary_written_inside_the_refused_turn_is_told() {
         json!({"refusal": "No."}),
         json!({"text": "A3"}),
     ];
-    let script: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let script: Vec<String> = lines.iter().map(ToString::to_string).collect();
     let mut model = ScriptedModel::parse("s", &script.join("\n")).unwrap_or_else(|e| panic!("{e}"));
     let settings = LoopSettings {
         compaction: keel_runtime::agent::CompactionSettings {
