@@ -99,6 +99,10 @@ fuzz_target!(|data: &[u8]| {
             is_error: false,
         },
         ItemBody::User { text: text.into() },
+        ItemBody::Withdrawal {
+            from_seq: text.len() as u64,
+            reason: text.into(),
+        },
     ] {
         let line = encode_body(&body);
         match decode_body(&line) {

@@ -588,8 +588,24 @@ fn load_session(
         .load_run(&run)
         .map_err(|e| invalid(format!("no session {run}: {e}")))?;
     session.reopen(&run).map_err(internal)?;
+    // A withdrawn turn is not replayed: the client took it out of the thread when the turn
+    // ended with `refusal`, and the model no longer reads it. A `[keel]` line stands in its
+    // place, so the client is told what was left out and where it is kept.
+    let withdrawn = keel_core::withdrawal::ranges(&record.items);
     for item in &record.items {
+        if withdrawn
+            .iter()
+            .any(|&(from, to)| (from..to).contains(&item.seq))
+        {
+            continue;
+        }
         let update = match &item.body {
+            ItemBody::Withdrawal { reason, .. } => {
+                Some(json!({"sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": format!(
+                    "\n[keel] {} That turn is left out of the model's context; `keel runs show \
+                     {run}` has it\n", keel_core::withdrawal::as_sentence(reason))}}))
+            }
             ItemBody::User { text } => Some(json!({"sessionUpdate": "user_message_chunk",
                 "content": {"type": "text", "text": text}})),
             ItemBody::Assistant { text, tool_calls } => {
@@ -984,9 +1000,14 @@ fn prompt(sessions: &mut HashMap<String, Open>, params: &Value, wire: &Wire) -> 
         );
     }
     match outcome {
-        Ok(end) => Ok(
-            json!({"stopReason": if end.hit_step_limit { "max_turn_requests" } else { "end_turn" }}),
-        ),
+        Ok(end) => Ok(json!({"stopReason": if end.refusal.is_some() {
+            // The turn is withdrawn (the notice said so): ACP's meaning of `refusal`.
+            "refusal"
+        } else if end.hit_step_limit {
+            "max_turn_requests"
+        } else {
+            "end_turn"
+        }})),
         Err(e) if e.is_cancelled() => Ok(json!({"stopReason": "cancelled"})),
         Err(e) => Err(internal(describe(&e))),
     }

@@ -219,6 +219,27 @@ pub fn item_json(item: &Item) -> Value {
     Value::Object(map)
 }
 
+/// Every item as [`item_json`] has it; an item of a withdrawn turn also names the
+/// withdrawal that took it out of the model's context (`withdrawn_by`, the marker's seq), so
+/// nothing left out is shown as if the model still read it.
+fn items_json(items: &[Item]) -> Vec<Value> {
+    let withdrawn = keel_core::withdrawal::ranges(items);
+    items
+        .iter()
+        .map(|item| {
+            let mut value = item_json(item);
+            let by = withdrawn
+                .iter()
+                .find(|&&(from, to)| (from..to).contains(&item.seq))
+                .map(|&(_, to)| to);
+            if let (Some(by), Value::Object(map)) = (by, &mut value) {
+                map.insert("withdrawn_by".into(), json!(by));
+            }
+            value
+        })
+        .collect()
+}
+
 fn notification_json(n: &NotificationRecord) -> Value {
     let mut map = Map::new();
     map.insert("id".into(), json!(n.id));
@@ -248,7 +269,7 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
     if as_json {
         let value = json!({
             "run": head_json(&run.head),
-            "items": run.items.iter().map(item_json).collect::<Vec<_>>(),
+            "items": items_json(&run.items),
             "notes": notes_json(&run.notes),
             "notes_count": run.notes.len(),
             "notes_chars": run.notes.total_chars(),
@@ -325,8 +346,8 @@ pub fn show(db: &Path, options: &StoreOptions, id: &str, as_json: bool) -> Resul
 pub fn export(db: &Path, options: &StoreOptions, id: &str) -> Result<String> {
     let run = load(db, options, id)?.run;
     let mut out = String::new();
-    for item in &run.items {
-        let _ = writeln!(out, "{}", item_json(item));
+    for item in items_json(&run.items) {
+        let _ = writeln!(out, "{item}");
     }
     Ok(out)
 }
@@ -413,6 +434,12 @@ pub(crate) fn describe(body: &ItemBody) -> (String, String) {
                 ("diagnostic".into(), envelope.as_str().to_string())
             }
         },
+        ItemBody::Withdrawal { from_seq, reason } => (
+            format!(
+                "keel: the turn from #{from_seq} to here is withdrawn from the model's context"
+            ),
+            reason.clone(),
+        ),
     }
 }
 
@@ -497,8 +524,14 @@ fn render_text(
         h.updated_at.to_rfc3339(),
         run.items.len()
     );
+    let withdrawn = keel_core::withdrawal::ranges(&run.items);
     for item in &run.items {
         let (provenance, text) = describe(&item.body);
+        // Kept here, left out of every request since.
+        let withdrawn = withdrawn
+            .iter()
+            .find(|&&(from, to)| (from..to).contains(&item.seq))
+            .map_or(String::new(), |(_, to)| format!("  (withdrawn by #{to})"));
         // What the model no longer sees verbatim, and since which round.
         let folded = run
             .compaction
@@ -510,7 +543,7 @@ fn render_text(
             .map_or(String::new(), |_| "  (folded into the summary)".to_string());
         let _ = writeln!(
             out,
-            "  #{:<4} {:<12} {}  [{provenance}]  id {}{folded}",
+            "  #{:<4} {:<12} {}  [{provenance}]  id {}{folded}{withdrawn}",
             item.seq,
             item.body.kind_name(),
             item.ts.to_rfc3339(),

@@ -330,7 +330,8 @@ fn reject_always_refuses_the_tool_for_the_rest_of_the_run() {
 /// in the next prompt" (a client such as Zed then drops the prompt from its thread). A turn in
 /// which the person refused every call and the model gave up is kept in the run and read by
 /// the model next time, so it ends with `end_turn`: the next request the model gets holds the
-/// prompt, the refused call and its refusal.
+/// prompt, the refused call and its refusal. (`refusal` is for a reply the provider reports
+/// as one: the next test.)
 #[test]
 fn a_turn_whose_calls_were_all_refused_ends_the_turn_and_stays_in_context() {
     let env = Env::new();
@@ -358,6 +359,104 @@ fn a_turn_whose_calls_were_all_refused_ends_the_turn_and_stays_in_context() {
             && next.contains("I could not run it: you refused."),
         "the refused turn is not in the next prompt: {next}"
     );
+}
+
+/// `refusal`: a reply the provider reports as a refusal (scripted with `"refusal"`, as
+/// Chat Completions' `message.refusal`) ends the turn with `stopReason: "refusal"`, none of its
+/// calls runs, and the turn — the prompt and everything after it — is in no later request, as
+/// ACP's schema says. It holds across a restart: `session/load` replays the run without that
+/// turn (one `[keel]` line in its place), the next prompt's request lacks it too, and the
+/// stored run still has it, marked.
+#[test]
+fn a_refused_reply_ends_with_refusal_and_the_turn_leaves_the_context() {
+    let env = Env::new();
+    let first = env.script(
+        "first.jsonl",
+        &[
+            json!({"text": "Sure."}),
+            json!({"refusal": "I can't help with that.",
+                   "tool_calls": [{"name": "shell", "arguments": {"command": "touch refused"}}]}),
+            json!({"text": "Hello again."}),
+        ],
+    );
+    let second = env.script("second.jsonl", &[json!({"text": "Still here."})]);
+    let log = env.path("requests.jsonl");
+    let mut steps = opened(&first);
+    steps.push(prompt("say sure", &[]));
+    steps.push(prompt("the unwelcome request", &[]));
+    steps.push(prompt("hello", &[]));
+    steps.push(json!({"op": "start", "args": ["--model", second]}));
+    steps.push(json!({"op": "initialize"}));
+    steps.push(json!({"op": "load"}));
+    steps.push(prompt("still there?", &[]));
+    let seen = sdk_logged(&env, json!({}), Some(&log), steps);
+    let stops: Vec<&Value> = [3, 4, 5, 9].iter().map(|&i| seen.stop(i)).collect();
+    assert_eq!(
+        stops,
+        ["end_turn", "refusal", "end_turn", "end_turn"],
+        "{seen}"
+    );
+    assert!(
+        !env.work().join("refused").exists(),
+        "the refusal's call ran"
+    );
+    let requests = crate::common::requests(&log);
+    assert_eq!(requests.len(), 4, "{requests:?}");
+    // The refused turn's own request had its prompt; no request after it has any of it.
+    assert!(
+        requests[1]["messages"]
+            .to_string()
+            .contains("the unwelcome request")
+    );
+    for (i, asked) in [(2, "hello"), (3, "still there?")] {
+        let messages = requests[i]["messages"].to_string();
+        assert!(
+            !messages.contains("the unwelcome request") && !messages.contains("touch refused"),
+            "request {i} holds the withdrawn turn: {messages}"
+        );
+        assert!(
+            messages.contains("say sure") && messages.contains("Sure.") && messages.contains(asked),
+            "request {i} lost what it should hold: {messages}"
+        );
+    }
+    let chunks = seen.texts("agent_message_chunk");
+    assert!(
+        chunks.iter().any(
+            |c| c.contains("[keel] the model refused: I can't help with that.")
+                && c.contains("left out of the model's next context")
+        ),
+        "{chunks:?}"
+    );
+    // The load replays the user's turns but the withdrawn one, and says where it went.
+    assert_eq!(
+        seen.texts("user_message_chunk"),
+        ["say sure", "hello"],
+        "{seen}"
+    );
+    assert!(
+        chunks
+            .iter()
+            .any(|c| c.contains("That turn is left out of the model's context")),
+        "{chunks:?}"
+    );
+    // The store keeps it all, marked with the withdrawal that took it out.
+    let shown = env.show(&seen.session());
+    let items = shown["items"].as_array().cloned().unwrap_or_default();
+    let marker = items
+        .iter()
+        .find(|i| i["kind"] == "withdrawal")
+        .unwrap_or_else(|| panic!("no withdrawal: {shown:#}"));
+    assert_eq!(
+        marker["reason"],
+        "the model refused: I can't help with that."
+    );
+    let prompt_item = items
+        .iter()
+        .find(|i| i["text"] == "the unwelcome request")
+        .unwrap_or_else(|| panic!("the withdrawn prompt is gone: {shown:#}"));
+    assert_eq!(prompt_item["withdrawn_by"], marker["seq"], "{shown:#}");
+    assert_eq!(marker["from_seq"], prompt_item["seq"], "{shown:#}");
+    assert_eq!(ledger_len(&env, &seen.session()), 0);
 }
 
 #[test]

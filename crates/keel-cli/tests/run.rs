@@ -1309,3 +1309,71 @@ fn a_continued_run_never_holds_one_call_id_twice() {
     ids.dedup();
     assert_eq!(ids.len(), 2, "one call id twice: {shown}");
 }
+
+/// A reply the provider reports as a refusal: `keel chat` (and `keel run`, which prints the
+/// loop's notices alike) says so in one `keel:` line — the model refused, and the turn is left
+/// out of its next context — runs none of the reply's calls, and the next turn's request lacks
+/// the refused one, while `keel runs show` still lists it, marked withdrawn.
+#[test]
+fn a_refused_turn_is_told_in_one_line_and_left_out_of_the_next_request() {
+    let env = Env::new();
+    let model = env.script(
+        "s.jsonl",
+        &[
+            json!({"refusal": "I can't help with that.",
+                   "tool_calls": [{"name": "write_file", "arguments": {"path": "x.txt", "content": "x"}}]}),
+            json!({"text": "Hello."}),
+        ],
+    );
+    let log = env.path("requests.jsonl");
+    let (code, out, err) = env.keel_env(
+        &["chat", "--model", &model],
+        &[("KEEL_SCRIPT_LOG", &log)],
+        "the unwelcome request\nhello\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Hello."), "{out}");
+    // On a pipe the chat's `you> ` prompt has no line of its own, so the notice follows it.
+    let told: Vec<&str> = err
+        .lines()
+        .filter_map(|l| l.find("keel: the model refused").map(|at| &l[at..]))
+        .collect();
+    assert_eq!(
+        (told.len(), err.matches("refused").count()),
+        (1, 1),
+        "{err}"
+    );
+    assert!(
+        told[0].starts_with(
+            "keel: the model refused: I can't help with that. The turn ended, and \
+             it is left out of the model's next context (kept in the run as items #0–#"
+        ) && told[0].ends_with("; the call in its reply was not run"),
+        "{err}"
+    );
+    assert!(!env.work().join("x.txt").exists());
+    let requests = common::requests(&log);
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    let next = requests[1]["messages"].to_string();
+    assert!(
+        !next.contains("the unwelcome request") && next.contains("hello"),
+        "{next}"
+    );
+    let run = env.only_run();
+    let (_, shown, _) = env.keel(&["runs", "show", &run], "");
+    assert!(
+        shown.contains("the unwelcome request")
+            && shown.contains("(withdrawn by #3)")
+            && shown.contains("withdrawn from the model's context")
+            && shown.contains("the model refused: I can't help with that."),
+        "{shown}"
+    );
+    // The export marks them too, one item a line.
+    let (_, exported, _) = env.keel(&["runs", "export", &run], "");
+    let withdrawn: Vec<u64> = exported
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|i| i["withdrawn_by"] == 3)
+        .filter_map(|i| i["seq"].as_u64())
+        .collect();
+    assert_eq!(withdrawn, [0, 1, 2], "{exported}");
+}

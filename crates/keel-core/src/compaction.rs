@@ -125,6 +125,8 @@ fn item_chars(item: &Item) -> usize {
         ItemBody::ToolResult { output, .. } => output.char_len(),
         ItemBody::Notification { envelope, .. } => envelope.render().chars().count(),
         ItemBody::Diagnostic(_) => 200,
+        // Never in context (`plan` reads the run without withdrawn turns).
+        ItemBody::Withdrawal { .. } => 0,
     }
 }
 
@@ -215,6 +217,8 @@ pub fn plan(
     prior: Option<PriorSummary<'_>>,
     limits: CompactionLimits,
 ) -> Option<Plan> {
+    // A withdrawn turn is neither folded nor kept: the model reads none of it.
+    let items = &crate::withdrawal::in_context(items)[..];
     let floor = previous.map_or(0, |c| c.first_unfolded_seq);
     // Walk back from the newest item; the cut is the earliest step start whose tail fits,
     // but never earlier than the newest step start.
@@ -268,9 +272,9 @@ pub fn plan(
 }
 
 /// The items the model still sees after `compaction`: the kept users, then everything from
-/// the cut on.
+/// the cut on, less any withdrawn turn.
 pub fn visible_items(items: &[Item], compaction: &Compaction) -> Vec<Item> {
-    items
+    crate::withdrawal::in_context(items)
         .iter()
         .filter(|i| {
             i.seq >= compaction.first_unfolded_seq

@@ -170,8 +170,10 @@ pub const DISPATCH_UNKNOWN_TEXT: &str = "[DISPATCH_UNKNOWN] keel does not know w
 pub fn compose(input: &ComposeInput<'_>) -> Result<ModelRequest, ComposeError> {
     // A call's tool message is its diagnostic if one exists (it replaces a result the API
     // rejected), else its result. Models reuse call ids across steps, so a call is answered by
-    // the items after it and before the next call with the same id.
-    let items = input.items;
+    // the items after it and before the next call with the same id. A withdrawn turn is not
+    // the model's to read (crate::withdrawal): it is left out before anything is rendered, so
+    // its calls need no answers here.
+    let items = &crate::withdrawal::in_context(input.items)[..];
     let mut consumed = vec![false; items.len()];
     let by_call = index_by_call(items);
     let mut conversation = Vec::with_capacity(items.len());
@@ -218,6 +220,8 @@ pub fn compose(input: &ComposeInput<'_>) -> Result<ModelRequest, ComposeError> {
             ItemBody::Diagnostic(Diagnostic::Context { envelope }) => {
                 conversation.push(ChatMessage::text(Role::User, envelope.as_str()));
             }
+            // `in_context` took every marker out with its turn.
+            ItemBody::Withdrawal { .. } => {}
         }
     }
     guard_conversation(&conversation)?;

@@ -123,6 +123,14 @@ pub enum ItemBody {
     },
     /// A runtime fact the model should see, which asks for no response of its own.
     Diagnostic(Diagnostic),
+    /// The turn from item `from_seq` up to and including this one is withdrawn from the
+    /// model's context ([`crate::withdrawal`]): the store keeps it, no request shows it.
+    Withdrawal {
+        /// The seq of the first withdrawn item, the one that opened the turn.
+        from_seq: u64,
+        /// Why, for the person reading the run (what the provider said).
+        reason: String,
+    },
 }
 
 /// Silent runtime facts.
@@ -192,6 +200,10 @@ mod stored {
             merged_with_user: bool,
         },
         Diagnostic(Diag<'a>),
+        Withdrawal {
+            from_seq: u64,
+            reason: Cow<'a, str>,
+        },
     }
 
     // serde hands `skip_serializing_if` the field itself, by reference.
@@ -258,6 +270,10 @@ mod stored {
                         envelope: b(envelope.as_str()),
                     },
                 }),
+                ItemBody::Withdrawal { from_seq, reason } => Body::Withdrawal {
+                    from_seq: *from_seq,
+                    reason: b(reason),
+                },
             }
         }
     }
@@ -332,6 +348,10 @@ mod stored {
                         envelope: ContextEnvelope::from_stored(envelope.into_owned()),
                     })
                 }
+                Body::Withdrawal { from_seq, reason } => ItemBody::Withdrawal {
+                    from_seq,
+                    reason: reason.into_owned(),
+                },
             })
         }
     }
@@ -346,6 +366,7 @@ impl ItemBody {
             ItemBody::ToolResult { .. } => "tool_result",
             ItemBody::Notification { .. } => "notification",
             ItemBody::Diagnostic(_) => "diagnostic",
+            ItemBody::Withdrawal { .. } => "withdrawal",
         }
     }
 }
@@ -391,6 +412,22 @@ mod tests {
         );
         assert_eq!(decode_body(&json)?, item.body);
         assert!(decode_body(&format!("{json} trailing")).is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn a_withdrawal_is_stored_and_read_back() -> Result<(), serde_json::Error> {
+        let body = ItemBody::Withdrawal {
+            from_seq: 4,
+            reason: "the model refused: no".into(),
+        };
+        let json = encode_body(&body);
+        assert_eq!(
+            json,
+            r#"{"kind":"withdrawal","from_seq":4,"reason":"the model refused: no"}"#
+        );
+        assert_eq!(decode_body(&json)?, body);
+        assert_eq!(body.kind_name(), "withdrawal");
         Ok(())
     }
 

@@ -25,6 +25,7 @@ pub mod seed_literal;
 pub mod text;
 pub mod time;
 mod untrusted;
+pub mod withdrawal;
 
 pub use item::{Item, ItemBody, ItemId, ToolCall, Untrusted};
 pub use notes::{NoteLifetime, NoteLimit, NoteTag, SystemNote, SystemNotes};

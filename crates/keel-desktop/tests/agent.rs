@@ -85,6 +85,7 @@ fn call(name: &str, args: Value) -> ModelReply {
             arguments: args,
         }],
         usage: None,
+        refusal: None,
     }
 }
 
@@ -151,6 +152,7 @@ fn an_agent_types_and_ticks_on_a_real_gtk_form_verified_from_the_tree() {
                 text: "The name is Ada and Memories is ticked.".into(),
                 tool_calls: vec![],
                 usage: None,
+                refusal: None,
             },
         ],
     );

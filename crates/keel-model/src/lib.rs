@@ -41,6 +41,33 @@ pub struct ModelReply {
     pub tool_calls: Vec<ToolCall>,
     /// The tokens the call used, when the provider says.
     pub usage: Option<Usage>,
+    /// The provider said the model refused to answer. The turn loop ends the turn on it and
+    /// leaves the turn out of the model's later context; `text` and `tool_calls` are whatever
+    /// came beside it, kept for the record, never acted on.
+    pub refusal: Option<Refusal>,
+}
+
+/// A provider's word that its model refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The model's own refusal message: Chat Completions' `message.refusal`, streamed as
+    /// `delta.refusal` pieces.
+    Message(String),
+    /// The provider's content filter stopped the reply (`finish_reason: "content_filter"`),
+    /// with no refusal message of the model's.
+    ContentFilter,
+}
+
+impl Refusal {
+    /// One line for the person and the run's record: what the provider said.
+    pub fn describe(&self) -> String {
+        match self {
+            Refusal::Message(text) => format!("the model refused: {}", text.trim()),
+            Refusal::ContentFilter => {
+                "the provider's content filter stopped the model's reply".to_string()
+            }
+        }
+    }
 }
 
 /// Tokens one call used.

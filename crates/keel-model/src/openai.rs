@@ -8,6 +8,9 @@
 //! argument deltas assembled by index, several calls in one reply — or, from a server that
 //! ignores `stream`, as one JSON completion. Parsing is lenient where servers differ (arguments
 //! as a JSON string or an object, missing indices or ids, errors sent inside the stream).
+//! A refusal — `message.refusal`, `delta.refusal` pieces, or `finish_reason:
+//! "content_filter"` — is read into [`crate::ModelReply::refusal`]; its words are not streamed
+//! as reply text.
 //!
 //! A 429 or 5xx answer, or a connection that fails before any answer, is retried with
 //! exponential backoff (honouring `Retry-After`); once the reply has started streaming nothing
@@ -505,9 +508,27 @@ struct Assembly {
     text: String,
     calls: Vec<(i64, PartialCall)>,
     usage: Option<Usage>,
+    /// The model's refusal message, as its pieces arrived. Not streamed to the caller as
+    /// reply text: the turn loop says what happened in its own words.
+    refusal: String,
+    /// `finish_reason: "content_filter"`.
+    content_filter: bool,
 }
 
 impl Assembly {
+    /// What one choice says of a refusal: its refusal text (`message.refusal` or a
+    /// `delta.refusal` piece) and its finish reason. A blank refusal is none: servers that copy
+    /// OpenAI's message shape may fill the field with `""`, and taking that for a refusal would
+    /// withdraw a turn the model answered.
+    fn refusal_of(&mut self, choice: &Value, message: &Value) {
+        if let Some(piece) = message["refusal"].as_str() {
+            self.refusal.push_str(piece);
+        }
+        if choice["finish_reason"].as_str() == Some("content_filter") {
+            self.content_filter = true;
+        }
+    }
+
     /// One `tool_calls` entry of a delta or a message.
     fn tool_delta(&mut self, position: usize, delta: &Value) {
         let index = delta["index"].as_i64();
@@ -573,10 +594,18 @@ impl Assembly {
                 arguments,
             });
         }
+        let refusal = if !self.refusal.trim().is_empty() {
+            Some(crate::Refusal::Message(self.refusal))
+        } else if self.content_filter {
+            Some(crate::Refusal::ContentFilter)
+        } else {
+            None
+        };
         Ok(ModelReply {
             text: self.text,
             tool_calls,
             usage: self.usage,
+            refusal,
         })
     }
 }
@@ -665,6 +694,7 @@ pub fn read_stream(
                     assembly.usage = Some(usage);
                 }
                 let delta = &event["choices"][0]["delta"];
+                assembly.refusal_of(&event["choices"][0], delta);
                 if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
                     on_text(text);
                     assembly.text.push_str(text);
@@ -728,6 +758,7 @@ pub fn parse_completion(
         usage: Usage::from_json(&value["usage"]),
         ..Assembly::default()
     };
+    assembly.refusal_of(&value["choices"][0], message);
     if let Some(text) = message["content"].as_str() {
         if !text.is_empty() {
             on_text(text);

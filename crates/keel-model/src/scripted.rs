@@ -5,7 +5,10 @@
 //! `{"error": "context_overflow" | "failed", "message"?: "..."}`, or reject one tool result of
 //! the request as an API does, `{"error": "tool_result_rejected", "call_id": "..."}` — and any
 //! line may carry `"usage": {"prompt_tokens", "completion_tokens"}` and
-//! `"delay_ms": N` to answer slowly (for timeouts). A call argument written
+//! `"delay_ms": N` to answer slowly (for timeouts). A reply may be a refusal, as a provider
+//! reports one: `"refusal": "..."` (the model's refusal message, Chat Completions'
+//! `message.refusal`) or `"content_filter": true` (`finish_reason: "content_filter"`), beside
+//! any text and calls the line also has. A call argument written
 //! `{"$from_last_result": "/json/pointer"}` is replaced by that value of the request's last
 //! tool message read as JSON, so a script can use what a tool handed out (an opaque reference)
 //! without knowing it in advance; a pointer that finds nothing fails the reply, saying so.
@@ -46,6 +49,11 @@ struct ScriptLine {
     usage: Option<Value>,
     #[serde(default)]
     delay_ms: u64,
+    /// The model's refusal message.
+    refusal: Option<String>,
+    /// The provider's content filter stopped the reply.
+    #[serde(default)]
+    content_filter: bool,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -212,6 +220,11 @@ impl ScriptedModel {
                     text: parsed.text,
                     tool_calls,
                     usage: parsed.usage.as_ref().and_then(crate::Usage::from_json),
+                    refusal: match (parsed.refusal, parsed.content_filter) {
+                        (Some(text), _) => Some(crate::Refusal::Message(text)),
+                        (None, true) => Some(crate::Refusal::ContentFilter),
+                        (None, false) => None,
+                    },
                 }),
             };
             replies.push(Scripted {
@@ -585,6 +598,29 @@ mod tests {
         assert_eq!(m.complete(&request(), &[], &mut |_| {})?.text, "a");
         assert_eq!(m.complete(&request(), &[], &mut |_| {})?.text, "b");
         assert!(m.requests.is_empty(), "{} requests kept", m.requests.len());
+        Ok(())
+    }
+
+    #[test]
+    fn a_refusal_can_be_scripted() -> Result<(), ModelError> {
+        let script = concat!(
+            "{\"refusal\":\"I can't help with that.\"}\n",
+            "{\"text\":\"partly\",\"content_filter\":true,\"tool_calls\":[{\"name\":\"x\"}]}\n",
+            "{\"text\":\"plain\"}\n",
+        );
+        let mut m = ScriptedModel::parse("s", script)?;
+        let mut streamed = String::new();
+        let first = m.complete(&request(), &[], &mut |t| streamed.push_str(t))?;
+        assert_eq!(
+            first.refusal,
+            Some(crate::Refusal::Message("I can't help with that.".into()))
+        );
+        let second = m.complete(&request(), &[], &mut |t| streamed.push_str(t))?;
+        assert_eq!(second.refusal, Some(crate::Refusal::ContentFilter));
+        assert_eq!(second.tool_calls.len(), 1);
+        assert_eq!(m.complete(&request(), &[], &mut |_| {})?.refusal, None);
+        // Only reply text streams, as from a provider.
+        assert_eq!(streamed, "partly");
         Ok(())
     }
 

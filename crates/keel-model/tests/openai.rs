@@ -9,7 +9,7 @@ use std::time::Duration;
 use keel_core::compose::{ChatMessage, ModelRequest, Role, WireFunction, WireToolCall};
 use keel_model::openai::{HttpSettings, OpenAiModel};
 use keel_model::testing::{Server, http, seen, serve, sse};
-use keel_model::{Model, ModelError, ModelReply, ToolSpec, Usage};
+use keel_model::{Model, ModelError, ModelReply, Refusal, ToolSpec, Usage};
 use serde_json::{Value, json};
 
 fn model(server: &Server) -> OpenAiModel {
@@ -432,4 +432,105 @@ fn the_server_fails_a_test_that_sent_a_malformed_request() {
         message.contains("malformed request") && message.contains("call_9"),
         "{message}"
     );
+}
+
+/// A refusal in a stream: `delta.refusal` pieces assemble into the refusal, and none of them
+/// is streamed as reply text; what came beside it (text, calls) is kept as it came.
+#[test]
+fn a_streamed_refusal_is_read_and_not_streamed_as_text() {
+    let server = serve(vec![
+        sse(&[
+            json!({"choices": [{"delta": {"role": "assistant", "content": null, "refusal": ""}}]}),
+            json!({"choices": [{"delta": {"refusal": "I can't help "}}]}),
+            json!({"choices": [{"delta": {"refusal": "with that."}}]}),
+            json!({"choices": [{"delta": {}, "finish_reason": "stop"}]}),
+        ]),
+        // With content and a call beside it: both kept, the refusal still read.
+        sse(&[
+            json!({"choices": [{"delta": {"content": "Reading it."}}]}),
+            json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "read_file", "arguments": "{\"path\":\"a\"}"}}]}}]}),
+            json!({"choices": [{"delta": {"refusal": "No."}, "finish_reason": "stop"}]}),
+        ]),
+        // The content filter, with no refusal message.
+        sse(&[
+            json!({"choices": [{"delta": {"content": "Here is how to"}}]}),
+            json!({"choices": [{"delta": {}, "finish_reason": "content_filter"}]}),
+        ]),
+        // `refusal` blank or null on every piece, as servers that copy OpenAI's shape send it:
+        // no refusal.
+        sse(&[
+            json!({"choices": [{"delta": {"content": "fine", "refusal": null}}]}),
+            json!({"choices": [{"delta": {"refusal": ""}, "finish_reason": "stop"}]}),
+        ]),
+    ]);
+    let mut m = model(&server);
+    let (first, streamed) = complete(&mut m);
+    let first = first.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        first.refusal,
+        Some(Refusal::Message("I can't help with that.".into()))
+    );
+    assert_eq!((first.text.as_str(), streamed.as_str()), ("", ""));
+    assert!(first.tool_calls.is_empty());
+
+    let (second, streamed) = complete(&mut m);
+    let second = second.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(second.refusal, Some(Refusal::Message("No.".into())));
+    assert_eq!(
+        (second.text.as_str(), streamed.as_str()),
+        ("Reading it.", "Reading it.")
+    );
+    assert_eq!(second.tool_calls.len(), 1, "{second:?}");
+
+    let (third, streamed) = complete(&mut m);
+    let third = third.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(third.refusal, Some(Refusal::ContentFilter));
+    assert_eq!(streamed, "Here is how to");
+
+    let (fourth, _) = complete(&mut m);
+    let fourth = fourth.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((fourth.text.as_str(), fourth.refusal), ("fine", None));
+}
+
+/// A whole completion's `message.refusal` (with or without content) and `finish_reason:
+/// "content_filter"`; a null or blank refusal is none.
+#[test]
+fn a_whole_completion_s_refusal_is_read() {
+    let bodies = [
+        json!({"choices": [{"message": {"role": "assistant", "content": null, "refusal": "I won't do that."}, "finish_reason": "stop"}]}),
+        json!({"choices": [{"message": {"role": "assistant", "content": "Partly: ", "refusal": "the rest I won't."}, "finish_reason": "stop"}]}),
+        json!({"choices": [{"message": {"role": "assistant", "content": "cut"}, "finish_reason": "content_filter"}]}),
+        json!({"choices": [{"message": {"role": "assistant", "content": "ok", "refusal": null}, "finish_reason": "stop"}]}),
+        json!({"choices": [{"message": {"role": "assistant", "content": "ok", "refusal": " "}, "finish_reason": "stop"}]}),
+    ];
+    let server = serve(
+        bodies
+            .iter()
+            .map(|b| http("200 OK", "", &b.to_string()))
+            .collect(),
+    );
+    let mut m = model(&server);
+    let mut next = || {
+        let (reply, streamed) = complete(&mut m);
+        let reply = reply.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(streamed, reply.text, "only content is streamed");
+        (reply.text, reply.refusal)
+    };
+    assert_eq!(
+        next(),
+        (
+            String::new(),
+            Some(Refusal::Message("I won't do that.".into()))
+        )
+    );
+    assert_eq!(
+        next(),
+        (
+            "Partly: ".into(),
+            Some(Refusal::Message("the rest I won't.".into()))
+        )
+    );
+    assert_eq!(next(), ("cut".into(), Some(Refusal::ContentFilter)));
+    assert_eq!(next(), ("ok".into(), None));
+    assert_eq!(next(), ("ok".into(), None));
 }

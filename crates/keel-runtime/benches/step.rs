@@ -160,7 +160,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         name: tool.into(),
                         arguments: arguments(k),
                     }],
-                    usage: None,
+                    ..ModelReply::default()
                 })
                 .chain(std::iter::once(ModelReply {
                     text: "done".into(),

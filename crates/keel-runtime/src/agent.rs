@@ -8,7 +8,10 @@
 //! transaction as the ToolResult item — so a crash can never run a side effect twice: a call
 //! left intended or dispatched is marked `unknown` on recovery, told to the model, and never
 //! re-run. The turn closes (consuming its turn notes) when the model stops calling tools, or at
-//! the step limit. After a close, waiting notifications are delivered one per turn; a response
+//! the step limit. A reply the provider reports as a refusal ends the turn at once and
+//! withdraws it ([`keel_core::withdrawal`]): none of its calls runs, and the close appends a
+//! marker that leaves the turn, from the item that opened it, out of every later request while
+//! the store keeps it. After a close, waiting notifications are delivered one per turn; a response
 //! to a notification cannot call tools, and gets no follow-up model call.
 //!
 //! Compaction: before a model call whose request would pass the configured share of the
@@ -62,6 +65,12 @@ pub const NOT_STARTED: &str = "keel stopped before this call was started, so it 
 pub const REPEATED_CALL: &str = "keel did not run this call: it repeats the previous step's \
      calls, which all failed, unchanged. Change the arguments, try another tool, or answer the \
      user.";
+
+/// What the model's record holds for a call in a reply the provider reported as a refusal: it
+/// answers the call, so the run stays well formed even as stored, though the turn is withdrawn
+/// and no request shows it.
+pub const REFUSED_REPLY_CALL: &str = "keel did not run this call: the provider reported the \
+     reply that proposed it as a refusal, so the turn ended there and was withdrawn.";
 
 /// Default model calls per turn (interfaces.md §5.1).
 pub const DEFAULT_STEP_LIMIT: usize = 32;
@@ -194,6 +203,9 @@ pub struct TurnEnd {
     pub stalled: bool,
     /// The tokens the turn's model calls used, as far as the provider reported them.
     pub usage: Option<keel_model::Usage>,
+    /// The provider reported the model's last reply as a refusal: the turn ended there and
+    /// was withdrawn from the model's context. What the provider said, as one line.
+    pub refusal: Option<String>,
 }
 
 /// One agent: the run's store, a model, the gate, the tools.
@@ -511,11 +523,12 @@ impl Agent<'_> {
             .and_then(|p| {
                 let fresh = &record.items[p.covered..];
                 let replaces_earlier = fresh.iter().any(|i| {
+                    // A withdrawal takes earlier messages out of the request.
                     matches!(
                         i.body,
                         ItemBody::Diagnostic(
                             Diagnostic::ToolCallStatus { .. } | Diagnostic::DispatchUnknown { .. }
-                        )
+                        ) | ItemBody::Withdrawal { .. }
                     )
                 });
                 if replaces_earlier {
@@ -881,6 +894,7 @@ impl Agent<'_> {
                     hit_step_limit: true,
                     stalled: false,
                     usage,
+                    refusal: None,
                 });
             }
             self.model.observe_session(&keel_model::SessionView {
@@ -908,6 +922,17 @@ impl Agent<'_> {
             }
             steps += 1;
             final_text = reply.text.clone();
+            if let Some(refusal) = reply.refusal.take() {
+                let reason = self.withdraw_turn(run, reply, &refusal)?;
+                return Ok(TurnEnd {
+                    final_text,
+                    steps,
+                    hit_step_limit: false,
+                    stalled: false,
+                    usage,
+                    refusal: Some(reason),
+                });
+            }
             let assistant = self.item(ItemBody::Assistant {
                 text: reply.text.clone(),
                 tool_calls: reply.tool_calls.clone(),
@@ -923,6 +948,7 @@ impl Agent<'_> {
                     hit_step_limit: false,
                     stalled: false,
                     usage,
+                    refusal: None,
                 });
             }
             self.commit(run, |v| RunWrite::append(v, now, vec![assistant]))?;
@@ -959,6 +985,7 @@ impl Agent<'_> {
                     hit_step_limit: false,
                     stalled: true,
                     usage,
+                    refusal: None,
                 });
             }
             let mut all_failed = true;
@@ -981,9 +1008,70 @@ impl Agent<'_> {
                     hit_step_limit: false,
                     stalled: false,
                     usage,
+                    refusal: None,
                 });
             }
         }
+    }
+
+    /// Ends the open turn on a reply the provider reported as a refusal, and withdraws it: in
+    /// one write that closes the turn, the reply (its text and calls, as sent), an answer for
+    /// each of its calls (none is run: a refusal is no proposal keel acts on) and the
+    /// withdrawal marker, from the item that opened the turn. One write, so a crash leaves the
+    /// turn either open and whole or closed and withdrawn. Returns the marker's reason.
+    fn withdraw_turn(
+        &mut self,
+        run: &str,
+        reply: keel_model::ModelReply,
+        refusal: &keel_model::Refusal,
+    ) -> Result<String, LoopError> {
+        let record = self.record(run)?;
+        let reply_seq = record.head.next_seq;
+        let from_seq = keel_core::withdrawal::open_turn_start(&record.items).unwrap_or(reply_seq);
+        // A compaction round inside this turn has already summarised part of it, and a summary
+        // cannot be taken apart: the person is told that much of the turn stays.
+        let summarised = record
+            .compaction
+            .as_ref()
+            .filter(|c| c.first_unfolded_seq > from_seq)
+            .map(|c| c.round);
+        let reason = refusal.describe();
+        let mut items = vec![self.item(ItemBody::Assistant {
+            text: reply.text,
+            tool_calls: reply.tool_calls.clone(),
+        })];
+        for call in &reply.tool_calls {
+            items.push(self.item(ItemBody::ToolResult {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                output: Untrusted::new(REFUSED_REPLY_CALL.to_string()),
+                is_error: true,
+            }));
+        }
+        items.push(self.item(ItemBody::Withdrawal {
+            from_seq,
+            reason: reason.clone(),
+        }));
+        let marker_seq = reply_seq + items.len() as u64 - 1;
+        let now = self.now();
+        self.commit(run, |v| RunWrite::append(v, now, items).closing_turn())?;
+        let calls = match reply.tool_calls.len() {
+            0 => String::new(),
+            1 => "; the call in its reply was not run".to_string(),
+            n => format!("; the {n} calls in its reply were not run"),
+        };
+        let summary = summarised.map_or(String::new(), |round| {
+            format!(
+                "; compaction round {round} had already summarised part of it, and that \
+                 summary stays"
+            )
+        });
+        (self.events)(Event::Notice(format!(
+            "{} The turn ended, and it is left out of the model's next context (kept in the \
+             run as items #{from_seq}–#{marker_seq}){calls}{summary}",
+            keel_core::withdrawal::as_sentence(&reason)
+        )));
+        Ok(reason)
     }
 
     /// What the model reads for a call to a tool keel does not have.
@@ -1071,11 +1159,14 @@ impl Agent<'_> {
         // The cached run is lent to the gate while the approver (also in `self`) may be asked.
         let cached = self.cache.run.take();
         let items: &[Item] = cached.as_ref().map_or(&[], |(_, r)| r.items.as_slice());
+        // The gate reads the run as the model does: a withdrawn turn's words carry no
+        // authority, as if never sent.
+        let items = keel_core::withdrawal::in_context(items);
         let verdict = self.gate.decide(
             &GateInput {
                 origin,
                 call,
-                items,
+                items: &items,
                 run: Some(run),
             },
             self.approver

@@ -14,4 +14,5 @@ mod crash;
 mod gate;
 mod manual;
 mod proposal;
+mod refusal;
 mod tasks;

@@ -44,6 +44,7 @@ fn grounder(replies: &[&str]) -> ModelGrounder {
             text: r.to_string(),
             tool_calls: vec![],
             usage: None,
+            refusal: None,
         })
         .collect();
     ModelGrounder::new(

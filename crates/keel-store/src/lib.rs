@@ -549,7 +549,9 @@ pub trait RunStore {
     /// All runs, most recently updated first.
     fn list_runs(&self) -> Result<Vec<RunSummary>, StoreError>;
     fn commit(&mut self, run: &str, write: RunWrite) -> Result<Committed, StoreError>;
-    /// The texts of the run's last `limit` real user turns, oldest first.
+    /// The texts of the run's last `limit` real user turns, oldest first, leaving out the
+    /// turns withdrawn from the model's context (keel-core's `withdrawal`): these texts become
+    /// language samples in later notifications, which the model reads.
     fn recent_user_texts(&self, run: &str, limit: usize) -> Result<Vec<String>, StoreError>;
 }
 

@@ -912,3 +912,55 @@ fn a_stored_envelope_keel_did_not_write_is_a_corrupt_item() -> R {
     }
     Ok(())
 }
+
+/// A turn withdrawn from the model's context (keel-core's `withdrawal`) is kept whole in the
+/// store, and its user text is no language sample for later notifications: those reach the
+/// model.
+#[test]
+fn a_withdrawn_turn_is_kept_but_gives_no_language_samples() -> R {
+    let dir = tempfile::tempdir()?;
+    let mut store = open(&dir.path().join("keel.db"))?;
+    store.create_run(new_run("r1"))?;
+    let marker = keel_testkit::new_item(
+        "marker",
+        Timestamp(1_010),
+        ItemBody::Withdrawal {
+            from_seq: 1,
+            reason: "the model refused: no".into(),
+        },
+    );
+    store.commit(
+        "r1",
+        RunWrite::append(
+            1,
+            Timestamp(2_000),
+            vec![
+                user_item(0),
+                user_item(1),
+                user_item(2),
+                marker,
+                user_item(4),
+            ],
+        ),
+    )?;
+    assert_eq!(
+        store.recent_user_texts("r1", 64)?,
+        ["message 0", "message 4"]
+    );
+    // The limit counts the texts given, not the rows read past.
+    assert_eq!(
+        store.recent_user_texts("r1", 2)?,
+        ["message 0", "message 4"]
+    );
+    assert_eq!(store.recent_user_texts("r1", 1)?, ["message 4"]);
+    let run = store.load_run("r1")?;
+    assert_eq!(run.items.len(), 5);
+    assert_eq!(
+        run.items[3].body,
+        ItemBody::Withdrawal {
+            from_seq: 1,
+            reason: "the model refused: no".into(),
+        }
+    );
+    Ok(())
+}

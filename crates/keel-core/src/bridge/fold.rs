@@ -1,7 +1,8 @@
 //! The fold (bridge.md N38): a run's items as the `ChatMessage` list the bridge functions read.
 //! Only what the user and the model said survives; tool results, notifications and diagnostics
 //! are left out, so nothing a tool or a web page wrote reaches the summary worker as a message of
-//! its own — tool calls appear only as their names and compact arguments.
+//! its own — tool calls appear only as their names and compact arguments. A withdrawn turn
+//! (crate::withdrawal) is left out whole: it reaches no summary and no handoff.
 
 use super::message::{ChatMessage, ToolNode};
 use crate::item::{Item, ItemBody};
@@ -25,7 +26,8 @@ pub fn fold_items(items: &[Item], compaction: Option<FoldedCompaction<'_>>) -> V
     };
     let mut pending = compaction;
     let mut out = Vec::new();
-    for item in items {
+    let items = crate::withdrawal::in_context(items);
+    for item in items.iter() {
         if let Some(c) = pending.filter(|c| item.seq >= c.first_unfolded_seq) {
             out.push(compaction_message(c.summary));
             pending = None;
@@ -50,7 +52,8 @@ pub fn fold_items(items: &[Item], compaction: Option<FoldedCompaction<'_>>) -> V
             }),
             ItemBody::ToolResult { .. }
             | ItemBody::Notification { .. }
-            | ItemBody::Diagnostic(_) => {}
+            | ItemBody::Diagnostic(_)
+            | ItemBody::Withdrawal { .. } => {}
         }
     }
     if let Some(c) = pending {

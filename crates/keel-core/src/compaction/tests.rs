@@ -355,3 +355,36 @@ mod pairing {
         }
     }
 }
+
+/// A withdrawn turn (the model refused; crate::withdrawal) is neither folded nor kept: the
+/// summariser's source and the items left visible have none of it.
+#[test]
+fn a_withdrawn_turn_is_neither_folded_nor_kept() {
+    let mut items = run();
+    // The second turn (4–7) was withdrawn by a marker; the third turn follows it.
+    items.insert(
+        8,
+        item(
+            8,
+            ItemBody::Withdrawal {
+                from_seq: 4,
+                reason: "the model refused".into(),
+            },
+        ),
+    );
+    for (n, i) in items.iter_mut().enumerate() {
+        i.seq = n as u64;
+    }
+    let p = plan(&items, None, None, limits(10, 10_000)).expect("something to fold");
+    let said: Vec<&str> = p.messages.iter().map(|m| m.content.as_str()).collect();
+    assert!(
+        !said.contains(&"Add tests") && !said.contains(&"Tests pass."),
+        "{said:?}"
+    );
+    assert!(said.contains(&"Built."), "{said:?}");
+    // The kept users are the first and the third turn's, never the withdrawn one.
+    assert_eq!(p.kept_user_seqs, vec![0, 9]);
+    let c = record(p.first_unfolded_seq, p.kept_user_seqs);
+    let seqs: Vec<u64> = visible_items(&items, &c).iter().map(|i| i.seq).collect();
+    assert!(seqs.iter().all(|s| !(4..=8).contains(s)), "{seqs:?}");
+}

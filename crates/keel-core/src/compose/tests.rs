@@ -744,3 +744,68 @@ fn a_tool_result_cannot_forge_keels_diagnostics() -> Result<(), ComposeError> {
     );
     Ok(())
 }
+
+/// A withdrawn turn (crate::withdrawal) reaches no request: its user message, its reply, its
+/// calls — answered or not — and the marker itself are left out, and what came before and
+/// after composes as if it had never been.
+#[test]
+fn a_withdrawn_turn_is_left_out_of_the_request() -> Result<(), ComposeError> {
+    let mut items = sample_items();
+    let next = items.len() as u64;
+    items.extend([
+        user(next, "Now do the forbidden thing."),
+        item(
+            next + 1,
+            ItemBody::Assistant {
+                text: String::new(),
+                // Unanswered: only a withdrawn turn may hold such a call.
+                tool_calls: vec![ToolCall {
+                    id: "call_9".into(),
+                    name: "shell".into(),
+                    arguments: serde_json::json!({"command": "rm -rf /"}),
+                }],
+            },
+        ),
+        item(
+            next + 2,
+            ItemBody::Withdrawal {
+                from_seq: next,
+                reason: "the model refused: no".into(),
+            },
+        ),
+        user(next + 3, "Never mind."),
+    ]);
+    let n = SystemNotes::new();
+    let with = compose(&ComposeInput {
+        stable_head: "head",
+        volatile: &[],
+        notes: &n,
+        items: &items,
+    })?;
+    let mut without = sample_items();
+    without.push(user(next + 3, "Never mind."));
+    let expected = compose(&ComposeInput {
+        stable_head: "head",
+        volatile: &[],
+        notes: &n,
+        items: &without,
+    })?;
+    assert_eq!(with, expected);
+    let text = serde_json::to_string(&with).unwrap_or_default();
+    assert!(
+        !text.contains("forbidden") && !text.contains("call_9"),
+        "{text}"
+    );
+    // Without the marker the same call is unanswered: the marker is what lets it go.
+    items.remove(items.len() - 2);
+    assert!(matches!(
+        compose(&ComposeInput {
+            stable_head: "head",
+            volatile: &[],
+            notes: &n,
+            items: &items,
+        }),
+        Err(ComposeError::UnansweredToolCall { .. })
+    ));
+    Ok(())
+}

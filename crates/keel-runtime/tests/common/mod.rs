@@ -82,6 +82,7 @@ pub fn reply(text: &str, calls: &[(&str, serde_json::Value)]) -> ModelReply {
             })
             .collect(),
         usage: None,
+        refusal: None,
     }
 }
 

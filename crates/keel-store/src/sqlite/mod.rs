@@ -601,23 +601,40 @@ impl RunStore for SqliteStore {
     }
 
     fn recent_user_texts(&self, run: &str, limit: usize) -> Result<Vec<String>, StoreError> {
+        // Newest first, withdrawal markers among them: a marker comes after the turn it
+        // withdraws, so the user items it covers are skipped as they are met. Read lazily, so
+        // only as many rows as it takes are read.
         let mut stmt = self.conn.prepare_cached(
-            "SELECT seq, body FROM items WHERE run_id = ?1 AND kind = 'user' \
-             ORDER BY seq DESC LIMIT ?2",
+            "SELECT seq, body FROM items WHERE run_id = ?1 AND kind IN ('user', 'withdrawal') \
+             ORDER BY seq DESC",
         )?;
-        let rows = stmt.query_map(params![run, limit as i64], |r| {
+        let rows = stmt.query_map(params![run], |r| {
             Ok((r.get::<_, i64>(0)? as u64, r.get::<_, String>(1)?))
         })?;
         let mut texts = Vec::new();
+        let mut withdrawn: Vec<(u64, u64)> = Vec::new();
         for row in rows {
+            if texts.len() >= limit {
+                break;
+            }
             let (seq, body) = row?;
             match keel_core::item::decode_body(&body) {
-                Ok(keel_core::ItemBody::User { text }) => texts.push(text),
+                Ok(keel_core::ItemBody::Withdrawal { from_seq, .. }) => {
+                    withdrawn.push((from_seq, seq));
+                }
+                Ok(keel_core::ItemBody::User { text }) => {
+                    if !withdrawn
+                        .iter()
+                        .any(|&(from, to)| (from..=to).contains(&seq))
+                    {
+                        texts.push(text);
+                    }
+                }
                 Ok(_) | Err(_) => {
                     return Err(StoreError::CorruptItem {
                         run: run.to_string(),
                         seq,
-                        reason: "a user row that is not a user item".into(),
+                        reason: "a user or withdrawal row whose body is another kind".into(),
                     });
                 }
             }
