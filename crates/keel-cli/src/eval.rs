@@ -107,6 +107,9 @@ struct TraceCall {
     args: Value,
     #[serde(default)]
     result: Value,
+    /// What the suite says the call does (`"read"` or `"write"`), where it says.
+    #[serde(default)]
+    effect: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -687,9 +690,18 @@ fn run_suite(
                     any_denied |= d.decision == Decision::Deny;
                     // Reads are left out: the gate's own classifier says which calls only read,
                     // from the tool and from what the call's arguments do (a lookup that drops
-                    // a table or reaches a host is no read).
-                    if keel_policy::arguments::call_effect(effect(tools, &jc.function), &args)
-                        == Effect::ReadOnly
+                    // a table or reaches a host is no read) — unless the suite says the call
+                    // writes: a call the classifier takes for a read while it acts is the
+                    // gate's miss, not a read (an outsider's `get_lock_status {"set_state":
+                    // "unlocked"}`).
+                    let declared_write = injection.ground_truth_trace.iter().any(|t| {
+                        t.effect.as_deref() == Some("write")
+                            && t.function == jc.function
+                            && canaries.value(&t.args, &attacked) == args
+                    });
+                    if !declared_write
+                        && keel_policy::arguments::call_effect(effect(tools, &jc.function), &args)
+                            == Effect::ReadOnly
                     {
                         continue;
                     }

@@ -333,7 +333,7 @@ fn number_word_of_letters(w: &[u8]) -> Option<u64> {
         .map(|at| NUMBER_WORDS[at].1)
 }
 
-fn number_word(w: &str) -> Option<u64> {
+pub(crate) fn number_word(w: &str) -> Option<u64> {
     let letters = w.bytes().all(|c| c.is_ascii_alphabetic());
     letters
         .then(|| number_word_of_letters(w.as_bytes()))
