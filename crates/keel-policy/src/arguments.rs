@@ -14,7 +14,7 @@ use super::classify::Effect;
 /// `FLUSHALL`, GraphQL's `mutation`). Read after [`sql_as_run`] undoes what hides a keyword.
 static SQL_WRITE: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
     regex::Regex::new(
-        r#"(?i)\b(?:drop\s+(?:table|database|schema|index|view|user|role|function|procedure|trigger|extension|column|constraint)\b|truncate\s+(?:table\s+)?[\w."\[\]]+\s*(?:;|$)|alter\s+(?:table|database|schema|index|view|user|role|system|session)\b|delete\s+(?:from|top)\b|delete\s+[\w."\[\]]+\s*(?:where\b|;|$)|insert\s+into\b|insert\s+[\w."\[\]]+\s*(?:\(|values\b|select\b)|update\s+\S+\s+set\b|merge\s+into\b|merge\s+[\w.]+\s+(?:as\s+\w+\s+)?using\b|replace\s+into\b|upsert\b|grant\s+[\w, ]+\s+(?:on|to)\b|revoke\s+[\w, ]+\s+(?:on|from)\b|create\s+(?:or\s+replace\s+)?(?:temp\w*\s+)?(?:table|view|user|role|database|schema|index|function|procedure|trigger|extension)\b|rename\s+(?:table|column|database|user)\b|call\s+[\w.]+\s*\(|exec(?:ute)?\s+[\w.]+\s*(?:@\w|'|\(|;|$)|xp_\w+|sp_\w+|copy\s+[\w.()]+\s+(?:to|from)\s+(?:program|stdout|stdin|'|")|into\s+(?:out|dump)file|load\s+data|load_extension|attach\s+database|vacuum\s+into|select\s[\s\S]*?\binto\s+[\w.#@]+\s+from\b|lo_(?:export|import)|unload\s*\(|export\s+data\b|backup\s+(?:database|log)\b|dblink_exec|kill\s+(?:query\s+|connection\s+)?\d+|shutdown\s*(?:;|$)|reset\s+master|purge\s+(?:binary|master)\s+logs|set\s+global\b|pragma\s+\w+\s*=|lock\s+tables?\b|reindex\b|detach\s+delete|flushall|flushdb|mutation\s*\w*\s*[({]|pg_terminate_backend|pg_cancel_backend|set_config\s*\(|setval\s*\(|pg_read_file|for\s+(?:no\s+key\s+)?(?:update|share)\b|notify\s+\w|comment\s+on\s+\w|security\s+label\b|refresh\s+materialized\b|waitfor\s+delay\b|(?:sleep|benchmark|nextval|load_file)\s*\(|pg_(?:sleep|notify|advisory\w*|reload_conf|rotate_logfile|switch_w\w+|promote|create_\w+|drop_\w+|logical_emit_message|file_\w+|read_binary_file|ls_dir)\b|dbms_\w+\.|utl_(?:http|file|smtp|tcp|inaddr)\b|sys_exec)|\.(?:drop|deleteone|deletemany|remove)\s*\("#,
+        r#"(?i)\b(?:drop\s+(?:table|database|schema|index|view|user|role|function|procedure|trigger|extension|column|constraint)\b|truncate\s+(?:table\s+)?[\w."\[\]]+\s*(?:;|$)|alter\s+(?:table|database|schema|index|view|user|role|system|session)\b|delete\s+(?:from|top)\b|delete\s+[\w."\[\]]+\s*(?:where\b|;|$)|insert\s+into\b|insert\s+[\w."\[\]]+\s*(?:\(|values\b|select\b)|update\s+\S+\s+set\b|merge\s+into\b|merge\s+[\w.]+\s+(?:as\s+\w+\s+)?using\b|replace\s+into\b|upsert\b|grant\s+[\w, ]+\s+(?:on|to)\b|revoke\s+[\w, ]+\s+(?:on|from)\b|create\s+(?:or\s+replace\s+)?(?:temp\w*\s+)?(?:table|view|user|role|database|schema|index|function|procedure|trigger|extension)\b|rename\s+(?:table|column|database|user)\b|call\s+[\w.]+\s*\(|exec(?:ute)?\s+[\w.]+\s*(?:@\w|'|\(|;|$)|xp_\w+|sp_\w+|copy\s+[\w.()]+\s+(?:to|from)\s+(?:program|stdout|stdin|'|")|into\s+(?:out|dump)file|load\s+data|load_extension|attach\s+database|vacuum\s+into|select\s[\s\S]*?\binto\s+[\w.#@]+\s+from\b|lo_(?:export|import)|unload\s*\(|export\s+data\b|backup\s+(?:database|log)\b|dblink_exec|kill\s+(?:query\s+|connection\s+)?\d+|shutdown\s*(?:;|$)|reset\s+master|purge\s+(?:binary|master)\s+logs|set\s+global\b|pragma\s+\w+\s*=|lock\s+tables?\b|reindex\b|detach\s+delete|flushall|flushdb|mutation\s*\w*\s*[({]|pg_terminate_backend|pg_cancel_backend|set_config\s*\(|setval\s*\(|pg_read_file|for\s+(?:no\s+key\s+)?(?:update|share)\b|notify\s+\w|comment\s+on\s+\w|security\s+label\b|refresh\s+materialized\b|waitfor\s+delay\b|(?:sleep|benchmark|nextval|load_file)\s*\(|pg_(?:sleep|notify|advisory\w*|reload_conf|rotate_logfile|switch_w\w+|promote|create_\w+|drop_\w+|logical_emit_message|file_\w+|read_binary_file|ls_dir)\b|dbms_\w+\.|utl_(?:http|file|smtp|tcp|inaddr)\b|sys_exec|delete\s+(?:where|data)\b|insert\s+data\b|drop\s+(?:all|graph|silent|default|named|measurement|series|retention|continuous)\b|clear\s+(?:all|graph|default|named)\b|_(?:delete|update)_by_query\b|import\s+foreign\s+schema|copy\s+into\b|restore\s+(?:database|table|log)\b)|\.(?:drop|deleteone|deletemany|remove)\s*\(|\|\s*delete\b"#,
     )
     .ok()
 });
@@ -52,6 +52,58 @@ fn names_an_action(key: &str, value: &str) -> bool {
         .any(|w| super::classify::WRITE_VERBS.contains(&w.as_str()))
         || super::kinds::names_an_action(&words)
 }
+
+/// Whether a key's own words ask for an action with a value that turns it on
+/// (`{"mark_all_read": true}`, `{"delete_after_reading": true}`, `{"share_with": "…"}`,
+/// `{"set_state": "unlocked"}`): a lookup given one acts (a third outsider round ran 63 such
+/// calls through read tools). A value that turns it off (`false`, `""`, `0`, `"no"`) does not.
+fn key_acts(key: &str, value: &Value) -> bool {
+    let on = match value {
+        Value::Bool(b) => *b,
+        Value::Null => false,
+        Value::Number(n) => n.as_f64().is_some_and(|n| n != 0.0),
+        Value::String(s) => !matches!(
+            s.trim().to_ascii_lowercase().as_str(),
+            "" | "false" | "no" | "none" | "off" | "0" | "null"
+        ),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    };
+    if !on || key.is_empty() {
+        return false;
+    }
+    let words = super::classify::words(key);
+    // A verb that is no noun, anywhere in the key (`delete_after_reading`, `auto_accept`,
+    // `notify_owner`); a verb that is also a noun only where it leads a key of more words
+    // and what follows says no data (`set_state`, `mark_paid`, `share_with`, not
+    // `start_date`, `order_by` or `type`).
+    let always = |w: &str| {
+        (super::classify::WRITE_VERBS.contains(&w) && !super::classify::NOUNS_TOO.contains(&w))
+            || matches!(w, "deliver" | "notify" | "modify" | "unlock" | "disarm")
+    };
+    let leads = words.len() >= 2
+        && matches!(
+            words[0].as_str(),
+            "set" | "mark" | "make" | "share" | "publish" | "forward" | "grant" | "reset"
+        )
+        && !words[1..].iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "id" | "ids" | "date" | "time" | "by" | "at" | "count" | "number" | "type" | "name"
+            )
+        });
+    leads || words.iter().any(|w| always(w))
+}
+
+/// Code a value hands to an interpreter that can reach the system: Python's `__import__`,
+/// `os.system`, `subprocess`, a template's `__globals__`, an `eval(`/`exec(`, or an option that
+/// writes a file (`--output=`). A calculator or a template renderer given one runs it.
+static CODE_THAT_ACTS: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+            r#"(?i)__import__|__globals__|__builtins__|__subclasses__|\bos\.(?:system|popen|remove|unlink|rmdir)\b|\bsubprocess\b|\b(?:eval|exec|popen|system)\s*\(|(?:^|\s)--(?:output|out-file|output-file|log-file)(?:=|\s)|\brequire\s*\(\s*['"]child_process"#,
+        )
+        .ok()
+});
 
 /// Top-level domains that host most of the web's names and are no file's extension: under
 /// a key that names a path, `evil-cdn.net` is a host only by its ending.
@@ -176,15 +228,17 @@ pub fn call_effect(tool: Effect, args: &Value) -> Effect {
                 linked
                     || hosted
                     || names_an_action(key, t)
+                    || key_acts(key, v)
+                    || CODE_THAT_ACTS.as_ref().is_none_or(|re| re.is_match(s))
                     || SQL_WRITE.as_ref().is_none_or(|re| {
                         // A comment splits words for most databases and joins them for
                         // some: read both ways.
                         re.is_match(&sql_as_run(s, " ")) || re.is_match(&sql_as_run(s, ""))
                     })
             }
-            Value::Array(items) => items.iter().any(|i| acts(key, i)),
+            Value::Array(items) => key_acts(key, v) || items.iter().any(|i| acts(key, i)),
             Value::Object(map) => map.iter().any(|(k, v)| acts(k, v)),
-            _ => false,
+            other => key_acts(key, other),
         }
     }
     if tool == Effect::SideEffecting || acts("", args) {
@@ -200,5 +254,6 @@ mod tests {
     #[test]
     fn the_patterns_compile() {
         assert!(super::SQL_WRITE.is_some());
+        assert!(super::CODE_THAT_ACTS.is_some());
     }
 }

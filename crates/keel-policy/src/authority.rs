@@ -82,7 +82,10 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
             .and_then(Value::as_bool)
     };
     // A read-only hint is believed only where the name agrees (classify's rule).
-    if annotation("readOnlyHint") == Some(true) && !super::classify::name_says_it_acts(tool) {
+    if annotation("readOnlyHint") == Some(true)
+        && !super::classify::name_says_it_acts(tool)
+        && !super::classify::describes_a_write(&tool.description)
+    {
         return Vec::new();
     }
     let mut name = words(&tool.name);
@@ -97,13 +100,38 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
     // `destructiveHint` is not a kind: it marks tools that may overwrite (an MCP server's
     // write_file, keel's shell) as much as ones that delete, and what they do is judged by
     // their names here and by their values in provenance.
-    ActionKind::ALL
+    let by_name: Vec<ActionKind> = ActionKind::ALL
         .into_iter()
         .filter(|k| {
             let words = if looks { &name[1..] } else { &name[..] };
             has_verb(words, k.tool_verbs())
                 || (!looks && has_stem(words, k.tool_nouns()))
                 || (*k == ActionKind::Pay && qualified_pay(words))
+        })
+        .collect();
+    if !by_name.is_empty() || tool.description.is_empty() {
+        return by_name;
+    }
+    // A name no kind knows (`del_repo`, `elevate_user`, `borrar_repositorio`): its
+    // description says what it does — by its verbs, and by what they act on ("Gives the user
+    // full administrator rights", "Makes a copy … that anyone on the internet can read").
+    let (verbs, objects, all) = super::classify::description_verbs(&tool.description);
+    if verbs.is_empty() {
+        return by_name;
+    }
+    ActionKind::ALL
+        .into_iter()
+        .filter(|k| {
+            has_verb(&verbs, k.tool_verbs())
+                || has_stem(&objects, k.tool_nouns())
+                || (*k == ActionKind::Share
+                    && all
+                        .iter()
+                        .any(|w| matches!(w.as_str(), "anyone" | "everyone" | "public")))
+                || (*k == ActionKind::Access
+                    && all
+                        .iter()
+                        .any(|w| matches!(w.as_str(), "administrator" | "rights" | "privileges")))
         })
         .collect()
 }

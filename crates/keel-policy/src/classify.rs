@@ -163,7 +163,7 @@ pub(crate) const WRITE_VERBS: &[&str] = &[
 /// The writing verbs that are as often nouns or adjectives ("the file type", "order history",
 /// "a post", "start date", "open issues", "market share"): they write only where a verb stands.
 /// The others ("delete", "send") are verbs wherever they occur, except after an article.
-const NOUNS_TOO: &[&str] = &[
+pub(crate) const NOUNS_TOO: &[&str] = &[
     "update", "set", "post", "patch", "move", "copy", "upload", "pay", "transfer", "schedule",
     "book", "invite", "share", "edit", "change", "run", "stop", "start", "reply", "forward",
     "order", "purchase", "grant", "reset", "commit", "push", "merge", "store", "mark", "archive",
@@ -282,7 +282,12 @@ fn acts_as_verb(before2: &str, before: &str, after: &str, lemma: &str, form: For
                 .flatten()
                 .any(|stem| READ_VERBS.contains(&stem))
     };
-    if NOUN_BEFORE.contains(&before) || NEGATIONS.contains(&before) || looks(before) {
+    // "Writes nothing", "deletes no data": the verb is taken back by what follows it.
+    if NOUN_BEFORE.contains(&before)
+        || NEGATIONS.contains(&before)
+        || looks(before)
+        || matches!(after, "nothing" | "no" | "none" | "never")
+    {
         return false;
     }
     let slot = VERB_SLOTS.contains(&before);
@@ -364,7 +369,7 @@ fn tokens(text: &str, mut emit: impl FnMut(Token)) {
 
 /// Whether a description says the tool writes: a writing verb where a verb stands (see
 /// [`acts_as_verb`]). Sentence and comma marks are kept as `.` and `,`.
-fn describes_a_write(description: &str) -> bool {
+pub(crate) fn describes_a_write(description: &str) -> bool {
     let mut seq: Vec<String> = Vec::new();
     tokens(description, |t| match t {
         Token::Word(w) => seq.push(w),
@@ -383,6 +388,66 @@ fn describes_a_write(description: &str) -> bool {
             )
         })
     })
+}
+
+/// The verbs of a description that stand as verbs ("Permanently deletes the repository",
+/// "Gives the user full administrator rights"), as their lemmas, with the words they act on
+/// and every word of it: what
+/// a tool's description says it does, for a name that says nothing a kind knows
+/// (`del_repo`, `borrar_repositorio`).
+pub(crate) fn description_verbs(description: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let mut seq: Vec<String> = Vec::new();
+    tokens(description, |t| match t {
+        Token::Word(w) => seq.push(w),
+        Token::Stop => seq.push(".".into()),
+        Token::Comma => seq.push(",".into()),
+    });
+    let at = |i: Option<usize>| i.and_then(|i| seq.get(i)).map_or(".", String::as_str);
+    let mut verbs = Vec::new();
+    let mut objects = Vec::new();
+    for (i, w) in seq.iter().enumerate() {
+        // A description opens with what the tool does: "Gives the user …", "Makes a copy …",
+        // "Allows anyone …" act though these verbs write nothing by themselves.
+        let opening = at(i.checked_sub(1)) == "."
+            && matches!(w.as_str(), "gives" | "makes" | "allows" | "lets" | "turns");
+        let Some((lemma, form)) =
+            write_form(w).or_else(|| opening.then(|| (w.trim_end_matches('s'), Form::Third)))
+        else {
+            continue;
+        };
+        let before = (at(i.checked_sub(2)), at(i.checked_sub(1)));
+        if !opening && !acts_as_verb(before.0, before.1, at(Some(i + 1)), lemma, form) {
+            continue;
+        }
+        verbs.push(lemma.to_string());
+        // What it acts on: the next few words, up to a preposition or the clause's end
+        // ("Change the contact details of your profile" acts on details, not a profile's
+        // bookings).
+        objects.extend(
+            seq[i + 1..]
+                .iter()
+                .take(6)
+                .take_while(|o| {
+                    !matches!(
+                        o.as_str(),
+                        "." | ","
+                            | "for"
+                            | "to"
+                            | "with"
+                            | "of"
+                            | "from"
+                            | "in"
+                            | "on"
+                            | "by"
+                            | "and"
+                            | "or"
+                            | "used"
+                    )
+                })
+                .cloned(),
+        );
+    }
+    (verbs, objects, seq)
 }
 
 /// What a name alone says. The leading verb decides: the first word that is a verb, past
@@ -513,7 +578,13 @@ pub fn classify(tool: &ToolInfo) -> Effect {
             // A hint may make a tool stricter than its name, never looser: a server that
             // calls `transfer_money` or `wipe_device` read-only is wrong (or lying), and the
             // name is what the model and the person read.
-            Some(Value::Bool(true)) if !name_says_it_acts(tool) => return Effect::ReadOnly,
+            // Nor looser than its description: a `mailer` that "Sends an e-mail" and says
+            // it only reads is read by what it says it does (a third outsider round).
+            Some(Value::Bool(true))
+                if !name_says_it_acts(tool) && !describes_a_write(&tool.description) =>
+            {
+                return Effect::ReadOnly;
+            }
             Some(Value::Bool(false)) => return Effect::SideEffecting,
             _ => {}
         }
@@ -601,6 +672,21 @@ mod tests {
             json!({"action": "open"}),
             json!({"method": "POST", "url_path": "/api"}),
             json!({"operation": "delete"}),
+            // A fourth: keys that ask for an action, query languages, code for an
+            // interpreter.
+            json!({"door": "front door", "set_state": "unlocked"}),
+            json!({"folder": "inbox", "mark_all_read": true}),
+            json!({"email_id": "12", "delete_after_reading": true}),
+            json!({"day": "today", "auto_accept": true}),
+            json!({"doc": "Q3 deck", "share_with": "mallory@evil-corp.io"}),
+            json!({"month": "October", "deliver_to": "mallory@evil-corp.io"}),
+            json!({"sparql": "DELETE WHERE { ?s ?p ?o }"}),
+            json!({"spl": "index=main | delete"}),
+            json!({"q": "DROP MEASUREMENT cpu"}),
+            json!({"path": "customers/_delete_by_query"}),
+            json!({"expression": "__import__('os').system('rm -rf ~')"}),
+            json!({"template": "{{ cycler.__init__.__globals__.os.popen('id').read() }}"}),
+            json!({"args": "--output=.git/hooks/post-checkout"}),
         ] {
             assert_eq!(
                 call_effect(Effect::ReadOnly, &args),
@@ -624,6 +710,12 @@ mod tests {
             json!({"action": "status"}),
             json!({"method": "GET"}),
             json!({"mode": "read"}),
+            json!({"account_type": "savings"}),
+            json!({"email_id": "email001"}),
+            json!({"tweet_id": "789GHI"}),
+            json!({"start_date": "2024-06-01", "order_by": "date"}),
+            json!({"folder": "inbox", "mark_all_read": false}),
+            json!({"expression": "2 * (3 + 4)"}),
         ] {
             assert_eq!(
                 call_effect(Effect::ReadOnly, &args),
@@ -643,6 +735,11 @@ mod tests {
             assert!(name_acts(name), "{name}");
         }
         assert!(!name_acts("check_status"));
+        // A read-only hint is not believed over a description that says the tool acts.
+        let mut mailer = tool("mailer");
+        mailer.description = "Sends an e-mail to the given address.".into();
+        mailer.annotations = json!({"readOnlyHint": true}).as_object().cloned();
+        assert_eq!(classify(&mailer), Effect::SideEffecting);
         // Handing out a credential for what the caller names acts; one with nothing to name
         // reads.
         let with_args = |name: &str, properties: Value| ToolInfo {

@@ -295,3 +295,54 @@ fn a_phrase_names_things_and_its_complement_says_what_they_become() {
         assert!(!requested_kinds([text]).contains(&kind), "{text}");
     }
 }
+
+/// A third outsider round: names that hide what a tool does (an abbreviation, another
+/// language, a synonym) take their kind from the description's verbs and what they act on;
+/// a name that names a kind keeps it, and a description's other nouns add none.
+#[test]
+fn a_name_no_kind_knows_takes_its_kind_from_its_description() {
+    use ActionKind::*;
+    let with = |name: &str, description: &str| ToolInfo {
+        name: name.into(),
+        description: description.into(),
+        ..ToolInfo::default()
+    };
+    for (name, description, kind) in [
+        (
+            "del_repo",
+            "Permanently deletes the repository and all of its data.",
+            Delete,
+        ),
+        (
+            "borrar_repositorio",
+            "Permanently deletes the repository and all of its data.",
+            Delete,
+        ),
+        (
+            "elevate_user",
+            "Gives the user full administrator rights.",
+            Access,
+        ),
+        (
+            "unprivate_repo",
+            "Makes a copy of the repository that anyone on the internet can read.",
+            Share,
+        ),
+    ] {
+        assert!(
+            tool_kinds(&with(name, description)).contains(&kind),
+            "{name}"
+        );
+    }
+    assert!(
+        tool_kinds(&with(
+            "update_traveler_profile",
+            "Change the contact details of your traveler profile. Booking confirmations go to them."
+        ))
+        .is_empty()
+    );
+    assert_eq!(
+        tool_kinds(&with("send_email", "Deletes nothing; sends one e-mail.")),
+        vec![Send]
+    );
+}
