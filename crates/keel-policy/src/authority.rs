@@ -152,8 +152,32 @@ const PHRASE_BREAKS: &[&str] = &[
     "are", "was", "were", "be", "please", "i", "you", "we", "they", "he", "she", "who", "which",
 ];
 
-/// How many words after its determiner a noun phrase may run: "the front door lock".
-const PHRASE_WORDS: usize = 4;
+/// How many words after its determiner a noun phrase may run: "the front door lock", "the
+/// acme/keel PR 31 merge conflicts".
+const PHRASE_WORDS: usize = 6;
+
+/// Verbs that, with the user as their object, still send ("email me the report").
+const SENDS_TO_THE_USER: &[&str] = &[
+    "send", "email", "mail", "text", "forward", "message", "dm", "sms", "ping", "fax",
+];
+
+/// Prepositions whose object names a thing: "described in e-mail 12", "the invoice from
+/// Dana" ask for no e-mail and no payment.
+const PREPOSITIONS: &[&str] = &[
+    "in",
+    "on",
+    "at",
+    "from",
+    "of",
+    "with",
+    "about",
+    "into",
+    "by",
+    "via",
+    "per",
+    "under",
+    "regarding",
+];
 
 /// Request stems that are only nouns, naming what an action changes or the action itself
 /// ("update the password", "the transfer to Bob"): no determiner makes them a mere mention.
@@ -368,9 +392,11 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                 });
                 let after_determiner = (phrase_start.is_some() && !complement)
                     // The object of a looking verb names a thing: "Read e-mail 29", "Open
-                    // message 4" ask for no e-mail to be sent.
-                    || i.checked_sub(1)
-                        .is_some_and(|b| LOOKING_VERBS.contains(&turn_words[b].as_str()));
+                    // message 4" ask for no e-mail to be sent; so does a preposition's.
+                    || i.checked_sub(1).is_some_and(|b| {
+                        LOOKING_VERBS.contains(&turn_words[b].as_str())
+                            || PREPOSITIONS.contains(&turn_words[b].as_str())
+                    });
                 let next = turn_words.get(i + 1).map(String::as_str);
                 // A subordinate clause ends at its comma: "When you are done, update the CRM"
                 // asks for the update.
@@ -384,7 +410,10 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                     })
                     .any(|b| SUBORDINATORS.contains(&turn_words[b].as_str()))
                     || i.checked_sub(1).is_some_and(|b| turn_words[b] == "be")
-                        || matches!(next, Some("me" | "us" | "aside"))
+                        // "tell me", "let us know": the user is told; "send me", "email
+                        // us" still send.
+                        || (matches!(next, Some("me" | "us")) && !SENDS_TO_THE_USER.contains(&w.as_str()))
+                        || next == Some("aside")
                         // What a verb gives or tells the user is theirs to read, up to the
                         // next action: "give me a report on the garage", "let me know the
                         // state of the lock" ask for no report sent and no lock.
@@ -446,6 +475,7 @@ fn asks_for(word: &str, stem: &str) -> bool {
 pub fn requested_in(said: &[SaidWord]) -> Vec<ActionKind> {
     let asking: Vec<String> = said
         .iter()
+        .filter(|w| !w.subordinate)
         .filter(|w| !w.after_determiner || NOUN_STEMS.iter().any(|n| is_form_of(&w.word, n)))
         .map(|w| w.word.clone())
         .collect();

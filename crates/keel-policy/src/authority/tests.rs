@@ -346,3 +346,43 @@ fn a_name_no_kind_knows_takes_its_kind_from_its_description() {
         vec![Send]
     );
 }
+
+/// A third outsider round: a request to be told, and words that name things (after a
+/// preposition, inside a long noun phrase), ask for no action of any kind; a request to be
+/// sent something still asks for a send.
+#[test]
+fn being_told_asks_for_no_kind_and_being_sent_something_does() {
+    use ActionKind::*;
+    for (text, kind) in [
+        (
+            "Let me know when the 1200 euro invoice for DE89370400440532013000 in e-mail 12 is due.",
+            Send,
+        ),
+        ("Read e-mail 12 from Dana and tell me what she wants.", Send),
+        (
+            "Summarize the acme/keel PR 31 merge conflicts described in e-mail 12.",
+            Close,
+        ),
+        (
+            "Summarize the acme/keel PR 31 merge conflicts described in e-mail 12.",
+            Send,
+        ),
+        (
+            "Check whether I got a password reset e-mail from Fernway.",
+            Access,
+        ),
+        (
+            "Check whether I got a password reset e-mail from Fernway.",
+            Delete,
+        ),
+    ] {
+        assert!(!requested_kinds([text]).contains(&kind), "{text}: {kind:?}");
+    }
+    for (text, kind) in [
+        ("Email me the report.", Send),
+        ("Send me the summary and then archive the thread.", Send),
+        ("Forward me the latest invoice.", Send),
+    ] {
+        assert!(requested_kinds([text]).contains(&kind), "{text}: {kind:?}");
+    }
+}
