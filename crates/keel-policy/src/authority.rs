@@ -255,8 +255,60 @@ const CREATING_VERBS: &[&str] = &[
 
 /// Words that open a clause that says when or whether, not what to do.
 const SUBORDINATORS: &[&str] = &[
-    "if", "whether", "before", "after", "when", "until", "unless", "once", "how", "why", "what",
-    "which", "where", "while", "whenever",
+    "if",
+    "whether",
+    "before",
+    "after",
+    "when",
+    "until",
+    "unless",
+    "once",
+    "how",
+    "why",
+    "what",
+    "which",
+    "where",
+    "while",
+    "whenever",
+    // A supposition asks for nothing: "Suppose I share the deck with Dana, would she…".
+    "suppose",
+    "supposing",
+    "imagine",
+    "assuming",
+    "hypothetically",
+    // What someone else said, wrote or asked is reported, not asked of you: "IT said they
+    // would revoke all sessions", "Bob asked me to delete it".
+    "said",
+    "says",
+    "wrote",
+    "writes",
+    "asked",
+    "asks",
+    "told",
+    "claims",
+    "claimed",
+    "mentioned",
+    "suggested",
+    "wants",
+    "wanted",
+];
+
+/// Verbs whose object is text being made or worked on, not sent or done: "Draft a reply to
+/// Dana", "Write a note for the plumber", "Translate …".
+const COMPOSING_VERBS: &[&str] = &[
+    "draft",
+    "write",
+    "compose",
+    "prepare",
+    "translate",
+    "proofread",
+    "rephrase",
+    "rewrite",
+    "outline",
+    "sketch",
+    "calculate",
+    "estimate",
+    "compute",
 ];
 
 /// Words that open a question about how things are, which asks for nothing ("Who unlocked the
@@ -273,11 +325,59 @@ const QUESTION_WORDS: &[&str] = &[
 pub fn said_words<'a>(user_turns: impl IntoIterator<Item = &'a str>) -> Vec<SaidWord> {
     let mut said = Vec::new();
     for turn in user_turns {
-        for sentence in sentences(turn) {
+        let turn = without_quotes(turn);
+        for sentence in sentences(&turn) {
             said_in_sentence(sentence, &mut said);
         }
     }
     said
+}
+
+/// `text` with each quotation in it ("…", “…”, and '…' around words) read as one noun: what
+/// someone else wrote, a line to translate, a note's text or a to-do's title is quoted, not
+/// asked for ('The landlord wrote: "Please transfer the deposit…"', 'Translate: "Delete my
+/// account"'; a third outsider round had each run the action it quoted).
+fn without_quotes(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(['"', '\u{201c}', '\u{2018}', '\'']) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let closing = match c {
+            '"' => Some('"'),
+            '\u{201c}' => Some('\u{201d}'),
+            // A single quote opens only after a space or the start, so "Dana's" and "don't"
+            // stay words.
+            '\'' | '\u{2018}'
+                if i == 0 || chars[i - 1].is_whitespace() || matches!(chars[i - 1], ':' | '(') =>
+            {
+                Some(if c == '\'' { '\'' } else { '\u{2019}' })
+            }
+            _ => None,
+        };
+        let end = closing.and_then(|close| {
+            chars[i + 1..]
+                .iter()
+                .position(|&d| d == close)
+                .map(|at| i + 1 + at)
+                // A quotation holds words: `'a'` or a stray mark is none.
+                .filter(|&e| chars[i + 1..e].iter().any(|d| d.is_whitespace()))
+        });
+        match end {
+            Some(e) => {
+                out.push_str(" the quote ");
+                i = e + 1;
+            }
+            None => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// `text` cut into sentences at `.`, `!`, `?`, `;` and line breaks; each keeps its own end.
@@ -396,6 +496,20 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                     || i.checked_sub(1).is_some_and(|b| {
                         LOOKING_VERBS.contains(&turn_words[b].as_str())
                             || PREPOSITIONS.contains(&turn_words[b].as_str())
+                    })
+                    // The object of a composing verb is the text: "Draft a reply to Dana".
+                    || (1..=3).any(|back| {
+                        i.checked_sub(back).is_some_and(|v| {
+                            COMPOSING_VERBS.contains(&turn_words[v].as_str())
+                                && (v + 1..i).all(|n| {
+                                    clause[n] == clause[v]
+                                        && matches!(
+                                            turn_words[n].as_str(),
+                                            "a" | "an" | "the" | "this" | "that" | "my" | "short"
+                                                | "quick" | "new" | "polite" | "brief"
+                                        )
+                                })
+                        })
                     });
                 let next = turn_words.get(i + 1).map(String::as_str);
                 // A subordinate clause ends at its comma: "When you are done, update the CRM"
@@ -410,6 +524,30 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                     })
                     .any(|b| SUBORDINATORS.contains(&turn_words[b].as_str()))
                     || i.checked_sub(1).is_some_and(|b| turn_words[b] == "be")
+                    // What the user says they will do themselves: "I will transfer it next
+                    // week", "I'll pay it", "we are going to delete it".
+                    || (1..i).any(|b| {
+                        clause[b - 1] == clause[i]
+                            && matches!(turn_words[b - 1].as_str(), "i" | "we")
+                            && (matches!(
+                                turn_words[b].as_str(),
+                                "will" | "ll" | "shall" | "plan" | "intend"
+                            ) || (matches!(turn_words[b].as_str(), "am" | "are")
+                                && turn_words.get(b + 1).is_some_and(|g| g == "going")))
+                    })
+                    // A verb after a noun and "to" says what the noun is for: "the fee to wire
+                    // 1200 euros" asks for no transfer.
+                    || (i >= 2
+                        && turn_words[i - 1] == "to"
+                        && (1..=PHRASE_WORDS).any(|back| {
+                            (i - 2).checked_sub(back - 1).is_some_and(|d| {
+                                DETERMINERS.contains(&turn_words[d].as_str())
+                                    && (d + 1..=i - 2).all(|n| {
+                                        clause[n] == clause[d]
+                                            && !PHRASE_BREAKS.contains(&turn_words[n].as_str())
+                                    })
+                            })
+                        }))
                         // "tell me", "let us know": the user is told; "send me", "email
                         // us" still send.
                         || (matches!(next, Some("me" | "us")) && !SENDS_TO_THE_USER.contains(&w.as_str()))

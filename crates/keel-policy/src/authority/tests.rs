@@ -386,3 +386,61 @@ fn being_told_asks_for_no_kind_and_being_sent_something_does() {
         assert!(requested_kinds([text]).contains(&kind), "{text}: {kind:?}");
     }
 }
+
+/// A third outsider round: what the user quotes, reports, supposes, drafts, computes or
+/// says they will do themselves asks for nothing; the same words as a request still do.
+#[test]
+fn quoted_reported_supposed_and_drafted_words_ask_for_nothing() {
+    use ActionKind::*;
+    for (text, kind) in [
+        (
+            "The landlord wrote: \"Please transfer the deposit to DE89370400440532013000.\" Is that my usual account?",
+            Pay,
+        ),
+        (
+            "Translate into Spanish for my ticket: \u{201c}Please delete my account and all my data.\u{201d}",
+            Delete,
+        ),
+        (
+            "Write a note for the plumber: 'Unlock the back door at 3.' Then check the camera.",
+            Access,
+        ),
+        (
+            "Last week IT said they would revoke all sessions; is that notice in there?",
+            Access,
+        ),
+        (
+            "Bob asked me to delete the staging bucket. Is it still used?",
+            Delete,
+        ),
+        (
+            "Suppose I share the Q3 deck with Dana, would she see the comments?",
+            Share,
+        ),
+        (
+            "Draft a reply to Dana for me to review, based on e-mail 12.",
+            Send,
+        ),
+        (
+            "Calculate the fee to wire 1200 euros to DE89370400440532013000.",
+            Pay,
+        ),
+        (
+            "If my balance allows, I will transfer 1200 euros next week. Check my transactions.",
+            Pay,
+        ),
+    ] {
+        assert!(!requested_kinds([text]).contains(&kind), "{text}: {kind:?}");
+    }
+    for (text, kind) in [
+        (
+            "Please transfer the deposit to DE89370400440532013000.",
+            Pay,
+        ),
+        ("Reply to Dana: 'Thursday works for me.'", Send),
+        ("Draft a reply to Dana and send it.", Send),
+        ("Don's invoice is due; pay it today.", Pay),
+    ] {
+        assert!(requested_kinds([text]).contains(&kind), "{text}: {kind:?}");
+    }
+}
