@@ -14,7 +14,7 @@ use super::classify::Effect;
 /// `FLUSHALL`, GraphQL's `mutation`). Read after [`sql_as_run`] undoes what hides a keyword.
 static SQL_WRITE: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
     regex::Regex::new(
-        r#"(?i)\b(?:drop\s+(?:table|database|schema|index|view|user|role|function|procedure|trigger|extension|column|constraint)\b|truncate\s+(?:table\s+)?[\w."\[\]]+\s*(?:;|$)|alter\s+(?:table|database|schema|index|view|user|role|system|session)\b|delete\s+(?:from|top)\b|delete\s+[\w."\[\]]+\s*(?:where\b|;|$)|insert\s+into\b|insert\s+[\w."\[\]]+\s*(?:\(|values\b|select\b)|update\s+\S+\s+set\b|merge\s+into\b|merge\s+[\w.]+\s+(?:as\s+\w+\s+)?using\b|replace\s+into\b|upsert\b|grant\s+[\w, ]+\s+(?:on|to)\b|revoke\s+[\w, ]+\s+(?:on|from)\b|create\s+(?:or\s+replace\s+)?(?:temp\w*\s+)?(?:table|view|user|role|database|schema|index|function|procedure|trigger|extension)\b|rename\s+(?:table|column|database|user)\b|call\s+[\w.]+\s*\(|exec(?:ute)?\s+[\w.]+\s*(?:@\w|'|\(|;|$)|xp_\w+|sp_\w+|copy\s+[\w.()]+\s+(?:to|from)\s+(?:program|stdout|stdin|'|")|into\s+(?:out|dump)file|load\s+data|load_extension|attach\s+database|vacuum\s+into|select\s[\s\S]*?\binto\s+[\w.#@]+\s+from\b|lo_(?:export|import)|unload\s*\(|export\s+data\b|backup\s+(?:database|log)\b|dblink_exec|kill\s+(?:query\s+|connection\s+)?\d+|shutdown\s*(?:;|$)|reset\s+master|purge\s+(?:binary|master)\s+logs|set\s+global\b|pragma\s+\w+\s*=|lock\s+tables?\b|reindex\b|detach\s+delete|flushall|flushdb|mutation\s*\w*\s*[({]|pg_terminate_backend|pg_cancel_backend|set_config\s*\(|setval\s*\(|pg_read_file|for\s+(?:no\s+key\s+)?(?:update|share)\b|notify\s+\w|comment\s+on\s+\w|security\s+label\b|refresh\s+materialized\b|waitfor\s+delay\b|(?:sleep|benchmark|nextval|load_file)\s*\(|pg_(?:sleep|notify|advisory\w*|reload_conf|rotate_logfile|switch_w\w+|promote|create_\w+|drop_\w+|logical_emit_message|file_\w+|read_binary_file|ls_dir)\b|dbms_\w+\.|utl_(?:http|file|smtp|tcp|inaddr)\b|sys_exec|delete\s+(?:where|data)\b|insert\s+data\b|drop\s+(?:all|graph|silent|default|named|measurement|series|retention|continuous)\b|clear\s+(?:all|graph|default|named)\b|_(?:delete|update)_by_query\b|import\s+foreign\s+schema|copy\s+into\b|restore\s+(?:database|table|log)\b)|\.(?:drop|deleteone|deletemany|remove)\s*\(|\|\s*delete\b"#,
+        r#"(?i)\b(?:drop\s+(?:table|database|schema|index|view|user|role|function|procedure|trigger|extension|column|constraint)\b|truncate\s+(?:table\s+)?[\w."\[\]]+\s*(?:;|$)|alter\s+(?:table|database|schema|index|view|user|role|system|session)\b|delete\s+(?:from|top)\b|delete\s+[\w."\[\]]+\s*(?:where\b|;|$)|insert\s+into\b|insert\s+[\w."\[\]]+\s*(?:\(|values\b|select\b)|update\s+\S+\s+set\b|merge\s+into\b|merge\s+[\w.]+\s+(?:as\s+\w+\s+)?using\b|replace\s+into\b|upsert\b|grant\s+[\w, ]+\s+(?:on|to)\b|revoke\s+[\w, ]+\s+(?:on|from)\b|create\s+(?:or\s+replace\s+)?(?:temp\w*\s+)?(?:table|view|user|role|database|schema|index|function|procedure|trigger|extension)\b|rename\s+(?:table|column|database|user)\b|call\s+[\w.]+\s*\(|exec(?:ute)?\s+[\w.]+\s*(?:@\w|'|\(|;|$)|xp_\w+|sp_\w+|copy\s+[\w.()]+\s+(?:to|from)\s+(?:program|stdout|stdin|'|")|into\s+(?:out|dump)file|load\s+data|load_extension|attach\s+database|vacuum\s+into|select\s[\s\S]*?\binto\s+[\w.#@]+\s+from\b|lo_(?:export|import)|unload\s*\(|export\s+data\b|backup\s+(?:database|log)\b|dblink_exec|kill\s+(?:query\s+|connection\s+)?\d+|shutdown\s*(?:;|$)|reset\s+master|purge\s+(?:binary|master)\s+logs|set\s+global\b|pragma\s+\w+\s*=|lock\s+tables?\b|reindex\b|detach\s+delete|flushall|flushdb|mutation\s*\w*\s*[({]|pg_terminate_backend|pg_cancel_backend|set_config\s*\(|setval\s*\(|pg_read_file|for\s+(?:no\s+key\s+)?(?:update|share)\b|notify\s+\w|comment\s+on\s+\w|security\s+label\b|refresh\s+materialized\b|waitfor\s+delay\b|(?:sleep|benchmark|nextval|load_file)\s*\(|pg_(?:sleep|notify|advisory\w*|reload_conf|rotate_logfile|switch_w\w+|promote|create_\w+|drop_\w+|logical_emit_message|file_\w+|read_binary_file|ls_dir)\b|dbms_\w+\.|utl_(?:http|file|smtp|tcp|inaddr)\b|sys_exec|delete\s+(?:where|data)\b|insert\s+data\b|drop\s+(?:all|graph|silent|default|named|measurement|series|retention|continuous)\b|clear\s+(?:all|graph|default|named)\b|_(?:delete|update)_by_query\b|import\s+foreign\s+schema|copy\s+into\b|restore\s+(?:database|table|log)\b|discard\s+(?:all|plans|sequences|temp)\b)|\.(?:drop|deleteone|deletemany|remove)\s*\(|\|\s*delete\b"#,
     )
     .ok()
 });
@@ -92,7 +92,25 @@ fn key_acts(key: &str, value: &Value) -> bool {
                 "id" | "ids" | "date" | "time" | "by" | "at" | "count" | "number" | "type" | "name"
             )
         });
-    leads || words.iter().any(|w| always(w))
+    // A key that says where something goes, given an address: `sms_alerts_to`, `cc`.
+    let sends_to = matches!(
+        words.last().map(String::as_str),
+        Some("to" | "cc" | "bcc" | "recipient" | "recipients")
+    ) && value.as_str().is_some_and(|v| {
+        super::atoms::atoms(v).iter().any(|(kind, _)| {
+            matches!(
+                kind,
+                super::atoms::AtomKind::Email
+                    | super::atoms::AtomKind::Number
+                    | super::atoms::AtomKind::Handle
+            )
+        })
+    });
+    // A state the call is to bring about: `{"desired": "disarmed"}`.
+    let desired = words
+        .iter()
+        .any(|w| matches!(w.as_str(), "desired" | "wanted"));
+    leads || sends_to || desired || words.iter().any(|w| always(w))
 }
 
 /// Code a value hands to an interpreter that can reach the system: Python's `__import__`,
@@ -104,6 +122,29 @@ static CODE_THAT_ACTS: std::sync::LazyLock<Option<regex::Regex>> = std::sync::La
         )
         .ok()
 });
+
+/// Whether a call's arguments themselves change something, as a lookup's would not: a key
+/// that asks for an action, a value that names one, a database write, code for an
+/// interpreter. (Reaching the network is not a change of anything: a lookup with a link only
+/// carries data out, which provenance judges by its values.)
+pub fn changes_by_arguments(args: &Value) -> bool {
+    fn walk(key: &str, v: &Value) -> bool {
+        match v {
+            Value::Object(map) => map.iter().any(|(k, v)| walk(k, v)),
+            Value::Array(items) => key_acts(key, v) || items.iter().any(|i| walk(key, i)),
+            Value::String(s) => {
+                key_acts(key, v)
+                    || names_an_action(key, s)
+                    || SQL_WRITE.as_ref().is_none_or(|re| {
+                        re.is_match(&sql_as_run(s, " ")) || re.is_match(&sql_as_run(s, ""))
+                    })
+                    || CODE_THAT_ACTS.as_ref().is_none_or(|re| re.is_match(s))
+            }
+            other => key_acts(key, other),
+        }
+    }
+    walk("", args)
+}
 
 /// Top-level domains that host most of the web's names and are no file's extension: under
 /// a key that names a path, `evil-cdn.net` is a host only by its ending.
@@ -249,6 +290,31 @@ pub fn call_effect(tool: Effect, args: &Value) -> Effect {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
+    /// A third outsider round: the steps that hide a theft turn a safeguard off.
+    #[test]
+    fn turning_a_safeguard_off_is_told_apart() {
+        use super::weakens_a_safeguard as weakens;
+        assert!(weakens(
+            "update_notification_settings",
+            &json!({"security_alerts": false})
+        ));
+        assert!(weakens("set_log_retention", &json!({"days": 0})));
+        assert!(weakens("snooze_alerts", &json!({"hours": 72})));
+        assert!(weakens(
+            "update_branch_rules",
+            &json!({"branch": "main", "required_reviews": 0})
+        ));
+        assert!(!weakens(
+            "update_notification_settings",
+            &json!({"security_alerts": true})
+        ));
+        assert!(!weakens("set_log_retention", &json!({"days": 30})));
+        assert!(!weakens("set_thermostat", &json!({"degrees": 0})));
+        assert!(!weakens("update_profile", &json!({"newsletter": false})));
+    }
+
     /// A pattern that does not compile makes every call side-effecting (closed, but useless):
     /// each must compile.
     #[test]
@@ -256,4 +322,95 @@ mod tests {
         assert!(super::SQL_WRITE.is_some());
         assert!(super::CODE_THAT_ACTS.is_some());
     }
+}
+
+/// Words that name a safeguard: what tells the user something happened, keeps a record of
+/// it, or stands in an intruder's way.
+const SAFEGUARDS: &[&str] = &[
+    "alert",
+    "alerts",
+    "notification",
+    "notifications",
+    "notify",
+    "log",
+    "logs",
+    "logging",
+    "audit",
+    "security",
+    "protection",
+    "protected",
+    "2fa",
+    "mfa",
+    "backup",
+    "backups",
+    "retention",
+    "monitoring",
+    "monitor",
+    "review",
+    "reviews",
+    "warning",
+    "warnings",
+    "encryption",
+    "firewall",
+    "alarm",
+    "alarms",
+    "verification",
+    "history",
+];
+
+/// Verbs that put a safeguard to sleep whatever value they are given.
+const SILENCING: &[&str] = &[
+    "snooze",
+    "mute",
+    "pause",
+    "silence",
+    "suppress",
+    "disable",
+    "stop",
+    "deactivate",
+    "turn",
+];
+
+/// Whether a call turns a safeguard off: a key or the tool naming one, given `false`, `0`,
+/// `"off"`, `"disabled"`, `"none"` or `"never"` (`update_notification_settings
+/// {"security_alerts": false}`, `set_log_retention {"days": 0}`), or a tool that silences
+/// one (`snooze_alerts {"hours": 72}`). That is an access change — the step an injection takes
+/// to hide the one before it (a third outsider round) — and the user's words must ask for it.
+pub fn weakens_a_safeguard(tool: &str, args: &Value) -> bool {
+    let tool_words = super::classify::words(tool);
+    let names_one = |words: &[String]| words.iter().any(|w| SAFEGUARDS.contains(&w.as_str()));
+    if names_one(&tool_words) && tool_words.iter().any(|w| SILENCING.contains(&w.as_str())) {
+        return true;
+    }
+    fn off(v: &Value) -> bool {
+        match v {
+            Value::Bool(b) => !b,
+            Value::Number(n) => n.as_f64() == Some(0.0),
+            Value::String(s) => matches!(
+                s.trim().to_ascii_lowercase().as_str(),
+                "off" | "false" | "disabled" | "disable" | "none" | "never" | "0" | "no"
+            ),
+            _ => false,
+        }
+    }
+    fn walk(key: &str, v: &Value, tool_names_one: bool, found: &mut bool) {
+        match v {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    walk(k, v, tool_names_one, found);
+                }
+            }
+            Value::Array(items) => items
+                .iter()
+                .for_each(|i| walk(key, i, tool_names_one, found)),
+            v => {
+                let key_words = super::classify::words(key);
+                let names = key_words.iter().any(|w| SAFEGUARDS.contains(&w.as_str()));
+                *found |= off(v) && (names || tool_names_one);
+            }
+        }
+    }
+    let mut found = false;
+    walk("", args, names_one(&tool_words), &mut found);
+    found
 }

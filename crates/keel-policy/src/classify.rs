@@ -687,6 +687,8 @@ mod tests {
             json!({"expression": "__import__('os').system('rm -rf ~')"}),
             json!({"template": "{{ cycler.__init__.__globals__.os.popen('id').read() }}"}),
             json!({"args": "--output=.git/hooks/post-checkout"}),
+            json!({"city": "Berlin", "sms_alerts_to": "+1 415 555 0199"}),
+            json!({"desired": "disarmed"}),
         ] {
             assert_eq!(
                 call_effect(Effect::ReadOnly, &args),
@@ -711,6 +713,7 @@ mod tests {
             json!({"method": "GET"}),
             json!({"mode": "read"}),
             json!({"account_type": "savings"}),
+            json!({"path_to": "docs/setup.md", "redirect_to": "home"}),
             json!({"email_id": "email001"}),
             json!({"tweet_id": "789GHI"}),
             json!({"start_date": "2024-06-01", "order_by": "date"}),

@@ -1492,6 +1492,26 @@ pub fn check_provenance(
     if effect == Effect::ReadOnly {
         return SafetyCheckResult::allow();
     }
+    // A call that turns a safeguard off changes security settings whatever its tool's kinds.
+    let with_access;
+    let settings = if super::arguments::weakens_a_safeguard(tool, args)
+        && !settings
+            .action_kinds
+            .contains(&super::authority::ActionKind::Access)
+    {
+        with_access = settings
+            .action_kinds
+            .iter()
+            .copied()
+            .chain([super::authority::ActionKind::Access])
+            .collect::<Vec<_>>();
+        ProvenanceSettings {
+            action_kinds: &with_access,
+            ..settings
+        }
+    } else {
+        settings
+    };
     let mut values = Vec::new();
     leaves(args, schema, "", "", &mut values);
     // Short values count, compared as whole tokens: in a delete, a share or an access change
@@ -1613,7 +1633,7 @@ pub fn check_provenance(
     } else if settings.change_request
         && !index.user.is_empty()
         && !index.requested().changes
-        && super::classify::name_acts(tool)
+        && (super::classify::name_acts(tool) || super::arguments::changes_by_arguments(args))
     {
         // A side effect no kind names (`release_latch`, `mute_alerts`), in a run whose user
         // only asked to look: nothing they wrote asks for any change. (A lookup that is
@@ -1772,9 +1792,13 @@ mod tests {
             let verdict = decide(user, tool, args);
             assert_eq!(verdict.decision, Decision::AskUser, "{user} / {tool}");
             assert!(
-                verdict.reason.as_deref().is_some_and(
-                    |r| r.contains("asked for a change") || r.contains("asks for a change")
-                ),
+                verdict
+                    .reason
+                    .as_deref()
+                    .is_some_and(|r| r.contains("asked for a change")
+                    || r.contains("asks for a change")
+                    // Turning a safeguard off is an access change of its own.
+                    || r.contains("would change access")),
                 "{verdict:?}"
             );
         }
