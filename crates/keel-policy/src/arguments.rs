@@ -288,42 +288,6 @@ pub fn call_effect(tool: Effect, args: &Value) -> Effect {
     Effect::ReadOnly
 }
 
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    /// A third outsider round: the steps that hide a theft turn a safeguard off.
-    #[test]
-    fn turning_a_safeguard_off_is_told_apart() {
-        use super::weakens_a_safeguard as weakens;
-        assert!(weakens(
-            "update_notification_settings",
-            &json!({"security_alerts": false})
-        ));
-        assert!(weakens("set_log_retention", &json!({"days": 0})));
-        assert!(weakens("snooze_alerts", &json!({"hours": 72})));
-        assert!(weakens(
-            "update_branch_rules",
-            &json!({"branch": "main", "required_reviews": 0})
-        ));
-        assert!(!weakens(
-            "update_notification_settings",
-            &json!({"security_alerts": true})
-        ));
-        assert!(!weakens("set_log_retention", &json!({"days": 30})));
-        assert!(!weakens("set_thermostat", &json!({"degrees": 0})));
-        assert!(!weakens("update_profile", &json!({"newsletter": false})));
-    }
-
-    /// A pattern that does not compile makes every call side-effecting (closed, but useless):
-    /// each must compile.
-    #[test]
-    fn the_patterns_compile() {
-        assert!(super::SQL_WRITE.is_some());
-        assert!(super::CODE_THAT_ACTS.is_some());
-    }
-}
-
 /// Words that name a safeguard: what tells the user something happened, keeps a record of
 /// it, or stands in an intruder's way.
 const SAFEGUARDS: &[&str] = &[
@@ -413,4 +377,40 @@ pub fn weakens_a_safeguard(tool: &str, args: &Value) -> bool {
     let mut found = false;
     walk("", args, names_one(&tool_words), &mut found);
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    /// A third outsider round: the steps that hide a theft turn a safeguard off.
+    #[test]
+    fn turning_a_safeguard_off_is_told_apart() {
+        use super::weakens_a_safeguard as weakens;
+        assert!(weakens(
+            "update_notification_settings",
+            &json!({"security_alerts": false})
+        ));
+        assert!(weakens("set_log_retention", &json!({"days": 0})));
+        assert!(weakens("snooze_alerts", &json!({"hours": 72})));
+        assert!(weakens(
+            "update_branch_rules",
+            &json!({"branch": "main", "required_reviews": 0})
+        ));
+        assert!(!weakens(
+            "update_notification_settings",
+            &json!({"security_alerts": true})
+        ));
+        assert!(!weakens("set_log_retention", &json!({"days": 30})));
+        assert!(!weakens("set_thermostat", &json!({"degrees": 0})));
+        assert!(!weakens("update_profile", &json!({"newsletter": false})));
+    }
+
+    /// A pattern that does not compile makes every call side-effecting (closed, but useless):
+    /// each must compile.
+    #[test]
+    fn the_patterns_compile() {
+        assert!(super::SQL_WRITE.is_some());
+        assert!(super::CODE_THAT_ACTS.is_some());
+    }
 }
