@@ -20,6 +20,13 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
+
+/// DRY's settings, as llama.cpp's server recommends them: the penalty grows as
+/// `multiplier * base^(length - allowed_length)` over the last `window` tokens.
+const DRY_MULTIPLIER: f32 = 0.8;
+const DRY_BASE: f32 = 1.75;
+const DRY_ALLOWED_LENGTH: i32 = 2;
+const DRY_WINDOW: i32 = 256;
 use serde_json::json;
 
 struct Args {
@@ -213,6 +220,21 @@ impl Worker<'_> {
             .decode(&mut batch)
             .map_err(|e| failed(format!("decode: {e}")))?;
         self.cached.extend_from_slice(&tokens[keep..]);
+        // A small model that greedy-decodes a list falls into a loop ("README.md, Cargo.toml,
+        // README.md, …", entries it never read). DRY ("don't repeat yourself", llama.cpp's
+        // sampler) lowers a token that would extend a run already written, and only once the
+        // run is longer than two tokens — so ", " between entries and a JSON key the grammar
+        // requires are not touched. Only the reply's own tokens count.
+        let penalty = || {
+            LlamaSampler::dry(
+                self.model,
+                DRY_MULTIPLIER,
+                DRY_BASE,
+                DRY_ALLOWED_LENGTH,
+                DRY_WINDOW,
+                ["\n", ":", "\"", "*"],
+            )
+        };
         let mut sampler = match &request.grammar {
             Some(g) => LlamaSampler::chain_simple([
                 LlamaSampler::grammar(self.model, g, "root").map_err(|e| {
@@ -221,9 +243,10 @@ impl Worker<'_> {
                         format!("the grammar does not parse: {e}"),
                     )
                 })?,
+                penalty(),
                 LlamaSampler::greedy(),
             ]),
-            None => LlamaSampler::greedy(),
+            None => LlamaSampler::chain_simple([penalty(), LlamaSampler::greedy()]),
         };
         let mut out: Vec<u8> = Vec::new();
         let mut position = tokens.len() as i32;

@@ -109,13 +109,33 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
                 || (*k == ActionKind::Pay && qualified_pay(words))
         })
         .collect();
+    // A name with a verb keel knows (`write_file`, `update_profile`) says what the tool does.
+    let knows_a_verb = name.iter().any(|w| {
+        let w = w.as_str();
+        super::classify::WRITE_VERBS.contains(&w)
+            || super::classify::READ_VERBS.contains(&w)
+            || super::classify::READ_NOUNS.contains(&w)
+            || CHANGE_VERBS.contains(&w)
+    });
     if !by_name.is_empty() || tool.description.is_empty() {
         return by_name;
     }
     // A name no kind knows (`del_repo`, `elevate_user`, `borrar_repositorio`): its
     // description says what it does — by its verbs, and by what they act on ("Gives the user
     // full administrator rights", "Makes a copy … that anyone on the internet can read").
-    let (verbs, objects, all) = super::classify::description_verbs(&tool.description);
+    let (mut verbs, mut objects, all) = super::classify::description_verbs(&tool.description);
+    if knows_a_verb {
+        // What its verbs act on is what the name already says ("write the text to a file").
+        objects.clear();
+        // How a writing verb writes is not another action: "Create … or completely overwrite
+        // an existing file" of `write_file`.
+        verbs.retain(|v| {
+            !matches!(
+                v.as_str(),
+                "overwrite" | "replace" | "truncate" | "clear" | "empty"
+            )
+        });
+    }
     if verbs.is_empty() {
         return by_name;
     }
@@ -129,6 +149,7 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
                         .iter()
                         .any(|w| matches!(w.as_str(), "anyone" | "everyone" | "public")))
                 || (*k == ActionKind::Access
+                    && !knows_a_verb
                     && all
                         .iter()
                         .any(|w| matches!(w.as_str(), "administrator" | "rights" | "privileges")))

@@ -43,7 +43,7 @@ pub(crate) const READ_VERBS: &[&str] = &[
 
 /// Words that say a lookup as a name's first word (`status`, `info`, `head`) but are as often
 /// nouns: after one of them, any writing word makes the name a writer (`status_update`).
-const READ_NOUNS: &[&str] = &[
+pub(crate) const READ_NOUNS: &[&str] = &[
     "check", "count", "stat", "cat", "head", "tail", "ls", "peek", "preview", "info", "status",
 ];
 

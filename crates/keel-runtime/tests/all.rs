@@ -13,6 +13,7 @@ mod computer;
 mod crash;
 mod gate;
 mod manual;
+mod own_tool_kinds;
 mod proposal;
 mod refusal;
 mod tasks;

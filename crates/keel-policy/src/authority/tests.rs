@@ -345,6 +345,30 @@ fn a_name_no_kind_knows_takes_its_kind_from_its_description() {
         tool_kinds(&with("send_email", "Deletes nothing; sends one e-mail.")),
         vec![Send]
     );
+    // A name with a verb keel knows says what the tool does: keel's own write_file, and
+    // the MCP filesystem server's.
+    assert!(
+        tool_kinds(&with(
+            "write_file",
+            "Create a new file or completely overwrite an existing file with new content."
+        ))
+        .is_empty()
+    );
+    assert!(
+        tool_kinds(&with(
+            "write_file",
+            "Write text to a file in the workspace, creating it (and its directories) or replacing it."
+        ))
+        .is_empty()
+    );
+    // ...but one that makes a thing anyone can read shares it, whatever its verb.
+    assert!(
+        tool_kinds(&with(
+            "open_source_repo",
+            "Makes a copy of the repository that anyone on the internet can read."
+        ))
+        .contains(&Share)
+    );
 }
 
 /// A third outsider round: a request to be told, and words that name things (after a
