@@ -1385,6 +1385,7 @@ fn tainted_atoms(
     values: &[Leaf],
     whole: &HashSet<&str>,
     index: &ProvenanceIndex<'_>,
+    keels_own: bool,
 ) -> Vec<String> {
     let mut out = Vec::new();
     for leaf in values {
@@ -1441,6 +1442,11 @@ fn tainted_atoms(
                     && (index.extends_users_link(&atom) || names_a_file(&atom)))
                 // A path the model chose is judged by the path checks.
                 && !super::paths::path_like(leaf.key)
+                // keel's own tools name files in their commands (`echo $$ > shell.pid`):
+                // there only a link with its scheme or an address reaches anyone.
+                && (!keels_own
+                    || kind == super::atoms::AtomKind::Email
+                    || atom.contains("://"))
             {
                 out.push(format!(
                     "argument \"{}\" of {tool} carries {} \"{atom}\", which neither you nor any result has shown as written: it was decoded, assembled or made up",
@@ -1607,7 +1613,13 @@ pub fn check_provenance(
     if tainted.is_empty() && super::scripts::writes_code(args) {
         tainted = tainted_lines(tool, &values, index);
     }
-    tainted.extend(tainted_atoms(tool, &values, &whole, index));
+    tainted.extend(tainted_atoms(
+        tool,
+        &values,
+        &whole,
+        index,
+        !settings.change_request,
+    ));
     if args.as_object().is_none_or(serde_json::Map::is_empty) {
         let unnamed = super::authority::unnamed_words(tool, &index.requested().said);
         if !unnamed.is_empty() {

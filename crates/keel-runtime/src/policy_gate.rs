@@ -116,9 +116,23 @@ impl ToolFacts {
     fn of(info: &ToolInfo) -> Self {
         Self {
             effect: classify(info),
-            kinds: keel_policy::authority::tool_kinds(info),
+            kinds: action_kinds(info),
         }
     }
+}
+
+/// The kinds of action a tool takes, as the gate holds it to them. keel's own tools take
+/// those their names say: what the shell runs, and what the file tools write, is judged by
+/// their own checks (the shell decision, allowed paths, guarded paths, provenance's values),
+/// so "Run a shell command" in the shell's description asks for no "run" in your words.
+pub fn action_kinds(info: &ToolInfo) -> Vec<keel_policy::authority::ActionKind> {
+    if KEEL_OWN_TOOLS.contains(&info.name.as_str()) {
+        return keel_policy::authority::tool_kinds(&ToolInfo {
+            description: String::new(),
+            ..info.clone()
+        });
+    }
+    keel_policy::authority::tool_kinds(info)
 }
 
 /// Rules + checkers, ready to decide calls.

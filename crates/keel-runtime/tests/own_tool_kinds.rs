@@ -1,8 +1,10 @@
-//! keel's own tools take the action kinds their names say, not kinds a word of their
-//! descriptions suggests: a `write_file` that "replaces" a file deletes nothing the user
-//! must ask for by name (the gate's description reading, issue 14's third round).
+//! keel's own tools take the action kinds their names say, not kinds their descriptions
+//! suggest: the shell's "Run a shell command" asks for no "run" in the user's words (what it
+//! runs is the shell decision's to judge), and a `write_file` that "replaces" a file deletes
+//! nothing the user must ask for by name (the gate's description reading, issue 14's third
+//! round).
 
-use keel_policy::authority::{ActionKind, tool_kinds};
+use keel_runtime::policy_gate::action_kinds;
 use keel_runtime::tools::Toolbox;
 
 #[test]
@@ -10,16 +12,14 @@ fn keels_own_tools_take_the_kinds_their_names_say() {
     let infos = Toolbox::builtin().infos();
     assert!(infos.len() >= 5, "{}", infos.len());
     for info in infos.values() {
-        let kinds = tool_kinds(info);
-        match info.name.as_str() {
-            "write_file" | "read_file" | "list_dir" | "search_files" | "tool_manual" => {
-                assert!(kinds.is_empty(), "{}: {kinds:?}", info.name)
-            }
-            _ => assert!(
-                !kinds.contains(&ActionKind::Pay) && !kinds.contains(&ActionKind::Book),
-                "{}: {kinds:?}",
-                info.name
-            ),
-        }
+        let kinds = action_kinds(info);
+        assert!(kinds.is_empty(), "{}: {kinds:?}", info.name);
     }
+    // A tool of an MCP server with the same description is read by it.
+    let shell = infos.get("shell").cloned().unwrap_or_default();
+    let theirs = keel_policy::classify::ToolInfo {
+        name: "mcp__box__sh".into(),
+        ..shell
+    };
+    assert!(!action_kinds(&theirs).is_empty(), "{theirs:?}");
 }
