@@ -316,19 +316,26 @@ impl Drop for Running {
     }
 }
 
-/// Writes `bytes` before `deadline`: the pipe is non-blocking and waited on with poll(2), so a
-/// checker that never reads cannot hold keel past its budget.
+/// Makes a pipe end non-blocking, once, when the process starts (setting it before every
+/// request was two system calls of each check).
+fn set_nonblocking(fd: std::os::fd::BorrowedFd<'_>) -> std::io::Result<()> {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    let flags = fcntl(fd, FcntlArg::F_GETFL).map_err(std::io::Error::from)?;
+    let flags = OFlag::from_bits_truncate(flags) | OFlag::O_NONBLOCK;
+    fcntl(fd, FcntlArg::F_SETFL(flags)).map_err(std::io::Error::from)?;
+    Ok(())
+}
+
+/// Writes `bytes` before `deadline` to the checker's stdin, which [`set_nonblocking`] made
+/// non-blocking: a full pipe is waited on with poll(2), so a checker that never reads cannot
+/// hold keel past its budget.
 fn write_within(
     stdin: &mut ChildStdin,
     mut bytes: &[u8],
     deadline: Instant,
 ) -> std::io::Result<()> {
-    use nix::fcntl::{FcntlArg, OFlag, fcntl};
     use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
     use std::os::fd::AsFd;
-    let flags = fcntl(stdin.as_fd(), FcntlArg::F_GETFL).map_err(std::io::Error::from)?;
-    let flags = OFlag::from_bits_truncate(flags) | OFlag::O_NONBLOCK;
-    fcntl(stdin.as_fd(), FcntlArg::F_SETFL(flags)).map_err(std::io::Error::from)?;
     while !bytes.is_empty() {
         match stdin.write(bytes) {
             Ok(n) => bytes = &bytes[n..],
@@ -356,8 +363,16 @@ enum Answer {
     Timeout,
 }
 
-/// Reads a persistent checker's answers on the calling thread, waiting with poll(2): no
-/// reader thread, so no extra thread hand-off on the hot path.
+/// How long a check waits on its CPU for the answer (reading without blocking, and yielding the
+/// CPU between reads) before it sleeps in poll(2). A checker that answers at once answers in
+/// tens of µs, and a thread that sleeps for it is woken by the kernel on an idle CPU: on a
+/// virtual machine whose idle CPUs halt, that wake-up alone took 20–50 µs (`--bench gate`,
+/// `perf sched timehist`), and was most of a check. Past this, a slow checker costs no CPU.
+const ANSWER_SPIN: Duration = Duration::from_micros(50);
+
+/// Reads a persistent checker's answers on the calling thread: no reader thread, so no extra
+/// thread hand-off on the hot path. The pipe is non-blocking ([`set_nonblocking`]); a read
+/// waits first on the CPU, for [`ANSWER_SPIN`], then with poll(2).
 struct LineReader {
     out: std::process::ChildStdout,
     buf: Vec<u8>,
@@ -378,6 +393,7 @@ impl LineReader {
     }
 
     fn next_line(&mut self, deadline: Instant) -> Answer {
+        let spin_until = Instant::now() + ANSWER_SPIN;
         loop {
             if let Some(pos) = self.buf.iter().position(|&b| b == b'\n') {
                 if pos > MAX_OUTPUT_BYTES {
@@ -392,15 +408,26 @@ impl LineReader {
             if now >= deadline {
                 return Answer::Timeout;
             }
-            match self.readable(deadline - now) {
-                Ok(false) => continue,
-                Ok(true) => {}
-                Err(()) => return Answer::Eof,
+            let spinning = now < spin_until;
+            if !spinning {
+                match self.readable(deadline - now) {
+                    Ok(false) => continue,
+                    Ok(true) => {}
+                    Err(()) => return Answer::Eof,
+                }
             }
             let mut chunk = [0u8; 8192];
             match self.out.read(&mut chunk) {
-                Ok(0) | Err(_) => return Answer::Eof,
+                Ok(0) => return Answer::Eof,
                 Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    // A checker sharing this CPU gets it to write its answer.
+                    if spinning {
+                        std::thread::yield_now();
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return Answer::Eof,
             }
         }
     }
@@ -428,6 +455,7 @@ impl PersistentChecker {
     }
 
     fn start(&self) -> Result<Running, CheckerVerdict> {
+        use std::os::fd::AsFd;
         let (mut child, watch) = spawn(&self.spec, &self.cwd)?;
         let name = self.spec.name.clone();
         let (Some(stdin), Some(stdout), Some(stderr)) =
@@ -441,6 +469,17 @@ impl PersistentChecker {
                 format!("Failed to spawn safety checker \"{name}\": no pipes"),
             ));
         };
+        if let Err(e) =
+            set_nonblocking(stdin.as_fd()).and_then(|()| set_nonblocking(stdout.as_fd()))
+        {
+            signal_group(child.id(), Signal::SIGKILL);
+            let _ = child.wait();
+            return Err(failed(
+                &name,
+                "spawn",
+                format!("Failed to spawn safety checker \"{name}\": its pipes: {e}"),
+            ));
+        }
         let tail = std::sync::Arc::new(Mutex::new(Vec::new()));
         let sink = tail.clone();
         let (done_tx, stderr_done) = mpsc::channel::<()>();
