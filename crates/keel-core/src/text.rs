@@ -81,30 +81,38 @@ pub fn char_len_at_most(s: &str, limit: usize) -> Option<usize> {
 /// The text is read 64 bytes at a time into a mask of the bytes to escape (`escape_mask`),
 /// and the runs between them are copied whole. Text that quotes a lot (search results, JSON
 /// payloads: an escape every 15 bytes or so) is mostly escapes, so each costs as little as safe
-/// code lets it: a run of up to 32 bytes is copied as a fixed 32 and cut back (`push_run`),
-/// as a `memcpy` call for a few bytes costs more than copying them; a `"` or backslash is written
+/// code lets it: a run is copied as a fixed 32 or 64 bytes and cut back (`push_run`), as a
+/// `memcpy` call for a few bytes costs more than copying them; a `"` or backslash is written
 /// as the backslash alone, the byte itself starting the next run.
 pub fn push_json_string(out: &mut String, s: &str) {
     const BLOCK: usize = 64;
     out.reserve(s.len() + 2);
     out.push('"');
     let bytes = s.as_bytes();
+    let block_mask = |at: usize| {
+        bytes
+            .get(at..at + BLOCK)
+            .and_then(|block| <&[u8; BLOCK]>::try_from(block).ok())
+            .map(escape_mask)
+    };
     // `run` is where the text not yet copied starts.
     let mut run = 0;
     let mut i = 0;
-    while let Some(block) = bytes.get(i..i + BLOCK) {
-        let Ok(block) = <&[u8; BLOCK]>::try_from(block) else {
-            break;
-        };
-        let mut mask = escape_mask(block);
+    // The next block's mask is worked out before this block's escapes are written: the end of
+    // the loop over them is mostly a mispredicted branch, after which the mask (some 20
+    // dependent operations) would be waited for.
+    let mut next = block_mask(0);
+    while let Some(mut mask) = next {
+        let at = i;
+        i += BLOCK;
+        next = block_mask(i);
         while mask != 0 {
-            let k = (mask.trailing_zeros() & 63) as usize;
             // An escaped byte is ASCII, so it sits on a char boundary.
-            push_run(out, s, run, i + k);
-            run = push_json_escape(out, block[k], i + k);
+            let hit = at + (mask.trailing_zeros() & 63) as usize;
+            push_run(out, s, run, hit);
+            run = push_json_escape(out, bytes[hit], hit);
             mask &= mask - 1;
         }
-        i += BLOCK;
     }
     for (at, &byte) in bytes.iter().enumerate().skip(i) {
         if needs_json_escape(byte) {
@@ -120,38 +128,62 @@ fn needs_json_escape(byte: u8) -> bool {
     (byte < 0x20) | (byte == b'"') | (byte == b'\\')
 }
 
-/// Bit k set exactly when `block[k]` [`needs_json_escape`]. Written so the compiler makes
-/// the tests vector compares, and each eight of their 0/1 bytes are packed into eight bits by
-/// one multiply (byte j lands on bit 56 + j, and no two products overlap).
+/// Bit k set exactly when `block[k]` [`needs_json_escape`]. Written so the compiler makes the
+/// tests vector compares: byte k gives bit k / 8 (its eight) of byte k % 8 (its place in the
+/// eight), the eights are OR-ed into one word, and that 8×8 matrix of bits is transposed.
 fn escape_mask(block: &[u8; 64]) -> u64 {
+    const WEIGHT: [u8; 64] = {
+        let mut weight = [0u8; 64];
+        let mut k = 0;
+        while k < 64 {
+            weight[k] = 1 << (k / 8);
+            k += 1;
+        }
+        weight
+    };
     let mut flags = [0u8; 64];
-    for (flag, &b) in flags.iter_mut().zip(block) {
-        *flag = u8::from(needs_json_escape(b));
+    for ((flag, &b), &weight) in flags.iter_mut().zip(block).zip(&WEIGHT) {
+        *flag = if needs_json_escape(b) { weight } else { 0 };
     }
-    let mut mask = 0u64;
-    for (w, word) in flags.chunks_exact(8).enumerate() {
-        let mut eight = [0u8; 8];
-        eight.copy_from_slice(word);
-        let packed = u64::from_le_bytes(eight).wrapping_mul(0x0102_0408_1020_4080) >> 56;
-        mask |= packed << (8 * w);
+    let mut x = 0u64;
+    for eight in flags.chunks_exact(8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(eight);
+        x |= u64::from_le_bytes(word);
     }
-    mask
+    // Byte j, bit e of `x` is byte 8e + j's flag; three swaps of blocks of bits (Hacker's
+    // Delight, 7-3) make it bit 8e + j.
+    let t = (x ^ (x >> 7)) & 0x00AA_00AA_00AA_00AA;
+    x ^= t ^ (t << 7);
+    let t = (x ^ (x >> 14)) & 0x0000_CCCC_0000_CCCC;
+    x ^= t ^ (t << 14);
+    let t = (x ^ (x >> 28)) & 0x0000_0000_F0F0_F0F0;
+    x ^ t ^ (t << 28)
 }
 
-/// Appends `s[run..hit]` (`hit` on a char boundary). A run of up to 32 bytes is copied as
-/// the fixed 32 bytes from `run`, when they end on a char boundary, and `out` cut back to the
-/// run: a copy of known length is a few moves, where one of any length is a `memcpy` call.
+/// Appends `s[run..hit]` (`hit` on a char boundary). A run of up to 32 (or 64) bytes is
+/// copied as the fixed 32 (64) bytes from `run`, when they end on a char boundary, and `out`
+/// cut back to the run: a copy of known length is a few moves, where one of any length is a
+/// `memcpy` call.
 fn push_run(out: &mut String, s: &str, run: usize, hit: usize) {
-    const WIDE: usize = 32;
-    if hit - run <= WIDE
-        && let Some(wide) = s.get(run..run + WIDE)
+    let len = hit - run;
+    // Two copies, each of a length the compiler knows (one of 32 or 64 would be a `memcpy`).
+    if len <= 32 {
+        if let Some(wide) = s.get(run..run + 32) {
+            let end = out.len() + len;
+            out.push_str(wide);
+            out.truncate(end);
+            return;
+        }
+    } else if len <= 64
+        && let Some(wide) = s.get(run..run + 64)
     {
-        let end = out.len() + (hit - run);
+        let end = out.len() + len;
         out.push_str(wide);
         out.truncate(end);
-    } else {
-        out.push_str(&s[run..hit]);
+        return;
     }
+    out.push_str(&s[run..hit]);
 }
 
 /// Writes the escape of `byte` (at `at` in the text), found by `push_json_string`: `"`,
