@@ -363,12 +363,17 @@ enum Answer {
     Timeout,
 }
 
-/// How long a check waits on its CPU for the answer (reading without blocking, and yielding the
-/// CPU between reads) before it sleeps in poll(2). A checker that answers at once answers in
-/// tens of µs, and a thread that sleeps for it is woken by the kernel on an idle CPU: on a
-/// virtual machine whose idle CPUs halt, that wake-up alone took 20–50 µs (`--bench gate`,
-/// `perf sched timehist`), and was most of a check. Past this, a slow checker costs no CPU.
-const ANSWER_SPIN: Duration = Duration::from_micros(50);
+/// How long a check waits for its answer on the CPU (reading without blocking) before it
+/// sleeps in poll(2). A thread that sleeps is woken by the kernel, and on a virtual machine
+/// whose idle CPUs halt that wake-up alone took 10–40 µs (`perf sched timehist` on `--bench
+/// gate`): two per check, the checker's and this thread's. A checker that answers at once
+/// answers within this while the CPU is kept awake. Longer would cost a checker that shares
+/// this CPU: it cannot run until the wait ends (the scheduler lets the waiting thread run
+/// out its turn), so this bounds what it adds to such a check. The wait does not yield the
+/// CPU: under the EEVDF scheduler each `sched_yield` pushes the thread's deadline back a
+/// whole slice, and with busy programs on the machine a check then waited milliseconds to
+/// run again.
+const ANSWER_SPIN: Duration = Duration::from_micros(30);
 
 /// Reads a persistent checker's answers on the calling thread: no reader thread, so no extra
 /// thread hand-off on the hot path. The pipe is non-blocking ([`set_nonblocking`]); a read
@@ -421,9 +426,8 @@ impl LineReader {
                 Ok(0) => return Answer::Eof,
                 Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    // A checker sharing this CPU gets it to write its answer.
                     if spinning {
-                        std::thread::yield_now();
+                        std::hint::spin_loop();
                     }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
