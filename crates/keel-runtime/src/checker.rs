@@ -363,24 +363,31 @@ enum Answer {
     Timeout,
 }
 
-/// How long a check waits for its answer on the CPU (reading without blocking) before it
+/// How long a check may wait for its answer on the CPU (reading without blocking) before it
 /// sleeps in poll(2). A thread that sleeps is woken by the kernel, and on a virtual machine
 /// whose idle CPUs halt that wake-up alone took 10–40 µs (`perf sched timehist` on `--bench
 /// gate`): two per check, the checker's and this thread's. A checker that answers at once
-/// answers within this while the CPU is kept awake. Longer would cost a checker that shares
-/// this CPU: it cannot run until the wait ends (the scheduler lets the waiting thread run
-/// out its turn), so this bounds what it adds to such a check. The wait does not yield the
-/// CPU: under the EEVDF scheduler each `sched_yield` pushes the thread's deadline back a
-/// whole slice, and with busy programs on the machine a check then waited milliseconds to
-/// run again.
-const ANSWER_SPIN: Duration = Duration::from_micros(30);
+/// answers within this while the CPU is kept awake. The wait does not yield the CPU: under
+/// the EEVDF scheduler each `sched_yield` pushes the thread's deadline back a whole slice,
+/// and with busy programs on the machine a check then waited milliseconds to run again.
+const ANSWER_SPIN: Duration = Duration::from_micros(40);
+
+/// An answer slept for that took longer than this came through a slow wake-up (a whole check,
+/// answer included, takes 12 µs in `--bench gate` while the CPUs are awake), so the next
+/// check waits on the CPU.
+const SLOW_WAKE: Duration = Duration::from_micros(25);
 
 /// Reads a persistent checker's answers on the calling thread: no reader thread, so no extra
 /// thread hand-off on the hot path. The pipe is non-blocking ([`set_nonblocking`]); a read
-/// waits first on the CPU, for [`ANSWER_SPIN`], then with poll(2).
+/// waits on the CPU for [`ANSWER_SPIN`] while that pays, then with poll(2).
 struct LineReader {
     out: std::process::ChildStdout,
     buf: Vec<u8>,
+    /// Whether the next answer is waited for on the CPU: after an answer slept for came
+    /// slowly ([`SLOW_WAKE`]), until one is not in time. Waiting on the CPU costs a checker
+    /// that shares it: that checker cannot run until the wait ends (the scheduler lets the
+    /// waiting thread run out its turn), so it is stopped as soon as it fails.
+    spin: bool,
 }
 
 impl LineReader {
@@ -398,12 +405,23 @@ impl LineReader {
     }
 
     fn next_line(&mut self, deadline: Instant) -> Answer {
-        let spin_until = Instant::now() + ANSWER_SPIN;
+        let asked = Instant::now();
+        let spin_until = if self.spin {
+            asked + ANSWER_SPIN
+        } else {
+            asked
+        };
+        let mut slept = false;
         loop {
             if let Some(pos) = self.buf.iter().position(|&b| b == b'\n') {
                 if pos > MAX_OUTPUT_BYTES {
                     return Answer::TooLong;
                 }
+                self.spin = if slept {
+                    !self.spin && asked.elapsed() > SLOW_WAKE
+                } else {
+                    self.spin
+                };
                 return Answer::Complete(self.buf.drain(..=pos).collect());
             }
             if self.buf.len() > MAX_OUTPUT_BYTES {
@@ -415,6 +433,7 @@ impl LineReader {
             }
             let spinning = now < spin_until;
             if !spinning {
+                slept = true;
                 match self.readable(deadline - now) {
                     Ok(false) => continue,
                     Ok(true) => {}
@@ -509,6 +528,7 @@ impl PersistentChecker {
             lines: LineReader {
                 out: stdout,
                 buf: Vec::new(),
+                spin: true,
             },
             stderr: tail,
             stderr_done,
