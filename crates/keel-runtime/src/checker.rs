@@ -367,10 +367,12 @@ enum Answer {
 /// sleeps in poll(2). A thread that sleeps is woken by the kernel, and on a virtual machine
 /// whose idle CPUs halt that wake-up alone took 10–40 µs (`perf sched timehist` on `--bench
 /// gate`): two per check, the checker's and this thread's. A checker that answers at once
-/// answers within this while the CPU is kept awake. The wait does not yield the CPU: under
-/// the EEVDF scheduler each `sched_yield` pushes the thread's deadline back a whole slice,
-/// and with busy programs on the machine a check then waited milliseconds to run again.
-const ANSWER_SPIN: Duration = Duration::from_micros(40);
+/// answers within this while the CPU is kept awake, even when its own wake-up is slow (40 µs
+/// caught too few of those: p99 49 µs on an idle machine, against 45 µs at 80). The wait
+/// does not yield the CPU: under the EEVDF scheduler each `sched_yield` pushes the thread's
+/// deadline back a whole slice, and with busy programs on the machine a check then waited
+/// milliseconds to run again.
+const ANSWER_SPIN: Duration = Duration::from_micros(80);
 
 /// An answer slept for that took longer than this came through a slow wake-up (a whole check,
 /// answer included, takes 12 µs in `--bench gate` while the CPUs are awake).
@@ -379,7 +381,7 @@ const SLOW_WAKE: Duration = Duration::from_micros(25);
 /// Slow answers in a row after which checks wait on the CPU. One is not enough: beside busy
 /// programs an answer is now and then slow for want of a CPU, and waiting on the CPU then
 /// delays a checker that shares it (with one, two busy loops on the machine made the p99 of
-/// `--bench gate` 62 µs, against 33 µs with two and 29 µs before the wait).
+/// `--bench gate` 45–51 µs, against 23 µs with two and 25 µs before the wait).
 const SLOW_IN_A_ROW: u8 = 2;
 
 /// Reads a persistent checker's answers on the calling thread: no reader thread, so no extra
