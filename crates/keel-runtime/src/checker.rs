@@ -316,19 +316,26 @@ impl Drop for Running {
     }
 }
 
-/// Writes `bytes` before `deadline`: the pipe is non-blocking and waited on with poll(2), so a
-/// checker that never reads cannot hold keel past its budget.
+/// Makes a pipe end non-blocking, once, when the process starts (setting it before every
+/// request was two system calls of each check).
+fn set_nonblocking(fd: std::os::fd::BorrowedFd<'_>) -> std::io::Result<()> {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    let flags = fcntl(fd, FcntlArg::F_GETFL).map_err(std::io::Error::from)?;
+    let flags = OFlag::from_bits_truncate(flags) | OFlag::O_NONBLOCK;
+    fcntl(fd, FcntlArg::F_SETFL(flags)).map_err(std::io::Error::from)?;
+    Ok(())
+}
+
+/// Writes `bytes` before `deadline` to the checker's stdin, which [`set_nonblocking`] made
+/// non-blocking: a full pipe is waited on with poll(2), so a checker that never reads cannot
+/// hold keel past its budget.
 fn write_within(
     stdin: &mut ChildStdin,
     mut bytes: &[u8],
     deadline: Instant,
 ) -> std::io::Result<()> {
-    use nix::fcntl::{FcntlArg, OFlag, fcntl};
     use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
     use std::os::fd::AsFd;
-    let flags = fcntl(stdin.as_fd(), FcntlArg::F_GETFL).map_err(std::io::Error::from)?;
-    let flags = OFlag::from_bits_truncate(flags) | OFlag::O_NONBLOCK;
-    fcntl(stdin.as_fd(), FcntlArg::F_SETFL(flags)).map_err(std::io::Error::from)?;
     while !bytes.is_empty() {
         match stdin.write(bytes) {
             Ok(n) => bytes = &bytes[n..],
@@ -356,11 +363,41 @@ enum Answer {
     Timeout,
 }
 
-/// Reads a persistent checker's answers on the calling thread, waiting with poll(2): no
-/// reader thread, so no extra thread hand-off on the hot path.
+/// How long a check may wait for its answer on the CPU (reading without blocking) before it
+/// sleeps in poll(2). A thread that sleeps is woken by the kernel, and on a virtual machine
+/// whose idle CPUs halt that wake-up alone took 10–40 µs (`perf sched timehist` on `--bench
+/// gate`): two per check, the checker's and this thread's. A checker that answers at once
+/// answers within this while the CPU is kept awake, even when its own wake-up is slow (40 µs
+/// caught too few of those: p99 49 µs on an idle machine, against 45 µs at 80). The wait
+/// does not yield the CPU: under the EEVDF scheduler each `sched_yield` pushes the thread's
+/// deadline back a whole slice, and with busy programs on the machine a check then waited
+/// milliseconds to run again.
+const ANSWER_SPIN: Duration = Duration::from_micros(80);
+
+/// An answer slept for that took longer than this came through a slow wake-up (a whole check,
+/// answer included, takes 12 µs in `--bench gate` while the CPUs are awake).
+const SLOW_WAKE: Duration = Duration::from_micros(25);
+
+/// Slow answers in a row after which checks wait on the CPU. One is not enough: beside busy
+/// programs an answer is now and then slow for want of a CPU, and waiting on the CPU then
+/// delays a checker that shares it (with one, two busy loops on the machine made the p99 of
+/// `--bench gate` 45–51 µs, against 23 µs with two and 25 µs before the wait).
+const SLOW_IN_A_ROW: u8 = 2;
+
+/// Reads a persistent checker's answers on the calling thread: no reader thread, so no extra
+/// thread hand-off on the hot path. The pipe is non-blocking ([`set_nonblocking`]); a read
+/// waits on the CPU for [`ANSWER_SPIN`] while that pays, then with poll(2).
 struct LineReader {
     out: std::process::ChildStdout,
     buf: Vec<u8>,
+    /// Whether the next answer is waited for on the CPU: after [`SLOW_IN_A_ROW`] answers
+    /// slept for came slowly ([`SLOW_WAKE`]), until one is not in time. Waiting on the CPU
+    /// costs a checker that shares it: that checker cannot run until the wait ends (the
+    /// scheduler lets the waiting thread run out its turn), so it is stopped as soon as it
+    /// fails.
+    spin: bool,
+    /// Slow answers slept for, in a row.
+    slow: u8,
 }
 
 impl LineReader {
@@ -378,10 +415,30 @@ impl LineReader {
     }
 
     fn next_line(&mut self, deadline: Instant) -> Answer {
+        let asked = Instant::now();
+        let spin_until = if self.spin {
+            asked + ANSWER_SPIN
+        } else {
+            asked
+        };
+        let mut slept = false;
         loop {
             if let Some(pos) = self.buf.iter().position(|&b| b == b'\n') {
                 if pos > MAX_OUTPUT_BYTES {
                     return Answer::TooLong;
+                }
+                if slept && self.spin {
+                    self.spin = false;
+                } else if slept {
+                    self.slow = if asked.elapsed() > SLOW_WAKE {
+                        self.slow + 1
+                    } else {
+                        0
+                    };
+                    if self.slow >= SLOW_IN_A_ROW {
+                        self.spin = true;
+                        self.slow = 0;
+                    }
                 }
                 return Answer::Complete(self.buf.drain(..=pos).collect());
             }
@@ -392,15 +449,26 @@ impl LineReader {
             if now >= deadline {
                 return Answer::Timeout;
             }
-            match self.readable(deadline - now) {
-                Ok(false) => continue,
-                Ok(true) => {}
-                Err(()) => return Answer::Eof,
+            let spinning = now < spin_until;
+            if !spinning {
+                slept = true;
+                match self.readable(deadline - now) {
+                    Ok(false) => continue,
+                    Ok(true) => {}
+                    Err(()) => return Answer::Eof,
+                }
             }
             let mut chunk = [0u8; 8192];
             match self.out.read(&mut chunk) {
-                Ok(0) | Err(_) => return Answer::Eof,
+                Ok(0) => return Answer::Eof,
                 Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if spinning {
+                        std::hint::spin_loop();
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return Answer::Eof,
             }
         }
     }
@@ -428,6 +496,7 @@ impl PersistentChecker {
     }
 
     fn start(&self) -> Result<Running, CheckerVerdict> {
+        use std::os::fd::AsFd;
         let (mut child, watch) = spawn(&self.spec, &self.cwd)?;
         let name = self.spec.name.clone();
         let (Some(stdin), Some(stdout), Some(stderr)) =
@@ -441,6 +510,17 @@ impl PersistentChecker {
                 format!("Failed to spawn safety checker \"{name}\": no pipes"),
             ));
         };
+        if let Err(e) =
+            set_nonblocking(stdin.as_fd()).and_then(|()| set_nonblocking(stdout.as_fd()))
+        {
+            signal_group(child.id(), Signal::SIGKILL);
+            let _ = child.wait();
+            return Err(failed(
+                &name,
+                "spawn",
+                format!("Failed to spawn safety checker \"{name}\": its pipes: {e}"),
+            ));
+        }
         let tail = std::sync::Arc::new(Mutex::new(Vec::new()));
         let sink = tail.clone();
         let (done_tx, stderr_done) = mpsc::channel::<()>();
@@ -466,6 +546,8 @@ impl PersistentChecker {
             lines: LineReader {
                 out: stdout,
                 buf: Vec::new(),
+                spin: true,
+                slow: 0,
             },
             stderr: tail,
             stderr_done,
