@@ -84,7 +84,7 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
     // A read-only hint is believed only where the name agrees (classify's rule).
     if annotation("readOnlyHint") == Some(true)
         && !super::classify::name_says_it_acts(tool)
-        && !super::classify::describes_a_write(&tool.description)
+        && !super::classify::contradicts_a_read(&tool.description)
     {
         return Vec::new();
     }

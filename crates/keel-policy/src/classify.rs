@@ -390,6 +390,34 @@ pub(crate) fn describes_a_write(description: &str) -> bool {
     })
 }
 
+/// Whether a description says its tool does more than read, so that no `readOnlyHint` is
+/// believed over it: it describes a write, it opens with a verb that grants or switches
+/// ("Turns on automatic payments", "Gives a user a role"), or its first word is not English
+/// ("Envía un correo", "Löscht eine Datei": keel cannot read what it says, and a hint that
+/// contradicts nothing keel can read is only the server's word).
+pub(crate) fn contradicts_a_read(description: &str) -> bool {
+    let first = description
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .trim_matches(|c: char| !c.is_alphanumeric());
+    describes_a_write(description)
+        || matches!(
+            first.to_ascii_lowercase().as_str(),
+            "turns"
+                | "gives"
+                | "makes"
+                | "allows"
+                | "lets"
+                | "grants"
+                | "enables"
+                | "disables"
+                | "toggles"
+                | "switches"
+        )
+        || first.chars().any(|c| c.is_alphabetic() && !c.is_ascii())
+}
+
 /// The verbs of a description that stand as verbs ("Permanently deletes the repository",
 /// "Gives the user full administrator rights"), as their lemmas, with the words they act on
 /// and every word of it: what
@@ -581,7 +609,7 @@ pub fn classify(tool: &ToolInfo) -> Effect {
             // Nor looser than its description: a `mailer` that "Sends an e-mail" and says
             // it only reads is read by what it says it does (a third outsider round).
             Some(Value::Bool(true))
-                if !name_says_it_acts(tool) && !describes_a_write(&tool.description) =>
+                if !name_says_it_acts(tool) && !contradicts_a_read(&tool.description) =>
             {
                 return Effect::ReadOnly;
             }
@@ -743,6 +771,23 @@ mod tests {
         mailer.description = "Sends an e-mail to the given address.".into();
         mailer.annotations = json!({"readOnlyHint": true}).as_object().cloned();
         assert_eq!(classify(&mailer), Effect::SideEffecting);
+        // Nor over one that grants or switches, or that keel cannot read.
+        for (name, description) in [
+            ("autopay", "Turns on automatic monthly payments to a payee."),
+            ("permissions", "Gives a user a role on a repository."),
+            ("enviar_correo", "Envía un correo electrónico."),
+            ("datei_loeschen", "Löscht eine Datei endgültig."),
+        ] {
+            let mut t = tool(name);
+            t.description = description.into();
+            t.annotations = json!({"readOnlyHint": true}).as_object().cloned();
+            assert_eq!(classify(&t), Effect::SideEffecting, "{name}");
+        }
+        // A hint over a noun description is still believed.
+        let mut weather = tool("weather");
+        weather.description = "Current weather for a city.".into();
+        weather.annotations = json!({"readOnlyHint": true}).as_object().cloned();
+        assert_eq!(classify(&weather), Effect::ReadOnly);
         // Handing out a credential for what the caller names acts; one with nothing to name
         // reads.
         let with_args = |name: &str, properties: Value| ToolInfo {
