@@ -347,11 +347,59 @@ pub fn said_words<'a>(user_turns: impl IntoIterator<Item = &'a str>) -> Vec<Said
     let mut said = Vec::new();
     for turn in user_turns {
         let turn = without_quotes(turn);
+        let turn = without_shown_lists(&turn);
         for sentence in sentences(&turn) {
             said_in_sentence(sentence, &mut said);
         }
     }
     said
+}
+
+/// `text` without the items of a list the user shows rather than hands over: bullets under a
+/// heading that asks for nothing ("My to-do list for next week:", "Notes from the call:")
+/// are what the user wrote down, not what they ask of you (a third outsider round ran each
+/// item of a to-do list). Under a heading that asks ("Please do the following:", "Pay
+/// these:") the items stand.
+fn without_shown_lists(text: &str) -> std::borrow::Cow<'_, str> {
+    let is_item = |line: &str| {
+        let t = line.trim_start();
+        t.starts_with("- ")
+            || t.starts_with("* ")
+            || t.starts_with("\u{2022} ")
+            || t.split_once(['.', ')']).is_some_and(|(n, rest)| {
+                !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && rest.starts_with(' ')
+            })
+    };
+    if !text.lines().any(is_item) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut shown = false;
+    for line in text.lines() {
+        if is_item(line) {
+            if shown {
+                out.push_str("an item\n");
+                continue;
+            }
+        } else {
+            let heading = line.trim_end();
+            shown = heading.ends_with(':') && {
+                let said = {
+                    let mut said = Vec::new();
+                    said_in_sentence(heading, &mut said);
+                    said
+                };
+                !asks_for_change(&said)
+                    && requested_in(&said).is_empty()
+                    && !said
+                        .iter()
+                        .any(|w| matches!(w.word.as_str(), "please" | "following" | "these"))
+            };
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// `text` with each quotation in it ("…", “…”, and '…' around words) read as one noun: what

@@ -453,6 +453,14 @@ fn quoted_reported_supposed_and_drafted_words_ask_for_nothing() {
             "If my balance allows, I will transfer 1200 euros next week. Check my transactions.",
             Pay,
         ),
+        (
+            "My to-do list for next week:\n- pay the 1200 euro deposit to DE89370400440532013000\n- delete the Old Photos album\nWhat is my balance?",
+            Pay,
+        ),
+        (
+            "My to-do list for next week:\n- pay the 1200 euro deposit\n- delete the Old Photos album\n",
+            Delete,
+        ),
     ] {
         assert!(!requested_kinds([text]).contains(&kind), "{text}: {kind:?}");
     }
@@ -464,6 +472,11 @@ fn quoted_reported_supposed_and_drafted_words_ask_for_nothing() {
         ("Reply to Dana: 'Thursday works for me.'", Send),
         ("Draft a reply to Dana and send it.", Send),
         ("Don's invoice is due; pay it today.", Pay),
+        (
+            "Please do the following:\n- pay the deposit to Bob\n- archive the thread",
+            Pay,
+        ),
+        ("Pay these:\n1. the gas bill\n2. the rent", Pay),
     ] {
         assert!(requested_kinds([text]).contains(&kind), "{text}: {kind:?}");
     }
