@@ -495,6 +495,9 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
     let sentence = sentence
         .replace("e-mail", "email")
         .replace("E-mail", "Email")
+        // "to-do" is one noun, not "to" and the go-ahead "do".
+        .replace("to-do", "todo")
+        .replace("To-do", "Todo")
         .replace("n't", " not")
         .replace("n\u{2019}t", " not");
     let turn_words = words(&sentence);
@@ -518,6 +521,18 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
     if question {
         return;
     }
+    // The determiner that opens the noun phrase ending at word `j`, in its clause: the phrase
+    // runs on to its last noun ("the front door lock").
+    let phrase_start_of = |j: usize| {
+        (1..=PHRASE_WORDS).rev().find_map(|back| {
+            j.checked_sub(back).filter(|&d| {
+                DETERMINERS.contains(&turn_words[d].as_str())
+                    && (d + 1..=j).all(|n| {
+                        clause[n] == clause[d] && !PHRASE_BREAKS.contains(&turn_words[n].as_str())
+                    })
+            })
+        })
+    };
     {
         for (i, w) in turn_words.iter().enumerate() {
             let negated = turn_words[..i]
@@ -528,15 +543,7 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                 // noun.
                 // A noun phrase runs on to its last noun, in its clause: in "the front door
                 // lock" the lock is named, not asked for.
-                let phrase_start = (1..=PHRASE_WORDS).rev().find_map(|back| {
-                    i.checked_sub(back).filter(|&d| {
-                        DETERMINERS.contains(&turn_words[d].as_str())
-                            && (d + 1..=i).all(|n| {
-                                clause[n] == clause[d]
-                                    && !PHRASE_BREAKS.contains(&turn_words[n].as_str())
-                            })
-                    })
-                });
+                let phrase_start = phrase_start_of(i);
                 let verb_before = |d: usize| d.checked_sub(1).map(|v| turn_words[v].as_str());
                 let ends_phrase = turn_words.get(i + 1).is_none_or(|n| {
                     PHRASE_BREAKS.contains(&n.as_str()) || clause.get(i + 1) != clause.get(i)
@@ -606,17 +613,7 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                     })
                     // A verb after a noun and "to" says what the noun is for: "the fee to wire
                     // 1200 euros" asks for no transfer.
-                    || (i >= 2
-                        && turn_words[i - 1] == "to"
-                        && (1..=PHRASE_WORDS).any(|back| {
-                            (i - 2).checked_sub(back - 1).is_some_and(|d| {
-                                DETERMINERS.contains(&turn_words[d].as_str())
-                                    && (d + 1..=i - 2).all(|n| {
-                                        clause[n] == clause[d]
-                                            && !PHRASE_BREAKS.contains(&turn_words[n].as_str())
-                                    })
-                            })
-                        }))
+                    || (i >= 2 && turn_words[i - 1] == "to" && phrase_start_of(i - 2).is_some())
                         // "tell me", "let us know": the user is told; "send me", "email
                         // us" still send.
                         || (matches!(next, Some("me" | "us")) && !SENDS_TO_THE_USER.contains(&w.as_str()))
