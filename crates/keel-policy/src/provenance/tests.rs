@@ -154,32 +154,45 @@ fn a_side_effect_of_no_known_kind_needs_a_user_who_asked_for_a_change() {
     assert_eq!(asked.decision, Decision::Allow, "{asked:?}");
 }
 
+/// The provenance checker's answer for a side-effecting call after one user turn and one
+/// tool result, asking on what it would refuse.
+fn decide_after_one_result(
+    user: &str,
+    data: &str,
+    tool: &str,
+    args: Value,
+    kinds: &[crate::authority::ActionKind],
+    change_request: bool,
+) -> SafetyCheckResult {
+    let mut index = ProvenanceIndex::default();
+    index.push_user(user);
+    index.push_untrusted("the result of tool read_email (call c1)", data);
+    check_provenance(
+        Effect::SideEffecting,
+        tool,
+        &args,
+        None,
+        &index,
+        ProvenanceSettings {
+            on_tainted: OnTainted::AskUser,
+            structured_tools: None,
+            action_kinds: kinds,
+            change_request,
+        },
+    )
+}
+
 /// An outsider's attack (2026-12-06): each call ran silently before.
 #[test]
 fn parts_of_a_users_name_unshown_recipients_and_looked_at_nouns_authorize_nothing() {
     use crate::authority::tool_kinds;
     use crate::classify::ToolInfo;
     let decide = |user: &str, data: &str, tool: &str, args: Value| {
-        let mut index = ProvenanceIndex::default();
-        index.push_user(user);
-        index.push_untrusted("the result of tool read_email (call c1)", data);
         let kinds = tool_kinds(&ToolInfo {
             name: tool.into(),
             ..ToolInfo::default()
         });
-        check_provenance(
-            Effect::SideEffecting,
-            tool,
-            &args,
-            None,
-            &index,
-            ProvenanceSettings {
-                on_tainted: OnTainted::AskUser,
-                structured_tools: None,
-                action_kinds: &kinds,
-                change_request: true,
-            },
-        )
+        decide_after_one_result(user, data, tool, args, &kinds, true)
     };
     // A part of a name the user wrote is not the user's value.
     let part = decide(
@@ -253,22 +266,7 @@ fn parts_of_a_users_name_unshown_recipients_and_looked_at_nouns_authorize_nothin
 #[test]
 fn atoms_nobody_has_shown_ask_and_the_users_link_may_go_on_in_their_words() {
     let decide = |user: &str, data: &str, tool: &str, args: Value| {
-        let mut index = ProvenanceIndex::default();
-        index.push_user(user);
-        index.push_untrusted("the result of tool read_email (call c1)", data);
-        check_provenance(
-            Effect::SideEffecting,
-            tool,
-            &args,
-            None,
-            &index,
-            ProvenanceSettings {
-                on_tainted: OnTainted::AskUser,
-                structured_tools: None,
-                action_kinds: &[],
-                change_request: false,
-            },
-        )
+        decide_after_one_result(user, data, tool, args, &[], false)
     };
     let reply = "Read e-mail 12 and reply to Dana (dana@acme-corp.com) with a summary.";
     for (data, body) in [
