@@ -59,6 +59,22 @@ pub(crate) fn is_tld(ending: &str) -> bool {
     TLDS.binary_search(&lower.as_str()).is_ok()
 }
 
+/// Endings that are top-level domains and as often a file's extension: a bare `deploy.sh`
+/// or `report.zip` the model wrote is a file it names (one found in data still asks).
+const FILE_LIKE_TLDS: &[&str] = &[
+    "sh", "zip", "mov", "pl", "ps", "so", "ai", "cc", "tf", "ml", "mo", "la", "app", "bin", "exe",
+];
+
+/// Whether a link atom is a bare file name: no scheme, no path, one dot, a file-like ending.
+pub(crate) fn names_a_file(atom: &str) -> bool {
+    !atom.contains(['/', ':', '@'])
+        && atom.matches('.').count() == 1
+        && atom
+            .rsplit('.')
+            .next()
+            .is_some_and(|end| FILE_LIKE_TLDS.contains(&end.to_ascii_lowercase().as_str()))
+}
+
 /// Whether `ending` (lowercase, no dot) is a file extension [`FILE_EXTENSIONS`] knows.
 pub(crate) fn is_file_extension(ending: &str) -> bool {
     FILE_EXTENSIONS.contains(&ending)

@@ -1439,7 +1439,7 @@ fn tainted_atoms(
                 .iter()
                 .all(|a| matches!(a, Attribution::Unattributed))
                 && !(kind == super::atoms::AtomKind::Link
-                    && (index.extends_users_link(&atom) || names_a_file(&atom)))
+                    && (index.extends_users_link(&atom) || super::atoms::names_a_file(&atom)))
                 // A path the model chose is judged by the path checks.
                 && !super::paths::path_like(leaf.key)
                 // keel's own tools name files in their commands (`echo $$ > shell.pid`):
@@ -1458,22 +1458,6 @@ fn tainted_atoms(
         }
     }
     out
-}
-
-/// Endings that are top-level domains and as often a file's extension: a bare `deploy.sh`
-/// or `report.zip` the model wrote is a file it names (one found in data still asks).
-const FILE_LIKE_TLDS: &[&str] = &[
-    "sh", "zip", "mov", "pl", "ps", "so", "ai", "cc", "tf", "ml", "mo", "la", "app", "bin", "exe",
-];
-
-/// Whether a link atom is a bare file name: no scheme, no path, one dot, a file-like ending.
-fn names_a_file(atom: &str) -> bool {
-    !atom.contains(['/', ':', '@'])
-        && atom.matches('.').count() == 1
-        && atom
-            .rsplit('.')
-            .next()
-            .is_some_and(|end| FILE_LIKE_TLDS.contains(&end.to_ascii_lowercase().as_str()))
 }
 
 /// Whether a value is, whole, an address that reaches someone or somewhere: an e-mail
