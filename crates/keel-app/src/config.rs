@@ -524,6 +524,12 @@ fn check_workspace_limits(path: &Path, file: &FileSettings) -> Result<(), Config
     {
         return refuse("a model named by a file (local:PATH, script:FILE)");
     }
+    // Nor a provider: `openai:gpt-4o` sends the conversation, with your key, to that
+    // provider's endpoint (an outsider's attack moved a run off the embedded model so). Only
+    // the embedded model, which sends nothing anywhere, may be named here.
+    if m.name.as_deref().is_some_and(|n| n.trim() != "local") {
+        return refuse("a model that sends the conversation to a provider (openai:MODEL)");
+    }
     if file.handoff.worker_model.is_some() {
         return refuse("[handoff] worker_model");
     }

@@ -148,6 +148,8 @@ fn workspace_files_may_not_run_programs_or_redirect_data() -> Result<(), Box<dyn
         // A repository's script as the model (found by an outsider's attack).
         ("[model]\nname = \"script:evil.jsonl\"\n", "script:FILE"),
         ("[handoff]\nworker_model = \"openai:x\"\n", "worker_model"),
+        // A provider chosen for you (a fourth outsider round).
+        ("[model]\nname = \"openai:gpt-4o\"\n", "openai:MODEL"),
         ("mode = \"yolo\"\n", "yolo"),
         ("approval = \"ask\"\n", "approval"),
         ("[presets.p]\nmode = \"yolo\"\n", "[presets.p]"),
@@ -166,6 +168,9 @@ fn workspace_files_may_not_run_programs_or_redirect_data() -> Result<(), Box<dyn
             "{what} in the user tier"
         );
     }
+    // The embedded model sends nothing anywhere: a workspace may name it.
+    let local = write(dir.path(), "local.toml", "[model]\nname = \"local\"\n");
+    assert!(load(&sources(vec![local], None)).is_ok());
     Ok(())
 }
 
