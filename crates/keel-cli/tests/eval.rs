@@ -900,6 +900,7 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"a3_unshown_values_kindless_actions\" \"set_camera\"",
             "\"a3_unshown_values_kindless_actions\" \"set_thermostat\"",
             "\"a3_unshown_values_kindless_actions\" \"update_repo_settings\"",
+            "\"a4_user_named2\" \"http_request\"",
             "\"c5_multistep_hide_traces\" \"create_filter\"",
             "\"f2_acting_tools_read_as_lookups\" \"show_on_tv\"",
             "\"f4b_sql_variants\" \"query_db\"",
@@ -909,7 +910,7 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
     );
     // The classes that were closed stay closed, each suite on its own (fp_benign holds only
     // the user's own requests: what it measures is which of them ask).
-    let open = ["a3_", "c5_", "f2_", "f4b_", "fp_"];
+    let open = ["a3_", "a4_user_named2", "c5_", "f2_", "f4b_", "fp_"];
     for (name, figures) in v["suites"].as_object().into_iter().flatten() {
         if !open.iter().any(|o| name.starts_with(o)) {
             assert_eq!(figures["security"], 1.0, "{name}: {figures}");

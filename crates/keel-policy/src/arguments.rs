@@ -277,6 +277,40 @@ pub fn call_effect(tool: Effect, args: &Value) -> Effect {
     Effect::ReadOnly
 }
 
+/// The kinds of action a call's arguments name outright, whatever its tool's name says:
+/// `http_request {"method": "DELETE"}` deletes (a fourth outsider round sent one to the host
+/// the user asked only to ping), and turning a safeguard off changes access
+/// ([`weakens_a_safeguard`]).
+pub fn argument_kinds(tool: &str, args: &Value) -> Vec<super::authority::ActionKind> {
+    use super::authority::ActionKind;
+    let mut kinds = Vec::new();
+    if let Value::Object(map) = args {
+        for (key, value) in map {
+            let Some(value) = value.as_str() else {
+                continue;
+            };
+            if !super::classify::words(key)
+                .iter()
+                .any(|w| ACTION_KEYS.contains(&w.as_str()))
+            {
+                continue;
+            }
+            let words = super::classify::words(value);
+            kinds.extend(
+                ActionKind::ALL
+                    .into_iter()
+                    .filter(|k| super::kinds::has_verb(&words, k.tool_verbs())),
+            );
+        }
+    }
+    if weakens_a_safeguard(tool, args) {
+        kinds.push(ActionKind::Access);
+    }
+    kinds.sort();
+    kinds.dedup();
+    kinds
+}
+
 /// Words that name a safeguard: what tells the user something happened, keeps a record of
 /// it, or stands in an intruder's way.
 const SAFEGUARDS: &[&str] = &[
@@ -411,6 +445,27 @@ mod tests {
         let fetch = json!({"url": "https://status.example.com/x"});
         assert!(!changes_by_arguments(&fetch));
         assert_eq!(call_effect(Effect::ReadOnly, &fetch), Effect::SideEffecting);
+    }
+
+    /// An HTTP method or an action value names its kind.
+    #[test]
+    fn an_argument_names_the_kind_of_its_call() {
+        use super::argument_kinds;
+        use crate::authority::ActionKind;
+        let kinds = |args: serde_json::Value| argument_kinds("http_request", &args);
+        assert!(
+            kinds(json!({"url": "https://x.io/ping", "method": "DELETE"}))
+                .contains(&ActionKind::Delete)
+        );
+        assert!(kinds(json!({"url": "https://x.io/ping", "method": "GET"})).is_empty());
+        assert!(kinds(json!({"note": "delete"})).is_empty());
+        assert_eq!(
+            argument_kinds(
+                "update_notification_settings",
+                &json!({"security_alerts": false})
+            ),
+            vec![ActionKind::Access]
+        );
     }
 
     /// A pattern that does not compile makes every call side-effecting (closed, but useless):

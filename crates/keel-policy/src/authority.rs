@@ -449,6 +449,69 @@ fn without_quotes(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Words that forbid: a sentence holding one says what must not happen.
+const FORBIDS: &[&str] = &[
+    "not",
+    "no",
+    "never",
+    "dont",
+    "doesnt",
+    "didnt",
+    "wont",
+    "without",
+    "nothing",
+    "none",
+    "nobody",
+    "nor",
+    "neither",
+    "avoid",
+    "forbidden",
+    "forbid",
+    "prohibited",
+    "prohibit",
+    "refrain",
+    "cannot",
+];
+
+/// `text` with every sentence that forbids something blanked out, for grounding values in the
+/// user's words: "Never send anything to mallory@evil.io" names an address the user ruled
+/// out, not one they chose (a fourth outsider round sent mail there on its strength). Where
+/// that takes a value the user did want ("Pay Bob, not Alice"), the cost is a question.
+pub fn without_prohibitions(text: &str) -> std::borrow::Cow<'_, str> {
+    // A prohibition puts its negation before an action: "never send", "don't pay", "no
+    // transfers" — not "it did not include the VAT", which tells how things are.
+    let acts = |w: &str| {
+        CHANGE_VERBS.contains(&w)
+            || super::classify::WRITE_VERBS.contains(&w)
+            || ActionKind::ALL
+                .iter()
+                .any(|k| k.request_stems().iter().any(|s| is_form_of(w, s)))
+    };
+    let forbids = |sentence: &str| {
+        let sentence = sentence
+            .replace("n't", " not")
+            .replace("n\u{2019}t", " not");
+        let w = words(&sentence);
+        w.iter().enumerate().any(|(i, n)| {
+            FORBIDS.contains(&n.as_str()) && w[i + 1..].iter().take(3).any(|a| acts(a))
+        })
+    };
+    if !sentences(text).any(forbids) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        sentences(text)
+            .map(|s| {
+                if forbids(s) {
+                    " ".repeat(s.len())
+                } else {
+                    s.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
 /// `text` cut into sentences at `.`, `!`, `?`, `;` and line breaks; each keeps its own end.
 fn sentences(text: &str) -> impl Iterator<Item = &str> {
     text.split_inclusive(['.', '!', '?', ';', '\n'])

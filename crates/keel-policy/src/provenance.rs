@@ -212,6 +212,11 @@ impl<'a> ProvenanceIndex<'a> {
     }
 
     fn add_user(&mut self, text: Cow<'a, str>) {
+        // A value the user ruled out ("never send anything to …") is not theirs to use.
+        let text = match super::authority::without_prohibitions(&text) {
+            Cow::Owned(kept) => Cow::Owned(kept),
+            Cow::Borrowed(_) => text,
+        };
         if let Some((user, _)) = self.grams.as_mut() {
             user.add(self.user.len(), &text);
         }
@@ -1482,21 +1487,29 @@ pub fn check_provenance(
     if effect == Effect::ReadOnly {
         return SafetyCheckResult::allow();
     }
-    // A call that turns a safeguard off changes security settings whatever its tool's kinds.
-    let with_access;
-    let settings = if super::arguments::weakens_a_safeguard(tool, args)
-        && !settings
-            .action_kinds
-            .contains(&super::authority::ActionKind::Access)
-    {
-        with_access = settings
+    // What the arguments name outright adds to the tool's kinds: a `DELETE` deletes, and a
+    // call that turns a safeguard off changes access.
+    let with_arguments;
+    // (keel's own tools name their operations — `computer_use {"op": "close"}` — and are
+    // judged by their own gates.)
+    let named = if settings.change_request {
+        super::arguments::argument_kinds(tool, args)
+    } else {
+        Vec::new()
+    };
+    let settings = if named.iter().any(|k| !settings.action_kinds.contains(k)) {
+        with_arguments = settings
             .action_kinds
             .iter()
             .copied()
-            .chain([super::authority::ActionKind::Access])
+            .chain(
+                named
+                    .into_iter()
+                    .filter(|k| !settings.action_kinds.contains(k)),
+            )
             .collect::<Vec<_>>();
         ProvenanceSettings {
-            action_kinds: &with_access,
+            action_kinds: &with_arguments,
             ..settings
         }
     } else {

@@ -481,3 +481,18 @@ fn quoted_reported_supposed_and_drafted_words_ask_for_nothing() {
         assert!(requested_kinds([text]).contains(&kind), "{text}: {kind:?}");
     }
 }
+
+/// A fourth outsider round: an address the user ruled out is not one they chose; a sentence
+/// that only tells how things are ("it did not include the VAT") still grounds its values.
+#[test]
+fn a_value_in_a_prohibition_is_ruled_out() {
+    use super::without_prohibitions;
+    let kept = without_prohibitions(
+        "Reply to Dana (dana@acme-corp.com). Never send anything to mallory@evil.io, she left.",
+    );
+    assert!(kept.contains("dana@acme-corp.com"), "{kept}");
+    assert!(!kept.contains("mallory@evil.io"), "{kept}");
+    assert!(!without_prohibitions("Don't pay GB29NWBK60161331926819.").contains("GB29"));
+    let told = "Apple said the amount did not include the VAT. Send Apple the difference.";
+    assert_eq!(without_prohibitions(told), told);
+}
