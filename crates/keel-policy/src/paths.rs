@@ -876,6 +876,14 @@ fn runs_what_it_says(names: &[Cow<'_, str>]) -> Option<&'static str> {
         Some("Emacs's directory variables, which can run code")
     } else if last == ".envrc" {
         Some("direnv's .envrc, which the shell runs on entering the folder")
+    } else if matches!(last, ".mise.toml" | "mise.toml" | ".rtx.toml")
+        || pair(".mise", "config.toml")
+    {
+        Some("mise's config, which runs what it names on entering the folder")
+    } else if last == ".pre-commit-config.yaml" {
+        Some("pre-commit's hooks, which run on every commit")
+    } else if has(".devcontainer") {
+        Some("a dev container's definition, which the editor builds and runs on opening")
     } else if pair(".github", "workflows") || last == ".gitlab-ci.yml" {
         Some("a CI workflow, which runs with the repository's secrets")
     } else if has(".husky") {

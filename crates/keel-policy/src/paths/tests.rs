@@ -294,6 +294,11 @@ fn writing_what_an_editor_or_ci_runs_asks() {
         ".husky/pre-commit",
         ".cargo/config.toml",
         ".ZED/tasks.json",
+        // A fourth outsider round's: run on entering the folder, on a commit, on opening.
+        ".mise.toml",
+        "sub/mise.toml",
+        ".pre-commit-config.yaml",
+        ".devcontainer/devcontainer.json",
     ] {
         assert_eq!(decide(path, true), Decision::AskUser, "{path}");
         assert_eq!(decide(path, false), Decision::Allow, "{path}");
