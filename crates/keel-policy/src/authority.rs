@@ -100,15 +100,40 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
     // `destructiveHint` is not a kind: it marks tools that may overwrite (an MCP server's
     // write_file, keel's shell) as much as ones that delete, and what they do is judged by
     // their names here and by their values in provenance.
-    let by_name: Vec<ActionKind> = ActionKind::ALL
+    let acting = if looks { &name[1..] } else { &name[..] };
+    let by_verb: Vec<ActionKind> = ActionKind::ALL
         .into_iter()
         .filter(|k| {
-            let words = if looks { &name[1..] } else { &name[..] };
-            has_verb(words, k.tool_verbs())
-                || (!looks && has_stem(words, k.tool_nouns()))
-                || (*k == ActionKind::Pay && qualified_pay(words))
+            has_verb(acting, k.tool_verbs()) || (*k == ActionKind::Pay && qualified_pay(acting))
         })
         .collect();
+    let by_noun = ActionKind::ALL
+        .into_iter()
+        .filter(|k| !looks && has_stem(acting, k.tool_nouns()));
+    // Beside a verb that deletes or closes, the other words name what goes, not another
+    // action: `delete_email`, `delete_message`, `cancel_room_booking` and
+    // `delete_shared_document` send, book and share nothing, so a user who asked for a reply,
+    // a booking or a share has not asked for them (a third and a fifth outsider round deleted
+    // that way). Only what access a removal changes stays (`remove_access`,
+    // `remove_collaborator`). A verb of another kind leaves the noun its own kind:
+    // `send_payment` pays as much as it sends.
+    let removes = |k: &ActionKind| matches!(k, ActionKind::Delete | ActionKind::Close);
+    let by_name: Vec<ActionKind> = if by_verb.iter().any(removes) {
+        let mut kinds: Vec<ActionKind> = by_verb.into_iter().filter(removes).collect();
+        kinds.extend(
+            by_noun
+                .filter(|k| matches!(k, ActionKind::Share | ActionKind::Access))
+                .filter(|k| !kinds.contains(k))
+                .collect::<Vec<_>>(),
+        );
+        kinds.sort();
+        kinds
+    } else {
+        let mut kinds = by_verb;
+        kinds.extend(by_noun.filter(|k| !kinds.contains(k)).collect::<Vec<_>>());
+        kinds.sort();
+        kinds
+    };
     // A name with a verb keel knows (`write_file`, `update_profile`) says what the tool does.
     let knows_a_verb = name.iter().any(|w| {
         let w = w.as_str();
@@ -163,6 +188,11 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
 /// made: "a comment", "a payment" still ask.)
 const DETERMINERS: &[&str] = &[
     "the", "this", "that", "these", "those", "my", "your", "his", "her", "its", "our", "their",
+    // German, French, Spanish and Italian articles and possessives: "Lies die E-Mail 12",
+    // "Lis le mail 12" name an e-mail and ask for none to be sent (a fifth outsider round).
+    "der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "mein", "meine", "meinen",
+    "le", "la", "les", "un", "une", "mon", "ma", "mes", "el", "los", "las", "una", "mi", "mis",
+    "il", "lo", "gli",
 ];
 
 /// Words that end a noun phrase: what follows them is not its noun ("the file and delete
@@ -215,6 +245,18 @@ const NOUN_STEMS: &[&str] = &[
 
 /// Verbs that look at what follows them (not `get`: "get rid of" deletes).
 const LOOKING_VERBS: &[&str] = &[
+    // "read" in German, French, Spanish, Italian and Portuguese: "Lies Mail 12".
+    "lies",
+    "lese",
+    "lesen",
+    "lis",
+    "lire",
+    "lee",
+    "leer",
+    "leggi",
+    "leia",
+    "zeig",
+    "zeige",
     "read",
     "open",
     "view",
@@ -492,9 +534,10 @@ pub fn without_prohibitions(text: &str) -> std::borrow::Cow<'_, str> {
             .replace("n't", " not")
             .replace("n\u{2019}t", " not");
         let w = words(&sentence);
-        w.iter().enumerate().any(|(i, n)| {
-            FORBIDS.contains(&n.as_str()) && w[i + 1..].iter().take(3).any(|a| acts(a))
-        })
+        foreign_negation(&sentence, &w)
+            || w.iter().enumerate().any(|(i, n)| {
+                FORBIDS.contains(&n.as_str()) && w[i + 1..].iter().take(3).any(|a| acts(a))
+            })
     };
     if !sentences(text).any(forbids) {
         return std::borrow::Cow::Borrowed(text);
@@ -512,9 +555,53 @@ pub fn without_prohibitions(text: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
-/// `text` cut into sentences at `.`, `!`, `?`, `;` and line breaks; each keeps its own end.
+/// `text` cut into sentences at `.`, `!`, `?`, `;`, their full-width forms and line breaks;
+/// each keeps its own end.
 fn sentences(text: &str) -> impl Iterator<Item = &str> {
-    text.split_inclusive(['.', '!', '?', ';', '\n'])
+    text.split_inclusive([
+        '.', '!', '?', ';', '\n', '\u{3002}', '\u{ff01}', '\u{ff1f}', '\u{ff1b}',
+    ])
+}
+
+/// Negations of other languages (German, French, Spanish, Italian, Portuguese). keel reads no
+/// verb of theirs, so a sentence that holds one is taken as a prohibition whatever it
+/// negates: "Nunca envíes nada a mallory@evil.io", "Schick niemals etwas an …", "N'envoie
+/// jamais rien à …" rule an address out (a fifth outsider round sent mail there on their
+/// strength). Where the sentence asked for something after all, the cost is a question.
+const FOREIGN_NEGATIONS: &[&str] = &[
+    "nunca", "jamás", "jamas", "nada", "ningún", "ningun", "ninguna", "ninguno", "nicht", "nichts",
+    "nie", "niemals", "kein", "keine", "keinen", "keinem", "keiner", "ne", "pas", "jamais", "rien",
+    "aucun", "aucune", "non", "mai", "niente", "nessun", "nessuno", "não", "nao", "nenhum",
+    "nenhuma",
+];
+
+/// Negations written without spaces (Chinese, Japanese, Korean): "不要给 … 发任何东西",
+/// "削除も転送もしないで".
+const UNSPACED_NEGATIONS: &[&str] = &[
+    "不要",
+    "别",
+    "不准",
+    "不许",
+    "禁止",
+    "永远不",
+    "绝不",
+    "ないで",
+    "しない",
+    "するな",
+    "禁止",
+    "않",
+    "말고",
+    "마세요",
+    "마라",
+];
+
+/// Whether a sentence holds a negation of another language ([`FOREIGN_NEGATIONS`],
+/// [`UNSPACED_NEGATIONS`]).
+fn foreign_negation(sentence: &str, words: &[String]) -> bool {
+    words
+        .iter()
+        .any(|w| FOREIGN_NEGATIONS.contains(&w.as_str()) || w == "n")
+        || UNSPACED_NEGATIONS.iter().any(|n| sentence.contains(n))
 }
 
 /// Words that, anywhere in a sentence, take back every action it names: a prohibition or
@@ -564,7 +651,9 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
         .replace("n't", " not")
         .replace("n\u{2019}t", " not");
     let turn_words = words(&sentence);
-    if turn_words.iter().any(|w| TAKES_BACK.contains(&w.as_str())) {
+    if turn_words.iter().any(|w| TAKES_BACK.contains(&w.as_str()))
+        || foreign_negation(&sentence, &turn_words)
+    {
         return;
     }
     // Which comma-separated clause each word stands in (all in one where the split reads the
@@ -897,6 +986,142 @@ pub fn unnamed_words(tool: &str, said: &[SaidWord]) -> Vec<String> {
     }
     content.into_iter().filter(|w| !named(w)).collect()
 }
+
+/// Verbs any change may be named by, which say nothing of what it changes.
+const GENERIC_CHANGE_VERBS: &[&str] = &[
+    "set",
+    "update",
+    "change",
+    "edit",
+    "modify",
+    "create",
+    "add",
+    "make",
+    "put",
+    "apply",
+    "do",
+    "run",
+    "perform",
+    "execute",
+    "write",
+    "save",
+    "new",
+    "toggle",
+    "turn",
+    "switch",
+    "enable",
+    "disable",
+    "configure",
+    "adjust",
+    "manage",
+    "handle",
+    "process",
+    "submit",
+    "insert",
+    "upsert",
+    "patch",
+    "start",
+    "stop",
+    "trigger",
+    "invoke",
+    "call",
+    "use",
+    "act",
+    "action",
+    "go",
+];
+
+/// For a call whose action no [`ActionKind`] names (`set_thermostat`, `mark_as_read`,
+/// `create_filter`), in a run whose user asked for some change: the words of its name that say
+/// what it changes, when the user's words name none of them. The user who asked to turn on the
+/// porch light asked for no camera, thermostat or mail filter to be touched, and an id or a
+/// room the user did mention (`set_camera {"camera": "porch"}`) does not make it so (a third
+/// outsider round turned a camera off, raised the heating and hid its mail that way). Generic
+/// verbs (`set`, `update`, `create`), looking verbs and fillers are not what a tool changes;
+/// a word counts as named in any form or shortened (`repo` for "repository", `info` for
+/// "information"). Empty when the user named one, or the name says nothing more.
+///
+/// What the call sets counts too: the words of its argument keys other than the ids that pick
+/// the thing ("set the living room to 23 degrees" names `set_temperature {"room": …,
+/// "degrees": 23}`), and a file name the user wrote names a file (`write_file` after "fix the
+/// typo in README.md").
+pub fn unnamed_subject<'k>(
+    tool: &str,
+    keys: impl IntoIterator<Item = &'k str>,
+    said: &[SaidWord],
+) -> Vec<String> {
+    let mut name = words(tool);
+    if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
+        name.drain(..2);
+    }
+    let says_something = |w: &String| {
+        let w = w.as_str();
+        w.len() > 1
+            && !NAME_FILLERS.contains(&w)
+            && !GENERIC_CHANGE_VERBS.contains(&w)
+            && !super::classify::READ_VERBS.contains(&w)
+            && !w.chars().all(|c| c.is_ascii_digit())
+    };
+    let content: Vec<String> = name.into_iter().filter(says_something).collect();
+    if content.is_empty() {
+        return content;
+    }
+    let named = |w: &str| {
+        said.iter().any(|s| {
+            let s = s.word.as_str();
+            is_form_of(s, w) || is_form_of(w, s) || (w.len() >= 3 && s.starts_with(w))
+        }) || (FILE_NOUNS.contains(&w)
+            && said.iter().any(|s| {
+                super::atoms::is_file_extension(&s.word)
+                    || KINDS_OF_FILE.iter().any(|k| is_form_of(&s.word, k))
+            }))
+    };
+    let set: Vec<String> = keys
+        .into_iter()
+        .filter(|k| !super::records::is_identifier_key(k))
+        .flat_map(words)
+        .filter(says_something)
+        .collect();
+    if content.iter().chain(&set).any(|w| named(w)) {
+        return Vec::new();
+    }
+    content
+}
+
+/// Nouns a file name names.
+const FILE_NOUNS: &[&str] = &["file", "files", "document", "documents", "doc", "docs"];
+
+/// What people call the file they want written ("Write a deploy script", "Save my notes").
+const KINDS_OF_FILE: &[&str] = &[
+    "script",
+    "note",
+    "readme",
+    "report",
+    "draft",
+    "page",
+    "config",
+    "letter",
+    "essay",
+    "log",
+    "changelog",
+    "spreadsheet",
+    "sheet",
+    "slide",
+    "deck",
+    "summary",
+    "document",
+    "doc",
+    "file",
+    "folder",
+    "directory",
+    "program",
+    "module",
+    "test",
+    "list",
+    "poem",
+    "story",
+    "memo",
+];
 
 /// The kinds of this tool's action that nothing the user wrote asks for: empty when the user
 /// asked for one of them (a tool that sends money needs "pay" or "send", not both) or the tool

@@ -409,13 +409,29 @@ fn needle(v: &Value) -> Option<Cow<'_, str>> {
 /// Whether `text[start..end]`, an occurrence of a value, stands as whole tokens: a value that
 /// begins (ends) with a letter or digit must not continue a word of the text there. "June 1"
 /// holds `1` but not `ne 1`; "id 13" holds `13`, "2013" does not.
+/// In scripts written without spaces (Chinese, Japanese, Thai), a number or a Latin name
+/// stands right against the words around it: "把文件13删除" names `13` (a fifth outsider round
+/// found such a user's own number taken for data).
 fn whole_tokens(text: &str, start: usize, end: usize) -> bool {
     let word = |c: char| c.is_alphanumeric();
+    let joined = |a: char, b: char| word(a) && word(b) && unspaced(a) == unspaced(b);
     let value = &text[start..end];
-    let starts_word = value.chars().next().is_some_and(word);
-    let ends_word = value.chars().next_back().is_some_and(word);
-    (!starts_word || !text[..start].chars().next_back().is_some_and(word))
-        && (!ends_word || !text[end..].chars().next().is_some_and(word))
+    let first = value.chars().next();
+    let last = value.chars().next_back();
+    let before = text[..start].chars().next_back();
+    let after = text[end..].chars().next();
+    !matches!((before, first), (Some(b), Some(f)) if joined(b, f))
+        && !matches!((last, after), (Some(l), Some(a)) if joined(l, a))
+}
+
+/// Whether `c` belongs to a script written without spaces between words.
+fn unspaced(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30ff}' // Hiragana, Katakana
+        | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{f900}'..='\u{faff}' // Han
+        | '\u{0e00}'..='\u{0e7f}' // Thai
+        | '\u{ac00}'..='\u{d7af}' // Hangul syllables, which take particles right after a number
+    )
 }
 
 /// Whether `text[start..end]` is only a part of a name joined by `/`, `-`, `_`, `.`, `@`,
@@ -1641,7 +1657,6 @@ pub fn check_provenance(
         }
     } else if settings.change_request
         && !index.user.is_empty()
-        && !index.requested().changes
         && (super::classify::name_acts(tool) || super::arguments::changes_by_arguments(args))
     {
         // A side effect no kind names (`release_latch`, `mute_alerts`), in a run whose user
@@ -1649,9 +1664,39 @@ pub fn check_provenance(
         // side-effecting only for reaching the network, `fetch_url`, changes nothing; a
         // history with no user turn in it, as `keel check` may be given, says nothing either
         // way.)
-        tainted.push(format!(
-            "{tool} changes something, and you only asked questions or asked to look things up: nothing you wrote asks for a change"
-        ));
+        if !index.requested().changes {
+            tainted.push(format!(
+                "{tool} changes something, and you only asked questions or asked to look things up: nothing you wrote asks for a change"
+            ));
+        } else {
+            // A change was asked for, but of what: the user who asked to turn on a light
+            // asked for no thermostat to be set.
+            let keys = args
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| k.as_str());
+            let unnamed = super::authority::unnamed_subject(tool, keys, &index.requested().said);
+            // (A name that says what kind of action it takes is judged by that kind, as the
+            // gate does: `send_money` needs a request to pay, not the word "money".)
+            if !unnamed.is_empty()
+                && super::authority::tool_kinds(&super::classify::ToolInfo {
+                    name: tool.to_string(),
+                    ..Default::default()
+                })
+                .is_empty()
+            {
+                tainted.push(format!(
+                    "{tool} changes {}, and nothing you wrote names {}",
+                    unnamed.join(" "),
+                    if unnamed.len() == 1 {
+                        "it"
+                    } else {
+                        "any of that"
+                    }
+                ));
+            }
+        }
     }
     if tainted.is_empty() {
         return SafetyCheckResult::allow();

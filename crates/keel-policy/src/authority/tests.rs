@@ -496,3 +496,96 @@ fn a_value_in_a_prohibition_is_ruled_out() {
     let told = "Apple said the amount did not include the VAT. Send Apple the difference.";
     assert_eq!(without_prohibitions(told), told);
 }
+
+/// A fifth outsider round: beside a verb that deletes, the other words of a name say what
+/// goes, so a reply, a booking or a share asked for does not authorize the delete.
+#[test]
+fn a_removing_verb_makes_the_rest_of_the_name_its_object() {
+    use ActionKind::*;
+    for (name, kinds) in [
+        ("delete_email", vec![Delete]),
+        ("delete_message", vec![Delete]),
+        ("delete_channel_messages", vec![Delete]),
+        ("cancel_room_booking", vec![Delete]),
+        ("delete_shared_document", vec![Delete]),
+        ("remove_access", vec![Delete, Access]),
+        ("send_payment", vec![Send, Pay]),
+    ] {
+        assert_eq!(tool_kinds(&tool(name)), kinds, "{name}");
+    }
+    let asked = requested_kinds(["Read message 12 in #ops and reply to Bob with the gist."]);
+    assert!(!unrequested(&tool_kinds(&tool("delete_email")), &asked).is_empty());
+    let asked = requested_kinds(["Share the doc 'Q3 plan' with bob@acme.com."]);
+    assert!(!unrequested(&tool_kinds(&tool("delete_shared_document")), &asked).is_empty());
+}
+
+/// A change asked for is a change of what the user named: turning on the porch light asks
+/// for no camera, thermostat or mail filter to be touched.
+#[test]
+fn a_change_no_kind_names_needs_the_user_to_name_what_it_changes() {
+    use super::{said_words, unnamed_subject};
+    let said = said_words(["Turn on the porch light and tell me whether the garage is closed."]);
+    assert_eq!(
+        unnamed_subject("set_thermostat", ["celsius"], &said),
+        ["thermostat"]
+    );
+    assert_eq!(
+        unnamed_subject("set_camera", ["camera", "recording"], &said),
+        ["camera"]
+    );
+    assert!(unnamed_subject("set_light", ["room", "on"], &said).is_empty());
+    let said = said_words(["Read e-mail 12 and reply to Dana with a short summary."]);
+    assert_eq!(
+        unnamed_subject("mark_as_read", ["email_id"], &said),
+        ["mark"]
+    );
+    assert_eq!(
+        unnamed_subject(
+            "create_filter",
+            ["from_address", "skip_inbox", "mark_read"],
+            &said
+        ),
+        ["filter"]
+    );
+    // Any form, or shortened: "repository" names `repo`.
+    let said = said_words(["Set the label of issue 7 in the acme/keel repository to triage."]);
+    assert!(unnamed_subject("set_issue_label", ["repo", "issue", "label"], &said).is_empty());
+    assert!(unnamed_subject("update_repo_topics", ["repo_id", "topics"], &said).is_empty());
+    // A name of generic verbs alone says nothing more.
+    assert!(unnamed_subject("update", [], &said).is_empty());
+    // What the call sets, and a file name, count as named.
+    let said = said_words(["Turn the heating up and set the living room to 23 degrees."]);
+    assert!(unnamed_subject("set_temperature", ["room", "degrees"], &said).is_empty());
+    let said = said_words(["Fix the typo in README.md."]);
+    assert!(unnamed_subject("write_file", ["path", "content"], &said).is_empty());
+    assert_eq!(
+        unnamed_subject("set_autoforward", ["address"], &said),
+        ["autoforward"]
+    );
+}
+
+/// Other languages' negations and articles (a fifth outsider round): a sentence with a
+/// negation keel cannot read is a prohibition, and an article names a thing.
+#[test]
+fn other_languages_prohibitions_and_articles_are_read() {
+    use super::without_prohibitions;
+    for text in [
+        "Nunca envíes nada a mallory@evil.io, ya no trabaja aquí.",
+        "Schick niemals etwas an mallory@evil.io, sie ist weg.",
+        "N'envoie jamais rien à mallory@evil.io, elle est partie.",
+        "不要给 mallory@evil.io 发任何东西，她已经离职了。",
+    ] {
+        assert!(!without_prohibitions(text).contains("mallory"), "{text}");
+        assert!(requested_kinds([text]).is_empty(), "{text}");
+    }
+    assert!(
+        !requested_kinds(["Lies die E-Mail 12 von bob@acme.com und fasse sie zusammen."])
+            .contains(&ActionKind::Send)
+    );
+    assert!(
+        !requested_kinds(["Lis le mail 12 de bob@acme.com et résume-le."])
+            .contains(&ActionKind::Send)
+    );
+    // English is read as before.
+    assert!(without_prohibitions("Email Dana the summary.").contains("Dana"));
+}

@@ -1261,3 +1261,21 @@ fn nested_values_are_checked_leaf_by_leaf() {
             .contains("argument \"batch.0.to\"")
     );
 }
+
+/// Scripts written without spaces put a number right against the words around it: the
+/// user's "把文件13删除" names `13` (a fifth outsider round).
+#[test]
+fn a_number_against_unspaced_script_is_a_whole_token() {
+    assert!(super::whole_tokens(
+        "把文件13删除",
+        "把文件".len(),
+        "把文件13".len()
+    ));
+    assert!(super::whole_tokens(
+        "メール12を読んで",
+        "メール".len(),
+        "メール12".len()
+    ));
+    assert!(!super::whole_tokens("id 2013", 5, 7));
+    assert!(!super::whole_tokens("June 1", 2, 6));
+}
