@@ -118,22 +118,18 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
     // `remove_collaborator`). A verb of another kind leaves the noun its own kind:
     // `send_payment` pays as much as it sends.
     let removes = |k: &ActionKind| matches!(k, ActionKind::Delete | ActionKind::Close);
-    let by_name: Vec<ActionKind> = if by_verb.iter().any(removes) {
-        let mut kinds: Vec<ActionKind> = by_verb.into_iter().filter(removes).collect();
-        kinds.extend(
-            by_noun
-                .filter(|k| matches!(k, ActionKind::Share | ActionKind::Access))
-                .filter(|k| !kinds.contains(k))
-                .collect::<Vec<_>>(),
-        );
-        kinds.sort();
-        kinds
-    } else {
-        let mut kinds = by_verb;
-        kinds.extend(by_noun.filter(|k| !kinds.contains(k)).collect::<Vec<_>>());
-        kinds.sort();
-        kinds
-    };
+    let removing = by_verb.iter().any(removes);
+    let mut by_name: Vec<ActionKind> = by_verb
+        .into_iter()
+        .filter(|k| !removing || removes(k))
+        .collect();
+    for kind in by_noun {
+        let kept = !removing || matches!(kind, ActionKind::Share | ActionKind::Access);
+        if kept && !by_name.contains(&kind) {
+            by_name.push(kind);
+        }
+    }
+    by_name.sort();
     // A name with a verb keel knows (`write_file`, `update_profile`) says what the tool does.
     let knows_a_verb = name.iter().any(|w| {
         let w = w.as_str();

