@@ -283,15 +283,30 @@ impl<'a> ProvenanceIndex<'a> {
         for call in calls {
             let mut values = Vec::new();
             leaves(&call.arguments, None, "", "", &mut values);
-            let steered = values.iter().any(|leaf| {
-                let needle = leaf.needle.trim();
-                needle.len() >= 3
-                    && matches!(
-                        attribute_in(self, needle, ShortValues::Exempt),
-                        Attribution::Tainted { .. }
-                    )
-            });
+            let steered = values.iter().any(|leaf| self.read_in_data(leaf.needle.trim()));
             self.pending_steered.insert(call.id.clone(), steered);
+        }
+    }
+
+    /// Whether `value` stands, as written, in an untrusted text and in no user turn: the
+    /// plain test of where a call's value came from, which is all steering needs (a value
+    /// the model reformatted came from data all the same, and is judged when it is used).
+    fn read_in_data(&self, value: &str) -> bool {
+        if value.len() < 3 {
+            return false;
+        }
+        let finder = memchr::memmem::Finder::new(value.as_bytes());
+        let holds = |t: &str| finder.find(t.as_bytes()).is_some();
+        let said = match self.grams.as_ref().and_then(|(u, _)| u.candidates(value)) {
+            Some(at) => at.iter().any(|&i| holds(&self.user[i as usize])),
+            None => self.user.iter().any(|u| holds(u)),
+        };
+        if said {
+            return false;
+        }
+        match self.grams.as_ref().and_then(|(_, g)| g.candidates(value)) {
+            Some(at) => at.iter().any(|&i| holds(&self.untrusted[i as usize].1)),
+            None => self.untrusted.iter().any(|(_, t)| holds(t)),
         }
     }
 
@@ -1653,7 +1668,8 @@ pub fn check_provenance(
     // own, and what it writes is judged by what it carries (atoms, the lines of a file that
     // runs, a download run), not by being found whole in data — "Fix the typo" edits `Teh`
     // to `The`, both in the file read (a fifth outsider round's false positive).
-    let edits_text = !settings.change_request && !super::scripts::writes_code(args);
+    let writes_code = super::scripts::writes_code(args);
+    let edits_text = !settings.change_request && !writes_code;
     for leaf in &values {
         if edits_text && FILE_TEXT_KEYS.contains(&leaf.key) {
             continue;
@@ -1740,7 +1756,7 @@ pub fn check_provenance(
             }
         }
     }
-    if tainted.is_empty() && super::scripts::writes_code(args) {
+    if tainted.is_empty() && writes_code {
         tainted = tainted_lines(tool, &values, index);
     }
     // A command that downloads a program and runs it, from a place the user never named,
@@ -1769,7 +1785,7 @@ pub fn check_provenance(
         &values,
         &whole,
         index,
-        !settings.change_request && !super::scripts::writes_code(args),
+        !settings.change_request && !writes_code,
     ));
     if args.as_object().is_none_or(serde_json::Map::is_empty) {
         let unnamed = super::authority::unnamed_words(tool, &index.requested().said);

@@ -107,6 +107,10 @@ static FETCH_AND_RUN: std::sync::LazyLock<Option<regex::Regex>> = std::sync::Laz
 
 /// The places a value's commands download a program from and run it ([`FETCH_AND_RUN`]).
 pub fn fetched_and_run(value: &str) -> Vec<&str> {
+    // Every form pipes into the interpreter or reads a process substitution.
+    if memchr::memchr(b'|', value.as_bytes()).is_none() && !value.contains("<(") {
+        return Vec::new();
+    }
     let lower_has = |needle: &str| {
         value
             .as_bytes()
