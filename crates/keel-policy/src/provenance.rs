@@ -283,7 +283,9 @@ impl<'a> ProvenanceIndex<'a> {
         for call in calls {
             let mut values = Vec::new();
             leaves(&call.arguments, None, "", "", &mut values);
-            let steered = values.iter().any(|leaf| self.read_in_data(leaf.needle.trim()));
+            let steered = values
+                .iter()
+                .any(|leaf| self.read_in_data(leaf.needle.trim()));
             self.pending_steered.insert(call.id.clone(), steered);
         }
     }
