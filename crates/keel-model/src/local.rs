@@ -203,6 +203,30 @@ impl LocalModel {
             });
         let require_tool = self.settings.small_prompt && done.is_empty() && about_files;
         let small = self.settings.small_prompt;
+        // The last folder listed this turn, by a call that went through.
+        let failed = &self.view.failed_calls;
+        let listing = request.messages[last_user.map_or(0, |i| i + 1)..]
+            .iter()
+            .filter(|m| m.role == Role::Tool)
+            .filter_map(|m| {
+                let id = m.tool_call_id.as_deref()?;
+                let listed = done
+                    .iter()
+                    .any(|c| c.id == id && c.name == "list_dir")
+                    && !failed.iter().any(|c| c.id == id);
+                listed.then(|| {
+                    m.content
+                        .as_deref()
+                        .unwrap_or_default()
+                        .lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty())
+                        .map(String::from)
+                        .collect::<Vec<_>>()
+                })
+            })
+            .next_back()
+            .unwrap_or_default();
         grammar::Session {
             reply_as_tool: small,
             fit_message: small,
@@ -214,6 +238,7 @@ impl LocalModel {
             failed: self.view.failed_calls.clone(),
             done,
             require_tool,
+            listing: if small { listing } else { Vec::new() },
         }
     }
 

@@ -145,7 +145,7 @@ impl Rules {
 
 /// The grammar for a reply or one call of one of `tools`, from their schemas alone.
 pub fn for_tools(tools: &[ToolSpec]) -> String {
-    write(tools, false, true)
+    write(tools, false, true, None)
 }
 
 /// What a session narrows a grammar with, beyond the tools' schemas.
@@ -180,6 +180,11 @@ pub struct Session {
     /// makes one choice among the tools and the answer (the small model's form), instead of
     /// `{"reply": …}`.
     pub reply_as_tool: bool,
+    /// The entries of the folder listed this turn (the last `list_dir` that went through),
+    /// when the answer is what is left: the answer names them as a list, and only them — a
+    /// small model copying a long listing makes entries up ("Benchmark.git" beside
+    /// `.git`), as it would make up a path without the workspace's.
+    pub listing: Vec<String>,
 }
 
 /// The name of the answer without a tool when it is written as a call:
@@ -348,7 +353,9 @@ pub fn for_session(tools: &[ToolSpec], session: &Session) -> Built {
         offered.clear();
     }
     let reply = !session.require_tool || offered.is_empty();
-    let mut grammar = write(&offered, session.reply_as_tool, reply);
+    let listing = (offered.is_empty() && !session.listing.is_empty())
+        .then_some(session.listing.as_slice());
+    let mut grammar = write(&offered, session.reply_as_tool, reply, listing);
     if session.short_strings {
         grammar = grammar.replace(
             STRING,
@@ -361,7 +368,34 @@ pub fn for_session(tools: &[ToolSpec], session: &Session) -> Built {
     }
 }
 
-fn write(tools: &[ToolSpec], reply_as_tool: bool, reply: bool) -> String {
+/// The most entries a listing answer names; past them it says how many more there are.
+pub const LISTED_ENTRIES: usize = 40;
+
+/// The answer's text when it lists a folder: a short lead of the model's ("The folder has: ")
+/// and then every entry, each as listed, in the listing's order, separated by commas — the
+/// whole listing, since a list that stops short reads as the whole folder (the small model
+/// stopped after nine of fifteen).
+fn listing_text(entries: &[String]) -> String {
+    let shown = &entries[..entries.len().min(LISTED_ENTRIES)];
+    let mut items: Vec<String> = shown
+        .iter()
+        .map(|e| {
+            // As the entry stands inside a JSON string.
+            let json = serde_json::to_string(e).unwrap_or_default();
+            json[1..json.len().saturating_sub(1).max(1)].to_string()
+        })
+        .collect();
+    if entries.len() > shown.len() {
+        items.push(format!("and {} more", entries.len() - shown.len()));
+    }
+    format!(
+        "listing ::= \"\\\"\" lead {} \".\\\"\"\n\
+         lead ::= [^\"\\\\\\n:]{{0,40}} \": \"",
+        literal(&items.join(", "))
+    )
+}
+
+fn write(tools: &[ToolSpec], reply_as_tool: bool, reply: bool, listing: Option<&[String]>) -> String {
     let mut rules = Rules {
         rules: Vec::new(),
         next: 0,
@@ -381,19 +415,23 @@ fn write(tools: &[ToolSpec], reply_as_tool: bool, reply: bool) -> String {
         ));
         alternatives.push(name);
     }
+    let text = if listing.is_some() { "listing" } else { "string" };
     let mut out = vec![
         format!("root ::= {}", alternatives.join(" | ")),
         if reply_as_tool {
             format!(
-                "reply ::= {} ws string \"}}}}\"",
+                "reply ::= {} ws {text} \"}}}}\"",
                 literal(&format!(
                     "{{\"tool\": \"{REPLY_TOOL}\", \"arguments\": {{\"text\":"
                 ))
             )
         } else {
-            format!("reply ::= {} ws string \"}}\"", literal("{\"reply\":"))
+            format!("reply ::= {} ws {text} \"}}\"", literal("{\"reply\":"))
         },
     ];
+    if let Some(entries) = listing {
+        out.push(listing_text(entries));
+    }
     out.extend(tool_rules);
     out.extend(rules.rules);
     out.push(STRING.to_string());
@@ -501,6 +539,46 @@ mod session {
 
     fn call(tool: &str, args: &str) -> String {
         format!("{{\"tool\": \"{tool}\", \"arguments\": {args}}}")
+    }
+
+    #[test]
+    fn an_answer_after_a_listing_names_only_what_was_listed() -> Result<(), String> {
+        let session = Session {
+            reply_as_tool: true,
+            fit_message: true,
+            listing: vec![".git/".into(), "Cargo.toml".into(), "README.md".into(), "a \"b\".txt".into()],
+            done: vec![ToolCall {
+                id: "c1".into(),
+                name: "list_dir".into(),
+                arguments: serde_json::json!({"path": "."}),
+            }],
+            ..Session::default()
+        };
+        let built = for_session(&tools(), &session);
+        let g = Grammar::parse(&built.grammar)?;
+        let answer = |text: &str| format!(r#"{{"tool": "reply", "arguments": {{"text": "{text}"}}}}"#);
+        for ok in [
+            r#"The folder has: .git/, Cargo.toml, README.md, a \"b\".txt."#,
+            r#"Files: .git/, Cargo.toml, README.md, a \"b\".txt."#,
+        ] {
+            assert!(g.admits(&answer(ok)), "{ok}");
+        }
+        for bad in [
+            r#"The folder has: .git/, Benchmark.git, Cargo.toml, README.md, a \"b\".txt."#,
+            "The folder has: .git/, Cargo.toml, README.md.",
+            "Files: README.md.",
+            "Cargo.toml and README.md",
+        ] {
+            assert!(!g.admits(&answer(bad)), "{bad}");
+        }
+        // With a call still to make, the answer is free.
+        let free = Session {
+            done: Vec::new(),
+            ..session
+        };
+        let g = Grammar::parse(&for_session(&tools(), &free).grammar)?;
+        assert!(g.admits(&answer("Cargo.toml and README.md")));
+        Ok(())
     }
 
     #[test]
