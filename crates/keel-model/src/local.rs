@@ -210,9 +210,7 @@ impl LocalModel {
             .filter(|m| m.role == Role::Tool)
             .filter_map(|m| {
                 let id = m.tool_call_id.as_deref()?;
-                let listed = done
-                    .iter()
-                    .any(|c| c.id == id && c.name == "list_dir")
+                let listed = done.iter().any(|c| c.id == id && c.name == "list_dir")
                     && !failed.iter().any(|c| c.id == id);
                 listed.then(|| {
                     m.content

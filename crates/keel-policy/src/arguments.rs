@@ -87,6 +87,20 @@ const WHAT_HAPPENS_KEYS: &[&str] = &[
     "handling",
     "effect",
     "and",
+    "cleanup",
+    "postprocess",
+    "post",
+    "hook",
+    "hooks",
+    "run",
+    "action",
+    "actions",
+    "task",
+    "onread",
+    "onopen",
+    "afterread",
+    "move",
+    "to",
 ];
 
 /// Whether a value under `key` names an action: under an [`ACTION_KEYS`] key, a writing verb,
@@ -95,11 +109,11 @@ const WHAT_HAPPENS_KEYS: &[&str] = &[
 /// action kind alone, in its plain form. One word, as such values are.
 fn names_an_action(key: &str, value: &str) -> bool {
     let value = value.trim();
-    if value.is_empty() || value.len() > 40 || value.contains(char::is_whitespace) {
+    if value.is_empty() || value.len() > 40 {
         return false;
     }
     let key_words = super::classify::words(key);
-    if !key_words.iter().any(|w| ACTION_KEYS.contains(&w.as_str())) {
+    if !key_words.iter().any(|w| ACTION_KEYS.contains(&w.as_str())) || value.contains(' ') {
         return key_words
             .iter()
             .any(|w| WHAT_HAPPENS_KEYS.contains(&w.as_str()))
@@ -120,21 +134,22 @@ fn names_an_action(key: &str, value: &str) -> bool {
 /// of a single word, which is a verb of an action kind.
 fn lone_action_verb(value: &str) -> Option<Vec<super::authority::ActionKind>> {
     let words = super::classify::words(value);
-    if words.len() != 1 {
+    if words.is_empty() || words.len() > 4 {
         return None;
     }
-    // The plain form only: `closed`, `archived` are states.
+    // Any form, under a key that says what happens: "delete", "deleted", "move to trash".
     let kinds: Vec<_> = super::authority::ActionKind::ALL
         .into_iter()
-        .filter(|k| k.tool_verbs().contains(&words[0].as_str()))
+        .filter(|k| super::kinds::has_verb(&words, k.tool_verbs()))
         .collect();
     (!kinds.is_empty()).then_some(kinds)
 }
 
 /// Words of a key that keep a call from acting while they are on: a dry run, a preview, a
-/// quote, a peek. Turned off (`{"dry_run": false}`, `{"quote_only": false}`, `{"peek":
-/// false}`), the call does what its name only looks at (a fifth outsider round applied a
-/// migration through `check_migration` and made a transfer through `get_transfer_quote`).
+/// quote, a peek. Turned off (`{"dry_run": false}`, `{"quote_only": "n"}`, `{"peek":
+/// "disabled"}`), the call does what its name only looks at (a fifth outsider round applied a
+/// migration through `check_migration` and made a transfer through `get_transfer_quote`; a
+/// sixth spelled the values and keys otherwise and nested them).
 const SAFE_MODES: &[&str] = &[
     "dry",
     "dryrun",
@@ -151,28 +166,111 @@ const SAFE_MODES: &[&str] = &[
     "test",
     "validate",
     "plan",
+    "check",
+    "safe",
+    "staging",
 ];
 
-/// Whether an argument turns off what keeps the call from acting ([`SAFE_MODES`]).
+/// Words of a key that make a call act for real when they are on: `{"commit": true}`,
+/// `{"apply": true}`, `{"lock_in": true}`, `{"skip_dry_run": true}`.
+const GOES_LIVE: &[&str] = &[
+    "commit",
+    "apply",
+    "confirm",
+    "confirmed",
+    "execute",
+    "live",
+    "lock",
+    "force",
+    "proceed",
+    "finalize",
+    "finalise",
+    "submit",
+    "production",
+    "prod",
+];
+
+/// Whether a value turns what its key names off: `false`, `0`, `"no"`, `"n"`, `"off"`,
+/// `"disabled"`.
+fn turned_off(value: &Value) -> bool {
+    match value {
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => matches!(
+            s.trim().to_ascii_lowercase().as_str(),
+            "false" | "no" | "n" | "off" | "0" | "disabled" | "disable" | "none" | "never"
+        ),
+        _ => false,
+    }
+}
+
+/// Whether a value turns what its key names on: `true`, a number not 0, `"yes"`, `"y"`,
+/// `"on"`, `"enabled"`, `"true"`.
+fn turned_on(value: &Value) -> bool {
+    match value {
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|n| n != 0.0),
+        Value::String(s) => matches!(
+            s.trim().to_ascii_lowercase().as_str(),
+            "true" | "yes" | "y" | "on" | "1" | "enabled" | "enable"
+        ),
+        _ => false,
+    }
+}
+
+/// Every key and scalar value of `value`, at any depth (an array's items under its key).
+fn each_pair<'v>(key: &'v str, value: &'v Value, visit: &mut impl FnMut(&'v str, &'v Value)) {
+    match value {
+        Value::Object(map) => map.iter().for_each(|(k, v)| each_pair(k, v, visit)),
+        Value::Array(items) => items.iter().for_each(|v| each_pair(key, v, visit)),
+        scalar => visit(key, scalar),
+    }
+}
+
+/// Whether an argument, at any depth, turns off what keeps the call from acting
+/// ([`SAFE_MODES`]), turns on what makes it act for real ([`GOES_LIVE`], or skipping a safe
+/// mode), or sets a mode that is live (`{"mode": "live"}`).
 pub(crate) fn leaves_safe_mode(args: &Value) -> bool {
-    let Value::Object(map) = args else {
-        return false;
-    };
-    map.iter().any(|(key, value)| {
-        let off = match value {
-            Value::Bool(b) => !b,
-            Value::Number(n) => n.as_f64() == Some(0.0),
-            Value::String(s) => matches!(
-                s.trim().to_ascii_lowercase().as_str(),
-                "false" | "no" | "off" | "0"
-            ),
-            _ => false,
-        };
-        off && {
-            let words = super::classify::words(key);
-            words.iter().any(|w| SAFE_MODES.contains(&w.as_str())) || words.concat() == "readonly"
+    let mut found = false;
+    each_pair("", args, &mut |key, value| {
+        if found || key.is_empty() {
+            return;
         }
-    })
+        let words = super::classify::words(key);
+        let has = |list: &[&str]| {
+            words.iter().any(|w| list.contains(&w.as_str()))
+                || list.contains(&words.concat().as_str())
+        };
+        let skips = has(&["skip", "no", "without", "disable", "bypass"])
+            && !SAFE_MODES.contains(&words.concat().as_str());
+        found = (turned_off(value) && has(SAFE_MODES) && !skips)
+            || (turned_on(value) && has(SAFE_MODES) && skips)
+            || (turned_on(value) && has(GOES_LIVE) && !has(SAFE_MODES))
+            || (has(&["mode", "env", "environment", "stage", "run"])
+                && value.as_str().is_some_and(|v| {
+                    matches!(
+                        v.trim().to_ascii_lowercase().as_str(),
+                        "live" | "real" | "apply" | "execute" | "commit" | "production" | "prod"
+                    )
+                }));
+    });
+    found
+}
+
+/// Words of a key that keep what a call reads: turned off (`{"keep": false}`), the call
+/// deletes it (a sixth outsider round read an e-mail that way).
+const KEEPS: &[&str] = &["keep", "retain", "preserve", "save", "store", "persist"];
+
+/// Whether an argument, at any depth, turns off keeping what the call reads ([`KEEPS`]).
+pub(crate) fn drops_what_it_reads(args: &Value) -> bool {
+    let mut found = false;
+    each_pair("", args, &mut |key, value| {
+        found |= turned_off(value)
+            && super::classify::words(key)
+                .iter()
+                .any(|w| KEEPS.contains(&w.as_str()));
+    });
+    found
 }
 
 /// Words of a key that say who may see a thing, and values that open it to everyone.
@@ -188,43 +286,73 @@ const AUDIENCE_KEYS: &[&str] = &[
     "permission",
     "permissions",
     "exposure",
+    "share",
+    "shared",
 ];
 const EVERYONE: &[&str] = &[
     "public",
     "everyone",
+    "everybody",
     "anyone",
+    "anybody",
     "all",
     "world",
     "internet",
     "open",
     "anonymous",
     "unlisted",
+    "external",
+    "guest",
+    "guests",
+    "unrestricted",
+    "unprotected",
 ];
 
-/// Whether an argument opens a thing to everyone: `{"visibility": "public"}`, `{"private":
-/// false}`, `{"public": true}` — a share, whatever the tool is called (a lookup given one
-/// made a repository public for a third and a fifth outsider round).
+/// Whether an argument, at any depth, opens a thing to everyone: `{"visibility": "public"}`,
+/// `{"private": false}`, `{"private": "false"}`, `{"public": true}`, `{"require_login":
+/// false}`, `{"discoverable": true}` — a share, whatever the tool is called (a lookup given
+/// one made a repository public for a third, a fifth and a sixth outsider round).
 pub(crate) fn opens_to_everyone(args: &Value) -> bool {
-    let Value::Object(map) = args else {
-        return false;
-    };
-    map.iter().any(|(key, value)| {
+    let mut found = false;
+    each_pair("", args, &mut |key, value| {
+        if found || key.is_empty() {
+            return;
+        }
         let words = super::classify::words(key);
         let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
-        match value {
-            Value::Bool(b) => {
-                (*b && has(&["public", "shared", "published", "world", "anonymous"]))
-                    || (!*b && has(&["private", "hidden", "internal", "restricted", "secret"]))
-            }
-            Value::String(v) => {
-                has(AUDIENCE_KEYS)
-                    && super::classify::words(v)
+        found = (turned_on(value)
+            && has(&[
+                "public",
+                "shared",
+                "published",
+                "world",
+                "anonymous",
+                "discoverable",
+                "listed",
+                "searchable",
+                "indexable",
+            ]))
+            || (turned_off(value)
+                && has(&[
+                    "private",
+                    "hidden",
+                    "internal",
+                    "restricted",
+                    "secret",
+                    "login",
+                    "auth",
+                    "authentication",
+                    "protected",
+                    "privacy",
+                ]))
+            || (has(AUDIENCE_KEYS)
+                && value.as_str().is_some_and(|v| {
+                    super::classify::words(v)
                         .iter()
                         .any(|w| EVERYONE.contains(&w.as_str()))
-            }
-            _ => false,
-        }
-    })
+                }));
+    });
+    found
 }
 
 /// Whether a key's own words ask for an action with a value that turns it on
@@ -319,7 +447,10 @@ static CODE_THAT_ACTS: std::sync::LazyLock<Option<regex::Regex>> = std::sync::La
 /// interpreter. (Reaching the network is not a change of anything: a lookup with a link only
 /// carries data out, which provenance judges by its values.)
 pub fn changes_by_arguments(args: &Value) -> bool {
-    acts("", args, false) || leaves_safe_mode(args) || opens_to_everyone(args)
+    acts("", args, false)
+        || leaves_safe_mode(args)
+        || opens_to_everyone(args)
+        || drops_what_it_reads(args)
 }
 
 /// Top-level domains that host most of the web's names and are no file's extension: under
@@ -465,6 +596,7 @@ pub fn call_effect(tool: Effect, args: &Value) -> Effect {
     if tool == Effect::SideEffecting
         || acts("", args, true)
         || leaves_safe_mode(args)
+        || drops_what_it_reads(args)
         || opens_to_everyone(args)
     {
         return Effect::SideEffecting;
@@ -479,45 +611,42 @@ pub fn call_effect(tool: Effect, args: &Value) -> Effect {
 pub fn argument_kinds(tool: &str, args: &Value) -> Vec<super::authority::ActionKind> {
     use super::authority::ActionKind;
     let mut kinds = Vec::new();
-    if let Value::Object(map) = args {
-        for (key, value) in map {
-            // A key that is an action, turned on: `{"expunge": true}` (not a safe mode:
-            // `{"dry_run": true}`).
-            let words = super::classify::words(key);
-            if value.as_bool() == Some(true)
-                && !words.iter().any(|w| SAFE_MODES.contains(&w.as_str()))
-            {
-                kinds.extend(
-                    ActionKind::ALL
-                        .into_iter()
-                        .filter(|k| super::kinds::has_verb(&words, k.tool_verbs())),
-                );
-            }
-            let Some(value) = value.as_str() else {
-                continue;
-            };
-            if !super::classify::words(key)
-                .iter()
-                .any(|w| ACTION_KEYS.contains(&w.as_str()))
-            {
-                if names_an_action(key, value) {
-                    kinds.extend(lone_action_verb(value).unwrap_or_default());
-                }
-                continue;
-            }
-            let words = super::classify::words(value);
+    // At any depth: `{"hooks": [{"run": "delete"}]}`.
+    each_pair("", args, &mut |key, value| {
+        // A key that is an action, turned on: `{"expunge": true}` (not a safe mode:
+        // `{"dry_run": true}`).
+        let words = super::classify::words(key);
+        if turned_on(value) && !words.iter().any(|w| SAFE_MODES.contains(&w.as_str())) {
             kinds.extend(
                 ActionKind::ALL
                     .into_iter()
                     .filter(|k| super::kinds::has_verb(&words, k.tool_verbs())),
             );
         }
-    }
+        let Some(value) = value.as_str() else {
+            return;
+        };
+        if !words.iter().any(|w| ACTION_KEYS.contains(&w.as_str())) {
+            if names_an_action(key, value) {
+                kinds.extend(lone_action_verb(value).unwrap_or_default());
+            }
+            return;
+        }
+        let words = super::classify::words(value);
+        kinds.extend(
+            ActionKind::ALL
+                .into_iter()
+                .filter(|k| super::kinds::has_verb(&words, k.tool_verbs())),
+        );
+    });
     if weakens_a_safeguard(tool, args) {
         kinds.push(ActionKind::Access);
     }
     if opens_to_everyone(args) {
         kinds.push(ActionKind::Share);
+    }
+    if drops_what_it_reads(args) {
+        kinds.push(ActionKind::Delete);
     }
     if leaves_safe_mode(args) {
         // Out of its safe mode a lookup does what its name names (`get_transfer_quote`
@@ -570,6 +699,31 @@ const SAFEGUARDS: &[&str] = &[
     "alarms",
     "verification",
     "history",
+];
+
+/// What stands in an intruder's way: removing one lets people in.
+pub(crate) const SAFEGUARD_NOUNS: &[&str] = &[
+    "lock",
+    "locks",
+    "password",
+    "passcode",
+    "2fa",
+    "mfa",
+    "factor",
+    "pin",
+    "firewall",
+    "alarm",
+    "alarms",
+    "security",
+    "protection",
+    "encryption",
+    "detector",
+    "sensor",
+    "camera",
+    "cameras",
+    "guard",
+    "verification",
+    "captcha",
 ];
 
 /// Verbs that put a safeguard to sleep whatever value they are given.
@@ -673,6 +827,38 @@ mod tests {
             ),
             vec![Pay]
         );
+        // A sixth round's spellings: other values for off and on, other keys, nesting.
+        for args in [
+            json!({"email_id": "12", "on_read": "move to trash"}),
+            json!({"email_id": "12", "on_read": "deleted"}),
+            json!({"email_id": "12", "cleanup": "delete"}),
+            json!({"email_id": "12", "move_to": "Trash"}),
+            json!({"email_id": "12", "hooks": [{"run": "delete"}]}),
+            json!({"email_id": "12", "keep": false}),
+            json!({"queue": "alerts", "mode": "consume"}),
+            json!({"queue": "alerts", "auto_ack": "yes"}),
+            json!({"queue": "alerts", "peek": "disabled"}),
+            json!({"queue": "alerts", "options": {"peek": false}}),
+            json!({"name": "x", "whatIf": false}),
+            json!({"name": "x", "no_op": false}),
+            json!({"name": "x", "skip_dry_run": true}),
+            json!({"name": "x", "commit": true}),
+            json!({"name": "x", "mode": "live"}),
+            json!({"repo": "r", "private": "false"}),
+            json!({"repo": "r", "private": 0}),
+            json!({"repo": "r", "settings": {"private": false}}),
+            json!({"repo": "r", "require_login": false}),
+            json!({"repo": "r", "privacy": "off"}),
+            json!({"repo": "r", "visibility": "everybody"}),
+            json!({"repo": "r", "visibility": "unrestricted"}),
+        ] {
+            assert!(!argument_kinds("lookup", &args).is_empty(), "{args}");
+            assert_eq!(
+                call_effect(Effect::ReadOnly, &args),
+                Effect::SideEffecting,
+                "{args}"
+            );
+        }
         // Nouns and states under keys that name things, and text, stay lookups.
         for args in [
             json!({"repo": "acme/web", "state": "closed"}),

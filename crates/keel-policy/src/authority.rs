@@ -123,9 +123,20 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
         .into_iter()
         .filter(|k| !removing || removes(k))
         .collect();
+    // Removing a safeguard — a lock, a password, two-factor, an alarm — lets people in: an
+    // access change alone, so "Delete the front door photos" does not authorize `remove_lock`
+    // (a sixth outsider round). Removing someone's access or membership is a removal, which
+    // also changes access (`remove_collaborator`: either asked for will do).
+    if removing
+        && acting
+            .iter()
+            .any(|w| super::arguments::SAFEGUARD_NOUNS.contains(&w.as_str()))
+    {
+        by_name = vec![ActionKind::Access];
+    }
     for kind in by_noun {
         let kept = !removing || matches!(kind, ActionKind::Share | ActionKind::Access);
-        if kept && !by_name.contains(&kind) {
+        if kept && !by_name.contains(&kind) && by_name != [ActionKind::Access] {
             by_name.push(kind);
         }
     }
@@ -237,6 +248,13 @@ const NOUN_STEMS: &[&str] = &[
     "credential",
     "collaborator",
     "backup",
+];
+
+/// Words that, followed by a number, name the thing numbered ("Archive e-mail 12", "reply to
+/// message 4") rather than ask for a message to be sent.
+const NUMBERED_THINGS: &[&str] = &[
+    "email", "mail", "message", "msg", "text", "sms", "dm", "comment", "post", "note", "ticket",
+    "thread", "chat", "reply",
 ];
 
 /// Verbs that look at what follows them (not `get`: "get rid of" deletes).
@@ -554,9 +572,29 @@ pub fn without_prohibitions(text: &str) -> std::borrow::Cow<'_, str> {
 /// `text` cut into sentences at `.`, `!`, `?`, `;`, their full-width forms and line breaks;
 /// each keeps its own end.
 fn sentences(text: &str) -> impl Iterator<Item = &str> {
-    text.split_inclusive([
-        '.', '!', '?', ';', '\n', '\u{3002}', '\u{ff01}', '\u{ff1f}', '\u{ff1b}',
-    ])
+    // A stop inside a word ("mallory@evil.io", "e.g", "3.5") ends no sentence.
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut chars = rest.char_indices().peekable();
+        let mut end = rest.len();
+        while let Some((at, c)) = chars.next() {
+            let stop = match c {
+                '\n' | '\u{3002}' | '\u{ff01}' | '\u{ff1f}' | '\u{ff1b}' => true,
+                '.' | '!' | '?' | ';' => chars.peek().is_none_or(|(_, n)| n.is_whitespace()),
+                _ => false,
+            };
+            if stop {
+                end = at + c.len_utf8();
+                break;
+            }
+        }
+        let (sentence, after) = rest.split_at(end);
+        rest = after;
+        Some(sentence)
+    })
 }
 
 /// Negations of other languages (German, French, Spanish, Italian, Portuguese). keel reads no
@@ -565,10 +603,65 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
 /// jamais rien à …" rule an address out (a fifth outsider round sent mail there on their
 /// strength). Where the sentence asked for something after all, the cost is a question.
 const FOREIGN_NEGATIONS: &[&str] = &[
-    "nunca", "jamás", "jamas", "nada", "ningún", "ningun", "ninguna", "ninguno", "nicht", "nichts",
-    "nie", "niemals", "kein", "keine", "keinen", "keinem", "keiner", "ne", "pas", "jamais", "rien",
-    "aucun", "aucune", "non", "mai", "niente", "nessun", "nessuno", "não", "nao", "nenhum",
+    // Spanish, Portuguese
+    "nunca",
+    "jamás",
+    "jamas",
+    "nada",
+    "ningún",
+    "ningun",
+    "ninguna",
+    "ninguno",
+    "não",
+    "nao",
+    "nenhum",
     "nenhuma",
+    // German
+    "nicht",
+    "nichts",
+    "niemals",
+    "kein",
+    "keine",
+    "keinen",
+    "keinem",
+    "keiner",
+    // French (with "ne" or "n'", below)
+    "jamais",
+    "rien",
+    "aucun",
+    "aucune",
+    // Italian
+    "niente",
+    "nulla",
+    "nessun",
+    "nessuno",
+    "nessuna",
+    // Dutch
+    "nooit",
+    "niet",
+    "niets",
+    "geen",
+    // Swedish, Danish, Norwegian
+    "aldrig",
+    "inte",
+    "inget",
+    "ingenting",
+    "ikke",
+    "aldri",
+    "ingen",
+    // Polish, Czech
+    "nie",
+    "nigdy",
+    "nic",
+    "nikdy",
+    // Russian, Ukrainian
+    "не",
+    "никогда",
+    "ничего",
+    "нельзя",
+    "ні",
+    "ніколи",
+    "нічого",
 ];
 
 /// Negations written without spaces (Chinese, Japanese, Korean): "不要给 … 发任何东西",
@@ -594,9 +687,15 @@ const UNSPACED_NEGATIONS: &[&str] = &[
 /// Whether a sentence holds a negation of another language ([`FOREIGN_NEGATIONS`],
 /// [`UNSPACED_NEGATIONS`]).
 fn foreign_negation(sentence: &str, words: &[String]) -> bool {
+    let has = |w: &str| words.iter().any(|x| x == w);
     words
         .iter()
-        .any(|w| FOREIGN_NEGATIONS.contains(&w.as_str()) || w == "n")
+        .any(|w| FOREIGN_NEGATIONS.contains(&w.as_str()))
+        // French negates with two words: "ne … pas", "n'envoie … plus".
+        || ((has("ne") || has("n"))
+            && ["pas", "plus", "personne", "guère"].iter().any(|w| has(w)))
+        // "keep mallory@evil.io out of this", "leave Bob out".
+        || ((has("keep") || has("leave")) && has("out"))
         || UNSPACED_NEGATIONS.iter().any(|n| sentence.contains(n))
 }
 
@@ -714,7 +813,17 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                             })
                     })
                 });
-                let after_determiner = (phrase_start.is_some() && !complement)
+                // A word followed by a short number names a thing: "Archive e-mail 12",
+                // "message 4", "issue 41" (not "Text +1 415 555 0199", a phone number).
+                let numbered = NUMBERED_THINGS.contains(&w.as_str())
+                    && turn_words
+                        .get(i + 1)
+                        .is_some_and(|n| n.len() <= 5 && n.bytes().all(|b| b.is_ascii_digit()))
+                    && !turn_words
+                        .get(i + 2)
+                        .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+                let after_determiner = numbered
+                    || (phrase_start.is_some() && !complement)
                     // The object of a looking verb names a thing: "Read e-mail 29", "Open
                     // message 4" ask for no e-mail to be sent; so does a preposition's.
                     || i.checked_sub(1).is_some_and(|b| {
@@ -1065,24 +1174,56 @@ pub fn unnamed_subject<'k>(
     let named = |w: &str| {
         said.iter().any(|s| {
             let s = s.word.as_str();
-            is_form_of(s, w) || is_form_of(w, s) || (w.len() >= 3 && s.starts_with(w))
+            is_form_of(s, w)
+                || is_form_of(w, s)
+                || ABBREVIATIONS
+                    .iter()
+                    .any(|(short, long)| (w == *short && s == *long) || (s == *short && w == *long))
         }) || (FILE_NOUNS.contains(&w)
             && said.iter().any(|s| {
                 super::atoms::is_file_extension(&s.word)
                     || KINDS_OF_FILE.iter().any(|k| is_form_of(&s.word, k))
             }))
     };
-    let set: Vec<String> = keys
-        .into_iter()
-        .filter(|k| !super::records::is_identifier_key(k))
-        .flat_map(words)
-        .filter(says_something)
-        .collect();
-    if content.iter().chain(&set).any(|w| named(w)) {
+    // (An argument's key does not name it: a sixth outsider round gave `set_camera` a
+    // `room` the user had named for a light.)
+    let _ = keys;
+    if content.iter().any(|w| named(w)) {
         return Vec::new();
     }
     content
 }
+
+/// Short forms of words that tools' names use ("repo" for "repository"): a word of a name
+/// counts as named by its long form and the other way round, and by no other prefix
+/// ("marketing" does not name `mark_as_read`).
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("repo", "repository"),
+    ("repos", "repositories"),
+    ("info", "information"),
+    ("config", "configuration"),
+    ("doc", "document"),
+    ("docs", "documents"),
+    ("msg", "message"),
+    ("env", "environment"),
+    ("dir", "directory"),
+    ("auth", "authentication"),
+    ("admin", "administrator"),
+    ("org", "organization"),
+    ("db", "database"),
+    ("app", "application"),
+    ("img", "image"),
+    ("pic", "picture"),
+    ("addr", "address"),
+    ("num", "number"),
+    ("pwd", "password"),
+    ("temp", "temperature"),
+    ("calc", "calculator"),
+    ("cal", "calendar"),
+    ("pr", "pull"),
+    ("prefs", "preferences"),
+    ("settings", "setting"),
+];
 
 /// Nouns a file name names.
 const FILE_NOUNS: &[&str] = &["file", "files", "document", "documents", "doc", "docs"];
@@ -1118,6 +1259,32 @@ const KINDS_OF_FILE: &[&str] = &[
     "story",
     "memo",
 ];
+
+/// The kinds of each action of a name that joins several (`revert_and_push`,
+/// `archive_and_forward_email`, `lookup_then_delete`): each must be asked for, not one of
+/// them (a sixth outsider round ran `revert_and_push` after "Revert the last commit"). Empty
+/// for a name of one action.
+pub fn joined_actions(tool: &str) -> Vec<Vec<ActionKind>> {
+    let name = words(tool);
+    if !name
+        .iter()
+        .any(|w| matches!(w.as_str(), "and" | "then" | "plus"))
+    {
+        return Vec::new();
+    }
+    let parts: Vec<Vec<ActionKind>> = name
+        .split(|w| matches!(w.as_str(), "and" | "then" | "plus"))
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            tool_kinds(&ToolInfo {
+                name: part.join("_"),
+                ..ToolInfo::default()
+            })
+        })
+        .filter(|kinds| !kinds.is_empty())
+        .collect();
+    if parts.len() < 2 { Vec::new() } else { parts }
+}
 
 /// The kinds of this tool's action that nothing the user wrote asks for: empty when the user
 /// asked for one of them (a tool that sends money needs "pay" or "send", not both) or the tool

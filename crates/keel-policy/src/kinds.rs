@@ -54,6 +54,10 @@ impl ActionKind {
                 "trash",
                 "wipe",
                 "destroy",
+                // Takes a message off a queue for good.
+                "consume",
+                "dequeue",
+                "ack",
                 // Undoes what was made (a booking, an order, a meeting, a subscription).
                 "cancel",
                 "unlink",
@@ -219,6 +223,9 @@ impl ActionKind {
                 "trash",
                 "wipe",
                 "destroy",
+                "consume",
+                "dequeue",
+                "ack",
                 "discard",
                 "drop",
                 "empty",

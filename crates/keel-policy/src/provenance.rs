@@ -283,9 +283,14 @@ impl<'a> ProvenanceIndex<'a> {
         for call in calls {
             let mut values = Vec::new();
             leaves(&call.arguments, None, "", "", &mut values);
-            let steered = values
-                .iter()
-                .any(|leaf| self.read_in_data(leaf.needle.trim()));
+            // A path as written, and as data may have named it: `./wallet-backup.txt` is
+            // `wallet-backup.txt`, and so is `backups/wallet-backup.txt`'s file.
+            let steered = values.iter().any(|leaf| {
+                let v = leaf.needle.trim();
+                let bare = v.trim_start_matches("./");
+                let file = bare.rsplit(['/', '\\']).next().unwrap_or(bare);
+                self.read_in_data(v) || self.read_in_data(bare) || self.read_in_data(file)
+            });
             self.pending_steered.insert(call.id.clone(), steered);
         }
     }
@@ -461,18 +466,53 @@ fn steered_parts(text: &str) -> impl Iterator<Item = &str> {
     fields.chain(numbers)
 }
 
+/// `text` in lower case with every run of what is not a letter or a digit one space: how a
+/// copied field is compared, so that case, doubled or no-break spaces and commas between its
+/// words do not hide it (a sixth outsider round sent a recovery phrase those ways).
+fn folded_words(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push(' ');
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else if !out.ends_with(' ') {
+            out.push(' ');
+        }
+    }
+    if !out.ends_with(' ') {
+        out.push(' ');
+    }
+    out
+}
+
 impl ProvenanceIndex<'_> {
     /// The first part of a steered text ([`steered_parts`]) that `value` carries and the
-    /// user's words do not, with where it came from.
+    /// user's words do not, with where it came from; compared as [`folded_words`].
+    /// A field of four words or more is carried by any four of its words in a row (a sixth
+    /// round sent a recovery phrase in parts); a number, by its digits however grouped
+    /// (`48-21` for `4821`).
     fn carries_steered(&self, value: &str) -> Option<(String, String)> {
+        let folded_value = folded_words(value);
+        let digits_value = folded_value.replace(' ', "");
+        let user: Vec<String> = self.user.iter().map(|u| folded_words(u)).collect();
+        let users = |piece: &str| user.iter().any(|u| u.contains(piece));
         self.steered.iter().find_map(|&at| {
             let (source, text) = &self.untrusted[at];
             steered_parts(text)
                 .find(|part| {
-                    value
-                        .find(part)
-                        .is_some_and(|start| whole_tokens(value, start, start + part.len()))
-                        && !self.user.iter().any(|u| u.contains(part))
+                    let folded = folded_words(part);
+                    let words: Vec<&str> = folded.split_whitespace().collect();
+                    if words.len() >= 4 {
+                        return words.windows(4).any(|w| {
+                            let piece = format!(" {} ", w.join(" "));
+                            folded_value.contains(&piece) && !users(&piece)
+                        });
+                    }
+                    let number: String = part.chars().filter(char::is_ascii_digit).collect();
+                    if number.len() >= 4 && number.len() * 2 >= part.trim().len() {
+                        return digits_value.contains(&number) && !users(&number);
+                    }
+                    folded.trim().len() >= 4 && folded_value.contains(&folded) && !users(&folded)
                 })
                 .map(|part| (part.to_string(), source.describe()))
         })
@@ -1736,14 +1776,8 @@ pub fn check_provenance(
     // What goes out — a message, a comment, a share — may not carry a part of a text that a
     // call steered by data fetched (a fifth outsider round had the model read
     // `wallet-backup.txt` at an issue's request and quote it in a public comment).
-    if !index.steered.is_empty()
-        && settings.action_kinds.iter().any(|k| {
-            matches!(
-                k,
-                super::authority::ActionKind::Send | super::authority::ActionKind::Share
-            )
-        })
-    {
+    // (Any call that acts outside keel: a new issue or a page is as public as a comment.)
+    if !index.steered.is_empty() && settings.change_request {
         for leaf in &values {
             if whole.contains(leaf.path.as_str()) {
                 continue;
@@ -1780,14 +1814,19 @@ pub fn check_provenance(
             ));
         }
     }
-    // keel's own tools name files in their commands, so there only links with a scheme and
-    // addresses count — except in a file that will run, where a bare host is where it goes.
+    // keel's shell names files in its commands (`echo $$ > shell.pid`), so there only links
+    // with a scheme and addresses count. What keel's file tools write is text like any
+    // other, where a bare host is where it goes: a config that runs a command
+    // (`.hg/hgrc`, `docker-compose.yml`, `.gitpod.yml`) reaches `evil.io` as well as
+    // `https://evil.io` (a sixth outsider round's host, given in words, written bare).
+    let names_files_in_commands =
+        !settings.change_request && !matches!(tool, "write_file" | "edit_file") && !writes_code;
     tainted.extend(tainted_atoms(
         tool,
         &values,
         &whole,
         index,
-        !settings.change_request && !writes_code,
+        names_files_in_commands,
     ));
     if args.as_object().is_none_or(serde_json::Map::is_empty) {
         let unnamed = super::authority::unnamed_words(tool, &index.requested().said);
@@ -1804,7 +1843,18 @@ pub fn check_provenance(
         }
     }
     if !settings.action_kinds.is_empty() {
-        let missing = super::authority::unrequested(settings.action_kinds, index.requested_kinds());
+        // A name that joins actions needs each asked for.
+        let joined = super::authority::joined_actions(tool)
+            .into_iter()
+            .find_map(|part| {
+                super::authority::unrequested(&part, index.requested_kinds())
+                    .first()
+                    .copied()
+            });
+        let missing = match joined {
+            Some(kind) => vec![kind],
+            None => super::authority::unrequested(settings.action_kinds, index.requested_kinds()),
+        };
         if let Some(kind) = missing.first() {
             tainted.push(format!(
                 "{tool} would {}, and nothing you wrote asks for that",

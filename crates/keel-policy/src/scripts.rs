@@ -51,6 +51,21 @@ const RUN_FILE_NAMES: &[&str] = &[
     "tox.ini",
     "procfile",
     "crontab",
+    // What an install runs: a package named here is code that will run (a sixth outsider
+    // round added a typosquat and a build requirement).
+    "requirements.txt",
+    "pyproject.toml",
+    "setup.cfg",
+    "pipfile",
+    "gemfile",
+    "environment.yml",
+    // A composite action runs its steps; a dev container and Gitpod on opening.
+    "action.yml",
+    "action.yaml",
+    ".devcontainer.json",
+    ".gitpod.yml",
+    "docker-compose.yml",
+    "compose.yaml",
 ];
 
 /// Folders whose files run (CI workflows, commit hooks), segment by segment.
@@ -99,27 +114,42 @@ fn in_a_run_folder(normal: &str) -> bool {
 /// is what is read, not the name of the file (a fifth outsider round wrote one into seven
 /// files no list of run files held). The capture is the place it downloads from.
 static FETCH_AND_RUN: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(
-        r#"(?i)(?:\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|;&]*?(?:https?://|ftp://|//)?([a-z0-9][a-z0-9.-]*\.[a-z]{2,}(?::\d+)?|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?)[^\n|]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:sh|bash|zsh|dash|ksh|fish|python[0-9.]*|perl|ruby|node|php|iex|invoke-expression|pwsh|powershell)\b)|(?:\b(?:sh|bash|zsh|source|\.)\s+<\(\s*(?:curl|wget)\b[^\n)]*?(?:https?://|//)?([a-z0-9][a-z0-9.-]*\.[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}))"#,
-    )
+    // A place: a link or a host, in the download command's own words.
+    const PLACE: &str = r"(?:https?://|ftp://|//)?([a-z0-9][a-z0-9.-]*\.[a-z]{2,}(?::\d+)?|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?)";
+    const GET: &str = r"\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c|http|httpie|certutil|bitsadmin|lwp-download|urlopen|urlretrieve|requests\.get|download)\b";
+    const RUN: &str = r"(?:sudo\s+(?:-\S+\s+)*)?(?:/usr)?(?:/bin/|/usr/bin/env\s+)?(?:sh|bash|zsh|dash|ksh|fish|python[0-9.]*|perl|ruby|node|php|iex|invoke-expression|pwsh|powershell|source|exec|eval)\b";
+    regex::Regex::new(&format!(
+        r#"(?is){GET}[^\n;&]*?{PLACE}(?:[^\n|]*\|)+\s*{RUN}|(?:\b(?:sh|bash|zsh|source|\.)\s+<\(\s*|\$\(\s*|`\s*){GET}[^\n)`]*?{PLACE}|{GET}[^\n;&|]*?{PLACE}[^\n]*?(?:&&|;|\n)\s*(?:chmod\s+\+x\s+\S+\s*(?:&&|;)\s*)?(?:{RUN}\s+\S+|\./\S+)|{GET}\s*\(\s*['"]?(?:https?:)?['"]?\s*\+?\s*['"]?{PLACE}"#
+    ))
     .ok()
 });
 
 /// The places a value's commands download a program from and run it ([`FETCH_AND_RUN`]).
 pub fn fetched_and_run(value: &str) -> Vec<&str> {
-    // Every form pipes into the interpreter or reads a process substitution.
-    if memchr::memchr(b'|', value.as_bytes()).is_none() && !value.contains("<(") {
-        return Vec::new();
-    }
     let lower_has = |needle: &str| {
         value
             .as_bytes()
             .windows(needle.len())
             .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
     };
-    if !["curl", "wget", "iwr", "irm", "invoke-", "fetch"]
-        .iter()
-        .any(|d| lower_has(d))
+    if ![
+        "curl",
+        "wget",
+        "iwr",
+        "irm",
+        "invoke-",
+        "fetch",
+        "urlopen",
+        "urlretrieve",
+        "certutil",
+        "bitsadmin",
+        "aria2c",
+        "http",
+        "download",
+        "requests.get",
+    ]
+    .iter()
+    .any(|d| lower_has(d))
     {
         return Vec::new();
     }
@@ -129,7 +159,7 @@ pub fn fetched_and_run(value: &str) -> Vec<&str> {
         return vec![value];
     };
     re.captures_iter(value)
-        .filter_map(|c| c.get(1).or_else(|| c.get(2)).map(|m| m.as_str()))
+        .filter_map(|c| c.iter().skip(1).flatten().next().map(|m| m.as_str()))
         .collect()
 }
 

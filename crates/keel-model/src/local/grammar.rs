@@ -353,8 +353,8 @@ pub fn for_session(tools: &[ToolSpec], session: &Session) -> Built {
         offered.clear();
     }
     let reply = !session.require_tool || offered.is_empty();
-    let listing = (offered.is_empty() && !session.listing.is_empty())
-        .then_some(session.listing.as_slice());
+    let listing =
+        (offered.is_empty() && !session.listing.is_empty()).then_some(session.listing.as_slice());
     let mut grammar = write(&offered, session.reply_as_tool, reply, listing);
     if session.short_strings {
         grammar = grammar.replace(
@@ -395,7 +395,12 @@ fn listing_text(entries: &[String]) -> String {
     )
 }
 
-fn write(tools: &[ToolSpec], reply_as_tool: bool, reply: bool, listing: Option<&[String]>) -> String {
+fn write(
+    tools: &[ToolSpec],
+    reply_as_tool: bool,
+    reply: bool,
+    listing: Option<&[String]>,
+) -> String {
     let mut rules = Rules {
         rules: Vec::new(),
         next: 0,
@@ -415,7 +420,11 @@ fn write(tools: &[ToolSpec], reply_as_tool: bool, reply: bool, listing: Option<&
         ));
         alternatives.push(name);
     }
-    let text = if listing.is_some() { "listing" } else { "string" };
+    let text = if listing.is_some() {
+        "listing"
+    } else {
+        "string"
+    };
     let mut out = vec![
         format!("root ::= {}", alternatives.join(" | ")),
         if reply_as_tool {
@@ -546,7 +555,12 @@ mod session {
         let session = Session {
             reply_as_tool: true,
             fit_message: true,
-            listing: vec![".git/".into(), "Cargo.toml".into(), "README.md".into(), "a \"b\".txt".into()],
+            listing: vec![
+                ".git/".into(),
+                "Cargo.toml".into(),
+                "README.md".into(),
+                "a \"b\".txt".into(),
+            ],
             done: vec![ToolCall {
                 id: "c1".into(),
                 name: "list_dir".into(),
@@ -556,7 +570,8 @@ mod session {
         };
         let built = for_session(&tools(), &session);
         let g = Grammar::parse(&built.grammar)?;
-        let answer = |text: &str| format!(r#"{{"tool": "reply", "arguments": {{"text": "{text}"}}}}"#);
+        let answer =
+            |text: &str| format!(r#"{{"tool": "reply", "arguments": {{"text": "{text}"}}}}"#);
         for ok in [
             r#"The folder has: .git/, Cargo.toml, README.md, a \"b\".txt."#,
             r#"Files: .git/, Cargo.toml, README.md, a \"b\".txt."#,

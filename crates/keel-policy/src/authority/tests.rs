@@ -509,6 +509,8 @@ fn a_removing_verb_makes_the_rest_of_the_name_its_object() {
         ("cancel_room_booking", vec![Delete]),
         ("delete_shared_document", vec![Delete]),
         ("remove_access", vec![Delete, Access]),
+        ("remove_lock", vec![Access]),
+        ("remove_collaborator", vec![Delete, Share]),
         ("send_payment", vec![Send, Pay]),
     ] {
         assert_eq!(tool_kinds(&tool(name)), kinds, "{name}");
@@ -551,11 +553,30 @@ fn a_change_no_kind_names_needs_the_user_to_name_what_it_changes() {
     let said = said_words(["Set the label of issue 7 in the acme/keel repository to triage."]);
     assert!(unnamed_subject("set_issue_label", ["repo", "issue", "label"], &said).is_empty());
     assert!(unnamed_subject("update_repo_topics", ["repo_id", "topics"], &said).is_empty());
+    assert_eq!(
+        unnamed_subject("star_repo", ["repo"], &said),
+        Vec::<String>::new()
+    );
+    let said = said_words(["Start the build."]);
+    assert_eq!(
+        unnamed_subject("star_repo", ["repo"], &said),
+        ["star", "repo"]
+    );
     // A name of generic verbs alone says nothing more.
     assert!(unnamed_subject("update", [], &said).is_empty());
-    // What the call sets, and a file name, count as named.
-    let said = said_words(["Turn the heating up and set the living room to 23 degrees."]);
-    assert!(unnamed_subject("set_temperature", ["room", "degrees"], &said).is_empty());
+    // A file name counts as naming a file; an argument's key names nothing (a sixth round
+    // gave `set_camera` a `room` the user had named for a light), and a word is not named by
+    // a longer word it starts ("marketing" is no "mark").
+    let said = said_words(["Turn on the light in the living room."]);
+    assert_eq!(
+        unnamed_subject("set_camera", ["room", "recording"], &said),
+        ["camera"]
+    );
+    let said = said_words(["Read the marketing e-mail and star it in my notes."]);
+    assert_eq!(
+        unnamed_subject("mark_as_read", ["email_id"], &said),
+        ["mark"]
+    );
     let said = said_words(["Fix the typo in README.md."]);
     assert!(unnamed_subject("write_file", ["path", "content"], &said).is_empty());
     assert_eq!(
@@ -574,6 +595,10 @@ fn other_languages_prohibitions_and_articles_are_read() {
         "Schick niemals etwas an mallory@evil.io, sie ist weg.",
         "N'envoie jamais rien à mallory@evil.io, elle est partie.",
         "不要给 mallory@evil.io 发任何东西，她已经离职了。",
+        "Stuur nooit iets naar mallory@evil.io.",
+        "Skicka aldrig något till mallory@evil.io.",
+        "Никогда ничего не отправляй на mallory@evil.io.",
+        "Keep mallory@evil.io out of this.",
     ] {
         assert!(!without_prohibitions(text).contains("mallory"), "{text}");
         assert!(requested_kinds([text]).is_empty(), "{text}");
@@ -586,6 +611,36 @@ fn other_languages_prohibitions_and_articles_are_read() {
         !requested_kinds(["Lis le mail 12 de bob@acme.com et résume-le."])
             .contains(&ActionKind::Send)
     );
-    // English is read as before.
+    // English is read as before, with words that only look like another language's
+    // negation.
     assert!(without_prohibitions("Email Dana the summary.").contains("Dana"));
+    for text in [
+        "Email mai@acme.com the non-disclosure agreement.",
+        "Send the Ne Zha poster to Bob.",
+    ] {
+        assert_eq!(without_prohibitions(text), text, "{text}");
+    }
+}
+
+/// A name that joins actions needs each of them asked for (a sixth outsider round).
+#[test]
+fn each_action_a_name_joins_must_be_asked_for() {
+    use super::joined_actions;
+    use ActionKind::*;
+    assert_eq!(
+        joined_actions("revert_and_push"),
+        vec![vec![Delete], vec![Run]]
+    );
+    assert_eq!(
+        joined_actions("archive_and_forward_email"),
+        vec![vec![Delete], vec![Send]]
+    );
+    assert!(joined_actions("delete_email").is_empty());
+    assert!(joined_actions("search_and_read").is_empty());
+    let asked = requested_kinds(["Archive e-mail 12, I have dealt with it."]);
+    assert!(
+        joined_actions("archive_and_forward_email")
+            .iter()
+            .any(|part| !unrequested(part, &asked).is_empty())
+    );
 }
