@@ -203,6 +203,18 @@ impl LocalModel {
             });
         let require_tool = self.settings.small_prompt && done.is_empty() && about_files;
         let small = self.settings.small_prompt;
+        // The last file written this turn, by a call that went through.
+        let written = done
+            .iter()
+            .rev()
+            .filter(|c| c.name == "write_file")
+            .find(|c| !self.view.failed_calls.iter().any(|f| f.id == c.id))
+            .and_then(|c| {
+                Some((
+                    c.arguments["path"].as_str()?.to_string(),
+                    c.arguments["content"].as_str()?.to_string(),
+                ))
+            });
         // The last folder listed this turn, by a call that went through.
         let failed = &self.view.failed_calls;
         let listing = request.messages[last_user.map_or(0, |i| i + 1)..]
@@ -237,6 +249,7 @@ impl LocalModel {
             done,
             require_tool,
             listing: if small { listing } else { Vec::new() },
+            written: if small { written } else { None },
         }
     }
 

@@ -185,6 +185,11 @@ pub struct Session {
     /// small model copying a long listing makes entries up ("Benchmark.git" beside
     /// `.git`), as it would make up a path without the workspace's.
     pub listing: Vec<String>,
+    /// The file written this turn and what was written to it (the last `write_file` that went
+    /// through), when the answer is what is left: the answer says that file and that text —
+    /// the small model otherwise copies its worked example's ("I wrote see you soon to
+    /// note.txt" after writing `hello.txt`).
+    pub written: Option<(String, String)>,
 }
 
 /// The name of the answer without a tool when it is written as a call:
@@ -353,9 +358,17 @@ pub fn for_session(tools: &[ToolSpec], session: &Session) -> Built {
         offered.clear();
     }
     let reply = !session.require_tool || offered.is_empty();
-    let listing =
-        (offered.is_empty() && !session.listing.is_empty()).then_some(session.listing.as_slice());
-    let mut grammar = write(&offered, session.reply_as_tool, reply, listing);
+    // (A file written stays the answer's subject even while other tools are still offered:
+    // the user who named a file to write is answered about that file.)
+    let answer = if offered.is_empty() && !session.listing.is_empty() {
+        Some(listing_text(&session.listing))
+    } else {
+        session
+            .written
+            .as_ref()
+            .map(|(path, content)| written_text(path, content))
+    };
+    let mut grammar = write(&offered, session.reply_as_tool, reply, answer);
     if session.short_strings {
         grammar = grammar.replace(
             STRING,
@@ -377,30 +390,43 @@ pub const LISTED_ENTRIES: usize = 40;
 /// stopped after nine of fifteen).
 fn listing_text(entries: &[String]) -> String {
     let shown = &entries[..entries.len().min(LISTED_ENTRIES)];
-    let mut items: Vec<String> = shown
-        .iter()
-        .map(|e| {
-            // As the entry stands inside a JSON string.
-            let json = serde_json::to_string(e).unwrap_or_default();
-            json[1..json.len().saturating_sub(1).max(1)].to_string()
-        })
-        .collect();
+    let mut items: Vec<String> = shown.iter().map(|e| json_inner(e)).collect();
     if entries.len() > shown.len() {
         items.push(format!("and {} more", entries.len() - shown.len()));
     }
     format!(
-        "listing ::= \"\\\"\" lead {} \".\\\"\"\n\
+        "answer ::= \"\\\"\" lead {} \".\\\"\"\n\
          lead ::= [^\"\\\\\\n:]{{0,40}} \": \"",
         literal(&items.join(", "))
     )
 }
 
-fn write(
-    tools: &[ToolSpec],
-    reply_as_tool: bool,
-    reply: bool,
-    listing: Option<&[String]>,
-) -> String {
+/// The longest part of a written file's text an answer quotes, in characters.
+pub const QUOTED_WRITE: usize = 60;
+
+/// `text` as it stands inside a JSON string.
+fn json_inner(text: &str) -> String {
+    let json = serde_json::to_string(text).unwrap_or_default();
+    json[1..json.len().saturating_sub(1).max(1)].to_string()
+}
+
+/// The answer's text after a file was written: "I wrote", what was written (its first
+/// [`QUOTED_WRITE`] characters), "to" and the file.
+fn written_text(path: &str, content: &str) -> String {
+    let mut quoted: String = content.trim().chars().take(QUOTED_WRITE).collect();
+    if content.trim().chars().count() > QUOTED_WRITE {
+        quoted.push('…');
+    }
+    // The lead and the link are words, not free text: free, the model filled them with its
+    // example's ("I wrote see you soon" before the text it had written).
+    format!(
+        "answer ::= \"\\\"\" ( \"I wrote \" | \"Wrote \" | \"Done: I wrote \" ) {} \" to \" {} \".\\\"\"",
+        literal(&json_inner(&quoted)),
+        literal(&json_inner(path))
+    )
+}
+
+fn write(tools: &[ToolSpec], reply_as_tool: bool, reply: bool, answer: Option<String>) -> String {
     let mut rules = Rules {
         rules: Vec::new(),
         next: 0,
@@ -420,11 +446,7 @@ fn write(
         ));
         alternatives.push(name);
     }
-    let text = if listing.is_some() {
-        "listing"
-    } else {
-        "string"
-    };
+    let text = if answer.is_some() { "answer" } else { "string" };
     let mut out = vec![
         format!("root ::= {}", alternatives.join(" | ")),
         if reply_as_tool {
@@ -438,8 +460,8 @@ fn write(
             format!("reply ::= {} ws {text} \"}}\"", literal("{\"reply\":"))
         },
     ];
-    if let Some(entries) = listing {
-        out.push(listing_text(entries));
+    if let Some(answer) = answer {
+        out.push(answer);
     }
     out.extend(tool_rules);
     out.extend(rules.rules);
@@ -593,6 +615,33 @@ mod session {
         };
         let g = Grammar::parse(&for_session(&tools(), &free).grammar)?;
         assert!(g.admits(&answer("Cargo.toml and README.md")));
+        Ok(())
+    }
+
+    #[test]
+    fn an_answer_after_a_write_names_the_file_and_the_text_written() -> Result<(), String> {
+        let session = Session {
+            reply_as_tool: true,
+            fit_message: true,
+            written: Some(("hello.txt".into(), "Hello world!".into())),
+            done: vec![ToolCall {
+                id: "c1".into(),
+                name: "write_file".into(),
+                arguments: serde_json::json!({"path": "hello.txt", "content": "Hello world!"}),
+            }],
+            ..Session::default()
+        };
+        let g = Grammar::parse(&for_session(&tools(), &session).grammar)?;
+        let answer =
+            |text: &str| format!(r#"{{"tool": "reply", "arguments": {{"text": "{text}"}}}}"#);
+        assert!(g.admits(&answer("I wrote Hello world! to hello.txt.")));
+        for bad in [
+            "I wrote see you soon to note.txt.",
+            "I wrote Hello world! to note.txt.",
+            "I wrote see you soon to hello.txt.",
+        ] {
+            assert!(!g.admits(&answer(bad)), "{bad}");
+        }
         Ok(())
     }
 
