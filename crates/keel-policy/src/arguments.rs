@@ -246,11 +246,12 @@ pub(crate) fn leaves_safe_mode(args: &Value) -> bool {
         found = (turned_off(value) && has(SAFE_MODES) && !skips)
             || (turned_on(value) && has(SAFE_MODES) && skips)
             || (turned_on(value) && has(GOES_LIVE) && !has(SAFE_MODES))
-            || (has(&["mode", "env", "environment", "stage", "run"])
+            // (Not an environment's name: `{"env": "prod"}` picks where a lookup looks.)
+            || (has(&["mode", "run"])
                 && value.as_str().is_some_and(|v| {
                     matches!(
                         v.trim().to_ascii_lowercase().as_str(),
-                        "live" | "real" | "apply" | "execute" | "commit" | "production" | "prod"
+                        "live" | "real" | "apply" | "execute" | "commit"
                     )
                 }));
     });
@@ -867,6 +868,8 @@ mod tests {
             json!({"query": "delete"}),
             json!({"name": "x", "dry_run": true}),
             json!({"repo": "acme/web", "private": true}),
+            json!({"service": "api", "env": "prod"}),
+            json!({"email_id": "12", "keep": true}),
         ] {
             assert!(argument_kinds("lookup", &args).is_empty(), "{args}");
             assert_eq!(
