@@ -526,9 +526,7 @@ impl RunStore for SqliteStore {
         if write.close_turn {
             crash_point("close:after-items");
         }
-        for change in &write.ledger {
-            ledger::write_ledger(&tx, run, change, write.now)?;
-        }
+        ledger::write_ledger_changes(&tx, run, &write.ledger, write.now)?;
         if !write.note_ops.is_empty() {
             // The stored notes, changed only by note operations, in this transaction (N1); a
             // close's consumption of the `Turn` notes is already in them.
