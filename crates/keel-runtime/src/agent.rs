@@ -238,6 +238,43 @@ pub struct TurnCache {
     /// write after it — its first call's ledger entry (intent) or refusal — in the same
     /// transaction, so a step takes two commits, not three. (The run it belongs to, the item.)
     pending: Option<(String, NewItem)>,
+    /// The withdrawn ranges of the cached run's first `covered` items, grown with the run, so
+    /// the gate is not handed a pass over the whole history per call to learn that nothing is
+    /// withdrawn.
+    withdrawn: Option<Withdrawn>,
+}
+
+/// [`keel_core::withdrawal::ranges`] of a run's first `covered` items; `last` is the last
+/// covered item's id (items are append-only, so the same run with more items extends it).
+struct Withdrawn {
+    run: String,
+    covered: usize,
+    last: Option<ItemId>,
+    ranges: Vec<(u64, u64)>,
+}
+
+impl Withdrawn {
+    /// Brought up to `items` of `run`: extended with the ranges of the items after `covered`
+    /// when they are the kept run grown, found afresh otherwise.
+    fn update(kept: Option<Self>, run: &str, items: &[Item]) -> Self {
+        let kept = kept.filter(|k| {
+            k.run == run
+                && k.covered <= items.len()
+                && k.covered
+                    .checked_sub(1)
+                    .and_then(|at| items.get(at))
+                    .map(|i| &i.id)
+                    == k.last.as_ref()
+        });
+        let (mut ranges, from) = kept.map_or((Vec::new(), 0), |k| (k.ranges, k.covered));
+        ranges.extend(keel_core::withdrawal::ranges(&items[from..]));
+        Self {
+            run: run.to_string(),
+            covered: items.len(),
+            last: items.last().map(|i| i.id.clone()),
+            ranges,
+        }
+    }
 }
 
 /// The last request composed, kept between steps so a step composes only the items appended
@@ -312,6 +349,7 @@ impl Agent<'_> {
     fn forget(&mut self) {
         self.cache.run = None;
         self.cache.call_ids = None;
+        // `withdrawn` stays: it checks itself against the run it is next used with.
     }
 
     /// Writes the reply that is waiting for its first call's write, on its own: when no call
@@ -1224,8 +1262,15 @@ impl Agent<'_> {
         };
         let items: &[Item] = cached.as_ref().map_or(&[], |(_, r)| r.items.as_slice());
         // The gate reads the run as the model does: a withdrawn turn's words carry no
-        // authority, as if never sent.
-        let items = keel_core::withdrawal::in_context(items);
+        // authority, as if never sent. Whether anything is withdrawn is kept with the run
+        // (`Withdrawn`); only a run that has a withdrawal is filtered, a pass over it.
+        let withdrawn = Withdrawn::update(self.cache.withdrawn.take(), run, items);
+        let items = if withdrawn.ranges.is_empty() {
+            std::borrow::Cow::Borrowed(items)
+        } else {
+            keel_core::withdrawal::in_context(items)
+        };
+        self.cache.withdrawn = Some(withdrawn);
         let verdict = self.gate.decide(
             &GateInput {
                 origin,
