@@ -8,8 +8,10 @@
 //!
 //! Not here: policy (`keel-policy`), computer use (`keel-computer`), storage (`keel-store`),
 //! model providers, the turn loop, or the command line.
-// One `unsafe` block, in `text::push_json_string`: calling its AVX2 build once the CPU is
-// known to have AVX2. Nothing else may use unsafe code (the workspace denies it).
+// Two `unsafe` blocks, both in `text::push_json_string` (issue 18): calling its AVX2 build
+// once the CPU is known to have AVX2, and taking the quoted line it wrote as a `String`
+// without reading it all again (its SAFETY comment says why it is UTF-8; debug builds check,
+// and the tests hold it to serde's bytes). Nothing else may use unsafe code.
 #![deny(unsafe_code)]
 
 pub mod bridge;
