@@ -758,7 +758,7 @@ fn a_reply_whose_calls_never_started_is_still_stored_and_its_calls_answered_on_r
         n += 1;
         keel_core::item::ItemId::try_from(format!("k{n}")).unwrap_or_else(|_| unreachable!())
     };
-    let flag = cancel.clone();
+    let flag = cancel;
     let mut sink = move |e: Event| {
         if matches!(e, Event::Text(_)) {
             flag.store(true, std::sync::atomic::Ordering::SeqCst);
