@@ -190,9 +190,9 @@ impl SqliteStore {
 
 /// A write transaction: `BEGIN IMMEDIATE`, then `COMMIT`, or `ROLLBACK` when it is dropped
 /// uncommitted — what `rusqlite::Transaction` does, with both statements kept prepared in the
-/// connection's cache. A durable step writes three or four times, and rusqlite's transaction
-/// parses and plans `BEGIN` and `COMMIT` afresh each time (`execute_batch`), about a sixth of
-/// the instructions of such a write.
+/// connection's cache. A durable step writes twice (three times before issue 18), and
+/// rusqlite's transaction parses and plans `BEGIN` and `COMMIT` afresh each time
+/// (`execute_batch`), about a sixth of the instructions of such a write.
 pub(super) struct WriteTx<'a> {
     conn: &'a Connection,
 }
