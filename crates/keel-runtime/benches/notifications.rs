@@ -8,6 +8,9 @@
 //! - The same envelope for a payload of the same text with each escaped char replaced by a
 //!   plain one (no escapes): the scan and one copy.
 //! - Enqueue + deliver one notification through a real database file.
+//!
+//! On a CPU with AVX2 (asked at run time) the envelope rows time `push_json_string`'s AVX2
+//! build, elsewhere its portable one; the figures in docs/notifications.md say which.
 
 use std::time::Instant;
 

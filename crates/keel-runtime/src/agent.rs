@@ -234,6 +234,47 @@ pub struct TurnCache {
     /// The ids of the calls the cached run's first `.1` items hold, grown with the run, so a
     /// new call's id is checked against the run's without reading it all again each step.
     call_ids: Option<(String, usize, std::collections::HashSet<String>)>,
+    /// The model's reply that proposed calls, not yet written: it is written by the first
+    /// write after it — its first call's ledger entry (intent) or refusal — in the same
+    /// transaction, so a step takes two commits, not three. (The run it belongs to, the item.)
+    pending: Option<(String, NewItem)>,
+    /// The withdrawn ranges of the cached run's first `covered` items, grown with the run, so
+    /// the gate is not handed a pass over the whole history per call to learn that nothing is
+    /// withdrawn.
+    withdrawn: Option<Withdrawn>,
+}
+
+/// [`keel_core::withdrawal::ranges`] of a run's first `covered` items; `last` is the last
+/// covered item's id (items are append-only, so the same run with more items extends it).
+struct Withdrawn {
+    run: String,
+    covered: usize,
+    last: Option<ItemId>,
+    ranges: Vec<(u64, u64)>,
+}
+
+impl Withdrawn {
+    /// Brought up to `items` of `run`: extended with the ranges of the items after `covered`
+    /// when they are the kept run grown, found afresh otherwise.
+    fn update(kept: Option<Self>, run: &str, items: &[Item]) -> Self {
+        let kept = kept.filter(|k| {
+            k.run == run
+                && k.covered <= items.len()
+                && k.covered
+                    .checked_sub(1)
+                    .and_then(|at| items.get(at))
+                    .map(|i| &i.id)
+                    == k.last.as_ref()
+        });
+        let (mut ranges, from) = kept.map_or((Vec::new(), 0), |k| (k.ranges, k.covered));
+        ranges.extend(keel_core::withdrawal::ranges(&items[from..]));
+        Self {
+            run: run.to_string(),
+            covered: items.len(),
+            last: items.last().map(|i| i.id.clone()),
+            ranges,
+        }
+    }
 }
 
 /// The last request composed, kept between steps so a step composes only the items appended
@@ -308,11 +349,31 @@ impl Agent<'_> {
     fn forget(&mut self) {
         self.cache.run = None;
         self.cache.call_ids = None;
+        // `withdrawn` stays: it checks itself against the run it is next used with.
+    }
+
+    /// Writes the reply that is waiting for its first call's write, on its own: when no call
+    /// of it wrote (the turn was cancelled, or an error stopped it before its first call was
+    /// recorded), so a stored reply's calls are answered on recovery as they always were.
+    fn flush_pending(&mut self) -> Result<(), StoreError> {
+        if let Some((run, reply)) = self.cache.pending.take() {
+            let now = self.now();
+            self.commit(&run, |v| RunWrite::append(v, now, vec![reply]))?;
+        }
+        Ok(())
     }
 
     fn commit(&mut self, run: &str, write: impl FnOnce(u64) -> RunWrite) -> Result<(), StoreError> {
+        if self.cache.pending.as_ref().is_some_and(|(id, _)| id != run) {
+            // Not this run's (no path does this): written on its own, first.
+            self.flush_pending()?;
+        }
         let version = self.record(run)?.head.version;
-        let write = write(version);
+        let mut write = write(version);
+        // A reply not yet written goes first, in this same transaction.
+        if let Some((_, reply)) = self.cache.pending.take() {
+            write.append.insert(0, reply);
+        }
         let committed = match self.store.commit(run, write.clone()) {
             Ok(c) => c,
             Err(e) => {
@@ -951,7 +1012,10 @@ impl Agent<'_> {
                     refusal: None,
                 });
             }
-            self.commit(run, |v| RunWrite::append(v, now, vec![assistant]))?;
+            // Written with its first call's intent or refusal (`commit`), not on its own: the
+            // intent is still durable before the side effect, and nothing has happened that a
+            // crash in between could lose but the reply itself, which the model gives again.
+            self.cache.pending = Some((run.to_string(), assistant));
             let signature: Vec<(String, String)> = reply
                 .tool_calls
                 .iter()
@@ -988,15 +1052,11 @@ impl Agent<'_> {
                     refusal: None,
                 });
             }
-            let mut all_failed = true;
-            for call in &reply.tool_calls {
-                self.check_cancel()?;
-                let failed = self.handle_call(run, origin, call)?;
-                if failed {
-                    failed_calls.push(call.clone());
-                }
-                all_failed &= failed;
-            }
+            let handled = self.handle_calls(run, origin, &reply.tool_calls, &mut failed_calls);
+            // Whatever stopped the calls, the reply is stored (a no-op when a call wrote it).
+            let flushed = self.flush_pending();
+            let all_failed = handled?;
+            flushed?;
             last_failed = all_failed.then_some(signature);
             if matches!(origin, ResponseOrigin::Notification(_)) {
                 // N15a: no follow-up model call for a notification's response.
@@ -1123,6 +1183,27 @@ impl Agent<'_> {
         Ok(true)
     }
 
+    /// Gates, records and runs each of a reply's calls in order; returns whether every one
+    /// failed, and adds each that failed to `failed_calls`.
+    fn handle_calls(
+        &mut self,
+        run: &str,
+        origin: ResponseOrigin,
+        calls: &[ToolCall],
+        failed_calls: &mut Vec<ToolCall>,
+    ) -> Result<bool, LoopError> {
+        let mut all_failed = true;
+        for call in calls {
+            self.check_cancel()?;
+            let failed = self.handle_call(run, origin, call)?;
+            if failed {
+                failed_calls.push(call.clone());
+            }
+            all_failed &= failed;
+        }
+        Ok(all_failed)
+    }
+
     /// Gates, records and runs one call; returns whether it failed (refused or an error).
     ///
     /// A call keel cannot run as proposed — to a tool it does not have, with arguments that
@@ -1157,11 +1238,39 @@ impl Agent<'_> {
         }
         self.record(run)?;
         // The cached run is lent to the gate while the approver (also in `self`) may be asked.
-        let cached = self.cache.run.take();
+        let mut cached = self.cache.run.take();
+        // The gate reads the run with the reply that proposed the call (checkers get it in
+        // their history), also while the reply waits to be written with this call's record:
+        // it is lent to the run's items, as the item the write will make of it, and taken
+        // back after the decision.
+        let lent = match (&mut cached, self.cache.pending.take()) {
+            (Some((id, record)), Some((pending_run, reply)))
+                if *id == run && pending_run == run =>
+            {
+                record.items.push(Item {
+                    seq: record.head.next_seq,
+                    id: reply.id,
+                    ts: reply.ts,
+                    body: reply.body,
+                });
+                true
+            }
+            (_, pending) => {
+                self.cache.pending = pending;
+                false
+            }
+        };
         let items: &[Item] = cached.as_ref().map_or(&[], |(_, r)| r.items.as_slice());
         // The gate reads the run as the model does: a withdrawn turn's words carry no
-        // authority, as if never sent.
-        let items = keel_core::withdrawal::in_context(items);
+        // authority, as if never sent. Whether anything is withdrawn is kept with the run
+        // (`Withdrawn`); only a run that has a withdrawal is filtered, a pass over it.
+        let withdrawn = Withdrawn::update(self.cache.withdrawn.take(), run, items);
+        let items = if withdrawn.ranges.is_empty() {
+            std::borrow::Cow::Borrowed(items)
+        } else {
+            keel_core::withdrawal::in_context(items)
+        };
+        self.cache.withdrawn = Some(withdrawn);
         let verdict = self.gate.decide(
             &GateInput {
                 origin,
@@ -1173,6 +1282,19 @@ impl Agent<'_> {
                 .as_mut()
                 .map(|a| &mut **a as &mut dyn Approver),
         );
+        if lent
+            && let Some((_, record)) = cached.as_mut()
+            && let Some(reply) = record.items.pop()
+        {
+            self.cache.pending = Some((
+                run.to_string(),
+                NewItem {
+                    id: reply.id,
+                    ts: reply.ts,
+                    body: reply.body,
+                },
+            ));
+        }
         self.cache.run = cached;
         let now = self.now();
         self.tool_context.person_approved = matches!(verdict, Verdict::Approved { .. });

@@ -390,6 +390,10 @@ const SLOW_IN_A_ROW: u8 = 2;
 struct LineReader {
     out: std::process::ChildStdout,
     buf: Vec<u8>,
+    /// What one read takes in, zeroed once when the checker starts: a buffer made in the read
+    /// loop was zeroed (8 KiB) before every read, and a wait on the CPU reads over and over
+    /// (a quarter of keel's instructions per check).
+    chunk: Box<[u8; 8192]>,
     /// Whether the next answer is waited for on the CPU: after [`SLOW_IN_A_ROW`] answers
     /// slept for came slowly ([`SLOW_WAKE`]), until one is not in time. Waiting on the CPU
     /// costs a checker that shares it: that checker cannot run until the wait ends (the
@@ -458,10 +462,9 @@ impl LineReader {
                     Err(()) => return Answer::Eof,
                 }
             }
-            let mut chunk = [0u8; 8192];
-            match self.out.read(&mut chunk) {
+            match self.out.read(&mut self.chunk[..]) {
                 Ok(0) => return Answer::Eof,
-                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                Ok(n) => self.buf.extend_from_slice(&self.chunk[..n]),
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                     if spinning {
                         std::hint::spin_loop();
@@ -546,6 +549,7 @@ impl PersistentChecker {
             lines: LineReader {
                 out: stdout,
                 buf: Vec::new(),
+                chunk: Box::new([0; 8192]),
                 spin: true,
                 slow: 0,
             },

@@ -683,3 +683,131 @@ fn a_malformed_request_fails_the_turn_and_names_the_violation() {
         "the malformed request was not answered"
     );
 }
+
+/// The run's version: one more for each write (transaction) made to it.
+fn version(w: &World) -> u64 {
+    w.store
+        .load_run("r")
+        .map(|r| r.head.version)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_reply_is_written_with_its_first_calls_intent_in_one_write() {
+    let mut w = world(&[], false);
+    let mut model = ScriptedModel::from_replies(
+        "s",
+        vec![
+            reply(
+                "a",
+                &[("write_file", json!({"path": "out.txt", "content": "hi"}))],
+            ),
+            reply("done", &[]),
+        ],
+    );
+    let before = version(&w);
+    with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.user_turn("r", "write out.txt")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    // Opening the turn; the reply with the call's intent (and dispatch); the result with the
+    // call completed; the closing reply: four writes, where the reply alone was a fifth.
+    assert_eq!(version(&w) - before, 4);
+    let record = w.store.load_run("r").unwrap_or_else(|e| panic!("{e}"));
+    let kinds: Vec<&str> = record
+        .items
+        .iter()
+        .map(|i| match &i.body {
+            ItemBody::User { .. } => "user",
+            ItemBody::Assistant { tool_calls, .. } if tool_calls.is_empty() => "reply",
+            ItemBody::Assistant { .. } => "calls",
+            ItemBody::ToolResult { .. } => "result",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, ["user", "calls", "result", "reply"]);
+    let ledger = w.store.ledger("r").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(ledger.len(), 1);
+    assert_eq!(ledger[0].state, DispatchState::Completed);
+    assert_eq!(
+        std::fs::read_to_string(w.cwd.join("out.txt")).unwrap_or_default(),
+        "hi"
+    );
+}
+
+#[test]
+fn a_reply_whose_calls_never_started_is_still_stored_and_its_calls_answered_on_recovery() {
+    // The turn is cancelled while the model answers: the reply comes back, none of its
+    // calls is recorded or run, and the reply is written on its own (as it was before it
+    // waited for its first call's write).
+    let mut w = world(&[], false);
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut model = ScriptedModel::from_replies(
+        "s",
+        vec![reply(
+            "writing it",
+            &[("write_file", json!({"path": "x.txt", "content": "1"}))],
+        )],
+    );
+    let settings = LoopSettings {
+        cancel: Some(cancel.clone()),
+        ..LoopSettings::default()
+    };
+    let mut n = 0;
+    let mut next_id = || {
+        n += 1;
+        keel_core::item::ItemId::try_from(format!("k{n}")).unwrap_or_else(|_| unreachable!())
+    };
+    let flag = cancel;
+    let mut sink = move |e: Event| {
+        if matches!(e, Event::Text(_)) {
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    };
+    let mut agent = keel_runtime::agent::Agent {
+        store: &mut w.store,
+        model: &mut model,
+        gate: &w.gate,
+        tools: &w.tools,
+        tool_context: keel_runtime::tools::ToolContext::new(w.cwd.clone()),
+        approver: None,
+        settings,
+        clock: || Timestamp(1),
+        next_id: &mut next_id,
+        events: &mut sink,
+        cache: keel_runtime::agent::TurnCache::default(),
+    };
+    let end = agent.user_turn("r", "write x.txt");
+    assert!(
+        matches!(end, Err(keel_runtime::agent::LoopError::Cancelled)),
+        "{:?}",
+        end.map(|e| e.final_text)
+    );
+    assert!(!w.cwd.join("x.txt").exists());
+    let record = w.store.load_run("r").unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        matches!(record.items.last().map(|i| &i.body), Some(ItemBody::Assistant { tool_calls, .. }) if tool_calls.len() == 1),
+        "the reply is stored"
+    );
+    assert!(
+        w.store
+            .ledger("r")
+            .unwrap_or_else(|e| panic!("{e}"))
+            .is_empty()
+    );
+    // Resumed: the call is answered as not run, and still not run.
+    let mut model = ScriptedModel::from_replies("s", vec![reply("ok", &[])]);
+    with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.recover("r")?;
+        a.continue_turn("r")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!w.cwd.join("x.txt").exists());
+    let tool_msg = model.requests[0]
+        .0
+        .messages
+        .iter()
+        .find(|m| m.role == Role::Tool)
+        .and_then(|m| m.content.clone());
+    assert_eq!(tool_msg.as_deref(), Some(keel_runtime::agent::NOT_STARTED));
+}

@@ -226,6 +226,34 @@ fn a_withdrawn_turn_s_words_carry_no_authority() {
     assert_eq!(deletions_after(refusal("I won't delete anything.", &[])), 0);
 }
 
+/// The same, when the agent decided a call of the run before the withdrawal: what it keeps
+/// between calls about the run's withdrawals grows with the run, and the withdrawal that came
+/// after is in it.
+#[test]
+fn a_turn_withdrawn_after_a_call_was_decided_carries_no_authority_either() {
+    let mut w = world(&[], false);
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    w.tools.add(Box::new(DeleteRecord(count.clone())));
+    w.regate(policy(&[]), false);
+    let mut model = ScriptedModel::from_replies(
+        "s",
+        vec![
+            reply("", &[("list_dir", json!({}))]),
+            reply("Here they are.", &[]),
+            refusal("I won't delete anything.", &[]),
+            reply("", &[("delete_record", json!({"id": "7"}))]),
+            reply("ok", &[]),
+        ],
+    );
+    with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+        a.user_turn("r", "List the files.")?;
+        a.user_turn("r", "Please delete record 7.")?;
+        a.user_turn("r", "How are things?")
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 0);
+}
+
 /// A compaction round inside the refused turn had already summarised part of it: a summary
 /// cannot be taken apart, so the notice says that much of the turn stays (docs/running.md).
 /// The turn's items themselves are still in no later request.

@@ -964,3 +964,72 @@ fn a_withdrawn_turn_is_kept_but_gives_no_language_samples() -> R {
     );
     Ok(())
 }
+
+#[test]
+fn an_intent_marked_dispatched_in_the_same_write_is_the_entry_two_writes_give() -> R {
+    use keel_store::{DispatchState, LedgerStore, LedgerWrite};
+    let intend = |call: &str| LedgerWrite::Intend {
+        call_id: call.into(),
+        tool: "write_file".into(),
+        arguments: serde_json::json!({"path": "a.md", "content": "x"}),
+    };
+    let mark = |call: &str, state, result: Option<&str>| LedgerWrite::Mark {
+        call_id: call.into(),
+        state,
+        result: result.map(str::to_string),
+    };
+    let dir = tempfile::tempdir()?;
+    let mut one = open(&dir.path().join("one.db"))?;
+    let mut two = open(&dir.path().join("two.db"))?;
+    for store in [&mut one, &mut two] {
+        store.create_run(new_run("r"))?;
+    }
+    let t = Timestamp(5);
+    // One write: intent and dispatch of c1 (one insert), then c2 intended and completed in
+    // the same write (not joined: a result comes with it), then c3 only intended.
+    one.commit(
+        "r",
+        RunWrite::append(1, t, vec![]).with_ledger(vec![
+            intend("c1"),
+            mark("c1", DispatchState::Dispatched, None),
+            intend("c2"),
+            mark("c2", DispatchState::Completed, Some("done")),
+            intend("c3"),
+        ]),
+    )?;
+    // The same changes one write each.
+    let changes = [
+        intend("c1"),
+        mark("c1", DispatchState::Dispatched, None),
+        intend("c2"),
+        mark("c2", DispatchState::Completed, Some("done")),
+        intend("c3"),
+    ];
+    for (v, change) in changes.into_iter().enumerate() {
+        two.commit(
+            "r",
+            RunWrite::append(1 + v as u64, t, vec![]).with_ledger(vec![change]),
+        )?;
+    }
+    assert_eq!(one.ledger("r")?, two.ledger("r")?);
+    let states: Vec<DispatchState> = one.ledger("r")?.iter().map(|e| e.state).collect();
+    assert_eq!(
+        states,
+        [
+            DispatchState::Dispatched,
+            DispatchState::Completed,
+            DispatchState::Intended
+        ]
+    );
+    // The joined entry is marked like any other.
+    one.commit(
+        "r",
+        RunWrite::append(2, t, vec![]).with_ledger(vec![mark(
+            "c1",
+            DispatchState::Completed,
+            Some("written"),
+        )]),
+    )?;
+    assert_eq!(one.ledger("r")?[0].result.as_deref(), Some("written"));
+    Ok(())
+}

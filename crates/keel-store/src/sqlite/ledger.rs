@@ -4,9 +4,9 @@ use keel_core::Timestamp;
 use rusqlite::{Connection, params};
 
 use super::{SqliteStore, read_head};
-use crate::{Answer, ApprovalRecord, StoreError};
+use crate::{Answer, ApprovalRecord, DispatchState, StoreError};
 
-pub(super) fn write_ledger(
+fn write_ledger(
     tx: &Connection,
     run: &str,
     change: &crate::LedgerWrite,
@@ -18,17 +18,15 @@ pub(super) fn write_ledger(
             tool,
             arguments,
         } => {
-            tx.prepare_cached(
-                "INSERT INTO dispatch_ledger (run_id, call_id, tool, arguments, state, updated_at) \
-                 VALUES (?1, ?2, ?3, ?4, 'intended', ?5)",
-            )?
-            .execute(params![
+            insert_entry(
+                tx,
                 run,
                 call_id,
                 tool,
-                arguments.to_string(),
-                now.millis()
-            ])?;
+                arguments,
+                DispatchState::Intended,
+                now,
+            )?;
         }
         crate::LedgerWrite::Mark {
             call_id,
@@ -56,6 +54,73 @@ pub(super) fn write_ledger(
             }
         }
     }
+    Ok(())
+}
+
+/// A write's ledger changes in order. An intent followed in the same write by the mark of its
+/// call `dispatched` (and no result) is one insert of the entry as `dispatched`: the row each
+/// gives is the same (the mark finds the call's newest open entry, the one just inserted, and
+/// changes only its state), and no reader sees a transaction half done, so the second
+/// statement — an update through two index lookups, and the index entry moved — was a tenth
+/// of a step's instructions for nothing.
+pub(super) fn write_ledger_changes(
+    tx: &Connection,
+    run: &str,
+    changes: &[crate::LedgerWrite],
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    let mut changes = changes.iter().peekable();
+    while let Some(change) = changes.next() {
+        if let crate::LedgerWrite::Intend {
+            call_id,
+            tool,
+            arguments,
+        } = change
+            && let Some(crate::LedgerWrite::Mark {
+                call_id: marked,
+                state: DispatchState::Dispatched,
+                result: None,
+            }) = changes.peek()
+            && marked == call_id
+        {
+            insert_entry(
+                tx,
+                run,
+                call_id,
+                tool,
+                arguments,
+                DispatchState::Dispatched,
+                now,
+            )?;
+            changes.next();
+            continue;
+        }
+        write_ledger(tx, run, change, now)?;
+    }
+    Ok(())
+}
+
+fn insert_entry(
+    tx: &Connection,
+    run: &str,
+    call_id: &str,
+    tool: &str,
+    arguments: &serde_json::Value,
+    state: DispatchState,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "INSERT INTO dispatch_ledger (run_id, call_id, tool, arguments, state, updated_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        run,
+        call_id,
+        tool,
+        arguments.to_string(),
+        state.as_str(),
+        now.millis()
+    ])?;
     Ok(())
 }
 

@@ -190,9 +190,9 @@ impl SqliteStore {
 
 /// A write transaction: `BEGIN IMMEDIATE`, then `COMMIT`, or `ROLLBACK` when it is dropped
 /// uncommitted — what `rusqlite::Transaction` does, with both statements kept prepared in the
-/// connection's cache. A durable step writes three or four times, and rusqlite's transaction
-/// parses and plans `BEGIN` and `COMMIT` afresh each time (`execute_batch`), about a sixth of
-/// the instructions of such a write.
+/// connection's cache. A durable step writes twice (three times before issue 18), and
+/// rusqlite's transaction parses and plans `BEGIN` and `COMMIT` afresh each time
+/// (`execute_batch`), about a sixth of the instructions of such a write.
 pub(super) struct WriteTx<'a> {
     conn: &'a Connection,
 }
@@ -266,6 +266,46 @@ fn parse_head((mut head, language): RawHead) -> Result<RunHead, StoreError> {
 }
 
 const HEAD_COLUMNS: &str = "id, created_at, updated_at, preset, version, next_seq, language, turn_open, model, origin, cwd";
+
+/// The head as a write needs it (`RunRecord::apply` and the head row's update): its version,
+/// next sequence number, `updated_at` and turn state, and its language only for a write that
+/// changes the language (the column is written only then). The columns a write never reads
+/// (preset, model, origin, cwd, created_at) are left empty: the head is not returned. Reading
+/// and parsing the whole row was an eighth of a write's instructions.
+fn read_head_for_write(
+    conn: &Connection,
+    id: &str,
+    with_language: bool,
+) -> Result<RunHead, StoreError> {
+    let sql = if with_language {
+        "SELECT version, next_seq, updated_at, turn_open, language FROM runs WHERE id = ?1"
+    } else {
+        "SELECT version, next_seq, updated_at, turn_open, NULL FROM runs WHERE id = ?1"
+    };
+    let raw = conn
+        .prepare_cached(sql)?
+        .query_row([id], |r| {
+            Ok((
+                RunHead {
+                    id: id.to_string(),
+                    created_at: Timestamp(0),
+                    updated_at: Timestamp(r.get(2)?),
+                    preset: String::new(),
+                    model: String::new(),
+                    origin: None,
+                    cwd: None,
+                    version: r.get::<_, i64>(0)? as u64,
+                    next_seq: r.get::<_, i64>(1)? as u64,
+                    language: ConversationLanguage::default(),
+                    turn_open: r.get::<_, i64>(3)? != 0,
+                },
+                r.get(4)?,
+            ))
+        })
+        .optional()?
+        .ok_or_else(|| StoreError::RunNotFound(id.to_string()))?;
+    parse_head(raw)
+}
 
 fn read_head(conn: &Connection, id: &str) -> Result<RunHead, StoreError> {
     let raw = conn
@@ -502,7 +542,7 @@ impl RunStore for SqliteStore {
         // The run as the write needs it (`RunRecord::apply` reads no more): its head, its notes
         // if the write changes them, its last compaction round if it records one, and none of
         // its items, which a write only appends to. So a write's cost does not grow with history.
-        let head = read_head(&tx, run)?;
+        let head = read_head_for_write(&tx, run, write.language.is_some())?;
         let (notes, skipped_notes) = if write.changes_notes() {
             read_notes(&tx, run)?
         } else {
@@ -526,9 +566,7 @@ impl RunStore for SqliteStore {
         if write.close_turn {
             crash_point("close:after-items");
         }
-        for change in &write.ledger {
-            ledger::write_ledger(&tx, run, change, write.now)?;
-        }
+        ledger::write_ledger_changes(&tx, run, &write.ledger, write.now)?;
         if !write.note_ops.is_empty() {
             // The stored notes, changed only by note operations, in this transaction (N1); a
             // close's consumption of the `Turn` notes is already in them.
