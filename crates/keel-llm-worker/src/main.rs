@@ -10,16 +10,16 @@
 //! JSON schemas), and the sampler only ever picks tokens the grammar allows, so the output is
 //! always well formed. Sampling is greedy, so the same request gives the same answer.
 
+use std::ffi::CString;
 use std::io::{BufRead, Write};
-use std::num::NonZeroU32;
 
 use keel_worker_protocol::{Answer, DEFAULT_CONTEXT_WINDOW, Failure, FailureKind, Ready, Request};
-use llama_cpp_2::context::params::LlamaContextParams;
-use llama_cpp_2::llama_backend::LlamaBackend;
-use llama_cpp_2::llama_batch::LlamaBatch;
-use llama_cpp_2::model::params::LlamaModelParams;
-use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
-use llama_cpp_2::sampling::LlamaSampler;
+
+// llama.cpp's C API, made safe: the crate's only unsafe code.
+#[allow(unsafe_code)]
+mod llama;
+
+use llama::{Backend, Batch, Context, Model, Sampler, Token};
 
 /// DRY's settings, as llama.cpp's server recommends them: the penalty grows as
 /// `multiplier * base^(length - allowed_length)` over the last `window` tokens.
@@ -89,35 +89,28 @@ fn main() {
 }
 
 struct Worker<'m> {
-    model: &'m LlamaModel,
-    ctx: llama_cpp_2::context::LlamaContext<'m>,
-    template: LlamaChatTemplate,
+    model: &'m Model<'m>,
+    ctx: Context<'m>,
+    /// The model's chat template, or the name of one llama.cpp knows.
+    template: CString,
     n_ctx: usize,
     /// The tokens whose keys and values are in the cache, from position 0. A request that
     /// starts with them (the same conversation, one step on) only evaluates what is new.
-    cached: Vec<llama_cpp_2::token::LlamaToken>,
+    cached: Vec<Token>,
 }
 
 fn serve(args: &Args) -> Result<(), String> {
     let started = std::time::Instant::now();
-    let mut backend = LlamaBackend::init().map_err(|e| format!("llama.cpp: {e}"))?;
-    backend.void_logs();
-    let model = LlamaModel::load_from_file(&backend, &args.model, &LlamaModelParams::default())
+    let backend = Backend::init().map_err(|e| format!("llama.cpp: {e}"))?;
+    let model = Model::load(&backend, &args.model)
         .map_err(|e| format!("cannot load the model {}: {e}", args.model))?;
     let n_ctx = args.ctx.min(model.n_ctx_train()).max(256);
-    let params = LlamaContextParams::default()
-        .with_n_ctx(NonZeroU32::new(n_ctx))
-        .with_n_batch(n_ctx)
-        .with_n_threads(args.threads)
-        .with_n_threads_batch(args.threads);
-    let ctx = model
-        .new_context(&backend, params)
+    let ctx = Context::new(&model, n_ctx, n_ctx, args.threads)
         .map_err(|e| format!("cannot create a context of {n_ctx} tokens: {e}"))?;
     // The model's own template; ChatML (what SmolLM2 uses) when it carries none.
-    let template = match model.chat_template(None) {
-        Ok(t) => t,
-        Err(_) => LlamaChatTemplate::new("chatml").map_err(|e| e.to_string())?,
-    };
+    let template = model
+        .chat_template()
+        .unwrap_or_else(|| c"chatml".to_owned());
     if args.bench {
         return bench(&model, ctx, args, started.elapsed());
     }
@@ -166,8 +159,13 @@ impl Worker<'_> {
         let chat = request
             .messages
             .iter()
-            .map(|m| LlamaChatMessage::new(m.role.clone(), m.content.clone()))
-            .collect::<Result<Vec<_>, _>>()
+            .map(|m| {
+                Ok((
+                    CString::new(m.role.clone())?,
+                    CString::new(m.content.clone())?,
+                ))
+            })
+            .collect::<Result<Vec<_>, std::ffi::NulError>>()
             .map_err(|e| {
                 failure(
                     FailureKind::BadRequest,
@@ -178,8 +176,7 @@ impl Worker<'_> {
             .model
             .apply_chat_template(&self.template, &chat, true)
             .map_err(|e| failed(format!("chat template: {e}")))?;
-        let vocab = self.model.vocab();
-        let tokens = vocab.tokenize(prompt.as_bytes(), false, true);
+        let tokens = self.model.tokenize(&prompt).map_err(failed)?;
         let max_tokens = request.max_tokens.max(1);
         if tokens.len() + max_tokens > self.n_ctx {
             return Err(failure(
@@ -200,24 +197,18 @@ impl Worker<'_> {
             .take_while(|(a, b)| a == b)
             .count();
         let mut keep = common.min(tokens.len() - 1);
-        let trimmed = self
-            .ctx
-            .clear_kv_cache_seq(Some(0), Some(keep as u32), None)
-            .unwrap_or(false);
-        if !trimmed {
+        if !self.ctx.truncate_kv_cache(keep as u32) {
             self.ctx.clear_kv_cache();
             keep = 0;
         }
         self.cached.truncate(keep);
-        let mut batch = LlamaBatch::new(self.n_ctx, 1);
+        let mut batch = Batch::new(self.n_ctx);
         let last = tokens.len() - 1;
         for (i, token) in tokens.iter().enumerate().skip(keep) {
-            batch
-                .add(*token, i as i32, &[0], i == last)
-                .map_err(|e| failed(e.to_string()))?;
+            batch.add(*token, i as i32, i == last).map_err(failed)?;
         }
         self.ctx
-            .decode(&mut batch)
+            .decode(&batch)
             .map_err(|e| failed(format!("decode: {e}")))?;
         self.cached.extend_from_slice(&tokens[keep..]);
         // A small model that greedy-decodes a list falls into a loop ("README.md, Cargo.toml,
@@ -226,45 +217,43 @@ impl Worker<'_> {
         // run is longer than two tokens — so ", " between entries and a JSON key the grammar
         // requires are not touched. Only the reply's own tokens count.
         let penalty = || {
-            LlamaSampler::dry(
+            Sampler::dry(
                 self.model,
                 DRY_MULTIPLIER,
                 DRY_BASE,
                 DRY_ALLOWED_LENGTH,
                 DRY_WINDOW,
-                ["\n", ":", "\"", "*"],
+                &["\n", ":", "\"", "*"],
             )
+            .map_err(failed)
         };
-        let mut sampler = match &request.grammar {
-            Some(g) => LlamaSampler::chain_simple([
-                LlamaSampler::grammar(self.model, g, "root").map_err(|e| {
-                    failure(
-                        FailureKind::BadRequest,
-                        format!("the grammar does not parse: {e}"),
-                    )
-                })?,
-                penalty(),
-                LlamaSampler::greedy(),
-            ]),
-            None => LlamaSampler::chain_simple([penalty(), LlamaSampler::greedy()]),
-        };
+        let mut samplers = Vec::new();
+        if let Some(g) = &request.grammar {
+            samplers.push(Sampler::grammar(self.model, g, "root").map_err(|e| {
+                failure(
+                    FailureKind::BadRequest,
+                    format!("the grammar does not parse: {e}"),
+                )
+            })?);
+        }
+        samplers.push(penalty()?);
+        samplers.push(Sampler::greedy().map_err(failed)?);
+        let mut sampler = Sampler::chain(samplers).map_err(failed)?;
         let mut out: Vec<u8> = Vec::new();
         let mut position = tokens.len() as i32;
         let mut finished = false;
         for _ in 0..max_tokens {
-            let token = sampler.sample(&self.ctx, batch.n_tokens() - 1);
-            if vocab.is_eog(token) {
+            let token = sampler.sample(&mut self.ctx, batch.n_tokens() - 1);
+            if self.model.is_eog(token) {
                 finished = true;
                 break;
             }
-            out.extend(vocab.token_to_piece(token, false, None));
+            out.extend(self.model.token_to_piece(token));
             batch.clear();
-            batch
-                .add(token, position, &[0], true)
-                .map_err(|e| failed(e.to_string()))?;
+            batch.add(token, position, true).map_err(failed)?;
             position += 1;
             self.ctx
-                .decode(&mut batch)
+                .decode(&batch)
                 .map_err(|e| failed(format!("decode: {e}")))?;
             self.cached.push(token);
         }
@@ -283,34 +272,31 @@ impl Worker<'_> {
 /// one at a time (tg128), in tokens per second, each the mean of three runs — plus how long
 /// the worker took to be ready. One JSON line.
 fn bench(
-    model: &LlamaModel,
-    mut ctx: llama_cpp_2::context::LlamaContext<'_>,
+    model: &Model<'_>,
+    mut ctx: Context<'_>,
     args: &Args,
     start: std::time::Duration,
 ) -> Result<(), String> {
     let failed = |e: String| format!("bench: {e}");
-    let token = model.vocab().bos();
+    let token = model.bos();
     let runs = 3;
     let mut pp = Vec::new();
     let mut tg = Vec::new();
     for _ in 0..runs {
         ctx.clear_kv_cache();
-        let mut batch = LlamaBatch::new(512, 1);
+        let mut batch = Batch::new(512);
         for i in 0..512 {
-            batch
-                .add(token, i, &[0], i == 511)
-                .map_err(|e| failed(e.to_string()))?;
+            batch.add(token, i, i == 511).map_err(failed)?;
         }
         let t = std::time::Instant::now();
-        ctx.decode(&mut batch).map_err(|e| failed(e.to_string()))?;
+        ctx.decode(&batch).map_err(failed)?;
         pp.push(512.0 / t.elapsed().as_secs_f64());
         ctx.clear_kv_cache();
         let t = std::time::Instant::now();
         for i in 0..128 {
-            let mut one = LlamaBatch::new(1, 1);
-            one.add(token, i, &[0], true)
-                .map_err(|e| failed(e.to_string()))?;
-            ctx.decode(&mut one).map_err(|e| failed(e.to_string()))?;
+            let mut one = Batch::new(1);
+            one.add(token, i, true).map_err(failed)?;
+            ctx.decode(&one).map_err(failed)?;
         }
         tg.push(128.0 / t.elapsed().as_secs_f64());
     }
