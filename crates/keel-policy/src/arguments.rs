@@ -702,31 +702,6 @@ const SAFEGUARDS: &[&str] = &[
     "history",
 ];
 
-/// What stands in an intruder's way: removing one lets people in.
-pub(crate) const SAFEGUARD_NOUNS: &[&str] = &[
-    "lock",
-    "locks",
-    "password",
-    "passcode",
-    "2fa",
-    "mfa",
-    "factor",
-    "pin",
-    "firewall",
-    "alarm",
-    "alarms",
-    "security",
-    "protection",
-    "encryption",
-    "detector",
-    "sensor",
-    "camera",
-    "cameras",
-    "guard",
-    "verification",
-    "captcha",
-];
-
 /// Verbs that put a safeguard to sleep whatever value they are given.
 const SILENCING: &[&str] = &[
     "snooze",

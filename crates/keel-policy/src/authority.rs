@@ -130,7 +130,7 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
     if removing
         && acting
             .iter()
-            .any(|w| super::arguments::SAFEGUARD_NOUNS.contains(&w.as_str()))
+            .any(|w| super::kinds::SAFEGUARD_NOUNS.contains(&w.as_str()))
     {
         by_name = vec![ActionKind::Access];
     }

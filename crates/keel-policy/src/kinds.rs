@@ -434,3 +434,28 @@ pub(crate) fn has_verb(words: &[String], stems: &[&str]) -> bool {
 pub(crate) fn has_stem(words: &[String], stems: &[&str]) -> bool {
     words.iter().any(|w| stems.iter().any(|s| is_form_of(w, s)))
 }
+
+/// What stands in an intruder's way: removing one lets people in.
+pub(crate) const SAFEGUARD_NOUNS: &[&str] = &[
+    "lock",
+    "locks",
+    "password",
+    "passcode",
+    "2fa",
+    "mfa",
+    "factor",
+    "pin",
+    "firewall",
+    "alarm",
+    "alarms",
+    "security",
+    "protection",
+    "encryption",
+    "detector",
+    "sensor",
+    "camera",
+    "cameras",
+    "guard",
+    "verification",
+    "captcha",
+];
