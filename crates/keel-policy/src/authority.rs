@@ -705,28 +705,9 @@ fn foreign_negation(sentence: &str, words: &[String]) -> bool {
 /// wait", "I will unlock it myself later"). A sentence that holds one asks for nothing; where
 /// that was wrong, the cost is a question, never an action nobody asked for.
 const TAKES_BACK: &[&str] = &[
-    "not",
-    "no",
-    "never",
-    "dont",
-    "doesnt",
-    "didnt",
-    "wont",
-    "without",
-    "nothing",
-    "none",
-    "nobody",
-    "nor",
-    "neither",
-    "avoid",
-    "forbidden",
-    "forbid",
+    // Beside every word that forbids ([`FORBIDS`]):
     "forbids",
-    "prohibited",
-    "prohibit",
-    "refrain",
     "disallowed",
-    "cannot",
     "should",
     "myself",
     "later",
@@ -746,7 +727,9 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
         .replace("n't", " not")
         .replace("n\u{2019}t", " not");
     let turn_words = words(&sentence);
-    if turn_words.iter().any(|w| TAKES_BACK.contains(&w.as_str()))
+    if turn_words
+        .iter()
+        .any(|w| FORBIDS.contains(&w.as_str()) || TAKES_BACK.contains(&w.as_str()))
         || foreign_negation(&sentence, &turn_words)
     {
         return;
