@@ -1126,18 +1126,12 @@ const GENERIC_CHANGE_VERBS: &[&str] = &[
 /// room the user did mention (`set_camera {"camera": "porch"}`) does not make it so (a third
 /// outsider round turned a camera off, raised the heating and hid its mail that way). Generic
 /// verbs (`set`, `update`, `create`), looking verbs and fillers are not what a tool changes;
-/// a word counts as named in any form or shortened (`repo` for "repository", `info` for
-/// "information"). Empty when the user named one, or the name says nothing more.
-///
-/// What the call sets counts too: the words of its argument keys other than the ids that pick
-/// the thing ("set the living room to 23 degrees" names `set_temperature {"room": …,
-/// "degrees": 23}`), and a file name the user wrote names a file (`write_file` after "fix the
-/// typo in README.md").
-pub fn unnamed_subject<'k>(
-    tool: &str,
-    keys: impl IntoIterator<Item = &'k str>,
-    said: &[SaidWord],
-) -> Vec<String> {
+/// a word counts as named in any form or by its abbreviation (`repo` for "repository").
+/// Empty when the user named one, or the name says nothing more. A file name the user wrote
+/// names a file (`write_file` after "fix the typo in README.md"); an argument's key names
+/// nothing (a sixth outsider round gave `set_camera` a `room` the user had named for a
+/// light).
+pub fn unnamed_subject(tool: &str, said: &[SaidWord]) -> Vec<String> {
     let mut name = words(tool);
     if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
         name.drain(..2);
@@ -1168,9 +1162,6 @@ pub fn unnamed_subject<'k>(
                     || KINDS_OF_FILE.iter().any(|k| is_form_of(&s.word, k))
             }))
     };
-    // (An argument's key does not name it: a sixth outsider round gave `set_camera` a
-    // `room` the user had named for a light.)
-    let _ = keys;
     if content.iter().any(|w| named(w)) {
         return Vec::new();
     }

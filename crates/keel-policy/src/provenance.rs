@@ -1877,12 +1877,7 @@ pub fn check_provenance(
         } else {
             // A change was asked for, but of what: the user who asked to turn on a light
             // asked for no thermostat to be set.
-            let keys = args
-                .as_object()
-                .into_iter()
-                .flatten()
-                .map(|(k, _)| k.as_str());
-            let unnamed = super::authority::unnamed_subject(tool, keys, &index.requested().said);
+            let unnamed = super::authority::unnamed_subject(tool, &index.requested().said);
             // (A name that says what kind of action it takes is judged by that kind, as the
             // gate does: `send_money` needs a request to pay, not the word "money".)
             if !unnamed.is_empty()
