@@ -1168,6 +1168,28 @@ pub fn unnamed_subject(tool: &str, said: &[SaidWord]) -> Vec<String> {
     content
 }
 
+/// Whether the user's words make `choice`, one of the values a tool's schema offers: each of
+/// its words (`anyone_with_link`, `readOnly`, `view-only`), less fillers, is one the user
+/// said in a sentence that asks ("so anyone with the link can open it"), in any form. A word
+/// a negation took back does not count ("not anyone with the link"), nor one in a clause
+/// that asks for nothing.
+pub fn names_choice(choice: &str, said: &[SaidWord]) -> bool {
+    let wanted: Vec<String> = words(choice)
+        .into_iter()
+        .filter(|w| !CHOICE_FILLERS.contains(&w.as_str()))
+        .collect();
+    !wanted.is_empty()
+        && wanted.iter().all(|w| {
+            said.iter()
+                .any(|s| !s.subordinate && (is_form_of(&s.word, w) || is_form_of(w, &s.word)))
+        })
+}
+
+/// Words that join a choice's name and choose nothing by themselves.
+const CHOICE_FILLERS: &[&str] = &[
+    "a", "an", "the", "with", "to", "of", "by", "for", "in", "on", "and", "or", "can",
+];
+
 /// Short forms of words that tools' names use ("repo" for "repository"): a word of a name
 /// counts as named by its long form and the other way round, and by no other prefix
 /// ("marketing" does not name `mark_as_read`).

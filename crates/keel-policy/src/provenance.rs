@@ -1268,6 +1268,8 @@ struct Leaf<'a> {
     key: &'a str,
     needle: Cow<'a, str>,
     value: Option<&'a Value>,
+    /// The schema offers this value as one of several choices (an `enum`).
+    choice: bool,
 }
 
 /// The leaf values of the arguments, with dot-paths. Containers are compared leaf by leaf, so a
@@ -1300,6 +1302,7 @@ fn leaves<'a>(
                         key: k,
                         needle: Cow::Borrowed(k),
                         value: None,
+                        choice: false,
                     });
                 }
                 leaves(child, declared, &path, k, out);
@@ -1316,11 +1319,16 @@ fn leaves<'a>(
                 return;
             }
             if let Some(n) = needle(other) {
+                let choice = schema
+                    .and_then(|s| s.get("enum"))
+                    .and_then(Value::as_array)
+                    .is_some_and(|choices| choices.contains(other));
                 out.push(Leaf {
                     path: dot.to_string(),
                     key,
                     needle: n,
                     value: Some(other),
+                    choice,
                 });
             }
         }
@@ -1716,6 +1724,11 @@ pub fn check_provenance(
         if edits_text && FILE_TEXT_KEYS.contains(&leaf.key) {
             continue;
         }
+        // A choice the tool offers, which the user's words make ("so anyone with the link can
+        // open it" chooses `anyone_with_link`): theirs, however the tool spells it.
+        if leaf.choice && super::authority::names_choice(&leaf.needle, &index.requested().said) {
+            continue;
+        }
         let identifier = super::records::is_identifier_key(leaf.key);
         let source = match attributed(
             index,
@@ -1739,6 +1752,13 @@ pub fn check_provenance(
                     && !leaf.needle.trim().is_empty() =>
             {
                 whole.insert(leaf.path.as_str());
+                if leaf.choice {
+                    tainted.push(format!(
+                        "argument \"{}\" of {tool} is \"{}\", one of the choices the tool offers, and nothing you wrote chose it",
+                        leaf.path, leaf.needle
+                    ));
+                    continue;
+                }
                 tainted.push(format!(
                     "argument \"{}\" of {tool} is \"{}\", which neither you nor any result has shown, so nothing says {} it is",
                     leaf.path,
