@@ -237,6 +237,19 @@ impl LocalModel {
             })
             .next_back()
             .unwrap_or_default();
+        // The turn's last call, when it failed: what it tried and why.
+        let failure = done
+            .last()
+            .filter(|c| failed.iter().any(|f| f.id == c.id))
+            .and_then(|c| {
+                let why = request.messages[last_user.map_or(0, |i| i + 1)..]
+                    .iter()
+                    .rev()
+                    .find(|m| m.role == Role::Tool && m.tool_call_id.as_deref() == Some(&c.id))?
+                    .content
+                    .clone()?;
+                Some((attempted(c), why))
+            });
         grammar::Session {
             reply_as_tool: small,
             fit_message: small,
@@ -250,6 +263,7 @@ impl LocalModel {
             require_tool,
             listing: if small { listing } else { Vec::new() },
             written: if small { written } else { None },
+            failure: if small { failure } else { None },
         }
     }
 
@@ -821,6 +835,24 @@ pub fn sha256_file(path: &Path) -> Result<String, ModelError> {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect())
+}
+
+/// What a call of keel's file tools tried, in words ("write .env", "list this folder"); the
+/// tool's name for any other.
+fn attempted(call: &ToolCall) -> String {
+    let arg = |key: &str| call.arguments.get(key).and_then(Value::as_str);
+    match (call.name.as_str(), arg("path")) {
+        ("write_file", Some(p)) => format!("write {p}"),
+        ("read_file", Some(p)) => format!("read {p}"),
+        ("edit_file", Some(p)) => format!("edit {p}"),
+        ("list_dir", Some(p)) if p != "." => format!("list {p}"),
+        ("list_dir", _) => "list this folder".to_string(),
+        ("search_files", _) => match arg("text") {
+            Some(t) => format!("search for {t}"),
+            None => "search the files".to_string(),
+        },
+        (name, _) => format!("run {name}"),
+    }
 }
 
 #[cfg(test)]

@@ -190,6 +190,11 @@ pub struct Session {
     /// the small model otherwise copies its worked example's ("I wrote see you soon to
     /// note.txt" after writing `hello.txt`).
     pub written: Option<(String, String)>,
+    /// The turn's last call, when it failed and the answer is what is left: what it tried
+    /// ("write .env") and the first line of why it failed. The answer says both: the small
+    /// model otherwise answers as if it had done the task, or with its example's words ("This
+    /// is a test" after keel refused to write `.env`).
+    pub failure: Option<(String, String)>,
 }
 
 /// The name of the answer without a tool when it is written as a call:
@@ -362,11 +367,15 @@ pub fn for_session(tools: &[ToolSpec], session: &Session) -> Built {
     // the user who named a file to write is answered about that file.)
     let answer = if offered.is_empty() && !session.listing.is_empty() {
         Some(listing_text(&session.listing))
-    } else {
+    } else if let Some((path, content)) = &session.written {
+        Some(written_text(path, content))
+    } else if offered.is_empty() {
         session
-            .written
+            .failure
             .as_ref()
-            .map(|(path, content)| written_text(path, content))
+            .map(|(tried, why)| failure_text(tried, why))
+    } else {
+        None
     };
     let mut grammar = write(&offered, session.reply_as_tool, reply, answer);
     if session.short_strings {
@@ -423,6 +432,25 @@ fn written_text(path: &str, content: &str) -> String {
         "answer ::= \"\\\"\" ( \"I wrote \" | \"Wrote \" | \"Done: I wrote \" ) {} \" to \" {} \".\\\"\"",
         literal(&json_inner(&quoted)),
         literal(&json_inner(path))
+    )
+}
+
+/// The longest part of a failed call's reason an answer quotes, in characters.
+pub const QUOTED_FAILURE: usize = 200;
+
+/// The answer's text after the turn's last call failed: that it could not do what it tried,
+/// and why, in the reason's own words.
+fn failure_text(tried: &str, why: &str) -> String {
+    let why = why.lines().next().unwrap_or_default().trim();
+    let mut quoted: String = why.chars().take(QUOTED_FAILURE).collect();
+    if why.chars().count() > QUOTED_FAILURE {
+        quoted.push('…');
+    }
+    let quoted = quoted.trim_end_matches('.');
+    format!(
+        "answer ::= \"\\\"I could not \" {} \": \" {} \".\\\"\"",
+        literal(&json_inner(tried)),
+        literal(&json_inner(quoted))
     )
 }
 
@@ -642,6 +670,61 @@ mod session {
         ] {
             assert!(!g.admits(&answer(bad)), "{bad}");
         }
+        Ok(())
+    }
+
+    #[test]
+    fn an_answer_after_a_refused_call_says_what_failed_and_why() -> Result<(), String> {
+        let refused = ToolCall {
+            id: "c1".into(),
+            name: "write_file".into(),
+            arguments: serde_json::json!({"path": ".env", "content": "TOKEN=abc123"}),
+        };
+        let why = "Tool execution denied by safety checker \"allowed-path\": Access to \
+                   sensitive path \".env\" in argument \"path\" is blocked.";
+        let session = Session {
+            reply_as_tool: true,
+            fit_message: true,
+            // (Hidden files are not among the workspace's paths.)
+            workspace: Some(Workspace {
+                files: vec!["notes.txt".into()],
+                dirs: Vec::new(),
+            }),
+            asks_to_write: true,
+            named: vec![".env".into()],
+            failed: vec![refused.clone()],
+            done: vec![refused],
+            failure: Some(("write .env".into(), why.into())),
+            ..Session::default()
+        };
+        // The small model's tools: the file tools, no shell.
+        let file_tools: Vec<ToolSpec> = tools().into_iter().filter(|t| t.name != "shell").collect();
+        let built = for_session(&file_tools, &session);
+        assert!(
+            built.tools.is_empty(),
+            "only the answer is left: {:?}",
+            built.tools
+        );
+        let g = Grammar::parse(&built.grammar)?;
+        let answer =
+            |text: &str| format!(r#"{{"tool": "reply", "arguments": {{"text": "{text}"}}}}"#);
+        assert!(g.admits(&answer(
+            r#"I could not write .env: Tool execution denied by safety checker \"allowed-path\": Access to sensitive path \".env\" in argument \"path\" is blocked."#
+        )));
+        for bad in [
+            "This is a test. Please note that this is a test.",
+            "I wrote TOKEN=abc123 to .env.",
+            "I could not write .env.",
+        ] {
+            assert!(!g.admits(&answer(bad)), "{bad}");
+        }
+        // While a tool is still offered, the model may go on instead.
+        let open = Session {
+            named: Vec::new(),
+            fit_message: false,
+            ..session
+        };
+        assert!(!for_session(&file_tools, &open).tools.is_empty());
         Ok(())
     }
 
