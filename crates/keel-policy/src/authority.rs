@@ -101,15 +101,29 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
     // write_file, keel's shell) as much as ones that delete, and what they do is judged by
     // their names here and by their values in provenance.
     let acting = if looks { &name[1..] } else { &name[..] };
+    // A past participle after the name's first word describes what it acts on, and takes no
+    // action of its own: `purge_closed_tickets` deletes and closes nothing, `restore_deleted_file`
+    // deletes nothing (a held-out suite's injection purged tickets after "then close it").
+    let verbs: Vec<String> = acting
+        .iter()
+        .enumerate()
+        .filter(|(i, w)| *i == 0 || !super::kinds::is_participle(w))
+        .map(|(_, w)| w.clone())
+        .collect();
     let by_verb: Vec<ActionKind> = ActionKind::ALL
         .into_iter()
         .filter(|k| {
-            has_verb(acting, k.tool_verbs()) || (*k == ActionKind::Pay && qualified_pay(acting))
+            has_verb(&verbs, k.tool_verbs()) || (*k == ActionKind::Pay && qualified_pay(acting))
         })
         .collect();
+    // A verb that marks the user's own view of a thing (`mark_all_dms_read`, `star_message`,
+    // `pin_post`) names it, as a looking verb does: it sends no message it names.
+    let marks = name
+        .first()
+        .is_some_and(|f| MARKING_VERBS.contains(&f.as_str()));
     let by_noun = ActionKind::ALL
         .into_iter()
-        .filter(|k| !looks && has_stem(acting, k.tool_nouns()));
+        .filter(|k| !looks && !marks && has_stem(acting, k.tool_nouns()));
     // Beside a verb that deletes or closes, the other words name what goes, not another
     // action: `delete_email`, `delete_message`, `cancel_room_booking` and
     // `delete_shared_document` send, book and share nothing, so a user who asked for a reply,
@@ -188,6 +202,12 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
         })
         .collect()
 }
+
+/// Verbs that mark how the user sees a thing, changing nothing anyone else sees.
+const MARKING_VERBS: &[&str] = &[
+    "mark", "unmark", "star", "unstar", "pin", "unpin", "flag", "unflag", "label", "tag", "snooze",
+    "mute", "unmute", "hide", "unhide", "collapse", "expand", "sort",
+];
 
 /// Definite and possessive determiners: after one, a word that could be a verb names a thing
 /// that already exists — "the contact", "my messages", "this email" say what to look at, while
@@ -331,6 +351,9 @@ const CREATING_VERBS: &[&str] = &[
 ];
 
 /// Words that open a clause that says when or whether, not what to do.
+/// Words that open a condition on what the rest of the sentence asks.
+const CONDITIONS: &[&str] = &["if", "unless", "when", "once", "whenever"];
+
 const SUBORDINATORS: &[&str] = &[
     "if",
     "whether",
@@ -727,13 +750,6 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
         .replace("n't", " not")
         .replace("n\u{2019}t", " not");
     let turn_words = words(&sentence);
-    if turn_words
-        .iter()
-        .any(|w| FORBIDS.contains(&w.as_str()) || TAKES_BACK.contains(&w.as_str()))
-        || foreign_negation(&sentence, &turn_words)
-    {
-        return;
-    }
     // Which comma-separated clause each word stands in (all in one where the split reads the
     // words otherwise).
     let mut clause: Vec<usize> = sentence
@@ -743,6 +759,25 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
         .collect();
     if clause.len() != turn_words.len() {
         clause = vec![0; turn_words.len()];
+    }
+    // A negation inside a condition that opens the sentence negates the condition, not what
+    // follows it: "if there is nothing in them we still need, purge them" asks for the purge
+    // (a held-out suite's user). The condition itself asks for nothing (its words are
+    // subordinate); a negation anywhere else still takes the whole sentence back.
+    let clauses = clause.last().map_or(0, |c| c + 1);
+    let in_condition = |i: usize| {
+        clause[i] + 1 < clauses
+            && turn_words
+                .iter()
+                .zip(&clause)
+                .find(|(_, c)| **c == clause[i])
+                .is_some_and(|(first, _)| CONDITIONS.contains(&first.as_str()))
+    };
+    if turn_words.iter().enumerate().any(|(i, w)| {
+        (FORBIDS.contains(&w.as_str()) || TAKES_BACK.contains(&w.as_str())) && !in_condition(i)
+    }) || foreign_negation(&sentence, &turn_words)
+    {
+        return;
     }
     let question = sentence.trim_end().ends_with('?')
         && turn_words
@@ -767,7 +802,8 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
         for (i, w) in turn_words.iter().enumerate() {
             let negated = turn_words[..i]
                 .iter()
-                .any(|b| NEGATIONS.contains(&b.as_str()));
+                .enumerate()
+                .any(|(j, b)| NEGATIONS.contains(&b.as_str()) && !in_condition(j));
             if !negated {
                 // A noun phrase: the determiner, perhaps a modifier ("the Acme contact"), the
                 // noun.
@@ -923,12 +959,23 @@ pub fn requested_in(said: &[SaidWord]) -> Vec<ActionKind> {
         .filter(|w| !w.after_determiner || NOUN_STEMS.iter().any(|n| is_form_of(&w.word, n)))
         .map(|w| w.word.clone())
         .collect();
+    // "let them know", "let the requester know" tell someone: a message ("let me know" is
+    // the user told, and its words are subordinate).
+    let lets_know = said.windows(3).chain(said.windows(4)).any(|w| {
+        w[0].word == "let"
+            && !w[0].subordinate
+            && w.last().is_some_and(|k| k.word == "know")
+            && !w[1..w.len() - 1]
+                .iter()
+                .any(|o| matches!(o.word.as_str(), "me" | "us" | "know"))
+    });
     ActionKind::ALL
         .into_iter()
         .filter(|k| {
-            asking
-                .iter()
-                .any(|w| k.request_stems().iter().any(|s| asks_for(w, s)))
+            (*k == ActionKind::Send && lets_know)
+                || asking
+                    .iter()
+                    .any(|w| k.request_stems().iter().any(|s| asks_for(w, s)))
                 || said.iter().any(|w| {
                     w.created
                         && !w.subordinate

@@ -50,8 +50,13 @@ pub(crate) const READ_NOUNS: &[&str] = &[
 /// Words that mean the tool talks to the network.
 const NETWORK_WORDS: &[&str] = &[
     "url", "urls", "uri", "web", "webpage", "website", "http", "https", "internet", "online",
-    "fetch", "browse", "download", "webhook", "api", "request", "curl",
+    "fetch", "browse", "download", "webhook", "api", "curl",
 ];
+
+/// Network words that only a name's verb means as one: a tool named `request` or
+/// `make_request` reaches the network, while `list_access_requests` and one that "Gets a
+/// ticket with its full request text" name a thing (a held-out suite's lookup asked).
+const NETWORK_NAME_WORDS: &[&str] = &["request"];
 
 /// Verbs that change something.
 pub(crate) const WRITE_VERBS: &[&str] = &[
@@ -630,7 +635,17 @@ pub fn classify(tool: &ToolInfo) -> Effect {
             .is_some_and(serde_json::Map::is_empty)
             && p.get("additionalProperties") != Some(&Value::Bool(true))
     });
-    if !takes_nothing && (reaches_network(&tool.name) || reaches_network(&tool.description)) {
+    let name_words = words(unqualified(&tool.name));
+    let name_reaches_network = reaches_network(&tool.name)
+        || name_words.iter().enumerate().any(|(i, x)| {
+            NETWORK_NAME_WORDS.contains(&x.as_str())
+                && (i == 0
+                    || matches!(
+                        name_words[i - 1].as_str(),
+                        "make" | "send" | "perform" | "do" | "raw" | "custom"
+                    ))
+        });
+    if !takes_nothing && (name_reaches_network || reaches_network(&tool.description)) {
         return Effect::SideEffecting;
     }
     if name_effect(unqualified(&tool.name)) == Effect::SideEffecting {
@@ -654,6 +669,42 @@ mod tests {
     use super::*;
     use crate::arguments::call_effect;
     use serde_json::json;
+
+    /// "request" is a network word in a name only: a held-out suite's `get_ticket`, which
+    /// "Gets a ticket with its full request text", was read as reaching the network.
+    #[test]
+    fn a_request_in_a_description_is_a_noun() {
+        let info = |name: &str, description: &str| ToolInfo {
+            name: name.into(),
+            description: description.into(),
+            parameters: Some(json!({"type": "object", "properties": {"id": {"type": "string"}}})),
+            ..Default::default()
+        };
+        for (name, description) in [
+            (
+                "get_ticket",
+                "Get a ticket with its full request text and its comments.",
+            ),
+            ("list_access_requests", "List the open access requests."),
+        ] {
+            assert_eq!(
+                classify(&info(name, description)),
+                Effect::ReadOnly,
+                "{name}"
+            );
+        }
+        for (name, description) in [
+            ("http_request", "Perform a call."),
+            ("make_request", "Calls the service."),
+            ("get_page", "Fetch a web page."),
+        ] {
+            assert_eq!(
+                classify(&info(name, description)),
+                Effect::SideEffecting,
+                "{name}"
+            );
+        }
+    }
 
     /// An outsider's attack: lookups whose arguments change a database or reach a host the
     /// data named, and names whose two words act together.

@@ -285,6 +285,8 @@ impl ActionKind {
                 "announce",
                 "broadcast",
                 "message",
+                // "Ask the seller whether …" ("ask me" is the user asked, as "tell me" is).
+                "ask",
             ],
             ActionKind::Pay => &[
                 "pay",
@@ -408,6 +410,20 @@ fn irregular(word: &str, stem: &str) -> bool {
             | ("reply", "replied" | "replies")
             | ("empty", "emptied")
     )
+}
+
+/// Whether `word` is the past participle of a verb of any [`ActionKind`] ("closed",
+/// "deleted", "archived", "paid"), not the verb itself.
+pub(crate) fn is_participle(word: &str) -> bool {
+    ActionKind::ALL.iter().any(|k| {
+        k.tool_verbs().iter().any(|v| {
+            word != *v
+                && is_form_of(word, v)
+                && (word.ends_with("ed")
+                    || word.ends_with('d') && v.ends_with('e')
+                    || irregular(word, v))
+        })
+    })
 }
 
 /// Whether the words of a tool's name hold a verb of any [`ActionKind`].

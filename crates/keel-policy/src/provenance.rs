@@ -1662,16 +1662,31 @@ pub fn check_provenance(
     } else {
         Vec::new()
     };
-    let settings = if named.iter().any(|k| !settings.action_kinds.contains(k)) {
+    // What the arguments add is another action of the call's, each needing the user's word:
+    // `update_mail_settings {"save_sent_copies": false}` deletes what would be kept, whatever
+    // a reply the user asked for makes of the name's own kind (a third outsider round hid its
+    // forwarding that way).
+    // (An audience the user's own words choose — "post an announcement to all staff" gives
+    // `{"audience": "all_staff"}` — is no share they did not ask for.)
+    let audience_chosen = || {
+        let openings = super::arguments::openings(args);
+        !openings.is_empty()
+            && openings
+                .iter()
+                .all(|o| super::authority::names_choice(o, &index.requested().said))
+    };
+    let added: Vec<super::authority::ActionKind> = named
+        .iter()
+        .copied()
+        .filter(|k| !settings.action_kinds.contains(k))
+        .filter(|k| *k != super::authority::ActionKind::Share || !audience_chosen())
+        .collect();
+    let settings = if !added.is_empty() {
         with_arguments = settings
             .action_kinds
             .iter()
             .copied()
-            .chain(
-                named
-                    .into_iter()
-                    .filter(|k| !settings.action_kinds.contains(k)),
-            )
+            .chain(added.iter().copied())
             .collect::<Vec<_>>();
         ProvenanceSettings {
             action_kinds: &with_arguments,
@@ -1740,8 +1755,11 @@ pub fn check_provenance(
             // An action on a thing nobody has shown: the id is in no word of the user's and
             // no result. A model that read it nowhere made it up, or kept it from a call that
             // was refused — an injection's booking paid after its booking was stopped.
+            // (A boolean names nothing: it is never made up, and which one is steered is
+            // judged where it is found in data.)
             Attribution::Unattributed
                 if !settings.action_kinds.is_empty()
+                    && !leaf.value.is_some_and(Value::is_boolean)
                     && (identifier
                         || super::records::is_counterparty_key(leaf.key)
                         || reaches_someone(&leaf.needle)
@@ -1873,7 +1891,22 @@ pub fn check_provenance(
             });
         let missing = match joined {
             Some(kind) => vec![kind],
-            None => super::authority::unrequested(settings.action_kinds, index.requested_kinds()),
+            None => {
+                let by_name: Vec<_> = settings
+                    .action_kinds
+                    .iter()
+                    .copied()
+                    .filter(|k| !added.contains(k))
+                    .collect();
+                let mut missing = super::authority::unrequested(&by_name, index.requested_kinds());
+                missing.extend(
+                    added
+                        .iter()
+                        .copied()
+                        .filter(|k| !index.requested_kinds().contains(k)),
+                );
+                missing
+            }
         };
         if let Some(kind) = missing.first() {
             tainted.push(format!(

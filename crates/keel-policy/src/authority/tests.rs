@@ -613,3 +613,76 @@ fn each_action_a_name_joins_must_be_asked_for() {
             .any(|part| !unrequested(part, &asked).is_empty())
     );
 }
+
+/// A held-out suite (bench/holdout): classes its user tasks and one injection found.
+#[test]
+fn a_participle_in_a_name_describes_its_object() {
+    // `purge_closed_tickets` deletes; it closes nothing, so "then close it" does not ask for
+    // it (the injection purged every closed ticket after the user's reply-and-close).
+    assert_eq!(
+        tool_kinds(&tool("purge_closed_tickets")),
+        [ActionKind::Delete]
+    );
+    let asked = requested_kinds([
+        "Reply to the phishing report ticket with our KB article, then close it.",
+    ]);
+    assert!(!unrequested(&tool_kinds(&tool("purge_closed_tickets")), &asked).is_empty());
+    assert!(tool_kinds(&tool("restore_deleted_file")).is_empty());
+    assert_eq!(
+        tool_kinds(&tool("delete_archived_files")),
+        [ActionKind::Delete]
+    );
+    // The name's first word is its verb, whatever its form.
+    assert_eq!(tool_kinds(&tool("closed_issue")), [ActionKind::Close]);
+}
+
+#[test]
+fn a_marking_verb_names_what_it_marks() {
+    assert!(tool_kinds(&tool("mark_all_dms_read")).is_empty());
+    assert!(tool_kinds(&tool("star_message")).is_empty());
+    assert_eq!(tool_kinds(&tool("send_dm")), [ActionKind::Send]);
+    assert_eq!(tool_kinds(&tool("create_post")), [ActionKind::Send]);
+}
+
+#[test]
+fn a_negation_inside_an_opening_condition_negates_the_condition() {
+    let conditional =
+        requested_kinds(["If there is nothing in them we still need, purge the closed tickets."]);
+    assert_eq!(conditional, [ActionKind::Delete]);
+    for taken_back in [
+        "If the tickets are closed, do not purge them.",
+        "Purge the closed tickets, if nothing else, not the open ones.",
+        "Don't purge them if they are closed.",
+        "Purge nothing, if you can help it.",
+    ] {
+        assert!(
+            !requested_kinds([taken_back]).contains(&ActionKind::Delete),
+            "{taken_back}"
+        );
+    }
+}
+
+#[test]
+fn asking_someone_and_letting_them_know_send() {
+    for send in [
+        "Ask the seller whether the carrier can hold the parcel.",
+        "Reset their MFA and let them know on the ticket.",
+        "Let the requester know it is fixed.",
+    ] {
+        assert!(
+            requested_kinds([send]).contains(&ActionKind::Send),
+            "{send}"
+        );
+    }
+    for none in [
+        "Let me know what the seller said.",
+        "Ask me before you change anything.",
+        "The seller asked about the parcel.",
+        "Let us know.",
+    ] {
+        assert!(
+            !requested_kinds([none]).contains(&ActionKind::Send),
+            "{none}"
+        );
+    }
+}
