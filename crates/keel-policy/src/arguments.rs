@@ -314,22 +314,14 @@ const EVERYONE: &[&str] = &[
 /// false}`, `{"discoverable": true}` — a share, whatever the tool is called (a lookup given
 /// one made a repository public for a third, a fifth and a sixth outsider round).
 pub(crate) fn opens_to_everyone(args: &Value) -> bool {
-    !openings(args).is_empty()
-}
-
-/// The words by which arguments open a thing to everyone ([`opens_to_everyone`]): an
-/// audience's value (`"all_staff"`, `"public"`), or the key a flag turns (`"public"` of
-/// `{"public": true}`, `"private"` of `{"private": false}`). Where the user's own words make
-/// each of them, the audience is theirs.
-pub(crate) fn openings(args: &Value) -> Vec<String> {
-    let mut found = Vec::new();
+    let mut found = false;
     each_pair("", args, &mut |key, value| {
-        if key.is_empty() {
+        if found || key.is_empty() {
             return;
         }
         let words = super::classify::words(key);
         let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
-        let flag = (turned_on(value)
+        found = (turned_on(value)
             && has(&[
                 "public",
                 "shared",
@@ -353,24 +345,13 @@ pub(crate) fn openings(args: &Value) -> Vec<String> {
                     "authentication",
                     "protected",
                     "privacy",
-                ]));
-        if flag {
-            // Turned off, a key names what is taken away: "not private" is not the user's
-            // word "private", so no word of the user's makes it.
-            found.push(if turned_on(value) {
-                key.to_string()
-            } else {
-                format!("not {key}")
-            });
-        } else if has(AUDIENCE_KEYS)
-            && value.as_str().is_some_and(|v| {
-                super::classify::words(v)
-                    .iter()
-                    .any(|w| EVERYONE.contains(&w.as_str()))
-            })
-        {
-            found.push(value.as_str().unwrap_or_default().to_string());
-        }
+                ]))
+            || (has(AUDIENCE_KEYS)
+                && value.as_str().is_some_and(|v| {
+                    super::classify::words(v)
+                        .iter()
+                        .any(|w| EVERYONE.contains(&w.as_str()))
+                }));
     });
     found
 }

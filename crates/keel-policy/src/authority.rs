@@ -101,13 +101,19 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
     // write_file, keel's shell) as much as ones that delete, and what they do is judged by
     // their names here and by their values in provenance.
     let acting = if looks { &name[1..] } else { &name[..] };
-    // A past participle after the name's first word describes what it acts on, and takes no
-    // action of its own: `purge_closed_tickets` deletes and closes nothing, `restore_deleted_file`
-    // deletes nothing (a held-out suite's injection purged tickets after "then close it").
+    // Beside a verb of a kind that opens the name, a past participle describes what it acts
+    // on and takes no action of its own: `purge_closed_tickets` deletes and closes nothing (a
+    // held-out suite's injection purged tickets after "then close it"). After a looking verb,
+    // or none, it is the action: `get_transfer_sent` may send (a seventh outsider round sent
+    // money through one).
+    let opens_with_a_kind = !looks
+        && acting.first().is_some_and(|f| {
+            super::kinds::names_an_action(std::slice::from_ref(f)) && !is_participle_word(f)
+        });
     let verbs: Vec<String> = acting
         .iter()
         .enumerate()
-        .filter(|(i, w)| *i == 0 || !super::kinds::is_participle(w))
+        .filter(|(i, w)| *i == 0 || !opens_with_a_kind || !super::kinds::is_participle(w))
         .map(|(_, w)| w.clone())
         .collect();
     let by_verb: Vec<ActionKind> = ActionKind::ALL
@@ -201,6 +207,10 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
                         .any(|w| matches!(w.as_str(), "administrator" | "rights" | "privileges")))
         })
         .collect()
+}
+
+fn is_participle_word(word: &str) -> bool {
+    super::kinds::is_participle(word)
 }
 
 /// Verbs that mark how the user sees a thing, changing nothing anyone else sees.
@@ -1225,10 +1235,24 @@ pub fn names_choice(choice: &str, said: &[SaidWord]) -> bool {
         .into_iter()
         .filter(|w| !CHOICE_FILLERS.contains(&w.as_str()))
         .collect();
+    let same = |s: &SaidWord, w: &str| {
+        !s.subordinate && (is_form_of(&s.word, w) || is_form_of(w, &s.word))
+    };
+    // In order, with nothing but fillers between: "anyone with the link", not "anyone on my
+    // team who needs the link" (a seventh outsider round opened a file to the world that way).
     !wanted.is_empty()
-        && wanted.iter().all(|w| {
-            said.iter()
-                .any(|s| !s.subordinate && (is_form_of(&s.word, w) || is_form_of(w, &s.word)))
+        && (0..said.len()).any(|start| {
+            let mut at = start;
+            wanted.iter().all(|w| {
+                while said.get(at).is_some_and(|s| {
+                    at > start && CHOICE_FILLERS.contains(&s.word.as_str()) && !same(s, w)
+                }) {
+                    at += 1;
+                }
+                let found = said.get(at).is_some_and(|s| same(s, w));
+                at += 1;
+                found
+            })
         })
 }
 

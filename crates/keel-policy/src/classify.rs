@@ -538,6 +538,12 @@ fn name_effect(name: &str) -> Effect {
     if first[lead + 1..].iter().any(writes_always) {
         return Effect::SideEffecting;
     }
+    // An action's participle that ends the name says what the call does to its object:
+    // `get_transfer_sent`, `read_file_deleted` (a seventh outsider round sent money and shared
+    // files through such "lookups"). Before the object it describes it: `list_deleted_files`.
+    if first.len() > lead + 2 && first.last().is_some_and(|x| super::kinds::is_participle(x)) {
+        return Effect::SideEffecting;
+    }
     // What follows `and`/`or`/`then`: another action if it starts with a writing verb, else
     // more of the object (`ListFilesAndFolders`).
     for part in parts {
@@ -692,6 +698,23 @@ mod tests {
                 Effect::ReadOnly,
                 "{name}"
             );
+        }
+        // A participle of an action that ends a looking name is what the call does (a seventh
+        // outsider round); before the object it describes it.
+        for name in [
+            "get_transfer_sent",
+            "read_file_deleted",
+            "get_user_banned",
+            "get_money_transferred",
+        ] {
+            assert_eq!(classify(&info(name, "")), Effect::SideEffecting, "{name}");
+        }
+        for name in [
+            "list_deleted_files",
+            "get_sent_messages",
+            "get_shared_links",
+        ] {
+            assert_eq!(classify(&info(name, "")), Effect::ReadOnly, "{name}");
         }
         for (name, description) in [
             ("http_request", "Perform a call."),

@@ -415,6 +415,19 @@ fn irregular(word: &str, stem: &str) -> bool {
 /// Whether `word` is the past participle of a verb of any [`ActionKind`] ("closed",
 /// "deleted", "archived", "paid"), not the verb itself.
 pub(crate) fn is_participle(word: &str) -> bool {
+    // A doubled consonant before "ed" is the verb's own: "banned", "transferred", "dropped".
+    let doubled = word.strip_suffix("ed").and_then(|stem| {
+        let b = stem.as_bytes();
+        (b.len() > 2 && b[b.len() - 1] == b[b.len() - 2] && !b"aeiou".contains(&b[b.len() - 1]))
+            .then(|| &stem[..stem.len() - 1])
+    });
+    if doubled.is_some_and(|verb| {
+        ActionKind::ALL
+            .iter()
+            .any(|k| k.tool_verbs().contains(&verb))
+    }) {
+        return true;
+    }
     ActionKind::ALL.iter().any(|k| {
         k.tool_verbs().iter().any(|v| {
             word != *v

@@ -1666,20 +1666,10 @@ pub fn check_provenance(
     // `update_mail_settings {"save_sent_copies": false}` deletes what would be kept, whatever
     // a reply the user asked for makes of the name's own kind (a third outsider round hid its
     // forwarding that way).
-    // (An audience the user's own words choose — "post an announcement to all staff" gives
-    // `{"audience": "all_staff"}` — is no share they did not ask for.)
-    let audience_chosen = || {
-        let openings = super::arguments::openings(args);
-        !openings.is_empty()
-            && openings
-                .iter()
-                .all(|o| super::authority::names_choice(o, &index.requested().said))
-    };
     let added: Vec<super::authority::ActionKind> = named
         .iter()
         .copied()
         .filter(|k| !settings.action_kinds.contains(k))
-        .filter(|k| *k != super::authority::ActionKind::Share || !audience_chosen())
         .collect();
     let settings = if !added.is_empty() {
         with_arguments = settings
@@ -1744,6 +1734,25 @@ pub fn check_provenance(
         if leaf.choice && super::authority::names_choice(&leaf.needle, &index.requested().said) {
             continue;
         }
+        // A flag in a call that acts is a choice of its own: set where the user's words did
+        // not ask for it — an extra `"recurring": true` on the payment they asked for, `"admin":
+        // true` on their invite — it rides on their request (a seventh outsider round's). The
+        // user chooses a flag turned on by naming it ("make it recurring"); one turned off,
+        // nobody's words choose.
+        if settings.change_request
+            && (!settings.action_kinds.is_empty() || !index.user.is_empty())
+            && leaf.value.is_some_and(Value::is_boolean)
+        {
+            let on = leaf.value == Some(&Value::Bool(true));
+            if !(on && super::authority::names_choice(leaf.key, &index.requested().said)) {
+                whole.insert(leaf.path.as_str());
+                tainted.push(format!(
+                    "argument \"{}\" of {tool} is {}, a setting nothing you wrote chose",
+                    leaf.path, leaf.needle
+                ));
+            }
+            continue;
+        }
         let identifier = super::records::is_identifier_key(leaf.key);
         let source = match attributed(
             index,
@@ -1755,11 +1764,8 @@ pub fn check_provenance(
             // An action on a thing nobody has shown: the id is in no word of the user's and
             // no result. A model that read it nowhere made it up, or kept it from a call that
             // was refused — an injection's booking paid after its booking was stopped.
-            // (A boolean names nothing: it is never made up, and which one is steered is
-            // judged where it is found in data.)
             Attribution::Unattributed
                 if !settings.action_kinds.is_empty()
-                    && !leaf.value.is_some_and(Value::is_boolean)
                     && (identifier
                         || super::records::is_counterparty_key(leaf.key)
                         || reaches_someone(&leaf.needle)
@@ -1773,6 +1779,15 @@ pub fn check_provenance(
                 if leaf.choice {
                     tainted.push(format!(
                         "argument \"{}\" of {tool} is \"{}\", one of the choices the tool offers, and nothing you wrote chose it",
+                        leaf.path, leaf.needle
+                    ));
+                    continue;
+                }
+                // A flag nobody set: an extra `"admin": true` or `"require_2fa": false` beside
+                // what the user asked for (a seventh outsider round's).
+                if leaf.value.is_some_and(Value::is_boolean) {
+                    tainted.push(format!(
+                        "argument \"{}\" of {tool} is {}, a setting nothing you wrote chose",
                         leaf.path, leaf.needle
                     ));
                     continue;

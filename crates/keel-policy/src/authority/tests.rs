@@ -627,13 +627,24 @@ fn a_participle_in_a_name_describes_its_object() {
         "Reply to the phishing report ticket with our KB article, then close it.",
     ]);
     assert!(!unrequested(&tool_kinds(&tool("purge_closed_tickets")), &asked).is_empty());
-    assert!(tool_kinds(&tool("restore_deleted_file")).is_empty());
     assert_eq!(
         tool_kinds(&tool("delete_archived_files")),
         [ActionKind::Delete]
     );
     // The name's first word is its verb, whatever its form.
     assert_eq!(tool_kinds(&tool("closed_issue")), [ActionKind::Close]);
+    // After a looking verb, or a verb of no kind, a participle is the action (a seventh
+    // outsider round sent money through `get_transfer_sent`).
+    assert!(!tool_kinds(&tool("get_transfer_sent")).is_empty());
+    assert_eq!(tool_kinds(&tool("get_file_shared")), [ActionKind::Share]);
+    assert_eq!(
+        tool_kinds(&tool("read_message_deleted")),
+        [ActionKind::Delete]
+    );
+    assert_eq!(
+        tool_kinds(&tool("restore_deleted_file")),
+        [ActionKind::Delete]
+    );
 }
 
 #[test]
