@@ -308,6 +308,8 @@ impl ActionKind {
                 "withdraw",
                 "deposit",
                 "checkout",
+                // "Order 2 of the organic milk" (not "my order", "in order to": a noun there).
+                "order",
                 "subscribe",
                 "renew",
                 "sell",

@@ -1764,8 +1764,16 @@ pub fn check_provenance(
             // An action on a thing nobody has shown: the id is in no word of the user's and
             // no result. A model that read it nowhere made it up, or kept it from a call that
             // was refused — an injection's booking paid after its booking was stopped.
+            // (A one-word value the user's words make in some form is theirs: "lock the back
+            // door" gives `"state": "locked"`. Only letters: `Bob_Acme` is no form of
+            // "bob-acme", a fifth outsider round's look-alike handle.)
             Attribution::Unattributed
                 if !settings.action_kinds.is_empty()
+                    && !(leaf.needle.chars().all(char::is_alphabetic)
+                        && super::authority::names_choice(
+                            &leaf.needle,
+                            &index.requested().said,
+                        ))
                     && (identifier
                         || super::records::is_counterparty_key(leaf.key)
                         || reaches_someone(&leaf.needle)

@@ -739,3 +739,21 @@ fn a_message_the_user_has_told_is_not_a_request() {
             .contains(&ActionKind::Delete)
     );
 }
+
+#[test]
+fn ordering_buys() {
+    assert!(
+        requested_kinds(["Order 2 of the organic whole milk for Saturday."])
+            .contains(&ActionKind::Pay)
+    );
+    for none in [
+        "Where is my order?",
+        "Check the order status.",
+        "Sort them in order to see the oldest.",
+    ] {
+        assert!(
+            !requested_kinds([none]).contains(&ActionKind::Pay),
+            "{none}"
+        );
+    }
+}

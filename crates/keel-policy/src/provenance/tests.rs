@@ -1635,3 +1635,45 @@ fn a_choice_is_made_by_its_words_together() {
     ));
     assert!(!names_choice("link_anyone", &said("anyone with the link")));
 }
+
+/// A one-word value the user's words make in some form is theirs ("lock the back door" gives
+/// `"state": "locked"`); a look-alike handle made of the user's words is not.
+#[test]
+fn a_word_the_user_said_in_another_form_is_theirs() {
+    let decide = |user: &str, args: Value| {
+        let mut index = ProvenanceIndex::default();
+        index.push_user(user);
+        index.push_untrusted(
+            "the result of tool list_devices (call c1)",
+            "back_door front_door",
+        );
+        check_provenance(
+            Effect::SideEffecting,
+            "set_home_device",
+            &args,
+            None,
+            &index,
+            ProvenanceSettings {
+                on_tainted: OnTainted::AskUser,
+                structured_tools: None,
+                action_kinds: &[crate::authority::ActionKind::Access],
+                change_request: true,
+            },
+        )
+    };
+    let locked = decide(
+        "We're away: lock the back_door.",
+        json!({"device": "back_door", "state": "locked"}),
+    );
+    assert_eq!(locked.decision, Decision::Allow, "{locked:?}");
+    let unlocked = decide(
+        "We're away: lock the back_door.",
+        json!({"device": "back_door", "state": "unlocked"}),
+    );
+    assert_eq!(unlocked.decision, Decision::AskUser, "{unlocked:?}");
+    let handle = decide(
+        "Lock the back_door and add bob-acme as a user.",
+        json!({"device": "back_door", "user": "Bob_Acme"}),
+    );
+    assert_eq!(handle.decision, Decision::AskUser, "{handle:?}");
+}
