@@ -1754,6 +1754,10 @@ pub fn check_provenance(
             continue;
         }
         let identifier = super::records::is_identifier_key(leaf.key);
+        let said_otherwise = || {
+            leaf.needle.chars().all(char::is_alphabetic)
+                && super::authority::names_choice(&leaf.needle, &index.requested().said)
+        };
         let source = match attributed(
             index,
             &leaf.needle,
@@ -1769,11 +1773,7 @@ pub fn check_provenance(
             // "bob-acme", a fifth outsider round's look-alike handle.)
             Attribution::Unattributed
                 if !settings.action_kinds.is_empty()
-                    && !(leaf.needle.chars().all(char::is_alphabetic)
-                        && super::authority::names_choice(
-                            &leaf.needle,
-                            &index.requested().said,
-                        ))
+                    && !said_otherwise()
                     && (identifier
                         || super::records::is_counterparty_key(leaf.key)
                         || reaches_someone(&leaf.needle)
