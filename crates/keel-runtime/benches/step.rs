@@ -15,6 +15,9 @@
 //! earlier figures showed. (The names carry the row's index, not its size: a value with six
 //! digits or more takes provenance's slower path for numbers, which this bench does not mean
 //! to time.)
+//! Every ~90 `write_file` steps the run's log passes 1,000 pages and is checkpointed: by a
+//! thread of the store's own since issue 18's fourth round, beside the steps (before, inside
+//! the step that crossed it: that step was the row's p99 on a disk).
 //! The history is users, tool calls, their results and replies. The turn's first step —
 //! which opens the turn, loads the run and composes it whole once — is left out of the
 //! samples (it is the run's load, not a step's cost); later steps compose only what they
