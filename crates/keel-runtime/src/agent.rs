@@ -374,7 +374,7 @@ impl Agent<'_> {
         if let Some((_, reply)) = self.cache.pending.take() {
             write.append.insert(0, reply);
         }
-        let committed = match self.store.commit(run, write.clone()) {
+        let committed = match self.store.commit_kept(run, &write) {
             Ok(c) => c,
             Err(e) => {
                 self.forget();

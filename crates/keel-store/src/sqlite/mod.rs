@@ -551,7 +551,7 @@ impl RunStore for SqliteStore {
         Ok(out)
     }
 
-    fn commit(&mut self, run: &str, write: RunWrite) -> Result<Committed, StoreError> {
+    fn commit_kept(&mut self, run: &str, write: &RunWrite) -> Result<Committed, StoreError> {
         let tx = self.write_tx()?;
         // The run as the write needs it (`RunRecord::apply` reads no more): its head, its notes
         // if the write changes them, its last compaction round if it records one, and none of
@@ -573,7 +573,7 @@ impl RunStore for SqliteStore {
             skipped_notes,
             compaction,
         };
-        let applied = record.apply(&write)?;
+        let applied = record.apply(write)?;
         // What follows persists what `apply` computed, and writes the parts of the write that
         // live in the run's other tables.
         insert_items(&tx, run, &record.items)?;
