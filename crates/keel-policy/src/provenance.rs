@@ -298,7 +298,8 @@ impl<'a> ProvenanceIndex<'a> {
                 let bare = v.trim_start_matches("./");
                 // (Found from the end by bytes: a search by `char` read a 16 KiB file's content
                 // one character at a time.)
-                let file = memchr::memrchr2(b'/', b'\\', bare.as_bytes()).map_or(bare, |at| &bare[at + 1..]);
+                let file = memchr::memrchr2(b'/', b'\\', bare.as_bytes())
+                    .map_or(bare, |at| &bare[at + 1..]);
                 self.read_in_data(v) || self.read_in_data(bare) || self.read_in_data(file)
             });
             self.pending_steered.insert(call.id.clone(), steered);
@@ -390,7 +391,10 @@ impl<'a> ProvenanceIndex<'a> {
             _ => None,
         };
         match candidates {
-            Some(texts) => texts.into_iter().map(|at| at as usize).find(|&at| holds(at)),
+            Some(texts) => texts
+                .into_iter()
+                .map(|at| at as usize)
+                .find(|&at| holds(at)),
             None => (0..self.untrusted.len()).find(|&at| holds(at)),
         }
     }

@@ -1054,7 +1054,10 @@ fn a_mark_moves_the_newest_open_entry_of_its_call() -> R {
     store.create_run(new_run("r"))?;
     let t = Timestamp(5);
     let writes = [
-        vec![intend("c1"), mark("c1", DispatchState::Completed, Some("first"))],
+        vec![
+            intend("c1"),
+            mark("c1", DispatchState::Completed, Some("first")),
+        ],
         // The id again, in a later turn, and another call's entry between.
         vec![intend("c2"), intend("c1")],
         vec![mark("c1", DispatchState::Dispatched, None)],

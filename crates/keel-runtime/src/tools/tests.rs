@@ -324,6 +324,8 @@ fn kept_parameters_are_each_tools_own() {
     }
     assert!(tools.parameters(super::manual::NAME).is_some());
     tools.retain(&["write_file".to_string()]);
-    assert!(tools.parameters("read_file").is_none() && tools.parameters(super::manual::NAME).is_none());
+    assert!(
+        tools.parameters("read_file").is_none() && tools.parameters(super::manual::NAME).is_none()
+    );
     assert!(tools.parameters("write_file").is_some());
 }

@@ -101,7 +101,11 @@ impl Checkpointer {
             let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
             return;
         }
-        let mut state = self.shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut state = self
+            .shared
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         if !state.asked {
             state.asked = true;
             self.shared.wake.notify_one();
@@ -203,8 +207,7 @@ mod tests {
     /// [`super::CHECKPOINT_PAGES`] the store's own thread copies it into the database, the
     /// log starts over, and every row is there after a reopen.
     #[test]
-    fn a_long_log_is_checkpointed_by_the_stores_thread() -> Result<(), Box<dyn std::error::Error>>
-    {
+    fn a_long_log_is_checkpointed_by_the_stores_thread() -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
         let path = dir.path().join("keel.db");
         let mut store = SqliteStore::open(&path, &StoreOptions::default())?;
@@ -237,7 +240,10 @@ mod tests {
         }
         assert!(store.checkpointer.threaded());
         assert!(store.checkpointer.done() >= 1);
-        assert!(db_pages(&path) > before + 500, "the rows are in the database");
+        assert!(
+            db_pages(&path) > before + 500,
+            "the rows are in the database"
+        );
         // The log starts over at a commit after a checkpoint that copied all of it (one that
         // ran while commits went on copies what it can, and the next one the rest).
         let mut restarted = false;
