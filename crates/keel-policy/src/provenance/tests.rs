@@ -74,7 +74,7 @@ proptest::proptest! {
                 2 => value.replace(['k', 'K'], "\u{212a}"),
                 3 => value.replace(' ', "-").replace("44", "4 4"),
                 4 => value.replace('e', "\\u0065"),
-                _ => value.replace(['0', '4'], ".").to_string(),
+                _ => value.replace(['0', '4'], "."),
             }
         };
         let untrusted: Vec<String> = texts

@@ -315,7 +315,7 @@ fn kept_parameters_are_each_tools_own() {
     tools.add(Box::new(search::SearchFiles));
     tools.add(Box::new(super::manual::ToolManual::new()));
     for name in tools.tools.keys() {
-        let spec = tools.get(name).map(|t| t.spec());
+        let spec = tools.get(name).map(Tool::spec);
         assert_eq!(
             tools.parameters(name),
             spec.as_ref().map(|s| &s.parameters),
