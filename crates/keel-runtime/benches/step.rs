@@ -17,7 +17,7 @@
 //! bench does not mean to time. That path grew with history until issue 18's fourth round —
 //! 1.73M instructions a step at 100k items with `out/100000-k.md` — and is indexed since:
 //! 350k there, against 313k without it.)
-//! Every ~90 `write_file` steps the run's log passes 1,000 pages and is checkpointed: by a
+//! Every ~125 steps the run's log passes 1,000 pages and is checkpointed: by a
 //! thread of the store's own since issue 18's fourth round, beside the steps (before, inside
 //! the step that crossed it: that step was the row's p99 on a disk).
 //! The history is users, tool calls, their results and replies. The turn's first step —
