@@ -192,8 +192,14 @@ pub fn grouped(atom: &str) -> String {
 /// after a dot (a letter outside ASCII, which case folding may read as one) says yes.
 fn may_hold_domain(text: &str) -> bool {
     let dots = ['.', '\u{3002}', '\u{ff0e}', '\u{ff61}'];
-    text.match_indices(dots).any(|(at, dot)| {
-        let rest = &text[at + dot.len()..];
+    // Each dot, found by its first byte (`.`, or the 0xE3 and 0xEF that begin the others):
+    // a search by `char` decoded every character of a 16 KiB file written.
+    let bytes = text.as_bytes();
+    memchr::memchr3_iter(b'.', 0xE3, 0xEF, bytes).any(|at| {
+        let Some(dot) = dots.iter().find(|d| text[at..].starts_with(**d)) else {
+            return false;
+        };
+        let rest = &text[at + dot.len_utf8()..];
         let letters = rest.bytes().take_while(u8::is_ascii_alphabetic).count();
         let after = rest[letters..].chars().next();
         if after.is_some_and(|c| !c.is_ascii()) {
@@ -215,9 +221,46 @@ pub(crate) fn may_reach(text: &str) -> bool {
     let b = text.as_bytes();
     memchr::memchr3(b'@', b':', b'[', b).is_some()
         || !text.is_ascii()
-        || b.windows(4).any(|w| w.eq_ignore_ascii_case(b"www."))
+        || holds_www(b)
         || (memchr::memchr(b'.', b).is_some()
             && (may_hold_domain(text) || b.iter().filter(|c| c.is_ascii_digit()).count() >= 4))
+}
+
+/// Where `text`'s tokens of [`MIN_IDENTIFIER`] or more ASCII letters, digits, `_` and `-`
+/// with a letter and a digit in them stand, as byte ranges. Read by bytes: a token is ASCII,
+/// and each byte of any other character ends one, as the character would (a pass by `char`
+/// was a fifth of the atoms of a 16 KiB text).
+fn mixed_tokens(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let part = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !part(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let (mut digit, mut letter) = (false, false);
+        while i < bytes.len() && part(bytes[i]) {
+            digit |= bytes[i].is_ascii_digit();
+            letter |= bytes[i].is_ascii_alphabetic();
+            i += 1;
+        }
+        if i - start >= MIN_IDENTIFIER && digit && letter {
+            out.push((start, i));
+        }
+    }
+    out
+}
+
+/// Whether `bytes` hold `www.` in any case: each `w` found, then its four bytes compared
+/// (comparing every window of four was a tenth of the atoms of a 16 KiB text).
+fn holds_www(bytes: &[u8]) -> bool {
+    memchr::memchr2_iter(b'w', b'W', bytes).any(|at| {
+        bytes
+            .get(at..at + 4)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"www."))
+    })
 }
 
 /// The atoms of `text`, each once, in order of appearance.
@@ -231,7 +274,7 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
     // `@` is never searched for addresses, one without a dot for names, and so on: most
     // free text an agent writes holds few atoms, and a search costs more than the count.
     let (mut digits, mut dots, mut at, mut upper) = (0usize, false, false, 0usize);
-    let (mut handle_mark, mut colons, mut underscore) = (false, 0usize, false);
+    let (mut handle_mark, mut colons, mut underscore, mut sigil) = (false, 0usize, false, false);
     for b in text.bytes() {
         match b {
             b'0'..=b'9' => digits += 1,
@@ -242,7 +285,10 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
                 handle_mark = true;
                 colons += 1;
             }
-            b'$' | b'#' => handle_mark = true,
+            b'$' | b'#' => {
+                handle_mark = true;
+                sigil = true;
+            }
             b'A'..=b'Z' => upper += 1,
             // The first byte of a fullwidth or ideographic dot (U+3002, U+FF0E, U+FF61).
             0xE3 | 0xEF => dots = true,
@@ -264,7 +310,7 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
     let may = [
         // URL: a scheme or `www.`.
         memchr::memchr_iter(b':', bytes).any(|at| bytes[at + 1..].starts_with(b"//"))
-            || bytes.windows(4).any(|w| w.eq_ignore_ascii_case(b"www.")),
+            || holds_www(bytes),
         // EMAIL
         at,
         // DOMAIN
@@ -275,8 +321,9 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
         upper >= 2 && digits >= 2,
         // NUMBER: MIN_DIGITS digits.
         digits >= MIN_DIGITS,
-        // HANDLE: `@`, `$`, `#` or `:`.
-        at || handle_mark,
+        // HANDLE: `@`, `$`, `#`, or `:` after `live` (the one handle a colon marks: a colon
+        // alone sent every text with a "Note:" in it through the pattern).
+        at || sigil || (colons > 0 && memchr::memmem::find(bytes, b"live:").is_some()),
     ]
     .map(|may| may || !prefilter);
     let mut out: Vec<(usize, AtomKind, String)> = Vec::new();
@@ -378,26 +425,9 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
         }
     }
     // Long tokens that mix letters and digits: codes, keys, order and tracking numbers.
-    let mut start = None;
-    for (i, c) in text
-        .char_indices()
-        .chain(std::iter::once((text.len(), ' ')))
-    {
-        let part = c.is_ascii_alphanumeric() || c == '_' || c == '-';
-        match (part, start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                let token = &text[s..i];
-                if token.len() >= MIN_IDENTIFIER
-                    && token.chars().any(|c| c.is_ascii_digit())
-                    && token.chars().any(|c| c.is_ascii_alphabetic())
-                    && !is_calendar_date(token)
-                {
-                    take(AtomKind::Identifier, s, i, &mut out);
-                }
-                start = None;
-            }
-            _ => {}
+    for (s, i) in mixed_tokens(bytes) {
+        if !is_calendar_date(&text[s..i]) {
+            take(AtomKind::Identifier, s, i, &mut out);
         }
     }
     // A link's host is an atom of its own: an attacker's link with the user's data appended
@@ -465,7 +495,66 @@ mod tests {
         }
     }
 
+    /// [`super::may_hold_domain`] as it was written first, by `char`.
+    fn may_hold_domain_by_chars(text: &str) -> bool {
+        let dots = ['.', '\u{3002}', '\u{ff0e}', '\u{ff61}'];
+        text.match_indices(dots).any(|(at, dot)| {
+            let rest = &text[at + dot.len()..];
+            let letters = rest.bytes().take_while(u8::is_ascii_alphabetic).count();
+            let after = rest[letters..].chars().next();
+            if after.is_some_and(|c| !c.is_ascii()) {
+                return true;
+            }
+            if !(2..=12).contains(&letters)
+                || after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                return false;
+            }
+            after == Some('/')
+                || !super::FILE_EXTENSIONS.contains(&rest[..letters].to_ascii_lowercase().as_str())
+        })
+    }
+
+    /// [`super::mixed_tokens`] as it was written first, by `char`.
+    fn mixed_tokens_by_chars(text: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut start = None;
+        for (i, c) in text
+            .char_indices()
+            .chain(std::iter::once((text.len(), ' ')))
+        {
+            let part = c.is_ascii_alphanumeric() || c == '_' || c == '-';
+            match (part, start) {
+                (true, None) => start = Some(i),
+                (false, Some(s)) => {
+                    let token = &text[s..i];
+                    if token.len() >= super::MIN_IDENTIFIER
+                        && token.chars().any(|c| c.is_ascii_digit())
+                        && token.chars().any(|c| c.is_ascii_alphabetic())
+                    {
+                        out.push((s, i));
+                    }
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
     proptest! {
+        /// Read by bytes, the dots, the `www.`s and the mixed tokens are found where a
+        /// reading by `char` and by windows of four finds them, in any script.
+        #[test]
+        fn bytes_are_read_as_characters_were(
+            text in "([a-zA-Z0-9]{1,9}|[ ./_:-]|www\\.|wWw\\.|ww|\u{3002}|\u{ff0e}|\u{ff61}|\u{3001}|\u{ff0c}|é|рф|例え|md|com|zip|[a-z]{13}){0,14}"
+        ) {
+            prop_assert_eq!(super::may_hold_domain(&text), may_hold_domain_by_chars(&text), "{}", text);
+            prop_assert_eq!(super::mixed_tokens(text.as_bytes()), mixed_tokens_by_chars(&text), "{}", text);
+            let windows = text.as_bytes().windows(4).any(|w| w.eq_ignore_ascii_case(b"www."));
+            prop_assert_eq!(super::holds_www(text.as_bytes()), windows, "{}", text);
+        }
+
         /// The cheap tests that skip a pattern never skip one that would have matched.
         #[test]
         fn the_prefilter_loses_no_atom(

@@ -26,6 +26,7 @@ use keel_core::envelope::tool_message_content;
 use keel_core::item::{Diagnostic, Item, ItemBody};
 
 mod joined;
+mod reformed;
 use joined::Joined;
 
 /// The user's words, as action authority reads them.
@@ -127,11 +128,15 @@ pub struct ProvenanceIndex<'a> {
     /// Each untrusted text (as written, then decoded) in lower case, and with only its letters
     /// and digits kept, computed when first needed ([`Reformatted`]).
     reformatted: Vec<std::sync::OnceLock<ReformattedText>>,
-    /// The user turns read the same way, once (reset when a turn is added).
-    user_reformatted: std::sync::OnceLock<Vec<ReformattedText>>,
+    /// The user turns read the same way, each when first needed.
+    user_reformatted: Vec<std::sync::OnceLock<ReformattedText>>,
     /// Trigram postings of `user` and `untrusted`, kept only by an index that lives across
     /// calls: for one call, a scan of the texts is cheaper than building them.
     grams: Option<(Trigrams, Trigrams)>,
+    /// Postings of the untrusted texts' tidied forms ([`reformed`]), kept with `grams`.
+    reformed: Option<reformed::Reformed>,
+    /// The same postings of the user turns.
+    user_reformed: Option<reformed::Reformed>,
     /// The texts joined for one search over all ([`Joined`]), built when first needed, by an
     /// index without trigram postings (one indexed for one call).
     joined: std::sync::OnceLock<JoinedTexts>,
@@ -232,10 +237,13 @@ impl<'a> ProvenanceIndex<'a> {
         if let Some((user, _)) = self.grams.as_mut() {
             user.add(self.user.len(), &text);
         }
+        if let Some(reformed) = self.user_reformed.as_mut() {
+            reformed.add(self.user.len(), &[&text]);
+        }
         self.user.push(text);
         self.joined = std::sync::OnceLock::new();
         self.requested = std::sync::OnceLock::new();
-        self.user_reformatted = std::sync::OnceLock::new();
+        self.user_reformatted.push(std::sync::OnceLock::new());
     }
 
     /// What the user's words say and ask for, read once per index.
@@ -288,7 +296,10 @@ impl<'a> ProvenanceIndex<'a> {
             let steered = values.iter().any(|leaf| {
                 let v = leaf.needle.trim();
                 let bare = v.trim_start_matches("./");
-                let file = bare.rsplit(['/', '\\']).next().unwrap_or(bare);
+                // (Found from the end by bytes: a search by `char` read a 16 KiB file's content
+                // one character at a time.)
+                let file = memchr::memrchr2(b'/', b'\\', bare.as_bytes())
+                    .map_or(bare, |at| &bare[at + 1..]);
                 self.read_in_data(v) || self.read_in_data(bare) || self.read_in_data(file)
             });
             self.pending_steered.insert(call.id.clone(), steered);
@@ -302,6 +313,13 @@ impl<'a> ProvenanceIndex<'a> {
         if value.len() < 3 {
             return false;
         }
+        // The postings first: a value no untrusted text may hold was read in no data, and
+        // building its finder costs as much as reading the value (2.1M instructions for a
+        // 16 KiB file's content, which stands in no text).
+        let data_at = self.grams.as_ref().and_then(|(_, g)| g.candidates(value));
+        if data_at.is_some_and(<[u32]>::is_empty) {
+            return false;
+        }
         let finder = memchr::memmem::Finder::new(value.as_bytes());
         let holds = |t: &str| finder.find(t.as_bytes()).is_some();
         let said = match self.grams.as_ref().and_then(|(u, _)| u.candidates(value)) {
@@ -311,7 +329,7 @@ impl<'a> ProvenanceIndex<'a> {
         if said {
             return false;
         }
-        match self.grams.as_ref().and_then(|(_, g)| g.candidates(value)) {
+        match data_at {
             Some(at) => at.iter().any(|&i| holds(&self.untrusted[i as usize].1)),
             None => self.untrusted.iter().any(|(_, t)| holds(t)),
         }
@@ -337,6 +355,13 @@ impl<'a> ProvenanceIndex<'a> {
                 untrusted.add(at, f);
             }
         }
+        if let Some(reformed) = self.reformed.as_mut() {
+            let at = self.untrusted.len();
+            match &decoded {
+                Some(d) => reformed.add(at, &[&text, d]),
+                None => reformed.add(at, &[&text]),
+            }
+        }
         self.untrusted.push((source, text));
         self.joined = std::sync::OnceLock::new();
         self.decoded.push(decoded);
@@ -348,7 +373,7 @@ impl<'a> ProvenanceIndex<'a> {
     /// tidies what it copies ([`Reformatted`]); `None` when `value` is not of that kind.
     fn reformatted_source(&self, r: Option<&Reformatted>) -> Option<usize> {
         let r = r?;
-        (0..self.untrusted.len()).find(|&at| {
+        let holds = |at: usize| {
             let text = self.reformatted[at].get_or_init(|| {
                 let written = self.untrusted[at].1.as_ref();
                 match self.decoded[at].as_deref() {
@@ -357,25 +382,50 @@ impl<'a> ProvenanceIndex<'a> {
                 }
             });
             r.found_in(text, false)
-        })
+        };
+        // A kept index looks only in the texts its postings name ([`reformed`]).
+        let candidates = match (&self.grams, &self.reformed) {
+            (Some((_, written)), Some(reformed)) => {
+                reformed.candidates(written, r.lower.as_deref(), r.digits.as_deref())
+            }
+            _ => None,
+        };
+        match candidates {
+            Some(texts) => texts
+                .into_iter()
+                .map(|at| at as usize)
+                .find(|&at| holds(at)),
+            None => (0..self.untrusted.len()).find(|&at| holds(at)),
+        }
     }
 
     /// Whether a user turn holds `value` written the way [`Reformatted`] reads it.
     fn user_holds_reformatted(&self, r: Option<&Reformatted>) -> bool {
-        r.is_some_and(|r| {
-            self.user_reformatted
-                .get_or_init(|| self.user.iter().map(|u| ReformattedText::of(u)).collect())
-                .iter()
-                .any(|u| r.found_in(u, true))
-        })
+        let Some(r) = r else {
+            return false;
+        };
+        let holds = |at: usize| r.found_in(self.user_reformatted_at(at), true);
+        // A kept index looks only in the turns its postings name ([`reformed`]).
+        let candidates = match (&self.grams, &self.user_reformed) {
+            (Some((written, _)), Some(reformed)) => {
+                reformed.candidates(written, r.lower.as_deref(), r.digits.as_deref())
+            }
+            _ => None,
+        };
+        match candidates {
+            Some(turns) => turns.into_iter().any(|at| holds(at as usize)),
+            None => (0..self.user.len()).any(holds),
+        }
+    }
+
+    /// The user turn at `at` as [`Reformatted`] reads it, made when first needed.
+    fn user_reformatted_at(&self, at: usize) -> &ReformattedText {
+        self.user_reformatted[at].get_or_init(|| ReformattedText::of(&self.user[at]))
     }
 
     /// Whether the user's words hold `word` (lower case) as a whole token.
     fn user_says(&self, word: &str) -> bool {
-        self.user_reformatted
-            .get_or_init(|| self.user.iter().map(|u| ReformattedText::of(u)).collect())
-            .iter()
-            .any(|u| holds_as_token(&u.lower, word))
+        (0..self.user.len()).any(|at| holds_as_token(&self.user_reformatted_at(at).lower, word))
     }
 
     /// Whether `link` goes to a host the user named, with a path and query made only of the
@@ -411,6 +461,8 @@ impl<'a> ProvenanceIndex<'a> {
     pub fn kept() -> Self {
         Self {
             grams: Some(Default::default()),
+            reformed: Some(Default::default()),
+            user_reformed: Some(Default::default()),
             ..Self::default()
         }
     }

@@ -13,8 +13,13 @@
 //! waits for the earlier data's writeback), and when each size's row rewrote the files of the
 //! size before it, the later rows measured that instead — the "growth with history" the
 //! earlier figures showed. (The names carry the row's index, not its size: a value with six
-//! digits or more takes provenance's slower path for numbers, which this bench does not mean
-//! to time.)
+//! digits or more also takes provenance's path for numbers written another way, which this
+//! bench does not mean to time. That path grew with history until issue 18's fourth round —
+//! 1.73M instructions a step at 100k items with `out/100000-k.md` — and is indexed since:
+//! 350k there, against 313k without it.)
+//! Every ~125 steps the run's log passes 1,000 pages and is checkpointed: by a
+//! thread of the store's own since issue 18's fourth round, beside the steps (before, inside
+//! the step that crossed it: that step was the row's p99 on a disk).
 //! The history is users, tool calls, their results and replies. The turn's first step —
 //! which opens the turn, loads the run and composes it whole once — is left out of the
 //! samples (it is the run's load, not a step's cost); later steps compose only what they

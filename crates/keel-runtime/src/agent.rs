@@ -374,7 +374,7 @@ impl Agent<'_> {
         if let Some((_, reply)) = self.cache.pending.take() {
             write.append.insert(0, reply);
         }
-        let committed = match self.store.commit(run, write.clone()) {
+        let committed = match self.store.commit_kept(run, &write) {
             Ok(c) => c,
             Err(e) => {
                 self.forget();
@@ -1223,8 +1223,11 @@ impl Agent<'_> {
         if !matches!(origin, ResponseOrigin::Notification(_)) {
             let refusal = match tool {
                 None => Some(self.unknown_tool(call)),
-                Some(tool) => crate::proposal::malformed_arguments(call)
-                    .or_else(|| crate::proposal::unknown_arguments(call, &tool.spec().parameters)),
+                Some(_) => crate::proposal::malformed_arguments(call).or_else(|| {
+                    tools
+                        .parameters(&call.name)
+                        .and_then(|p| crate::proposal::unknown_arguments(call, p))
+                }),
             };
             if let Some(text) = refusal {
                 return self.refuse(

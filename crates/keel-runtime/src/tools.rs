@@ -566,7 +566,28 @@ pub fn strip_keel_keywords(schema: &mut Value) {
 
 /// The tools on offer, by name.
 pub struct Toolbox {
-    tools: BTreeMap<String, Box<dyn Tool>>,
+    tools: BTreeMap<String, Offered>,
+}
+
+/// A tool offered, with its parameters' schema as it declares them, built once: every call is
+/// checked against the schema before the gate ([`Toolbox::parameters`]), and building a
+/// tool's spec (its JSON schema, its description) was about 8k instructions a call.
+struct Offered {
+    tool: Box<dyn Tool>,
+    parameters: Value,
+}
+
+impl Offered {
+    fn named(tool: Box<dyn Tool>) -> (String, Self) {
+        let spec = tool.spec();
+        (
+            spec.name,
+            Self {
+                tool,
+                parameters: spec.parameters,
+            },
+        )
+    }
 }
 
 impl Toolbox {
@@ -580,12 +601,17 @@ impl Toolbox {
             Box::new(Shell),
         ];
         Self {
-            tools: list.into_iter().map(|t| (t.spec().name, t)).collect(),
+            tools: list.into_iter().map(Offered::named).collect(),
         }
     }
 
     pub fn get(&self, name: &str) -> Option<&dyn Tool> {
-        self.tools.get(name).map(std::convert::AsRef::as_ref)
+        self.tools.get(name).map(|o| o.tool.as_ref())
+    }
+
+    /// The named tool's parameters, as its spec declares them (keel's own keywords kept).
+    pub fn parameters(&self, name: &str) -> Option<&Value> {
+        self.tools.get(name).map(|o| &o.parameters)
     }
 
     /// The tools as the model is offered them: keel's own schema keywords (`x-keel-…`, read
@@ -593,7 +619,7 @@ impl Toolbox {
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.tools
             .values()
-            .map(|t| {
+            .map(|Offered { tool: t, .. }| {
                 let mut s = t.spec();
                 strip_keel_keywords(&mut s.parameters);
                 s
@@ -605,7 +631,7 @@ impl Toolbox {
     pub fn infos(&self) -> std::collections::HashMap<String, ToolInfo> {
         self.tools
             .values()
-            .map(|t| {
+            .map(|Offered { tool: t, .. }| {
                 let s = t.spec();
                 (
                     s.name.clone(),
@@ -623,7 +649,8 @@ impl Toolbox {
 
     /// Offers one more tool (an MCP server's); a tool of the same name is replaced.
     pub fn add(&mut self, tool: Box<dyn Tool>) {
-        self.tools.insert(tool.spec().name, tool);
+        let (name, offered) = Offered::named(tool);
+        self.tools.insert(name, offered);
     }
 
     /// Keeps only the named tools (a preset's `tools`).

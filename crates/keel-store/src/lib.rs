@@ -548,7 +548,13 @@ pub trait RunStore {
     fn load_run(&self, id: &str) -> Result<RunRecord, StoreError>;
     /// All runs, most recently updated first.
     fn list_runs(&self) -> Result<Vec<RunSummary>, StoreError>;
-    fn commit(&mut self, run: &str, write: RunWrite) -> Result<Committed, StoreError>;
+    fn commit(&mut self, run: &str, write: RunWrite) -> Result<Committed, StoreError> {
+        self.commit_kept(run, &write)
+    }
+    /// [`RunStore::commit`] of a write the caller keeps: the agent applies the same write to
+    /// the run it holds in memory once it is stored, and a copy of it made for the store was
+    /// a fiftieth of a durable step.
+    fn commit_kept(&mut self, run: &str, write: &RunWrite) -> Result<Committed, StoreError>;
     /// The texts of the run's last `limit` real user turns, oldest first, leaving out the
     /// turns withdrawn from the model's context (keel-core's `withdrawal`): these texts become
     /// language samples in later notifications, which the model reads.

@@ -219,6 +219,18 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE dispatch_ledger_v8 RENAME TO dispatch_ledger;
     CREATE INDEX dispatch_ledger_by_run ON dispatch_ledger (run_id, state);
     "#,
+    // v9: two indexes a step wrote and no query needed the way they were kept (issue 18).
+    // Every commit writes the pages it changed to the log, and a durable step commits twice:
+    // `runs_by_update` moved the run's entry at each commit (its `updated_at` changes), for
+    // `keel runs list` alone, which reads every run anyway and now sorts them; and the
+    // ledger's `(run_id, state)` index moved an entry at each state change, to find a call's
+    // open entry, which `(run_id, call_id)` finds as well without moving (a call id has one
+    // entry or a few). Two of the eleven pages a step wrote.
+    r#"
+    DROP INDEX runs_by_update;
+    DROP INDEX dispatch_ledger_by_run;
+    CREATE INDEX dispatch_ledger_by_call ON dispatch_ledger (run_id, call_id);
+    "#,
 ];
 
 /// The version a fully migrated database has.
@@ -280,6 +292,35 @@ mod tests {
             |r| r.get(0),
         )?;
         assert_eq!(index, 1);
+        Ok(())
+    }
+
+    /// v9 keeps every run and ledger entry and leaves the ledger with its (run, call) index
+    /// and the runs without an index on `updated_at`.
+    #[test]
+    fn v9_moves_the_indexes_and_keeps_the_rows() -> Result<(), rusqlite::Error> {
+        let conn = rusqlite::Connection::open_in_memory()?;
+        for sql in &MIGRATIONS[..8] {
+            conn.execute_batch(sql)?;
+        }
+        conn.execute_batch(
+            "INSERT INTO runs (id, created_at, updated_at, preset, version, next_seq) \
+                 VALUES ('r', 0, 0, 'p', 1, 0), ('s', 0, 9, 'p', 1, 0);
+             INSERT INTO dispatch_ledger (run_id, call_id, tool, arguments, state, updated_at) \
+                 VALUES ('r', 'c1', 't', '{}', 'completed', 1), ('s', 'c1', 't', '{}', 'intended', 2);",
+        )?;
+        let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0));
+        conn.execute_batch(MIGRATIONS[8])?;
+        assert_eq!(count("SELECT count(*) FROM runs")?, 2);
+        assert_eq!(count("SELECT count(*) FROM dispatch_ledger")?, 2);
+        let indexes: Vec<String> = conn
+            .prepare(
+                "SELECT name FROM sqlite_master WHERE type = 'index' \
+                 AND tbl_name IN ('runs', 'dispatch_ledger') AND sql IS NOT NULL ORDER BY name",
+            )?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        assert_eq!(indexes, ["dispatch_ledger_by_call"]);
         Ok(())
     }
 }

@@ -1033,3 +1033,69 @@ fn an_intent_marked_dispatched_in_the_same_write_is_the_entry_two_writes_give() 
     assert_eq!(one.ledger("r")?[0].result.as_deref(), Some("written"));
     Ok(())
 }
+
+/// Models reuse call ids across turns: a mark moves the call's newest open entry (intended or
+/// dispatched), never one already closed, and a call with no open entry is refused.
+#[test]
+fn a_mark_moves_the_newest_open_entry_of_its_call() -> R {
+    use keel_store::{DispatchState, LedgerStore, LedgerWrite};
+    let intend = |call: &str| LedgerWrite::Intend {
+        call_id: call.into(),
+        tool: "write_file".into(),
+        arguments: serde_json::json!({"path": "a.md"}),
+    };
+    let mark = |call: &str, state, result: Option<&str>| LedgerWrite::Mark {
+        call_id: call.into(),
+        state,
+        result: result.map(str::to_string),
+    };
+    let dir = tempfile::tempdir()?;
+    let mut store = open(&dir.path().join("k.db"))?;
+    store.create_run(new_run("r"))?;
+    let t = Timestamp(5);
+    let writes = [
+        vec![
+            intend("c1"),
+            mark("c1", DispatchState::Completed, Some("first")),
+        ],
+        // The id again, in a later turn, and another call's entry between.
+        vec![intend("c2"), intend("c1")],
+        vec![mark("c1", DispatchState::Dispatched, None)],
+        vec![intend("c1")],
+        vec![mark("c1", DispatchState::Unknown, None)],
+        vec![mark("c1", DispatchState::Completed, Some("second"))],
+    ];
+    for (v, ledger) in writes.into_iter().enumerate() {
+        store.commit(
+            "r",
+            RunWrite::append(1 + v as u64, t, vec![]).with_ledger(ledger),
+        )?;
+    }
+    let entries: Vec<(String, DispatchState, Option<String>)> = store
+        .ledger("r")?
+        .into_iter()
+        .map(|e| (e.call_id, e.state, e.result))
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            ("c1".into(), DispatchState::Completed, Some("first".into())),
+            ("c2".into(), DispatchState::Intended, None),
+            ("c1".into(), DispatchState::Completed, Some("second".into())),
+            ("c1".into(), DispatchState::Unknown, None),
+        ]
+    );
+    // c1 has no open entry left; c3 never had one.
+    for call in ["c1", "c3"] {
+        let refused = store.commit(
+            "r",
+            RunWrite::append(7, t, vec![]).with_ledger(vec![mark(
+                call,
+                DispatchState::Completed,
+                Some("again"),
+            )]),
+        );
+        assert!(refused.is_err(), "{call}");
+    }
+    Ok(())
+}

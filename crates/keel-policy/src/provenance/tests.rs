@@ -47,6 +47,75 @@ fn scanned(users: &[String], untrusted: &[(String, String)], value: &str) -> Att
 }
 
 proptest::proptest! {
+    /// A kept index looks for a tidied value (an address in lower case, a number by its
+    /// digits) only in the texts its postings name, and finds the text a scan of every text
+    /// finds: in any case, with separators in the number, with letters outside ASCII that
+    /// lower to ASCII ones (the Kelvin sign), and in a text's decoded form.
+    #[test]
+    fn tidied_values_are_found_where_a_scan_finds_them(
+        value in proptest::sample::select(vec![
+            "evil-tax.io", "Mail@Evil.io", "key.io", "+44 7911 123456", "DE89 3704 0044 0532",
+            "731904", "evil.io/login", "sk.example.com",
+        ]),
+        texts in proptest::collection::vec(
+            (
+                proptest::sample::select(vec!["", "see ", "ok ", "é ", "12 ", "Key "]),
+                0usize..6,
+                proptest::bool::ANY,
+            ),
+            0..6,
+        ),
+    ) {
+        // Each text: some words, and perhaps the value written another way.
+        let other_way = |how: usize| -> String {
+            match how {
+                0 => value.to_string(),
+                1 => value.to_uppercase(),
+                2 => value.replace(['k', 'K'], "\u{212a}"),
+                3 => value.replace(' ', "-").replace("44", "4 4"),
+                4 => value.replace('e', "\\u0065"),
+                _ => value.replace(['0', '4'], "."),
+            }
+        };
+        let untrusted: Vec<String> = texts
+            .iter()
+            .map(|(words, how, holds)| {
+                if *holds {
+                    format!("{words}{} and more {}", other_way(*how), other_way(how + 1))
+                } else {
+                    format!("{words}nothing here")
+                }
+            })
+            .collect();
+        let mut kept = ProvenanceIndex::kept();
+        let mut fresh = ProvenanceIndex::default();
+        for index in [&mut kept, &mut fresh] {
+            for (n, text) in untrusted.iter().enumerate() {
+                index.push_untrusted(&format!("source {n}"), text);
+            }
+        }
+        let r = Reformatted::of(value);
+        proptest::prop_assert!(r.is_some());
+        proptest::prop_assert_eq!(
+            kept.reformatted_source(r.as_ref()),
+            fresh.reformatted_source(r.as_ref()),
+            "{:?} in {:?}", value, untrusted
+        );
+        // The same texts as the user's turns: the user holds the value where a scan finds it.
+        let mut kept = ProvenanceIndex::kept();
+        let mut fresh = ProvenanceIndex::default();
+        for index in [&mut kept, &mut fresh] {
+            for text in &untrusted {
+                index.push_user(text);
+            }
+        }
+        proptest::prop_assert_eq!(
+            kept.user_holds_reformatted(r.as_ref()),
+            fresh.user_holds_reformatted(r.as_ref()),
+            "{:?} in {:?}", value, untrusted
+        );
+    }
+
     #[test]
     fn the_trigram_index_answers_as_a_scan_of_every_text(
         users in proptest::collection::vec("[abc 中/-]{0,12}", 0..6),

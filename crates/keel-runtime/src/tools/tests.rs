@@ -306,3 +306,26 @@ fn search_files_names_the_files_that_contain_a_text() {
         keel_policy::classify::Effect::ReadOnly
     );
 }
+
+/// The parameters kept for each tool are its spec's, keel's keywords and all, for the built-in
+/// tools, a tool added later (it replaces the one of its name) and after a preset's `retain`.
+#[test]
+fn kept_parameters_are_each_tools_own() {
+    let mut tools = Toolbox::builtin();
+    tools.add(Box::new(search::SearchFiles));
+    tools.add(Box::new(super::manual::ToolManual::new()));
+    for name in tools.tools.keys() {
+        let spec = tools.get(name).map(Tool::spec);
+        assert_eq!(
+            tools.parameters(name),
+            spec.as_ref().map(|s| &s.parameters),
+            "{name}"
+        );
+    }
+    assert!(tools.parameters(super::manual::NAME).is_some());
+    tools.retain(&["write_file".to_string()]);
+    assert!(
+        tools.parameters("read_file").is_none() && tools.parameters(super::manual::NAME).is_none()
+    );
+    assert!(tools.parameters("write_file").is_some());
+}

@@ -33,17 +33,16 @@ fn write_ledger(
             state,
             result,
         } => {
-            // The call's newest open entry: one lookup per open state on the (run, state)
-            // index. (`state IN ('intended', 'dispatched')` reads the same rows but builds an
-            // ephemeral table for the list on every mark, half the cost of a marking write.)
+            // The call's newest open entry, through the (run, call) index: a call id has one
+            // entry or a few (models reuse ids across turns). (`state IN ('intended',
+            // 'dispatched')` reads the same rows but builds an ephemeral table for the list on
+            // every mark, half the cost of a marking write.)
             let changed = tx
                 .prepare_cached(
                     "UPDATE dispatch_ledger SET state = ?1, result = ?2, updated_at = ?3 \
-                     WHERE entry = max( \
-                         coalesce((SELECT max(entry) FROM dispatch_ledger \
-                                   WHERE run_id = ?4 AND state = 'intended' AND call_id = ?5), -1), \
-                         coalesce((SELECT max(entry) FROM dispatch_ledger \
-                                   WHERE run_id = ?4 AND state = 'dispatched' AND call_id = ?5), -1))",
+                     WHERE entry = (SELECT max(entry) FROM dispatch_ledger \
+                                    WHERE run_id = ?4 AND call_id = ?5 \
+                                    AND (state = 'intended' OR state = 'dispatched'))",
                 )?
                 .execute(params![state.as_str(), result, now.millis(), run, call_id])?;
             if changed != 1 {

@@ -1,6 +1,7 @@
 //! The SQLite implementation of the [`Store`](crate::Store) traits: one file, WAL,
 //! `synchronous=NORMAL`.
 
+mod checkpoint;
 mod compaction;
 mod delete;
 mod desktop;
@@ -63,6 +64,8 @@ impl Default for StoreOptions {
 pub struct SqliteStore {
     conn: Connection,
     path: PathBuf,
+    /// Who copies the log into the database: a thread of the store's, off the writer's path.
+    checkpointer: checkpoint::Checkpointer,
 }
 
 impl SqliteStore {
@@ -158,9 +161,11 @@ impl SqliteStore {
             tx.pragma_update(None, "application_id", APPLICATION_ID)?;
             tx.commit()?;
         }
+        checkpoint::watch(&conn);
         Ok(Self {
             conn,
             path: path.to_path_buf(),
+            checkpointer: checkpoint::Checkpointer::new(path),
         })
     }
 
@@ -184,7 +189,7 @@ impl SqliteStore {
     }
 
     fn write_tx(&mut self) -> Result<WriteTx<'_>, StoreError> {
-        Ok(WriteTx::begin(&self.conn)?)
+        Ok(WriteTx::begin(&self.conn, &self.checkpointer)?)
     }
 }
 
@@ -195,16 +200,25 @@ impl SqliteStore {
 /// (`execute_batch`), about a sixth of the instructions of such a write.
 pub(super) struct WriteTx<'a> {
     conn: &'a Connection,
+    checkpointer: &'a checkpoint::Checkpointer,
 }
 
 impl<'a> WriteTx<'a> {
-    fn begin(conn: &'a Connection) -> rusqlite::Result<Self> {
+    fn begin(
+        conn: &'a Connection,
+        checkpointer: &'a checkpoint::Checkpointer,
+    ) -> rusqlite::Result<Self> {
         conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
-        Ok(Self { conn })
+        Ok(Self { conn, checkpointer })
     }
 
+    /// Commits, then asks for a checkpoint if the log has grown long enough
+    /// ([`checkpoint`]): the commit is durable before it, as without.
     pub(super) fn commit(self) -> rusqlite::Result<()> {
+        checkpoint::reset();
         self.conn.prepare_cached("COMMIT")?.execute([])?;
+        self.checkpointer
+            .committed(self.conn, checkpoint::log_pages());
         Ok(())
     }
 
@@ -537,7 +551,7 @@ impl RunStore for SqliteStore {
         Ok(out)
     }
 
-    fn commit(&mut self, run: &str, write: RunWrite) -> Result<Committed, StoreError> {
+    fn commit_kept(&mut self, run: &str, write: &RunWrite) -> Result<Committed, StoreError> {
         let tx = self.write_tx()?;
         // The run as the write needs it (`RunRecord::apply` reads no more): its head, its notes
         // if the write changes them, its last compaction round if it records one, and none of
@@ -559,7 +573,7 @@ impl RunStore for SqliteStore {
             skipped_notes,
             compaction,
         };
-        let applied = record.apply(&write)?;
+        let applied = record.apply(write)?;
         // What follows persists what `apply` computed, and writes the parts of the write that
         // live in the run's other tables.
         insert_items(&tx, run, &record.items)?;
