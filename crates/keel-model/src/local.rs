@@ -264,6 +264,7 @@ impl LocalModel {
             listing: if small { listing } else { Vec::new() },
             written: if small { written } else { None },
             failure: if small { failure } else { None },
+            here: workspace::means_here(asked),
         }
     }
 

@@ -195,6 +195,10 @@ pub struct Session {
     /// model otherwise answers as if it had done the task, or with its example's words ("This
     /// is a test" after keel refused to write `.env`).
     pub failure: Option<(String, String)>,
+    /// The user's message means the working folder ("this folder", "here", "the current
+    /// directory") and names no other: a folder argument is `.` alone. Offered every folder,
+    /// the small model listed `crates/keel-computer` for "List the files in this folder".
+    pub here: bool,
 }
 
 /// The name of the answer without a tool when it is written as a call:
@@ -280,6 +284,7 @@ pub fn for_session(tools: &[ToolSpec], session: &Session) -> Built {
                     Some(PathRole::Target) if session.fit_message && session.named.is_empty() => {
                         continue 'tools;
                     }
+                    Some(PathRole::Folder) if session.here => vec![".".to_string()],
                     Some(PathRole::Folder) => std::iter::once(".".to_string())
                         .chain(ws.dirs.iter().cloned())
                         .collect(),
@@ -670,6 +675,31 @@ mod session {
         ] {
             assert!(!g.admits(&answer(bad)), "{bad}");
         }
+        Ok(())
+    }
+
+    #[test]
+    fn this_folder_is_the_working_folder_alone() -> Result<(), String> {
+        let session = Session {
+            workspace: Some(Workspace {
+                files: vec!["Cargo.toml".into()],
+                dirs: vec!["crates".into(), "crates/keel-computer".into()],
+            }),
+            here: true,
+            ..Session::default()
+        };
+        let g = Grammar::parse(&for_session(&tools(), &session).grammar)?;
+        assert!(g.admits(&call("list_dir", r#"{"path": "."}"#)));
+        for other in ["crates", "crates/keel-computer"] {
+            let listed = call("list_dir", &format!(r#"{{"path": "{other}"}}"#));
+            assert!(!g.admits(&listed), "{other}");
+        }
+        let anywhere = Session {
+            here: false,
+            ..session
+        };
+        let g = Grammar::parse(&for_session(&tools(), &anywhere).grammar)?;
+        assert!(g.admits(&call("list_dir", r#"{"path": "crates"}"#)));
         Ok(())
     }
 

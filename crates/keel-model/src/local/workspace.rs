@@ -159,6 +159,18 @@ pub fn search_words(text: &str) -> Vec<String> {
 }
 
 /// The words of `text`, lower-case.
+/// Whether `text` means the working folder and names no other path: "this folder", "this
+/// directory", "the current folder", "here".
+pub fn means_here(text: &str) -> bool {
+    let words = words_of(text);
+    let folder = |w: &str| matches!(w, "folder" | "directory" | "dir");
+    let here = words.iter().any(|w| w == "here")
+        || words
+            .windows(2)
+            .any(|p| matches!(p[0].as_str(), "this" | "current") && folder(&p[1]));
+    here && named_paths(text).is_empty()
+}
+
 pub fn words_of(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -192,6 +204,25 @@ pub fn asks_to_write(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn this_folder_means_the_working_folder() {
+        for here in [
+            "List the files in this folder",
+            "What is in the current directory?",
+            "list what's here",
+        ] {
+            assert!(super::means_here(here), "{here}");
+        }
+        for elsewhere in [
+            "List the files in src",
+            "Is notes.txt here?",
+            "Read notes.txt",
+            "List the files",
+        ] {
+            assert!(!super::means_here(elsewhere), "{elsewhere}");
+        }
+    }
 
     #[test]
     fn named_paths_are_the_words_with_an_extension() {
