@@ -108,7 +108,8 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
     // money through one).
     let opens_with_a_kind = !looks
         && acting.first().is_some_and(|f| {
-            super::kinds::names_an_action(std::slice::from_ref(f)) && !is_participle_word(f)
+            super::kinds::names_an_action(std::slice::from_ref(f))
+                && !super::kinds::is_participle(f)
         });
     let verbs: Vec<String> = acting
         .iter()
@@ -207,10 +208,6 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
                         .any(|w| matches!(w.as_str(), "administrator" | "rights" | "privileges")))
         })
         .collect()
-}
-
-fn is_participle_word(word: &str) -> bool {
-    super::kinds::is_participle(word)
 }
 
 /// Verbs that mark how the user sees a thing, changing nothing anyone else sees.

@@ -346,20 +346,7 @@ fn a_call_whose_intent_was_never_recorded_is_answered_as_not_run() {
     w.store
         .commit("r", RunWrite::append(1, Timestamp(0), items).opening_turn())
         .unwrap_or_else(|e| panic!("{e}"));
-    let mut model = ScriptedModel::from_replies("s", vec![reply("ok", &[])]);
-    with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
-        a.recover("r")?;
-        a.continue_turn("r")
-    })
-    .unwrap_or_else(|e| panic!("{e}"));
-    assert!(!w.cwd.join("x.txt").exists());
-    let tool_msg = model.requests[0]
-        .0
-        .messages
-        .iter()
-        .find(|m| m.role == Role::Tool)
-        .and_then(|m| m.content.clone());
-    assert_eq!(tool_msg.as_deref(), Some(keel_runtime::agent::NOT_STARTED));
+    resumed_as_not_started(&mut w);
 }
 
 #[test]
@@ -796,8 +783,14 @@ fn a_reply_whose_calls_never_started_is_still_stored_and_its_calls_answered_on_r
             .is_empty()
     );
     // Resumed: the call is answered as not run, and still not run.
+    resumed_as_not_started(&mut w);
+}
+
+/// Resumes run `r` and checks that its call was answered as never started and that `x.txt`,
+/// the file it would have written, still does not exist.
+fn resumed_as_not_started(w: &mut World) {
     let mut model = ScriptedModel::from_replies("s", vec![reply("ok", &[])]);
-    with_agent(&mut w, &mut model, None, LoopSettings::default(), |a| {
+    with_agent(w, &mut model, None, LoopSettings::default(), |a| {
         a.recover("r")?;
         a.continue_turn("r")
     })
