@@ -250,6 +250,17 @@ impl LocalModel {
                     .clone()?;
                 Some((attempted(c), why))
             });
+        // The message means the working folder, and names no folder of the workspace ("this
+        // folder and src" does).
+        let here = small
+            && workspace::means_here(asked)
+            && !workspace::words_of(asked).iter().any(|w| {
+                workspace.as_ref().is_some_and(|ws| {
+                    ws.dirs
+                        .iter()
+                        .any(|d| d == w || d.rsplit('/').next() == Some(w.as_str()))
+                })
+            });
         grammar::Session {
             reply_as_tool: small,
             fit_message: small,
@@ -264,7 +275,7 @@ impl LocalModel {
             listing: if small { listing } else { Vec::new() },
             written: if small { written } else { None },
             failure: if small { failure } else { None },
-            here: workspace::means_here(asked),
+            here,
         }
     }
 

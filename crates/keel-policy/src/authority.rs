@@ -357,7 +357,6 @@ const CREATING_VERBS: &[&str] = &[
     "provision",
 ];
 
-/// Words that open a clause that says when or whether, not what to do.
 /// Verbs that have someone told or asked something: what follows their "that", "if" or
 /// "whether" is the message.
 const SAYING_VERBS: &[&str] = &[
@@ -368,6 +367,7 @@ const SAYING_VERBS: &[&str] = &[
 /// Words that open a condition on what the rest of the sentence asks.
 const CONDITIONS: &[&str] = &["if", "unless", "when", "once", "whenever"];
 
+/// Words that open a clause that says when or whether, not what to do.
 const SUBORDINATORS: &[&str] = &[
     "if",
     "whether",

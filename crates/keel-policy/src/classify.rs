@@ -660,7 +660,7 @@ pub fn classify(tool: &ToolInfo) -> Effect {
     // A credential handed out for what the caller names (`get_access_token {"app": …,
     // "scope": "admin:all"}`) grants access, whatever the verb: an outsider's attack had one
     // issued to the attacker's app as a lookup.
-    if !takes_nothing && issues_a_credential(&words(unqualified(&tool.name))) {
+    if !takes_nothing && issues_a_credential(&name_words) {
         return Effect::SideEffecting;
     }
     // The description can admit what the name does not ("Gets a link and shares it").

@@ -1843,15 +1843,6 @@ pub fn check_provenance(
                     ));
                     continue;
                 }
-                // A flag nobody set: an extra `"admin": true` or `"require_2fa": false` beside
-                // what the user asked for (a seventh outsider round's).
-                if leaf.value.is_some_and(Value::is_boolean) {
-                    tainted.push(format!(
-                        "argument \"{}\" of {tool} is {}, a setting nothing you wrote chose",
-                        leaf.path, leaf.needle
-                    ));
-                    continue;
-                }
                 tainted.push(format!(
                     "argument \"{}\" of {tool} is \"{}\", which neither you nor any result has shown, so nothing says {} it is",
                     leaf.path,
