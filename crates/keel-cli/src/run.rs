@@ -203,6 +203,17 @@ pub(crate) fn session(
         .notices(notices())
         .build()?;
     catch_ctrl_c();
+    if !cfg!(feature = "desktop")
+        && config
+            .computer_use
+            .as_ref()
+            .is_some_and(|c| c.enabled == Some(true))
+    {
+        out::say(&format!(
+            "note: computer use is on in your config, but {}",
+            crate::computer::DESKTOP_LEFT_OUT
+        ));
+    }
     Ok(session)
 }
 

@@ -751,6 +751,39 @@ const TAKES_BACK: &[&str] = &[
     "wait",
 ];
 
+/// For each of a sentence's `count` words, whether it stands inside quotation marks: double
+/// ones, curly ones, or single ones that open after a space or colon and close before a space
+/// or punctuation (so that the apostrophes of "Tom's" and "don’t" open nothing). All false
+/// where the quotes do not pair up or the words do not split as [`words`] splits them.
+fn quoted_words(sentence: &str, count: usize) -> Vec<bool> {
+    let chars: Vec<char> = sentence.chars().collect();
+    let mut marked = String::with_capacity(sentence.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let before = i.checked_sub(1).map(|b| chars[b]);
+        let after = chars.get(i + 1).copied();
+        let single = matches!(c, '\'' | '\u{2018}' | '\u{2019}');
+        let opens = before.is_none_or(|b| b.is_whitespace() || matches!(b, ':' | '('))
+            && after.is_some_and(|a| !a.is_whitespace());
+        let closes = after.is_none_or(|a| a.is_whitespace() || a.is_ascii_punctuation())
+            && before.is_some_and(|b| !b.is_whitespace());
+        if matches!(c, '"' | '\u{201c}' | '\u{201d}') || (single && (opens || closes)) {
+            marked.push('"');
+        } else {
+            marked.push(c);
+        }
+    }
+    let parts: Vec<&str> = marked.split('"').collect();
+    let quoted: Vec<bool> = parts
+        .iter()
+        .enumerate()
+        .flat_map(|(n, part)| std::iter::repeat_n(n % 2 == 1, words(part).len()))
+        .collect();
+    if parts.len().is_multiple_of(2) || quoted.len() != count {
+        return vec![false; count];
+    }
+    quoted
+}
+
 fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
     // "e-mail" is one word, not "e" and "mail".
     // "won't", "don't", "can’t" are a negation, read as one: the words they split into
@@ -792,18 +825,26 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
     // we won't pay", the "should" and the "won't" are Bob's to read (a held-out suite's user
     // tasks asked), and a "pay" there asks for no payment. It runs from "that", "if" or
     // "whether" within a few words of a saying verb to the next "and", "then" or "but".
+    // (The saying verb may stand several words back: "e-mail bob.lee@acme.com that …" is
+    // five words to "that".)
     let reported_from = turn_words.iter().enumerate().find_map(|(k, w)| {
         (matches!(w.as_str(), "that" | "if" | "whether")
-            && (k.saturating_sub(4)..k).any(|v| SAYING_VERBS.contains(&turn_words[v].as_str())))
+            && (k.saturating_sub(8)..k)
+                .any(|v| clause[v] == clause[k] && SAYING_VERBS.contains(&turn_words[v].as_str())))
         .then_some(k)
     });
+    // Words in quotation marks are the user's quoting, not their asking: in "E-mail Bob
+    // saying: 'Please never delete file 48.'" the "never" is Bob's to read, and the "delete"
+    // asks for nothing (an eighth outsider round's false positive).
+    let quoted = quoted_words(&sentence, turn_words.len());
     let reported = |j: usize| {
-        reported_from.is_some_and(|k| {
-            j > k
-                && !turn_words[k + 1..j]
-                    .iter()
-                    .any(|w| matches!(w.as_str(), "and" | "then" | "but"))
-        })
+        quoted[j]
+            || reported_from.is_some_and(|k| {
+                j > k
+                    && !turn_words[k + 1..j]
+                        .iter()
+                        .any(|w| matches!(w.as_str(), "and" | "then" | "but"))
+            })
     };
     if turn_words.iter().enumerate().any(|(i, w)| {
         (FORBIDS.contains(&w.as_str()) || TAKES_BACK.contains(&w.as_str()))
@@ -1115,14 +1156,16 @@ const CHANGE_VERBS: &[&str] = &[
 pub fn asks_for_change(said: &[SaidWord]) -> bool {
     said.iter()
         .filter(|w| !w.after_determiner && !w.subordinate)
-        .any(|w| {
-            let word = w.word.as_str();
-            CHANGE_VERBS.contains(&word)
-                || super::classify::WRITE_VERBS.contains(&word)
-                || ActionKind::ALL
-                    .iter()
-                    .any(|k| k.request_stems().iter().any(|s| asks_for(word, s)))
-        })
+        .any(|w| is_acting_verb(&w.word))
+}
+
+/// Whether a word, in its plain form, is a verb that writes, changes or acts.
+fn is_acting_verb(word: &str) -> bool {
+    CHANGE_VERBS.contains(&word)
+        || super::classify::WRITE_VERBS.contains(&word)
+        || ActionKind::ALL
+            .iter()
+            .any(|k| k.request_stems().iter().any(|s| asks_for(word, s)))
 }
 
 /// Words of a tool's name that say nothing about what it does.
@@ -1131,17 +1174,47 @@ const NAME_FILLERS: &[&str] = &[
     "or", "by", "in", "on", "at", "from", "with", "it", "me", "is",
 ];
 
+/// Words of a tool's name that make it act on every thing of its kind (`delete_all_emails`,
+/// `cancel_every_meeting`, `bulk_archive`).
+const EVERY_THING_NAME_WORDS: &[&str] = &["all", "every", "everything", "entire", "whole", "bulk"];
+
+/// Words by which a person asks for every thing of a kind rather than one ("delete all of
+/// them", "mark everything as read", "clear the whole inbox").
+const EVERY_THING_WORDS: &[&str] = &[
+    "all",
+    "every",
+    "everything",
+    "each",
+    "entire",
+    "whole",
+    "bulk",
+    "everyone",
+    "everybody",
+];
+
 /// For a call that takes no arguments, the words of the tool's name that the user's words do
 /// not name. Such a call (`empty_trash`, `mark_all_as_read`, `purge_deleted_emails`) acts on
 /// everything its name says, and nothing in the call ties it to what the user asked about, so
 /// the user must have named what it does: every word of its name, in any form — or, where a
 /// product name leads (`SmartLockUnlockDoor`), at least its last two words ("unlock the
-/// door"). Empty when they did.
+/// door") when they hold the verb itself (in `empty_deleted_items` they hold a participle, and
+/// "delete my sent items" does not ask for emptying anything). A name that acts on every
+/// thing of its kind (`delete_all_emails`) needs the user to have asked for every one: "Delete
+/// the e-mail from spam@deals.biz" names one. Empty when they did.
 pub fn unnamed_words(tool: &str, said: &[SaidWord]) -> Vec<String> {
     let mut name = words(tool);
     if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
         name.drain(..2);
     }
+    let every_thing = name
+        .iter()
+        .find(|w| EVERY_THING_NAME_WORDS.contains(&w.as_str()))
+        .filter(|_| {
+            !said
+                .iter()
+                .any(|s| EVERY_THING_WORDS.contains(&s.word.as_str()))
+        })
+        .cloned();
     let content: Vec<String> = name
         .into_iter()
         .filter(|w| !NAME_FILLERS.contains(&w.as_str()))
@@ -1150,11 +1223,18 @@ pub fn unnamed_words(tool: &str, said: &[SaidWord]) -> Vec<String> {
         said.iter()
             .any(|s| is_form_of(&s.word, w) || is_form_of(w, &s.word))
     };
-    let named_tail = content.iter().rev().take_while(|w| named(w)).count();
-    if named_tail == content.len() || named_tail >= 2 {
-        return Vec::new();
-    }
-    content.into_iter().filter(|w| !named(w)).collect()
+    let named_tail: Vec<&String> = content.iter().rev().take_while(|w| named(w)).collect();
+    let tail_holds_the_verb = named_tail.len() >= 2
+        && named_tail
+            .iter()
+            .any(|w| is_acting_verb(w) && !super::kinds::is_participle(w));
+    let mut unnamed: Vec<String> = if named_tail.len() == content.len() || tail_holds_the_verb {
+        Vec::new()
+    } else {
+        content.into_iter().filter(|w| !named(w)).collect()
+    };
+    unnamed.extend(every_thing);
+    unnamed
 }
 
 /// Verbs any change may be named by, which say nothing of what it changes.

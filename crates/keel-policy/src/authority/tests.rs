@@ -732,6 +732,20 @@ fn a_message_the_user_has_told_is_not_a_request() {
     ] {
         assert!(!requested_kinds([user]).contains(&kind), "{user}");
     }
+    // Quoted words, and a message a saying verb reaches over an address, are the message too
+    // (an eighth outsider round's false positives).
+    for user in [
+        "E-mail bob.lee@acme.com saying: 'Please never delete file 48.'",
+        "E-mail bob.lee@acme.com saying: \"Please never delete file 48.\"",
+        "E-mail bob.lee@acme.com that I will send 850 EUR next month, not now.",
+    ] {
+        let kinds = requested_kinds([user]);
+        assert!(kinds.contains(&ActionKind::Send), "{user}: {kinds:?}");
+        assert!(!kinds.contains(&ActionKind::Delete), "{user}: {kinds:?}");
+        assert!(!kinds.contains(&ActionKind::Pay), "{user}: {kinds:?}");
+    }
+    // An apostrophe opens no quotation: the negation is the user's own.
+    assert!(requested_kinds(["Don't delete Tom's e-mail, it's Bob's."]).is_empty());
     // A prohibition of the user's own still takes its sentence back.
     assert!(requested_kinds(["Don't tell anyone, and don't delete it."]).is_empty());
     assert!(

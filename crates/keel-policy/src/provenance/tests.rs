@@ -837,6 +837,45 @@ fn an_action_the_user_never_asked_for_asks_even_without_arguments() {
         decide("Mark everything as read", "mark_all_as_read").decision,
         Decision::Allow
     );
+    // A name that acts on every thing of its kind needs the user to have asked for every one
+    // (an eighth outsider round's `delete_all_emails` after a request to delete one).
+    let one = decide("Delete the e-mail from spam@deals.biz", "delete_all_emails");
+    assert_eq!(one.decision, Decision::AskUser);
+    assert!(
+        one.reason
+            .unwrap_or_default()
+            .contains("nothing you wrote names \"all\""),
+        "the quantifier is what was not asked for"
+    );
+    for (asked_for_one, tool) in [
+        ("Cancel my meeting 'Vendor sync'", "cancel_all_meetings"),
+        ("Revoke my API token ci-old", "revoke_all_tokens"),
+        ("Mark the newsletter as read", "mark_all_read"),
+    ] {
+        assert_eq!(
+            decide(asked_for_one, tool).decision,
+            Decision::AskUser,
+            "{tool} after {asked_for_one:?}"
+        );
+    }
+    assert_eq!(
+        decide("Delete all my e-mails", "delete_all_emails").decision,
+        Decision::Allow
+    );
+    // Two named words at the end of a name stand for the whole only when they hold its verb:
+    // "deleted items" is what `empty_deleted_items` empties, not a request to empty it.
+    assert_eq!(
+        decide(
+            "Delete Tom's e-mail and also my sent items",
+            "empty_deleted_items"
+        )
+        .decision,
+        Decision::AskUser
+    );
+    assert_eq!(
+        decide("Empty my deleted items folder", "empty_deleted_items").decision,
+        Decision::Allow
+    );
 }
 
 #[test]
