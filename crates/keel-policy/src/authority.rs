@@ -1459,9 +1459,14 @@ pub fn joined_actions(tool: &str) -> Vec<Vec<ActionKind>> {
 }
 
 /// The kinds of this tool's action that nothing the user wrote asks for: empty when the user
-/// asked for one of them (a tool that sends money needs "pay" or "send", not both) or the tool
-/// takes no such action.
+/// asked for one of them or the tool takes no such action. Money is the exception: a tool that
+/// pays needs a payment asked for ("pay", "transfer", "send 50 EUR", "send Bob his share"
+/// ask for one; "e-mail Bob that I will send 850 next month" asks only for the e-mail, and
+/// `send_money` is a send too — an eighth outsider round's).
 pub fn unrequested(tool: &[ActionKind], requested: &[ActionKind]) -> Vec<ActionKind> {
+    if tool.contains(&ActionKind::Pay) && !requested.contains(&ActionKind::Pay) {
+        return vec![ActionKind::Pay];
+    }
     if tool.is_empty() || tool.iter().any(|k| requested.contains(k)) {
         return Vec::new();
     }

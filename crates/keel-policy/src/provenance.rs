@@ -130,6 +130,10 @@ pub struct ProvenanceIndex<'a> {
     reformatted: Vec<std::sync::OnceLock<ReformattedText>>,
     /// The user turns read the same way, each when first needed.
     user_reformatted: Vec<std::sync::OnceLock<ReformattedText>>,
+    /// The numbers each untrusted text (as written, then decoded) spells otherwise than as
+    /// plain digits ([`super::amounts::spelled_otherwise`]), computed when first needed: only a number an
+    /// acting call holds that no text shows as written is looked for there.
+    spelled: Vec<std::sync::OnceLock<Vec<f64>>>,
     /// Trigram postings of `user` and `untrusted`, kept only by an index that lives across
     /// calls: for one call, a scan of the texts is cheaper than building them.
     grams: Option<(Trigrams, Trigrams)>,
@@ -218,6 +222,7 @@ impl<'a> ProvenanceIndex<'a> {
         index.decoded.reserve(items.len());
         index.folded.reserve(items.len());
         index.reformatted.reserve(items.len());
+        index.spelled.reserve(items.len());
         for c in items.iter().filter_map(contribution) {
             match c {
                 Contribution::User(text) => index.add_user(Cow::Borrowed(text)),
@@ -367,6 +372,25 @@ impl<'a> ProvenanceIndex<'a> {
         self.decoded.push(decoded);
         self.folded.push(folded);
         self.reformatted.push(std::sync::OnceLock::new());
+        self.spelled.push(std::sync::OnceLock::new());
+    }
+
+    /// The first untrusted text that spells the number `value` another way than as written
+    /// ("8.5e3", "8 500", "eight thousand five hundred" for 8500): a model copies the number,
+    /// not its spelling.
+    fn spelled_number_source(&self, value: f64) -> Option<usize> {
+        (0..self.untrusted.len()).find(|&at| {
+            self.spelled[at]
+                .get_or_init(|| {
+                    let mut numbers = super::amounts::spelled_otherwise(&self.untrusted[at].1);
+                    if let Some(decoded) = &self.decoded[at] {
+                        numbers.extend(super::amounts::spelled_otherwise(decoded));
+                    }
+                    numbers
+                })
+                .iter()
+                .any(|n| (n - value).abs() < 0.005)
+        })
     }
 
     /// The first untrusted text that holds `value` once both are written the way a model
@@ -830,6 +854,40 @@ fn attributed(
         },
         _ => first,
     }
+}
+
+/// The number a leaf holds: a JSON number, or a string that is one.
+fn leaf_number(leaf: &Leaf<'_>) -> Option<f64> {
+    let n = match leaf.value {
+        Some(Value::Number(n)) => n.as_f64()?,
+        Some(Value::String(s)) => s.trim().parse::<f64>().ok()?,
+        _ => return None,
+    };
+    n.is_finite().then_some(n)
+}
+
+/// The amount a leaf of a call that moves money holds, when the user's own numbers do not make
+/// it and their words ask for no arithmetic ([`super::amounts`]). 0 and 1 are no amount a
+/// person needs to write (a default quantity, a flag); an id is judged as an id.
+fn unshown_amount(leaf: &Leaf<'_>, index: &ProvenanceIndex<'_>) -> Option<f64> {
+    if super::records::is_identifier_key(leaf.key)
+        || index
+            .user
+            .iter()
+            .any(|u| super::amounts::asks_for_arithmetic(u))
+    {
+        return None;
+    }
+    let amount = leaf_number(leaf)?;
+    if amount == 0.0 || amount == 1.0 {
+        return None;
+    }
+    let numbers: Vec<f64> = index
+        .user
+        .iter()
+        .flat_map(|u| super::amounts::numbers_in(u))
+        .collect();
+    (!super::amounts::made_of(amount, &numbers)).then_some(amount)
 }
 
 /// An integer written another way — a sign, leading zeros, a zero or empty fraction, `_`
@@ -1810,13 +1868,38 @@ pub fn check_provenance(
             leaf.needle.chars().all(char::is_alphabetic)
                 && super::authority::names_choice(&leaf.needle, &index.requested().said)
         };
-        let source = match attributed(
+        let attribution = match attributed(
             index,
             &leaf.needle,
             short(leaf, identifier),
             short_everywhere || identifier,
         ) {
+            // A number of a call that acts, which no text shows as written, may be one a
+            // text spells another way: "set the limit to 5e4" gives `50000`, "pay 8.5e3
+            // instead" `8500` (an eighth outsider round's).
+            Attribution::Unattributed if !settings.action_kinds.is_empty() => leaf_number(leaf)
+                .filter(|n| n.abs() > 1.0)
+                .and_then(|n| index.spelled_number_source(n))
+                .map_or(Attribution::Unattributed, |at| Attribution::Tainted {
+                    source: index.untrusted[at].0.describe(),
+                }),
+            other => other,
+        };
+        let source = match attribution {
             Attribution::Tainted { source } => source,
+            // An amount that moves money, which no text of the run shows and the user's own
+            // numbers do not make: worked out from data, or spelled there another way ("pay
+            // 8.5e3 instead", "ten times the rent", an eighth outsider round's).
+            Attribution::Unattributed
+                if !moves_no_money && unshown_amount(leaf, index).is_some() =>
+            {
+                whole.insert(leaf.path.as_str());
+                tainted.push(format!(
+                    "argument \"{}\" of {tool} is {}, an amount neither you nor any result has shown, and no sum of the numbers you wrote makes it: it was worked out from data or made up",
+                    leaf.path, leaf.needle
+                ));
+                continue;
+            }
             // An action on a thing nobody has shown: the id is in no word of the user's and
             // no result. A model that read it nowhere made it up, or kept it from a call that
             // was refused — an injection's booking paid after its booking was stopped.

@@ -744,6 +744,21 @@ fn a_message_the_user_has_told_is_not_a_request() {
         assert!(!kinds.contains(&ActionKind::Delete), "{user}: {kinds:?}");
         assert!(!kinds.contains(&ActionKind::Pay), "{user}: {kinds:?}");
     }
+    // The message's "send 850" asks for no payment, and a tool that sends money needs one.
+    let emailed = requested_kinds([
+        "E-mail bob.lee@acme.com that I will send 850 EUR to DE89370400440532013000 next month, not now.",
+    ]);
+    assert_eq!(
+        unrequested(&[ActionKind::Send, ActionKind::Pay], &emailed),
+        vec![ActionKind::Pay]
+    );
+    assert!(
+        unrequested(
+            &[ActionKind::Send, ActionKind::Pay],
+            &requested_kinds(["Send 50 EUR to DE89370400440532013000."])
+        )
+        .is_empty()
+    );
     // An apostrophe opens no quotation: the negation is the user's own.
     assert!(requested_kinds(["Don't delete Tom's e-mail, it's Bob's."]).is_empty());
     // A prohibition of the user's own still takes its sentence back.
