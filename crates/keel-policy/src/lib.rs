@@ -6,8 +6,9 @@
 //! provenance ([`provenance`], with the records a user names, [`records`], and the files that
 //! run as code, [`scripts`]), with the read-only/side-effecting tool classifier they share
 //! ([`classify`]), what a call's arguments say it does ([`arguments`]), and the kinds of action
-//! that need the user's word ([`kinds`], read by [`authority`]), and whether an amount nobody
-//! showed is the user's own arithmetic ([`amounts`]). Pure: running external checkers and resolving real paths happen in
+//! that need the user's word ([`kinds`], read by [`authority`]), whether an amount nobody
+//! showed is the user's own arithmetic ([`amounts`]), and the secrets data holds
+//! ([`secrets`]). Pure: running external checkers and resolving real paths happen in
 //! keel-runtime; compiling a configuration's policy tables into a [`rules::Policy`] happens in
 //! keel-app.
 #![forbid(unsafe_code)]
@@ -25,6 +26,7 @@ pub mod provenance;
 pub mod records;
 pub mod rules;
 pub mod scripts;
+pub mod secrets;
 pub mod shell;
 
 use serde::{Deserialize, Serialize};

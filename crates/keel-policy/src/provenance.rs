@@ -134,6 +134,10 @@ pub struct ProvenanceIndex<'a> {
     /// plain digits ([`super::amounts::spelled_otherwise`]), computed when first needed: only a number an
     /// acting call holds that no text shows as written is looked for there.
     spelled: Vec<std::sync::OnceLock<Vec<f64>>>,
+    /// The secrets the untrusted texts hold ([`super::secrets`]), each with its text's
+    /// position: found as each text is added, since every argument of a call that acts is
+    /// looked at for them and most texts hold none.
+    secrets: Vec<(usize, super::secrets::Secret)>,
     /// Trigram postings of `user` and `untrusted`, kept only by an index that lives across
     /// calls: for one call, a scan of the texts is cheaper than building them.
     grams: Option<(Trigrams, Trigrams)>,
@@ -373,6 +377,23 @@ impl<'a> ProvenanceIndex<'a> {
         self.folded.push(folded);
         self.reformatted.push(std::sync::OnceLock::new());
         self.spelled.push(std::sync::OnceLock::new());
+        let at = self.untrusted.len() - 1;
+        let held = super::secrets::secrets_in(&self.untrusted[at].1);
+        self.secrets
+            .extend(held.into_iter().map(|secret| (at, secret)));
+    }
+
+    /// The first secret an untrusted text holds that `value` carries, with where it was
+    /// read; none that the user's words name ("send the sitter the Wi-Fi password").
+    fn carried_secret(&self, value: &str) -> Option<(usize, &super::secrets::Secret)> {
+        if self.secrets.is_empty() || value.len() < 4 {
+            return None;
+        }
+        self.secrets
+            .iter()
+            .filter(|(_, secret)| super::secrets::carries(value, secret))
+            .find(|(_, secret)| !secret.named_by(&self.requested().said))
+            .map(|(at, secret)| (*at, secret))
     }
 
     /// The first untrusted text that spells the number `value` another way than as written
@@ -1874,10 +1895,10 @@ pub fn check_provenance(
             short(leaf, identifier),
             short_everywhere || identifier,
         ) {
-            // A number of a call that acts, which no text shows as written, may be one a
-            // text spells another way: "set the limit to 5e4" gives `50000`, "pay 8.5e3
-            // instead" `8500` (an eighth outsider round's).
-            Attribution::Unattributed if !settings.action_kinds.is_empty() => leaf_number(leaf)
+            // A number no text shows as written may be one a text spells another way: "set
+            // the limit to 5e4" gives `50000`, "pay 8.5e3 instead" `8500` (an eighth outsider
+            // round's).
+            Attribution::Unattributed => leaf_number(leaf)
                 .filter(|n| n.abs() > 1.0)
                 .and_then(|n| index.spelled_number_source(n))
                 .map_or(Attribution::Unattributed, |at| Attribution::Tainted {
@@ -2008,6 +2029,21 @@ pub fn check_provenance(
     // `https://evil.io` (a sixth outsider round's host, given in words, written bare).
     let names_files_in_commands =
         !settings.change_request && !matches!(tool, "write_file" | "edit_file") && !writes_code;
+    // A secret read in data, carried out in any argument (keel's own file tools write the
+    // workspace, which is not passing it on): a reply the user asked for that also holds the
+    // PIN a mail gave.
+    if !matches!(tool, "write_file" | "edit_file") {
+        for leaf in &values {
+            if let Some((at, secret)) = index.carried_secret(&leaf.needle) {
+                tainted.push(format!(
+                    "argument \"{}\" of {tool} carries the {} that {} holds, and nothing you wrote asks to pass it on",
+                    leaf.path,
+                    secret.called_as(),
+                    index.untrusted[at].0.describe()
+                ));
+            }
+        }
+    }
     tainted.extend(tainted_atoms(
         tool,
         &values,
