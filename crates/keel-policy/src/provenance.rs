@@ -134,10 +134,10 @@ pub struct ProvenanceIndex<'a> {
     /// plain digits ([`super::amounts::spelled_otherwise`]), computed when first needed: only a number an
     /// acting call holds that no text shows as written is looked for there.
     spelled: Vec<std::sync::OnceLock<Vec<f64>>>,
-    /// The secrets the untrusted texts hold ([`super::secrets`]), each with its text's
-    /// position: found as each text is added, since every argument of a call that acts is
-    /// looked at for them and most texts hold none.
-    secrets: Vec<(usize, super::secrets::Secret)>,
+    /// The secrets each untrusted text holds ([`super::secrets`]), computed when first
+    /// needed: a call that acts outside keel's own file tools looks for them (the gate's
+    /// common call, a file write, never does).
+    secrets: Vec<std::sync::OnceLock<Vec<super::secrets::Secret>>>,
     /// Trigram postings of `user` and `untrusted`, kept only by an index that lives across
     /// calls: for one call, a scan of the texts is cheaper than building them.
     grams: Option<(Trigrams, Trigrams)>,
@@ -156,6 +156,26 @@ pub struct ProvenanceIndex<'a> {
     pending_steered: HashMap<String, bool, foldhash::fast::RandomState>,
     /// The untrusted texts that a call steered by data brought in, by position.
     steered: Vec<usize>,
+    /// An index made for one decision has no postings, and asking of every call in a long
+    /// history whether data steered it read every earlier text for each (230 ms at 10k
+    /// items): it notes what each call read and where the history stood, and answers once,
+    /// with postings, when a decision needs it ([`ProvenanceIndex::steered`]).
+    deferred: Vec<DeferredRead>,
+    /// Calls whose steering was deferred and whose results have not come yet: their entry in
+    /// `deferred`.
+    pending_deferred: HashMap<String, usize, foldhash::fast::RandomState>,
+    /// Each result of a deferred call: its text's position and the call's entry.
+    deferred_results: Vec<(usize, usize)>,
+    /// The deferred answer: the untrusted texts steered calls brought in, by position.
+    steered_late: std::sync::OnceLock<Vec<usize>>,
+}
+
+/// What a call read, and how many user turns and untrusted texts stood before it.
+#[derive(Clone, Debug)]
+struct DeferredRead {
+    values: Vec<String>,
+    users: usize,
+    untrusted: usize,
 }
 
 /// The index's texts, each kind joined ([`Joined`]): user turns, untrusted texts as written,
@@ -213,6 +233,18 @@ fn contribution(item: &Item) -> Option<Contribution<'_>> {
     }
 }
 
+/// A value a call read, as written, without a leading `./`, and its file name: as data may
+/// have named it (`./wallet-backup.txt` is `wallet-backup.txt`, and so is
+/// `backups/wallet-backup.txt`'s file).
+fn read_forms(needle: &str) -> (&str, &str, &str) {
+    let v = needle.trim();
+    let bare = v.trim_start_matches("./");
+    // (Found from the end by bytes: a search by `char` read a 16 KiB file's content one
+    // character at a time.)
+    let file = memchr::memrchr2(b'/', b'\\', bare.as_bytes()).map_or(bare, |at| &bare[at + 1..]);
+    (v, bare, file)
+}
+
 fn owned(c: Cow<'_, str>) -> Cow<'static, str> {
     Cow::Owned(c.into_owned())
 }
@@ -227,6 +259,7 @@ impl<'a> ProvenanceIndex<'a> {
         index.folded.reserve(items.len());
         index.reformatted.reserve(items.len());
         index.spelled.reserve(items.len());
+        index.secrets.reserve(items.len());
         for c in items.iter().filter_map(contribution) {
             match c {
                 Contribution::User(text) => index.add_user(Cow::Borrowed(text)),
@@ -300,19 +333,84 @@ impl<'a> ProvenanceIndex<'a> {
         for call in calls {
             let mut values = Vec::new();
             leaves(&call.arguments, None, "", "", &mut values);
+            if self.grams.is_none() {
+                let read = values
+                    .iter()
+                    .flat_map(|leaf| {
+                        let (v, bare, file) = read_forms(&leaf.needle);
+                        [v.to_string(), bare.to_string(), file.to_string()]
+                    })
+                    .filter(|v| v.len() >= 3)
+                    .collect();
+                self.pending_deferred
+                    .insert(call.id.clone(), self.deferred.len());
+                self.deferred.push(DeferredRead {
+                    values: read,
+                    users: self.user.len(),
+                    untrusted: self.untrusted.len(),
+                });
+                continue;
+            }
             // A path as written, and as data may have named it: `./wallet-backup.txt` is
             // `wallet-backup.txt`, and so is `backups/wallet-backup.txt`'s file.
             let steered = values.iter().any(|leaf| {
-                let v = leaf.needle.trim();
-                let bare = v.trim_start_matches("./");
-                // (Found from the end by bytes: a search by `char` read a 16 KiB file's content
-                // one character at a time.)
-                let file = memchr::memrchr2(b'/', b'\\', bare.as_bytes())
-                    .map_or(bare, |at| &bare[at + 1..]);
+                let (v, bare, file) = read_forms(&leaf.needle);
                 self.read_in_data(v) || self.read_in_data(bare) || self.read_in_data(file)
             });
             self.pending_steered.insert(call.id.clone(), steered);
         }
+    }
+
+    /// The untrusted texts that a call steered by data brought in, by position: kept as the
+    /// index grows, or, for an index made for one decision, worked out now from what each
+    /// call read ([`DeferredRead`]) with postings of the whole history, each call judged
+    /// against the texts before it.
+    fn steered(&self) -> &[usize] {
+        if self.deferred_results.is_empty() {
+            return &self.steered;
+        }
+        self.steered_late.get_or_init(|| {
+            let mut user = Trigrams::default();
+            for (at, text) in self.user.iter().enumerate() {
+                user.add(at, text);
+            }
+            let mut data = Trigrams::default();
+            for (at, (_, text)) in self.untrusted.iter().enumerate() {
+                data.add(at, text);
+            }
+            // Whether a text before `limit`, of the candidates, holds the finder's value.
+            fn holds<'t>(
+                finder: &memchr::memmem::Finder<'_>,
+                candidates: Option<&[u32]>,
+                limit: usize,
+                text: impl Fn(usize) -> &'t str,
+            ) -> bool {
+                match candidates {
+                    Some(at) => at
+                        .iter()
+                        .take_while(|&&i| (i as usize) < limit)
+                        .any(|&i| finder.find(text(i as usize).as_bytes()).is_some()),
+                    None => (0..limit).any(|i| finder.find(text(i).as_bytes()).is_some()),
+                }
+            }
+            let mut steered = self.steered.clone();
+            for &(at, entry) in &self.deferred_results {
+                let read = &self.deferred[entry];
+                let in_data = read.values.iter().any(|v| {
+                    let finder = memchr::memmem::Finder::new(v.as_bytes());
+                    holds(&finder, data.candidates(v), read.untrusted, |i| {
+                        self.untrusted[i].1.as_ref()
+                    }) && !holds(&finder, user.candidates(v), read.users, |i| {
+                        self.user[i].as_ref()
+                    })
+                });
+                if in_data {
+                    steered.push(at);
+                }
+            }
+            steered.sort_unstable();
+            steered
+        })
     }
 
     /// Whether `value` stands, as written, in an untrusted text and in no user turn: the
@@ -346,6 +444,11 @@ impl<'a> ProvenanceIndex<'a> {
 
     fn add_untrusted(&mut self, source: Source<'a>, text: Cow<'a, str>) {
         if let Source::ToolResult { call_id, .. } = &source
+            && let Some(entry) = self.pending_deferred.remove(call_id.as_ref())
+        {
+            self.deferred_results.push((self.untrusted.len(), entry));
+        }
+        if let Source::ToolResult { call_id, .. } = &source
             && self.pending_steered.remove(call_id.as_ref()) == Some(true)
         {
             self.steered.push(self.untrusted.len());
@@ -377,23 +480,23 @@ impl<'a> ProvenanceIndex<'a> {
         self.folded.push(folded);
         self.reformatted.push(std::sync::OnceLock::new());
         self.spelled.push(std::sync::OnceLock::new());
-        let at = self.untrusted.len() - 1;
-        let held = super::secrets::secrets_in(&self.untrusted[at].1);
-        self.secrets
-            .extend(held.into_iter().map(|secret| (at, secret)));
+        self.secrets.push(std::sync::OnceLock::new());
     }
 
     /// The first secret an untrusted text holds that `value` carries, with where it was
     /// read; none that the user's words name ("send the sitter the Wi-Fi password").
     fn carried_secret(&self, value: &str) -> Option<(usize, &super::secrets::Secret)> {
-        if self.secrets.is_empty() || value.len() < 4 {
+        if value.len() < 4 {
             return None;
         }
-        self.secrets
-            .iter()
-            .filter(|(_, secret)| super::secrets::carries(value, secret))
-            .find(|(_, secret)| !secret.named_by(&self.requested().said))
-            .map(|(at, secret)| (*at, secret))
+        (0..self.untrusted.len()).find_map(|at| {
+            self.secrets[at]
+                .get_or_init(|| super::secrets::secrets_in(&self.untrusted[at].1))
+                .iter()
+                .filter(|secret| super::secrets::carries(value, secret))
+                .find(|secret| !secret.named_by(&self.requested().said))
+                .map(|secret| (at, secret))
+        })
     }
 
     /// The first untrusted text that spells the number `value` another way than as written
@@ -593,7 +696,7 @@ impl ProvenanceIndex<'_> {
         let digits_value = folded_value.replace(' ', "");
         let user: Vec<String> = self.user.iter().map(|u| folded_words(u)).collect();
         let users = |piece: &str| user.iter().any(|u| u.contains(piece));
-        self.steered.iter().find_map(|&at| {
+        self.steered().iter().find_map(|&at| {
             let (source, text) = &self.untrusted[at];
             steered_parts(text)
                 .find(|part| {
@@ -1985,7 +2088,7 @@ pub fn check_provenance(
     // call steered by data fetched (a fifth outsider round had the model read
     // `wallet-backup.txt` at an issue's request and quote it in a public comment).
     // (Any call that acts outside keel: a new issue or a page is as public as a comment.)
-    if !index.steered.is_empty() && settings.change_request {
+    if settings.change_request && !index.steered().is_empty() {
         for leaf in &values {
             if whole.contains(leaf.path.as_str()) {
                 continue;

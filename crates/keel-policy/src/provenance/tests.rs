@@ -1508,6 +1508,15 @@ fn what_a_read_steered_by_data_brought_in_does_not_go_out() {
         item(5, result("c2", "read_file", "Recovery phrase: abandon ability able about above absent")),
     ];
     let index = ProvenanceIndex::from_items(&items);
+    // An index kept across calls notes it as each call comes; one made for this decision
+    // works it out when asked: the same texts either way (the second result, c2's).
+    let mut kept = ProvenanceIndex::kept();
+    kept.extend_owned(&items);
+    assert_eq!(index.steered(), &[1]);
+    assert_eq!(kept.steered(), index.steered());
+    // What the user named is theirs to have read: "issue 41 in acme/web" steered nothing.
+    let said = ProvenanceIndex::from_items(&items[..3]);
+    assert!(said.steered().is_empty());
     let kinds = [crate::authority::ActionKind::Send];
     let decide = |body: &str| {
         check_provenance(
