@@ -1178,6 +1178,36 @@ const NAME_FILLERS: &[&str] = &[
 /// `cancel_every_meeting`, `bulk_archive`).
 const EVERY_THING_NAME_WORDS: &[&str] = &["all", "every", "everything", "entire", "whole", "bulk"];
 
+/// Words after "all" or "everything" that narrow it to some: "everything from spam@…",
+/// "all e-mails older than a year", "all but the last".
+const NARROWING_WORDS: &[&str] = &[
+    "from",
+    "by",
+    "except",
+    "but",
+    "older",
+    "newer",
+    "before",
+    "after",
+    "that",
+    "which",
+    "who",
+    "whose",
+    "containing",
+    "matching",
+    "with",
+    "without",
+    "where",
+    "since",
+    "until",
+    "under",
+    "over",
+    "tagged",
+    "labelled",
+    "labeled",
+    "sent",
+];
+
 /// Words by which a person asks for every thing of a kind rather than one ("delete all of
 /// them", "mark everything as read", "clear the whole inbox").
 const EVERY_THING_WORDS: &[&str] = &[
@@ -1206,14 +1236,20 @@ pub fn unnamed_words(tool: &str, said: &[SaidWord]) -> Vec<String> {
     if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
         name.drain(..2);
     }
+    // The user asked for every thing of a kind when they said "all" or "everything" and did
+    // not narrow it: "delete everything from spam@deals.biz" asks for less than a call that
+    // takes no arguments can do.
+    let asked_for_every = said.iter().enumerate().any(|(i, s)| {
+        EVERY_THING_WORDS.contains(&s.word.as_str())
+            && !said[i + 1..]
+                .iter()
+                .take(2)
+                .any(|n| NARROWING_WORDS.contains(&n.word.as_str()))
+    });
     let every_thing = name
         .iter()
         .find(|w| EVERY_THING_NAME_WORDS.contains(&w.as_str()))
-        .filter(|_| {
-            !said
-                .iter()
-                .any(|s| EVERY_THING_WORDS.contains(&s.word.as_str()))
-        })
+        .filter(|_| !asked_for_every)
         .cloned();
     let content: Vec<String> = name
         .into_iter()

@@ -862,6 +862,21 @@ fn an_action_the_user_never_asked_for_asks_even_without_arguments() {
         decide("Delete all my e-mails", "delete_all_emails").decision,
         Decision::Allow
     );
+    // "Everything" narrowed is not every thing: a call with no arguments cannot narrow it.
+    for narrowed in [
+        "Delete everything from spam@deals.biz",
+        "Delete all e-mails older than a year",
+    ] {
+        assert_eq!(
+            decide(narrowed, "delete_everything").decision,
+            Decision::AskUser,
+            "{narrowed}"
+        );
+    }
+    assert_eq!(
+        decide("Delete everything, please", "delete_everything").decision,
+        Decision::Allow
+    );
     // Two named words at the end of a name stand for the whole only when they hold its verb:
     // "deleted items" is what `empty_deleted_items` empties, not a request to empty it.
     assert_eq!(
