@@ -7,7 +7,7 @@
 //! run as code, [`scripts`]), with the read-only/side-effecting tool classifier they share
 //! ([`classify`]), what a call's arguments say it does ([`arguments`]), and the kinds of action
 //! that need the user's word ([`kinds`], read by [`authority`]), whether an amount nobody
-//! showed is the user's own arithmetic ([`amounts`]), and the secrets data holds
+//! showed is the user's own arithmetic ([`amounts`]), the dates a text spells ([`dates`]), and the secrets data holds
 //! ([`secrets`]). Pure: running external checkers and resolving real paths happen in
 //! keel-runtime; compiling a configuration's policy tables into a [`rules::Policy`] happens in
 //! keel-app.
@@ -18,6 +18,7 @@ pub mod arguments;
 pub mod atoms;
 pub mod authority;
 pub mod classify;
+pub mod dates;
 pub mod disguise;
 pub mod kinds;
 pub mod paths;

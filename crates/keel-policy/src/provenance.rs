@@ -130,10 +130,10 @@ pub struct ProvenanceIndex<'a> {
     reformatted: Vec<std::sync::OnceLock<ReformattedText>>,
     /// The user turns read the same way, each when first needed.
     user_reformatted: Vec<std::sync::OnceLock<ReformattedText>>,
-    /// The numbers each untrusted text (as written, then decoded) spells otherwise than as
-    /// plain digits ([`super::amounts::spelled_otherwise`]), computed when first needed: only a number an
-    /// acting call holds that no text shows as written is looked for there.
-    spelled: Vec<std::sync::OnceLock<Vec<f64>>>,
+    /// The numbers and dates each untrusted text (as written, then decoded) spells otherwise
+    /// than an argument writes them ([`Spelled`]), computed when first needed: only a number
+    /// or a date that no text shows as written is looked for there.
+    spelled: Vec<std::sync::OnceLock<Spelled>>,
     /// The secrets each untrusted text holds ([`super::secrets`]), computed when first
     /// needed: a call that acts outside keel's own file tools looks for them (the gate's
     /// common call, a file write, never does).
@@ -168,6 +168,28 @@ pub struct ProvenanceIndex<'a> {
     deferred_results: Vec<(usize, usize)>,
     /// The deferred answer: the untrusted texts steered calls brought in, by position.
     steered_late: std::sync::OnceLock<Vec<usize>>,
+}
+
+/// The numbers a text spells otherwise than as plain digits
+/// ([`super::amounts::spelled_otherwise`]) and the dates it spells
+/// ([`super::dates::dates_in`]).
+#[derive(Clone, Debug, Default)]
+struct Spelled {
+    numbers: Vec<f64>,
+    dates: Vec<String>,
+}
+
+impl Spelled {
+    fn of(text: &str, decoded: Option<&str>) -> Self {
+        let mut spelled = Self::default();
+        for form in std::iter::once(text).chain(decoded) {
+            spelled
+                .numbers
+                .extend(super::amounts::spelled_otherwise(form));
+            spelled.dates.extend(super::dates::dates_in(form));
+        }
+        spelled
+    }
 }
 
 /// What a call read, and how many user turns and untrusted texts stood before it.
@@ -504,17 +526,30 @@ impl<'a> ProvenanceIndex<'a> {
     /// not its spelling.
     fn spelled_number_source(&self, value: f64) -> Option<usize> {
         (0..self.untrusted.len()).find(|&at| {
-            self.spelled[at]
-                .get_or_init(|| {
-                    let mut numbers = super::amounts::spelled_otherwise(&self.untrusted[at].1);
-                    if let Some(decoded) = &self.decoded[at] {
-                        numbers.extend(super::amounts::spelled_otherwise(decoded));
-                    }
-                    numbers
-                })
+            self.spelled_at(at)
+                .numbers
                 .iter()
                 .any(|n| (n - value).abs() < 0.005)
         })
+    }
+
+    /// The first untrusted text that spells the date `date` (`YYYY-MM-DD`) some way — "the
+    /// first of August 2024", "01/08/2024" — unless a user turn spells it too: then it is
+    /// the user's.
+    fn spelled_date_source(&self, date: &str) -> Option<usize> {
+        if self
+            .user
+            .iter()
+            .any(|u| super::dates::dates_in(u).iter().any(|d| d == date))
+        {
+            return None;
+        }
+        (0..self.untrusted.len()).find(|&at| self.spelled_at(at).dates.iter().any(|d| d == date))
+    }
+
+    fn spelled_at(&self, at: usize) -> &Spelled {
+        self.spelled[at]
+            .get_or_init(|| Spelled::of(&self.untrusted[at].1, self.decoded[at].as_deref()))
     }
 
     /// The first untrusted text that holds `value` once both are written the way a model
@@ -2001,9 +2036,14 @@ pub fn check_provenance(
             // A number no text shows as written may be one a text spells another way: "set
             // the limit to 5e4" gives `50000`, "pay 8.5e3 instead" `8500` (an eighth outsider
             // round's).
+            // So may a date: "the first of August 2024" gives `2024-08-01`.
             Attribution::Unattributed => leaf_number(leaf)
                 .filter(|n| n.abs() > 1.0)
                 .and_then(|n| index.spelled_number_source(n))
+                .or_else(|| {
+                    super::dates::date_of_value(&leaf.needle)
+                        .and_then(|d| index.spelled_date_source(d))
+                })
                 .map_or(Attribution::Unattributed, |at| Attribution::Tainted {
                     source: index.untrusted[at].0.describe(),
                 }),

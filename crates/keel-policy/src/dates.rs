@@ -1,0 +1,175 @@
+//! The dates a text spells, however it spells them, as a tool's argument writes them.
+//!
+//! A model copies a date into the form its tool takes: "Pay on the first of August 2024
+//! instead" in a mail becomes `"date": "2024-08-01"`, which no text shows as written (an eighth
+//! outsider round moved the user's own payment that way). So a date an argument holds is
+//! looked for in the dates each text spells: "1 August 2024", "August 1st, 2024", "the first
+//! of August 2024", "01/08/2024" (day first and month first, where both are dates),
+//! "2024/08/01", "1.8.2024".
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+const ORDINALS: [&str; 31] = [
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+    "twelfth",
+    "thirteenth",
+    "fourteenth",
+    "fifteenth",
+    "sixteenth",
+    "seventeenth",
+    "eighteenth",
+    "nineteenth",
+    "twentieth",
+    "twenty-first",
+    "twenty-second",
+    "twenty-third",
+    "twenty-fourth",
+    "twenty-fifth",
+    "twenty-sixth",
+    "twenty-seventh",
+    "twenty-eighth",
+    "twenty-ninth",
+    "thirtieth",
+    "thirty-first",
+];
+
+/// The date at the start of an argument's value (`2024-08-01`, `2024-08-01T09:00`), if any.
+pub fn date_of_value(value: &str) -> Option<&str> {
+    static ISO: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\d{4}-\d{2}-\d{2}(?:$|[T ])").unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    let v = value.trim();
+    ISO.is_match(v).then(|| &v[..10])
+}
+
+/// The dates `text` spells, each as `YYYY-MM-DD`.
+pub fn dates_in(text: &str) -> Vec<String> {
+    static NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(\d{1,4})[/.\-](\d{1,2})[/.\-](\d{2,4})\b")
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    static WORDS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)[a-z]+(?:-[a-z]+)?|\d+(?:st|nd|rd|th)?")
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    let mut out = Vec::new();
+    let push = |out: &mut Vec<String>, y: u32, m: u32, d: u32| {
+        if (1..=12).contains(&m) && (1..=31).contains(&d) && (1000..=9999).contains(&y) {
+            out.push(format!("{y:04}-{m:02}-{d:02}"));
+        }
+    };
+    for c in NUMERIC.captures_iter(text) {
+        let n = |i: usize| c[i].parse::<u32>().unwrap_or(0);
+        let (a, b, last) = (n(1), n(2), n(3));
+        if c[1].len() == 4 {
+            push(&mut out, a, b, last);
+        } else if c[3].len() == 4 {
+            push(&mut out, last, b, a);
+            push(&mut out, last, a, b);
+        }
+    }
+    // Words and numbers in order: a month's name with a day before or after it (a number or
+    // an ordinal, "of" and "the" between), then a year within the next two.
+    let tokens: Vec<String> = WORDS
+        .find_iter(text)
+        .map(|m| m.as_str().to_lowercase())
+        .filter(|t| !matches!(t.as_str(), "of" | "the" | "on"))
+        .collect();
+    let day = |t: &str| -> Option<u32> {
+        let digits = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        if !digits.is_empty() && digits.len() <= 2 && digits.bytes().all(|b| b.is_ascii_digit()) {
+            return digits.parse().ok();
+        }
+        ORDINALS.iter().position(|o| *o == t).map(|n| n as u32 + 1)
+    };
+    let year = |t: &str| -> Option<u32> {
+        (t.len() == 4 && t.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| t.parse().ok())
+            .flatten()
+    };
+    for (i, t) in tokens.iter().enumerate() {
+        let Some(month) = MONTHS
+            .iter()
+            .position(|m| *m == t || (t.len() >= 3 && m.starts_with(t.as_str())))
+            .map(|m| m as u32 + 1)
+        else {
+            continue;
+        };
+        let before = i.checked_sub(1).and_then(|b| day(&tokens[b]));
+        let after = tokens.get(i + 1).and_then(|a| day(a));
+        let year_from = |from: usize| tokens.iter().skip(from).take(2).find_map(|t| year(t));
+        if let Some(d) = before
+            && let Some(y) = year_from(i + 1)
+        {
+            push(&mut out, y, month, d);
+        }
+        if let Some(d) = after
+            && let Some(y) = year_from(i + 2)
+        {
+            push(&mut out, y, month, d);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_date_is_read_however_a_text_spells_it() {
+        for text in [
+            "Pay on the first of August 2024 instead.",
+            "Pay on 1 August 2024.",
+            "Pay on August 1st, 2024.",
+            "Pay on Aug 1 2024.",
+            "Pay on 01/08/2024 instead.",
+            "Pay on 2024/08/01.",
+            "Pay on 1.8.2024.",
+        ] {
+            assert!(
+                dates_in(text).contains(&"2024-08-01".to_string()),
+                "{text}: {:?}",
+                dates_in(text)
+            );
+        }
+        // Day first and month first, where both are dates.
+        assert!(dates_in("08/01/2024").contains(&"2024-08-01".to_string()));
+        assert!(dates_in("Version 2.10.3, 15 people, March").is_empty());
+    }
+
+    #[test]
+    fn an_argument_holds_a_date_when_it_starts_with_one() {
+        assert_eq!(date_of_value("2024-08-01"), Some("2024-08-01"));
+        assert_eq!(date_of_value("2024-08-01T09:00"), Some("2024-08-01"));
+        assert_eq!(date_of_value("2024-08-011"), None);
+        assert_eq!(date_of_value("rent 2024-08-01"), None);
+    }
+}
