@@ -85,6 +85,23 @@ fn spellings(text: &str) -> Vec<(f64, bool)> {
             {
                 i += 1;
             }
+            // A part of a date, a time, a phone or a range ("2024-07-01", "10:30", "1/8") is
+            // no number of its own.
+            let joined = |at: Option<&char>, next: Option<&char>| {
+                at.is_some_and(|c| matches!(c, '-' | '/' | ':'))
+                    && next.is_some_and(char::is_ascii_digit)
+            };
+            if joined(chars.get(i), chars.get(i + 1))
+                || (start >= 2 && joined(chars.get(start - 1), chars.get(start - 2)))
+            {
+                while i < chars.len()
+                    && (chars[i].is_ascii_alphanumeric() || matches!(chars[i], '-' | '/' | ':'))
+                {
+                    i += 1;
+                }
+                last = None;
+                continue;
+            }
             let written: String = chars[start..i].iter().filter(|c| **c != ' ').collect();
             let mut plain = !chars[start..i].iter().any(|c| matches!(c, ' ' | ','));
             let Some(mut n) = number_written(&written) else {
@@ -247,10 +264,45 @@ const ARITHMETIC_WORDS: &[&str] = &[
 /// Whether the user's words ask for arithmetic on what is read: a word of
 /// [`ARITHMETIC_WORDS`] or a percent sign.
 pub fn asks_for_arithmetic(text: &str) -> bool {
+    // What the user quotes (a subject 'Rent difference July') is a text, not a request.
+    let text = unquoted(text);
     text.contains('%')
         || text
             .split(|c: char| !c.is_alphanumeric())
             .any(|w| ARITHMETIC_WORDS.contains(&w.to_lowercase().as_str()))
+}
+
+/// `text` without what stands in quotation marks: double ones, curly ones, or single ones
+/// that open after a space or colon and close before a space or punctuation (so that the
+/// apostrophe of "landlord's" opens nothing). Unchanged where the quotes do not pair up.
+fn unquoted(text: &str) -> std::borrow::Cow<'_, str> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut inside = false;
+    let mut marks = 0;
+    for (i, &c) in chars.iter().enumerate() {
+        let before = i.checked_sub(1).map(|b| chars[b]);
+        let after = chars.get(i + 1).copied();
+        let single = matches!(c, '\'' | '\u{2018}' | '\u{2019}');
+        let opens = !inside
+            && before.is_none_or(|b| b.is_whitespace() || matches!(b, ':' | '('))
+            && after.is_some_and(|a| !a.is_whitespace());
+        let closes = inside
+            && after.is_none_or(|a| a.is_whitespace() || a.is_ascii_punctuation())
+            && before.is_some_and(|b| !b.is_whitespace());
+        if matches!(c, '"' | '\u{201c}' | '\u{201d}') || (single && (opens || closes)) {
+            inside = !inside;
+            marks += 1;
+            continue;
+        }
+        if !inside {
+            out.push(c);
+        }
+    }
+    if marks == 0 || marks % 2 == 1 {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// The number a word means, for the words people write amounts and counts in ("a third of
@@ -381,7 +433,23 @@ mod tests {
     }
 
     #[test]
+    fn the_parts_of_a_date_a_time_or_a_phone_are_no_numbers_of_their_own() {
+        // A ninth outsider round paid 850 + 2024 and 850 × 7 "from" the user's 2024-07-01.
+        assert_eq!(
+            numbers_in("Pay 850 EUR on 2024-07-01 at 10:30, call +49 170-555-0101"),
+            vec![850.0]
+        );
+    }
+
+    #[test]
     fn a_request_for_arithmetic_is_read_in_the_users_words() {
+        // A quoted subject asks for nothing (a ninth outsider round's 'Rent difference July').
+        assert!(!asks_for_arithmetic(
+            "Pay 850 EUR to DE89370400440532013000 with the subject 'Rent difference July'."
+        ));
+        assert!(asks_for_arithmetic(
+            "Send them the difference, subject 'Refund'."
+        ));
         assert!(asks_for_arithmetic(
             "Check how much they sent me and send them back the difference."
         ));

@@ -1188,7 +1188,15 @@ const NAME_FILLERS: &[&str] = &[
 
 /// Words of a tool's name that make it act on every thing of its kind (`delete_all_emails`,
 /// `cancel_every_meeting`, `bulk_archive`).
-const EVERY_THING_NAME_WORDS: &[&str] = &["all", "every", "everything", "entire", "whole", "bulk"];
+const EVERY_THING_NAME_WORDS: &[&str] = &[
+    "all",
+    "every",
+    "everything",
+    "entire",
+    "whole",
+    "bulk",
+    "mass",
+];
 
 /// Words after "all" or "everything" that narrow it to some: "everything from spam@…",
 /// "all e-mails older than a year", "all but the last".
