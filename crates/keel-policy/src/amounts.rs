@@ -272,72 +272,23 @@ pub fn asks_for_arithmetic(text: &str) -> bool {
             .any(|w| ARITHMETIC_WORDS.contains(&w.to_lowercase().as_str()))
 }
 
-/// `text` without what stands in quotation marks: double ones, curly ones, or single ones
-/// that open after a space or colon and close before a space or punctuation (so that the
-/// apostrophe of "landlord's" opens nothing). Unchanged where the quotes do not pair up.
+/// `text` without what stands in quotation marks ([`super::authority::marked_quotes`]);
+/// unchanged where the quotes do not pair up.
 fn unquoted(text: &str) -> std::borrow::Cow<'_, str> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    let mut inside = false;
-    let mut marks = 0;
-    for (i, &c) in chars.iter().enumerate() {
-        let before = i.checked_sub(1).map(|b| chars[b]);
-        let after = chars.get(i + 1).copied();
-        let single = matches!(c, '\'' | '\u{2018}' | '\u{2019}');
-        let opens = !inside
-            && before.is_none_or(|b| b.is_whitespace() || matches!(b, ':' | '('))
-            && after.is_some_and(|a| !a.is_whitespace());
-        let closes = inside
-            && after.is_none_or(|a| a.is_whitespace() || a.is_ascii_punctuation())
-            && before.is_some_and(|b| !b.is_whitespace());
-        if matches!(c, '"' | '\u{201c}' | '\u{201d}') || (single && (opens || closes)) {
-            inside = !inside;
-            marks += 1;
-            continue;
-        }
-        if !inside {
-            out.push(c);
-        }
-    }
-    if marks == 0 || marks % 2 == 1 {
+    let marked = super::authority::marked_quotes(text);
+    let parts: Vec<&str> = marked.split('"').collect();
+    if parts.len() == 1 || parts.len().is_multiple_of(2) {
         return std::borrow::Cow::Borrowed(text);
     }
-    std::borrow::Cow::Owned(out)
+    std::borrow::Cow::Owned(parts.iter().step_by(2).copied().collect())
 }
 
 /// The number a word means, for the words people write amounts and counts in ("a third of
 /// 120" divides by three).
 fn number_word(word: &str) -> Option<f64> {
-    const UNITS: [&str; 20] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-    ];
-    const TENS: [&str; 8] = [
-        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-    ];
-    if let Some(n) = UNITS.iter().position(|u| *u == word) {
+    // "zero" to "nineteen" and the tens, as the disguise reader knows them.
+    if let Some(n) = super::disguise::number_word(word) {
         return Some(n as f64);
-    }
-    if let Some(n) = TENS.iter().position(|t| *t == word) {
-        return Some((n as f64 + 2.0) * 10.0);
     }
     Some(match word {
         "dozen" => 12.0,

@@ -763,13 +763,12 @@ const TAKES_BACK: &[&str] = &[
     "wait",
 ];
 
-/// For each of a sentence's `count` words, whether it stands inside quotation marks: double
-/// ones, curly ones, or single ones that open after a space or colon and close before a space
-/// or punctuation (so that the apostrophes of "Tom's" and "don’t" open nothing). All false
-/// where the quotes do not pair up or the words do not split as [`words`] splits them.
-fn quoted_words(sentence: &str, count: usize) -> Vec<bool> {
-    let chars: Vec<char> = sentence.chars().collect();
-    let mut marked = String::with_capacity(sentence.len());
+/// `text` with each quotation mark written `"`: double ones, curly ones, and single ones that
+/// open after a space or colon or close before a space or punctuation (an apostrophe, as in
+/// "Tom's" or "don’t", is none).
+pub(crate) fn marked_quotes(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut marked = String::with_capacity(text.len());
     for (i, &c) in chars.iter().enumerate() {
         let before = i.checked_sub(1).map(|b| chars[b]);
         let after = chars.get(i + 1).copied();
@@ -784,6 +783,14 @@ fn quoted_words(sentence: &str, count: usize) -> Vec<bool> {
             marked.push(c);
         }
     }
+    marked
+}
+
+/// For each of a sentence's `count` words, whether it stands inside quotation marks
+/// ([`marked_quotes`]). All false where the quotes do not pair up or the words do not split
+/// as [`words`] splits them.
+fn quoted_words(sentence: &str, count: usize) -> Vec<bool> {
+    let marked = marked_quotes(sentence);
     let parts: Vec<&str> = marked.split('"').collect();
     let quoted: Vec<bool> = parts
         .iter()

@@ -243,12 +243,11 @@ fn digits_of(words: &[String]) -> Option<String> {
 }
 
 fn digit_word(word: &str) -> Option<char> {
-    const DIGITS: [&str; 10] = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-    ];
-    DIGITS
-        .iter()
-        .position(|d| *d == word || (word == "oh" && *d == "zero"))
+    if word == "oh" {
+        return Some('0');
+    }
+    super::disguise::number_word(word)
+        .filter(|&n| n < 10)
         .and_then(|n| char::from_digit(n as u32, 10))
 }
 
