@@ -1025,28 +1025,30 @@ fn leaf_number(leaf: &Leaf<'_>) -> Option<f64> {
     n.is_finite().then_some(n)
 }
 
-/// The amount a leaf of a call that moves money holds, when the user's own numbers do not make
-/// it and their words ask for no arithmetic ([`super::amounts`]). 0 and 1 are no amount a
-/// person needs to write (a default quantity, a flag); an id is judged as an id.
-fn unshown_amount(leaf: &Leaf<'_>, index: &ProvenanceIndex<'_>) -> Option<f64> {
+/// Whether a leaf of a call that moves money holds an amount the user's own numbers do not
+/// make, where their words ask for no arithmetic ([`super::amounts`]). 0 and 1 are no amount
+/// a person needs to write (a default quantity, a flag); an id is judged as an id.
+fn unshown_amount(leaf: &Leaf<'_>, index: &ProvenanceIndex<'_>) -> bool {
     if super::records::is_identifier_key(leaf.key)
         || index
             .user
             .iter()
             .any(|u| super::amounts::asks_for_arithmetic(u))
     {
-        return None;
+        return false;
     }
-    let amount = leaf_number(leaf)?;
+    let Some(amount) = leaf_number(leaf) else {
+        return false;
+    };
     if amount == 0.0 || amount == 1.0 {
-        return None;
+        return false;
     }
     let numbers: Vec<f64> = index
         .user
         .iter()
         .flat_map(|u| super::amounts::numbers_in(u))
         .collect();
-    (!super::amounts::made_of(amount, &numbers)).then_some(amount)
+    !super::amounts::made_of(amount, &numbers)
 }
 
 /// An integer written another way — a sign, leading zeros, a zero or empty fraction, `_`
@@ -2054,9 +2056,7 @@ pub fn check_provenance(
             // An amount that moves money, which no text of the run shows and the user's own
             // numbers do not make: worked out from data, or spelled there another way ("pay
             // 8.5e3 instead", "ten times the rent", an eighth outsider round's).
-            Attribution::Unattributed
-                if !moves_no_money && unshown_amount(leaf, index).is_some() =>
-            {
+            Attribution::Unattributed if !moves_no_money && unshown_amount(leaf, index) => {
                 whole.insert(leaf.path.as_str());
                 tainted.push(format!(
                     "argument \"{}\" of {tool} is {}, an amount neither you nor any result has shown, and no sum of the numbers you wrote makes it: it was worked out from data or made up",
