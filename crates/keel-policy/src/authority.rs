@@ -591,9 +591,14 @@ pub fn without_prohibitions(text: &str) -> std::borrow::Cow<'_, str> {
             std::borrow::Cow::Borrowed(sentence)
         };
         let w = words(&sentence);
+        // A prohibition the user quotes is the message's ("E-mail Bob: 'Please never purge
+        // the inbox.'"), and takes back nothing of theirs (a ninth outsider round's).
+        let quoted = quoted_words(&sentence, w.len());
         foreign_negation(&sentence, &w)
             || w.iter().enumerate().any(|(i, n)| {
-                FORBIDS.contains(&n.as_str()) && w[i + 1..].iter().take(3).any(|a| acts(a))
+                FORBIDS.contains(&n.as_str())
+                    && !quoted[i]
+                    && w[i + 1..].iter().take(3).any(|a| acts(a))
             })
     };
     if !sentences(text).any(forbids) {
@@ -856,8 +861,21 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
     // saying: 'Please never delete file 48.'" the "never" is Bob's to read, and the "delete"
     // asks for nothing (an eighth outsider round's false positive).
     let quoted = quoted_words(&sentence, turn_words.len());
+    // What follows a colon after a saying verb is the message: "Reply to bob@friends.de:
+    // settling INV-2207 now, renewing plan Family", "let Bob know my plan: wipe the old
+    // phone" (a ninth outsider round's) ask for no renewal and no wipe.
+    // So is what the saying verb's object names before the colon: "my plan" in "let Bob know
+    // my plan: …" is the message's subject.
+    let colon_reported_from = sentence.split_once(':').and_then(|(before, _)| {
+        let before_words = words(before);
+        let verb = before_words
+            .iter()
+            .rposition(|w| SAYING_VERBS.contains(&w.as_str()))?;
+        (turn_words.get(..before_words.len()) == Some(&before_words[..])).then_some(verb + 1)
+    });
     let reported = |j: usize| {
         quoted[j]
+            || colon_reported_from.is_some_and(|k| j >= k)
             || reported_from.is_some_and(|k| {
                 j > k
                     && !turn_words[k + 1..j]
@@ -1056,7 +1074,8 @@ pub fn requested_in(said: &[SaidWord]) -> Vec<ActionKind> {
         .collect();
     // "let them know", "let the requester know" tell someone: a message ("let me know" is
     // the user told, and its words are subordinate).
-    let lets_know = said.windows(3).chain(said.windows(4)).any(|w| {
+    // (An address between is several words: "let bob@friends.de know" is six.)
+    let lets_know = (3..=6).flat_map(|n| said.windows(n)).any(|w| {
         w[0].word == "let"
             && !w[0].subordinate
             && w.last().is_some_and(|k| k.word == "know")
@@ -1373,8 +1392,11 @@ pub fn unnamed_subject(tool: &str, said: &[SaidWord]) -> Vec<String> {
     if content.is_empty() {
         return content;
     }
+    // Only words that ask name what is changed: "e-mail Bob that I will top up his phone",
+    // "Reply to Bob: renewing plan Family" ask for no top-up and no renewal (a ninth outsider
+    // round's).
     let named = |w: &str| {
-        said.iter().any(|s| {
+        said.iter().filter(|s| !s.subordinate).any(|s| {
             let s = s.word.as_str();
             is_form_of(s, w)
                 || is_form_of(w, s)
@@ -1382,7 +1404,7 @@ pub fn unnamed_subject(tool: &str, said: &[SaidWord]) -> Vec<String> {
                     .iter()
                     .any(|(short, long)| (w == *short && s == *long) || (s == *short && w == *long))
         }) || (FILE_NOUNS.contains(&w)
-            && said.iter().any(|s| {
+            && said.iter().filter(|s| !s.subordinate).any(|s| {
                 super::atoms::is_file_extension(&s.word)
                     || KINDS_OF_FILE.iter().any(|k| is_form_of(&s.word, k))
             }))

@@ -92,7 +92,7 @@ const DIGIT_ZEROS: &[u32] = &[
 ];
 
 /// The ASCII digit a decimal digit of another script stands for.
-fn ascii_digit(c: char) -> Option<char> {
+pub(crate) fn ascii_digit(c: char) -> Option<char> {
     let code = c as u32;
     let at = DIGIT_ZEROS
         .partition_point(|&zero| zero <= code)

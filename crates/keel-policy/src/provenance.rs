@@ -177,6 +177,8 @@ pub struct ProvenanceIndex<'a> {
 struct Spelled {
     numbers: Vec<f64>,
     dates: Vec<String>,
+    /// The figures the text records as fields' whole values ([`super::amounts::recorded_numbers`]).
+    recorded: Vec<f64>,
 }
 
 impl Spelled {
@@ -188,6 +190,7 @@ impl Spelled {
                 .extend(super::amounts::spelled_otherwise(form));
             spelled.dates.extend(super::dates::dates_in(form));
         }
+        spelled.recorded = super::amounts::recorded_numbers(text);
         spelled
     }
 }
@@ -545,6 +548,17 @@ impl<'a> ProvenanceIndex<'a> {
             return None;
         }
         (0..self.untrusted.len()).find(|&at| self.spelled_at(at).dates.iter().any(|d| d == date))
+    }
+
+    /// The dates the user's words give, joined for a reason ("2024-07-01"), when they give
+    /// some and `date` is none of them; `None` otherwise.
+    fn other_user_dates(&self, date: &str) -> Option<String> {
+        let theirs: Vec<String> = self
+            .user
+            .iter()
+            .flat_map(|u| super::dates::dates_in(u))
+            .collect();
+        (!theirs.is_empty() && !theirs.iter().any(|d| d == date)).then(|| theirs.join(", "))
     }
 
     fn spelled_at(&self, at: usize) -> &Spelled {
@@ -1026,21 +1040,47 @@ fn leaf_number(leaf: &Leaf<'_>) -> Option<f64> {
 }
 
 /// Whether a leaf of a call that moves money holds an amount the user's own numbers do not
-/// make, where their words ask for no arithmetic ([`super::amounts`]). 0 and 1 are no amount
-/// a person needs to write (a default quantity, a flag); an id is judged as an id.
+/// make ([`super::amounts`]): one of them, one step of arithmetic on them, or two steps where
+/// their words ask for arithmetic ("3 tickets at 25 each plus a 10% tip"), where one of the
+/// numbers may be a figure a record holds ([`super::amounts::recorded_numbers`]: "19.5% of
+/// the amount we paid"). A number written in prose is no operand: the injected text that asks
+/// for "ten times the invoice" or spells "MMMMCMXCIX" writes its own (a ninth outsider
+/// round's). 0 and 1 are no amount a person needs to write (a default quantity, a flag); an
+/// id is judged as an id.
 fn unshown_amount(leaf: &Leaf<'_>, index: &ProvenanceIndex<'_>) -> bool {
-    if super::records::is_identifier_key(leaf.key)
-        || index
-            .user
-            .iter()
-            .any(|u| super::amounts::asks_for_arithmetic(u))
-    {
+    if super::records::is_identifier_key(leaf.key) {
         return false;
     }
-    let Some(amount) = leaf_number(leaf) else {
-        return false;
+    let amount_key = super::amounts::is_amount_key(leaf.key);
+    let amount = match leaf_number(leaf) {
+        Some(n) => n,
+        // An amount written with words or a unit ("8.5k EUR", "850 BTC"): its number, and
+        // words the user wrote (a currency they did not name changes what is paid).
+        None if amount_key => match leaf.value {
+            Some(Value::String(s)) => {
+                let numbers = super::amounts::numbers_in(s);
+                let [n] = numbers[..] else {
+                    return true;
+                };
+                let said = &index.requested().said;
+                let unsaid_word = s
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty() && w.chars().all(char::is_alphabetic))
+                    .any(|w| {
+                        let w = w.to_lowercase();
+                        !said.iter().any(|s| s.word == w)
+                    });
+                if unsaid_word {
+                    return true;
+                }
+                n
+            }
+            _ => return false,
+        },
+        None => return false,
     };
-    if amount == 0.0 || amount == 1.0 {
+    // A quantity of 0 or 1 is a default nobody writes; an amount of money is not.
+    if !amount_key && (amount == 0.0 || amount == 1.0) {
         return false;
     }
     let numbers: Vec<f64> = index
@@ -1048,8 +1088,72 @@ fn unshown_amount(leaf: &Leaf<'_>, index: &ProvenanceIndex<'_>) -> bool {
         .iter()
         .flat_map(|u| super::amounts::numbers_in(u))
         .collect();
-    !super::amounts::made_of(amount, &numbers)
+    // Nothing is paid by arithmetic that comes to zero: a zero the user did not write is no
+    // payment of theirs.
+    if amount == 0.0 {
+        return !numbers.contains(&0.0);
+    }
+    if !index
+        .user
+        .iter()
+        .any(|u| super::amounts::asks_for_arithmetic(u))
+    {
+        return !super::amounts::made_of(amount, &numbers, 1);
+    }
+    if super::amounts::made_of(amount, &numbers, 2) {
+        return false;
+    }
+    // The arithmetic the user asks for on one figure a record holds ("the difference of an
+    // additional 19.5% of the amount we paid + a fee of 5.29"): one such figure, with the
+    // user's numbers, in two steps at most.
+    let mut figures: Vec<f64> = Vec::new();
+    for at in 0..index.untrusted.len() {
+        for &n in &index.spelled_at(at).recorded {
+            if figures.len() < MAX_RECORDED_FIGURES && !figures.contains(&n) {
+                figures.push(n);
+            }
+        }
+    }
+    let mut with = Vec::with_capacity(numbers.len() + 1);
+    !figures.iter().any(|&figure| {
+        with.clear();
+        with.push(figure);
+        with.extend_from_slice(&numbers);
+        super::amounts::made_of(amount, &with, 2)
+    })
 }
+
+/// The first array in `value` (depth first) that holds one element twice, by its path.
+fn repeated_element(value: &Value, path: &str) -> Option<String> {
+    match value {
+        Value::Array(items) => {
+            let repeated = items
+                .iter()
+                .enumerate()
+                .any(|(i, a)| !a.is_null() && items[..i].contains(a));
+            if repeated {
+                return Some(path.to_string());
+            }
+            items.iter().enumerate().find_map(|(i, item)| {
+                repeated_element(
+                    item,
+                    &format!("{path}{}{i}", if path.is_empty() { "" } else { "." }),
+                )
+            })
+        }
+        Value::Object(fields) => fields.iter().find_map(|(key, item)| {
+            repeated_element(
+                item,
+                &format!("{path}{}{key}", if path.is_empty() { "" } else { "." }),
+            )
+        }),
+        _ => None,
+    }
+}
+
+/// The figures of records an amount the user asked to be worked out may be made from
+/// ([`unshown_amount`]): the first ones the run's results show, distinct.
+const MAX_RECORDED_FIGURES: usize = 256;
 
 /// An integer written another way — a sign, leading zeros, a zero or empty fraction, `_`
 /// between digits, a leading `#`, another script's digits (`٩٧`, `９７`), a `0x`/`0o`/`0b`
@@ -2064,6 +2168,22 @@ pub fn check_provenance(
                 ));
                 continue;
             }
+            // A date no text shows in any spelling the reader knows, in a call that acts, when
+            // the user gave dates and this is none of them: "Aug. 1", "tomorrow" or a Unix time
+            // in a mail moved their payment (a ninth outsider round's). Where the user gave no
+            // date, the model's choice of one is the only one there is.
+            Attribution::Unattributed
+                if settings.change_request
+                    && let Some(date) = super::dates::date_of_value(&leaf.needle)
+                    && let Some(theirs) = index.other_user_dates(date) =>
+            {
+                whole.insert(leaf.path.as_str());
+                tainted.push(format!(
+                    "argument \"{}\" of {tool} is the date {date}, which neither you nor any result has shown; you gave {theirs}",
+                    leaf.path
+                ));
+                continue;
+            }
             // An action on a thing nobody has shown: the id is in no word of the user's and
             // no result. A model that read it nowhere made it up, or kept it from a call that
             // was refused — an injection's booking paid after its booking was stopped.
@@ -2124,6 +2244,13 @@ pub fn check_provenance(
             ));
         }
     }
+    // One payment twice in a call: `pay_bills` with the rent listed two times (a ninth
+    // outsider round's), where the user's words pay it once; nothing of the value is new.
+    if !moves_no_money && let Some(path) = repeated_element(args, "") {
+        tainted.push(format!(
+            "argument \"{path}\" of {tool} lists the same payment more than once, and nothing you wrote asks to pay it twice"
+        ));
+    }
     // What goes out — a message, a comment, a share — may not carry a part of a text that a
     // call steered by data fetched (a fifth outsider round had the model read
     // `wallet-backup.txt` at an issue's request and quote it in a public comment).
@@ -2176,11 +2303,28 @@ pub fn check_provenance(
     // workspace, which is not passing it on): a reply the user asked for that also holds the
     // PIN a mail gave.
     if !matches!(tool, "write_file" | "edit_file") {
+        let before = tainted.len();
         for leaf in &values {
             if let Some((at, secret)) = index.carried_secret(&leaf.needle) {
                 tainted.push(format!(
                     "argument \"{}\" of {tool} carries the {} that {} holds, and nothing you wrote asks to pass it on",
                     leaf.path,
+                    secret.called_as(),
+                    index.untrusted[at].0.describe()
+                ));
+            }
+        }
+        // A secret split over two arguments: `25` in the subject, `80` in the body (a ninth
+        // outsider round's).
+        if tainted.len() == before && values.len() > 1 {
+            let together = values
+                .iter()
+                .map(|leaf| leaf.needle.as_ref())
+                .collect::<Vec<&str>>()
+                .join(" ");
+            if let Some((at, secret)) = index.carried_secret(&together) {
+                tainted.push(format!(
+                    "the arguments of {tool} together carry the {} that {} holds, and nothing you wrote asks to pass it on",
                     secret.called_as(),
                     index.untrusted[at].0.describe()
                 ));

@@ -4,14 +4,26 @@
 //! velvet canyon" holds a secret, and a message the user asked for ("reply to Tom that Thursday
 //! works") that also carries it hands it over: an eighth outsider round's replies carried a
 //! PIN in words, recovery words in capitals or joined by dashes, a Wi-Fi password and an alarm
-//! code. A secret is found by what a text calls it (a word of [`SECRET_WORDS`] before "is",
-//! "are", ":" or "="), and an argument carries it when it holds its digits (written as digits
-//! or as number words) or three of its words in a row, in any case and with any separators.
+//! code; a ninth round's labelled them otherwise (`passwd=`, "PIN 4719", "The PIN's 9035",
+//! "Seed words …", "pwd — …") and spelled them otherwise ("twenty-five eighty", `MMDLXXX`,
+//! reversed, `T r 0 u b 4 d o r & 3`, two words of four, split over subject and body).
+//!
+//! So a secret is found by what a text calls it (a word of [`SECRET_WORDS`], however it is
+//! joined to its value), or by a line that says what a code opens ([`GUARDED_WORDS`]); and it
+//! is compared in one normal form for each kind of value, not spelling by spelling:
+//! - digits: the digits an argument says, in digits of any script, number words or capital
+//!   Roman numerals, read in order across the words between them; the secret's digits (or the
+//!   same reversed) among them;
+//! - a token (a password): the argument's letters and digits alone hold the token's;
+//! - words (a recovery or pass phrase): two of its words next to each other, in any order, in
+//!   the argument's letters alone.
 
 /// What a text calls a secret.
 const SECRET_WORDS: &[&str] = &[
     "pin",
     "password",
+    "passwd",
+    "pwd",
     "passcode",
     "passphrase",
     "pass",
@@ -23,12 +35,34 @@ const SECRET_WORDS: &[&str] = &[
     "words",
     "phrase",
     "codes",
+    "seed",
+    "mnemonic",
+    "combination",
+    "combo",
 ];
 
-/// A secret a text holds: what it called it, and its value read as digits or as words.
+/// Names of a secret whose value is a list of words: after them, words are the secret even
+/// after "is" ("the recovery phrase was pencil harbor quiet").
+const PHRASE_WORDS: &[&str] = &["words", "phrase", "passphrase", "seed", "mnemonic"];
+
+/// Names that say by themselves that a thing is a secret: the user's saying one names it.
+const SPECIFIC_WORDS: &[&str] = &[
+    "pin",
+    "password",
+    "passcode",
+    "passphrase",
+    "otp",
+    "secret",
+    "seed",
+    "mnemonic",
+    "combination",
+];
+
+/// A secret a text holds: what it called it, and its value in the forms it is compared in.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Secret {
-    /// The word the text called it by ("pin", "password", "words").
+    /// The word the text called it by ("pin", "password", "words"), an abbreviation written
+    /// out (`pwd` is "password").
     pub called: String,
     /// The word before that ("recovery" words, "alarm" code, "door" PIN), if a word.
     qualifier: Option<String>,
@@ -36,6 +70,12 @@ pub struct Secret {
     digits: Option<String>,
     /// Its words in lower case, when its value is words.
     words: Vec<String>,
+    /// Its letters and digits alone in lower case, when its value is one token of six
+    /// characters or more (`Owl#Night22` → `owlnight22`).
+    token: Option<String>,
+    /// The words of its line before its name, in lower case: what it belongs to ("the office
+    /// Wi-Fi is Fernway-Staff, password: …").
+    context: Vec<String>,
 }
 
 impl Secret {
@@ -53,20 +93,39 @@ impl Secret {
     /// recovery words"), not a bare "code" or "words".
     pub fn named_by(&self, said: &[crate::authority::SaidWord]) -> bool {
         let says = |w: &str| said.iter().any(|s| s.word == w);
-        let specific = matches!(
-            self.called.as_str(),
-            "pin" | "password" | "passcode" | "passphrase" | "otp" | "secret"
-        );
+        let specific = SPECIFIC_WORDS.contains(&self.called.as_str());
         (specific && says(&self.called))
             || self
                 .qualifier
                 .as_deref()
                 .is_some_and(|q| says(q) && (says(&self.called) || specific))
+            // "Send the office Wi-Fi details to Sam": what asks for the particulars of a thing
+            // the secret's line names.
+            || (DETAIL_WORDS.iter().any(|w| says(w)) && self.context.iter().any(|w| says(w)))
     }
 }
 
+/// Words by which a person asks for the particulars of a thing, its secret among them.
+const DETAIL_WORDS: &[&str] = &["details", "credentials", "login", "logins", "access"];
+
+/// Words of a line that name nothing a secret belongs to.
+const CONTEXT_STOPWORDS: &[&str] = &[
+    "the", "a", "an", "is", "are", "was", "my", "your", "our", "his", "her", "their", "of", "for",
+    "and", "to", "in", "on", "at", "with", "new", "this", "that",
+];
+
+/// The words of the line of `lower` before `at` that may name what a secret there belongs to.
+fn context_before(lower: &str, at: usize) -> Vec<String> {
+    let line_start = lower[..at].rfind('\n').map_or(0, |n| n + 1);
+    lower[line_start..at]
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 2 && !CONTEXT_STOPWORDS.contains(w) && !SECRET_WORDS.contains(w))
+        .map(str::to_string)
+        .collect()
+}
+
 /// Words that make a line's number of four to eight digits a code that opens something:
-/// "Home alarm: disarm with 5531", "garage keypad 7781".
+/// "Home alarm: disarm with 5531", "garage keypad 7781", "Door 7340#".
 const GUARDED_WORDS: &[&str] = &[
     "alarm",
     "disarm",
@@ -78,159 +137,474 @@ const GUARDED_WORDS: &[&str] = &[
     "gate",
     "lockbox",
     "unlock",
+    "door",
 ];
+
+/// What joins a secret's name to its value: "PIN is", "words are:", "phrase was", "PIN's",
+/// "key =", "pwd —". Those after which a list of words is a secret come first.
+const LISTING_MARKS: &[&str] = &[":", "=", "-", "\u{2014}", "\u{2013}"];
+const SAYING_MARKS: &[&str] = &["is", "are", "was", "were", "reads", "'s", "\u{2019}s"];
 
 /// The secrets `text` holds.
 pub fn secrets_in(text: &str) -> Vec<Secret> {
     let lower = text.to_lowercase();
     let mut out = guarded_codes(&lower);
-    let bytes = lower.as_bytes();
     let mut start = 0;
-    while start < bytes.len() {
+    while start < lower.len() {
         let Some(at) = lower[start..].find(|c: char| c.is_ascii_alphabetic()) else {
             break;
         };
         let word_start = start + at;
-        let word_end = lower[word_start..]
-            .find(|c: char| !c.is_ascii_alphabetic())
-            .map_or(lower.len(), |n| word_start + n);
-        let word = &lower[word_start..word_end];
-        start = word_end;
+        let name_end = word_end(&lower, word_start);
+        let word = &lower[word_start..name_end];
+        start = name_end;
         if !SECRET_WORDS.contains(&word) {
             continue;
         }
-        // "PIN is …", "password: …", "words are: …", "key = …".
-        let rest = lower[word_end..].trim_start();
-        let Some((marker, value)) =
-            ["is:", "are:", "is", "are", ":", "="]
-                .iter()
-                .find_map(|marker| {
-                    rest.strip_prefix(marker)
-                        .filter(|r| {
-                            r.starts_with(|c: char| c.is_whitespace())
-                                || marker.ends_with([':', '='])
-                        })
-                        .map(|r| (*marker, r))
-                })
-        else {
+        // The name may go on ("seed words", "PIN code"), then what joins it to its value.
+        let mut phrase = PHRASE_WORDS.contains(&word);
+        let mut rest = &lower[name_end..];
+        let mut listed = false;
+        let mut marked = false;
+        loop {
+            let trimmed = rest.trim_start();
+            if let Some(next) = LISTING_MARKS.iter().find_map(|m| trimmed.strip_prefix(m)) {
+                (rest, listed, marked) = (next, true, true);
+                continue;
+            }
+            if let Some(next) = SAYING_MARKS.iter().find_map(|m| {
+                let glued = m.starts_with(['\'', '\u{2019}']);
+                let from = if glued { rest } else { trimmed };
+                from.strip_prefix(m)
+                    .filter(|r| !r.starts_with(|c: char| c.is_alphanumeric()))
+            }) {
+                (rest, marked) = (next, true);
+                continue;
+            }
+            let next_end = word_end(trimmed, 0);
+            let next = &trimmed[..next_end];
+            if next_end > 0 && SECRET_WORDS.contains(&next) && !marked {
+                phrase |= PHRASE_WORDS.contains(&next);
+                rest = &trimmed[next_end..];
+                continue;
+            }
+            break;
+        }
+        let value = value_of(rest.trim_start());
+        if value.is_empty() {
             continue;
-        };
-        // After "is", a value of ordinary words is prose ("your PIN is safe with us"); a
-        // list of words is a secret after a colon or "=".
-        let listed = marker.ends_with([':', '=']);
-        let value = Some(value).map(|r| {
-            let r = r.trim_start();
-            let end = r.find(['.', '\n', ';', '"', '(']).map_or(r.len(), |n| n);
-            r[..end].trim()
-        });
-        let Some(value) = value.filter(|v| !v.is_empty()) else {
-            continue;
-        };
-        let words: Vec<String> = value
+        }
+        let words: Vec<&str> = value
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
             .take(12)
-            .map(str::to_string)
             .collect();
-        let digits = digits_of(&words).filter(|d| d.len() >= 4);
+        let digits = digits_of(&words).filter(|d| d.len() >= 4).or_else(|| {
+            // A code with a mark beside it: "Door 7340#", "6190x".
+            let first = value.split_whitespace().next().unwrap_or("");
+            coded_digits(first)
+        });
         let letter_words: Vec<String> = words
             .iter()
             .filter(|w| w.chars().all(char::is_alphabetic) && digit_word(w).is_none())
-            .cloned()
+            .map(|w| (*w).to_string())
             .collect();
-        let one_token = words.len() == 1 && words[0].len() >= 6;
-        if digits.is_some() || (listed && letter_words.len() >= 2) || one_token {
-            let words = if letter_words.len() >= 2 {
+        // After "is", a value of ordinary words is prose ("your PIN is safe with us"); a list
+        // of words is a secret after a colon or "=", or where the name says it is words; and
+        // unmarked, only a list of three or more ("Seed words orbit canyon velvet").
+        let listed_words = letter_words.len() >= 2
+            && ((listed || (phrase && marked)) || (phrase && letter_words.len() >= 3));
+        let token = token_of(value, listed);
+        if digits.is_none() && !listed_words && token.is_none() {
+            continue;
+        }
+        let qualifier = lower[..word_start]
+            .trim_end()
+            .rsplit(|c: char| !c.is_ascii_alphabetic())
+            .next()
+            .filter(|q| q.len() > 2 && !matches!(*q, "the" | "your" | "our" | "new" | "and"))
+            .map(str::to_string);
+        let called = match word {
+            "passwd" | "pwd" => "password",
+            "combo" => "combination",
+            other => other,
+        };
+        out.push(Secret {
+            called: called.to_string(),
+            qualifier,
+            digits,
+            words: if listed_words {
                 letter_words
-            } else if digits.is_none() {
-                words
             } else {
                 Vec::new()
-            };
-            let qualifier = lower[..word_start]
-                .trim_end()
-                .rsplit(|c: char| !c.is_ascii_alphabetic())
-                .next()
-                .filter(|q| q.len() > 2 && !matches!(*q, "the" | "your" | "our" | "new" | "and"))
-                .map(str::to_string);
-            out.push(Secret {
-                called: word.to_string(),
-                qualifier,
-                digits,
-                words,
-            });
-        }
+            },
+            token,
+            context: context_before(&lower, word_start),
+        });
     }
     out
 }
 
-/// The codes of four to eight digits on a line that says what they open (see
-/// [`GUARDED_WORDS`]); `lower` is the text in lower case.
+/// Where the word of ASCII letters that starts at `from` ends.
+fn word_end(text: &str, from: usize) -> usize {
+    text[from..]
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .map_or(text.len(), |n| from + n)
+}
+
+/// A secret's value: up to the end of its sentence or line (a `.` ends it only before a
+/// space or the end: `Kite.Runner9` is one token).
+fn value_of(rest: &str) -> &str {
+    let mut end = rest.len();
+    for (i, c) in rest.char_indices() {
+        let stops = match c {
+            '\n' | ';' | '"' | '(' => true,
+            '.' | '!' | '?' => rest[i + 1..].chars().next().is_none_or(char::is_whitespace),
+            _ => false,
+        };
+        if stops {
+            end = i;
+            break;
+        }
+    }
+    rest[..end].trim()
+}
+
+/// The token a password is: the first word of the value, of six characters or more, with a
+/// digit or a mark among its letters (`owl#night22`, `kite!runner9`), or any such word after
+/// a colon (`password: sunshine`); its letters and digits alone.
+fn token_of(value: &str, listed: bool) -> Option<String> {
+    let first = value
+        .split_whitespace()
+        .next()?
+        .trim_end_matches([',', ';', '.', '!', '?']);
+    let compact: String = first.chars().filter(|c| c.is_alphanumeric()).collect();
+    let letters = first.chars().any(char::is_alphabetic);
+    let mixed = letters && first.chars().any(|c| !c.is_alphabetic());
+    (compact.chars().count() >= 5 && first.chars().count() >= 6 && (mixed || listed))
+        .then_some(compact)
+}
+
+/// The digits of a word that is a code with a mark or a letter or two beside it (`7340#`,
+/// `6190x`): four to eight digits.
+fn coded_digits(word: &str) -> Option<String> {
+    let digits: String = word.chars().filter(char::is_ascii_digit).collect();
+    let letters = word.chars().filter(|c| c.is_alphabetic()).count();
+    ((4..=8).contains(&digits.len()) && letters <= 2).then_some(digits)
+}
+
+/// The codes on a line that says what they open (see [`GUARDED_WORDS`]), `lower` being the
+/// text in lower case: a number of four to eight digits (`6190x` too), on that line or, when
+/// the line is only the name ("Alarm" above "6190x"), on the next one; or a combination of
+/// three numbers or more ("Safe: turn left 12, right 33, left 7").
 fn guarded_codes(lower: &str) -> Vec<Secret> {
     let mut out = Vec::new();
-    for line in lower.lines() {
+    let lines: Vec<&str> = lower.lines().collect();
+    for (n, line) in lines.iter().enumerate() {
         let words: Vec<&str> = line
-            .split(|c: char| !c.is_alphanumeric())
+            .split(|c: char| !c.is_alphanumeric() && c != '#')
             .filter(|w| !w.is_empty())
             .collect();
         let Some(guard) = words.iter().find(|w| GUARDED_WORDS.contains(w)) else {
             continue;
         };
-        for code in words
-            .iter()
-            .filter(|w| (4..=8).contains(&w.len()) && w.bytes().all(|b| b.is_ascii_digit()))
-        {
+        let mut codes: Vec<String> = words.iter().filter_map(|w| coded_digits(w)).collect();
+        if codes.is_empty() && words.len() <= 2 {
+            codes.extend(
+                lines
+                    .get(n + 1)
+                    .into_iter()
+                    .flat_map(|next| next.split_whitespace())
+                    .filter_map(|w| coded_digits(w.trim_matches(|c: char| !c.is_alphanumeric()))),
+            );
+        }
+        if codes.is_empty() {
+            let numbers: Vec<&&str> = words
+                .iter()
+                .filter(|w| w.len() <= 3 && w.bytes().all(|b| b.is_ascii_digit()))
+                .collect();
+            let joined: String = numbers.iter().map(|w| **w).collect();
+            if numbers.len() >= 3 && joined.len() >= 4 {
+                codes.push(joined);
+            }
+        }
+        for code in codes {
             out.push(Secret {
                 called: "code".to_string(),
                 qualifier: Some((*guard).to_string()),
-                digits: Some((*code).to_string()),
+                digits: Some(code),
                 words: Vec::new(),
+                token: None,
+                context: Vec::new(),
             });
         }
     }
     out
 }
 
-/// Whether `value` carries `secret`: its digits in a run of digits or digit words, or three of
-/// its words in a row (all of them when it has fewer), ignoring case and separators.
+/// Whether `value` carries `secret`, in the secret's normal form (see the module's
+/// paragraph).
 pub fn carries(value: &str, secret: &Secret) -> bool {
-    let words: Vec<String> = value
-        .to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect();
     if let Some(digits) = &secret.digits {
-        let mut run = String::new();
-        for w in &words {
-            match digit_word(w) {
-                Some(d) => run.push(d),
-                None if w.chars().all(|c| c.is_ascii_digit()) => run.push_str(w),
-                None => {
-                    if run.contains(digits.as_str()) {
-                        return true;
-                    }
-                    run.clear();
-                }
-            }
-        }
-        if run.contains(digits.as_str()) {
+        let reversed: String = digits.chars().rev().collect();
+        if said_digits(value)
+            .iter()
+            .any(|run| run.contains(digits.as_str()) || run.contains(reversed.as_str()))
+        {
             return true;
         }
     }
-    let need = secret.words.len().min(3);
-    need > 0
-        && words.windows(need).any(|window| {
-            secret
-                .words
-                .windows(need)
-                .any(|part| part.iter().zip(window).all(|(a, b)| a == b))
+    let letters_and_digits = || -> String {
+        value
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    if let Some(token) = &secret.token {
+        let compact = letters_and_digits();
+        let reversed: String = token.chars().rev().collect();
+        if compact.contains(token.as_str()) || compact.contains(reversed.as_str()) {
+            return true;
+        }
+    }
+    secret.words.len() >= 2 && adjacent_words(value, &secret.words)
+}
+
+/// Whether two of `words` stand next to each other (any order, at most three letters between)
+/// in `value`'s letters alone: "correct horse", "staple battery", `CorrectHorse`,
+/// `c o r r e c t horse`, "amber and falcon".
+fn adjacent_words(value: &str, words: &[String]) -> bool {
+    let letters: String = value
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect();
+    words.iter().enumerate().any(|(i, a)| {
+        letters.match_indices(a.as_str()).any(|(at, _)| {
+            let after = at + a.len();
+            words.iter().enumerate().any(|(j, b)| {
+                i != j
+                    && (0..=3).any(|gap| {
+                        letters
+                            .get(after + gap..)
+                            .is_some_and(|rest| rest.starts_with(b.as_str()))
+                    })
+            })
         })
+    })
+}
+
+/// The digits `value` says, in order, as runs: digits of any script, number words
+/// ("twenty-five eighty" → `2580`, "two thousand five hundred eighty" → `2580`, "four seven
+/// one nine" → `4719`), capital Roman numerals (`MMDLXXX`). A run goes on across the words
+/// between numbers ("25 then 80", "47 and then 19") and ends at a stretch of more than eight
+/// letters of them. A hexadecimal number (`0x126f`) is read as its decimal digits.
+fn said_digits(value: &str) -> Vec<String> {
+    const GAP: usize = 8;
+    let mut runs = vec![String::new()];
+    let mut gap = 0;
+    let mut words = NumberWords::default();
+    let mut after_roman = false;
+    let push = |runs: &mut Vec<String>, gap: &mut usize, digits: &str| {
+        if *gap > GAP {
+            runs.push(String::new());
+        }
+        *gap = 0;
+        if let Some(run) = runs.last_mut() {
+            run.push_str(digits);
+        }
+    };
+    for token in value.split(|c: char| {
+        c.is_whitespace() || matches!(c, '-' | ',' | '.' | ':' | ';' | '/' | '|' | '(' | ')')
+    }) {
+        if token.is_empty() {
+            continue;
+        }
+        let mapped: String = token
+            .chars()
+            .map(|c| ascii_digit_of(c).unwrap_or(c))
+            .collect();
+        let lower = mapped.to_lowercase();
+        if let Some(n) = number_word_value(&lower) {
+            words.take(n, &mut |d| push(&mut runs, &mut gap, d));
+            continue;
+        }
+        if let Some(done) = words.finish() {
+            push(&mut runs, &mut gap, &done);
+        }
+        // A Roman numeral, and one letter of them after another ("IV VII I IX"); a lone `I`
+        // is a pronoun.
+        if let Some(n) = roman(token).or_else(|| {
+            after_roman
+                .then_some(match token {
+                    "I" => Some(1),
+                    "V" => Some(5),
+                    "X" => Some(10),
+                    _ => None,
+                })
+                .flatten()
+        }) {
+            push(&mut runs, &mut gap, &n.to_string());
+            after_roman = true;
+            continue;
+        }
+        after_roman = false;
+        if let Some(hex) = lower.strip_prefix("0x")
+            && let Ok(n) = u64::from_str_radix(hex, 16)
+        {
+            push(&mut runs, &mut gap, &n.to_string());
+            continue;
+        }
+        let mut digits = String::new();
+        let mut letters = 0;
+        for c in mapped.chars() {
+            if c.is_ascii_digit() {
+                digits.push(c);
+            } else if c.is_alphabetic() {
+                letters += 1;
+            }
+        }
+        if !digits.is_empty() {
+            push(&mut runs, &mut gap, &digits);
+        }
+        gap += letters;
+    }
+    if let Some(done) = words.finish() {
+        push(&mut runs, &mut gap, &done);
+    }
+    runs
+}
+
+/// A digit of any script, a superscript or a subscript, as its ASCII digit.
+fn ascii_digit_of(c: char) -> Option<char> {
+    match c {
+        '0'..='9' => Some(c),
+        '\u{2070}' => Some('0'),
+        '\u{b9}' => Some('1'),
+        '\u{b2}' => Some('2'),
+        '\u{b3}' => Some('3'),
+        '\u{2074}'..='\u{2079}' => char::from_digit(c as u32 - 0x2070, 10),
+        '\u{2080}'..='\u{2089}' => char::from_digit(c as u32 - 0x2080, 10),
+        c if !c.is_ascii() && c.is_numeric() => super::disguise::ascii_digit(c),
+        _ => None,
+    }
+}
+
+/// The value of a number word ("oh" is a zero said in a code), or of a scale.
+fn number_word_value(word: &str) -> Option<u64> {
+    match word {
+        "oh" => Some(0),
+        "hundred" => Some(100),
+        "thousand" => Some(1000),
+        _ => super::disguise::number_word(word),
+    }
+}
+
+/// Number words read into numbers as a person says them: the parts of one number add up
+/// ("twenty" "five" → 25; "two" "thousand" "five" "hundred" → 2500), and a word that cannot
+/// add to what came before starts the next number ("twenty-five eighty" → 25, 80; "four seven"
+/// → 4, 7).
+#[derive(Default)]
+struct NumberWords {
+    total: u64,
+    group: u64,
+    any: bool,
+}
+
+impl NumberWords {
+    fn take(&mut self, n: u64, emit: &mut dyn FnMut(&str)) {
+        match n {
+            100 if self.any && self.group > 0 => self.group *= 100,
+            1000 if self.any => {
+                self.total += self.group.max(1) * 1000;
+                self.group = 0;
+            }
+            _ => {
+                let adds = self.any
+                    && ((self.group.is_multiple_of(100) && self.group > 0 && n < 100)
+                        || (self.group.is_multiple_of(10) && self.group % 100 >= 20 && n < 10)
+                        || (self.group == 0 && self.total > 0 && n < 1000));
+                if !adds
+                    && self.any
+                    && let Some(done) = self.finish()
+                {
+                    emit(&done);
+                }
+                self.group += n;
+                self.any = true;
+            }
+        }
+    }
+
+    fn finish(&mut self) -> Option<String> {
+        let done = self.any.then(|| (self.total + self.group).to_string());
+        *self = Self::default();
+        done
+    }
+}
+
+/// The value of a word of capital Roman numerals of two letters or more, written as Roman
+/// numerals are (`MMDLXXX` is 2580; `IIII` is none).
+fn roman(word: &str) -> Option<u64> {
+    let value = |c: char| match c {
+        'I' => Some(1),
+        'V' => Some(5),
+        'X' => Some(10),
+        'L' => Some(50),
+        'C' => Some(100),
+        'D' => Some(500),
+        'M' => Some(1000),
+        _ => None,
+    };
+    if word.len() < 2 {
+        return None;
+    }
+    let values: Option<Vec<u64>> = word.chars().map(value).collect();
+    let values = values?;
+    let mut total = 0;
+    for (i, &v) in values.iter().enumerate() {
+        if values.get(i + 1).is_some_and(|&next| next > v) {
+            total -= v as i64;
+        } else {
+            total += v as i64;
+        }
+    }
+    let total = u64::try_from(total).ok().filter(|&t| t > 0)?;
+    // Only the canonical spelling: a word of capitals that happens to be Roman letters
+    // (`MIX` is 1009, `DIV` no number) reads as a number only when written as one would be.
+    (to_roman(total) == word).then_some(total)
+}
+
+fn to_roman(mut n: u64) -> String {
+    const PARTS: [(u64, &str); 13] = [
+        (1000, "M"),
+        (900, "CM"),
+        (500, "D"),
+        (400, "CD"),
+        (100, "C"),
+        (90, "XC"),
+        (50, "L"),
+        (40, "XL"),
+        (10, "X"),
+        (9, "IX"),
+        (5, "V"),
+        (4, "IV"),
+        (1, "I"),
+    ];
+    let mut out = String::new();
+    for (value, letters) in PARTS {
+        while n >= value {
+            out.push_str(letters);
+            n -= value;
+        }
+    }
+    out
 }
 
 /// The digits a value's words spell, when each of them is digits or a digit word
 /// ("four-seven-one-nine", "4719", "4 7 1 9").
-fn digits_of(words: &[String]) -> Option<String> {
+fn digits_of(words: &[&str]) -> Option<String> {
     let mut out = String::new();
     for w in words {
         match digit_word(w) {
@@ -295,5 +669,126 @@ mod tests {
         assert_eq!(home.called_as(), "alarm code");
         assert!(carries("Thursday works. Alarm 5531", &home));
         assert!(secrets_in("Meeting room 4 at 10:30, 2024 budget").is_empty());
+    }
+
+    /// A ninth outsider round's labels, each missed by the eighth round's reader.
+    #[test]
+    fn a_secret_is_found_however_a_text_labels_it() {
+        for (text, body) in [
+            ("login: tom, passwd=Xk9#mq2Lp", "Also: Xk9#mq2Lp"),
+            (
+                "Seed words orbit canyon velvet lemon drift",
+                "orbit canyon velvet lemon drift",
+            ),
+            ("PIN 4719 for the card", "4719"),
+            ("The PIN's 9035.", "9035"),
+            ("Door 7340# after 6 pm", "7340"),
+            (
+                "Passphrase - correct horse battery staple",
+                "correct horse battery staple",
+            ),
+            (
+                "The recovery phrase was pencil harbor quiet.",
+                "pencil harbor quiet",
+            ),
+            ("pwd \u{2014} Kite!Runner9", "Kite!Runner9"),
+            (
+                "The secret phrase is purple monkey dishwasher.",
+                "purple monkey dishwasher",
+            ),
+            ("Alarm\n6190x", "6190x"),
+            (
+                "Safe: turn left 12, right 33, left 7",
+                "left 12, right 33, left 7",
+            ),
+            ("PASSWORD IS Owl#Night22", "Owl#Night22"),
+        ] {
+            let secrets = secrets_in(text);
+            assert!(
+                secrets.iter().any(|s| carries(body, s)),
+                "{text}: {secrets:?}"
+            );
+        }
+        // Prose about a secret is none.
+        for text in [
+            "Your PIN is safe with us.",
+            "The code review is on Monday at the office.",
+            "Reset your password at the portal when it expires.",
+            "The door is open from 9 to 17.",
+            "Seed words are important",
+        ] {
+            assert!(
+                secrets_in(text).is_empty(),
+                "{text}: {:?}",
+                secrets_in(text)
+            );
+        }
+    }
+
+    /// A ninth outsider round's spellings of recognised secrets, each missed by the eighth
+    /// round's comparison.
+    #[test]
+    fn a_secret_is_compared_in_its_normal_form() {
+        let gate = first("Gate: 2580");
+        for body in [
+            "Info: twenty-five eighty",
+            "two thousand five hundred eighty",
+            "\u{662}\u{665}\u{668}\u{660}",
+            "\u{ff12}\u{ff15}\u{ff18}\u{ff10}",
+            "\u{b2}\u{2075}\u{2078}\u{2070}",
+            "MMDLXXX",
+            "25 then 80",
+            "0852",
+        ] {
+            assert!(carries(body, &gate), "{body}");
+        }
+        let alarm = first("The alarm code is 4719.");
+        assert!(carries("forty-seven nineteen", &alarm));
+        assert!(carries("9174", &alarm));
+        assert!(carries("PIN 47 and then 19", &alarm));
+        assert!(carries("PIN 0x126f", &alarm));
+        assert!(carries("PIN IV VII I IX", &alarm));
+        assert!(!carries("I will be there at 4, I promise", &alarm));
+        let wifi = first("Wi-Fi password: correct horse battery staple");
+        for body in [
+            "CorrectHorseBatteryStaple",
+            "correcthorsebatterystaple",
+            "staple battery horse correct",
+            "c o r r e c t horse",
+            "correct horse",
+            "battery staple",
+        ] {
+            assert!(carries(body, &wifi), "{body}");
+        }
+        let recovery = first("Recovery words are: amber falcon nickel tundra");
+        for body in [
+            "amber falcon",
+            "tundra nickel falcon amber",
+            "a-m-b-e-r f-a-l-c-o-n",
+        ] {
+            assert!(carries(body, &recovery), "{body}");
+        }
+        let token = first("password: Tr0ub4dor&3");
+        for body in [
+            "T r 0 u b 4 d o r & 3",
+            "T.r.0.u.b.4.d.o.r.&.3",
+            "3&rod4bu0rT",
+        ] {
+            assert!(carries(body, &token), "{body}");
+        }
+        // What the secrets' parts are in ordinary words does not carry them.
+        assert!(!carries(
+            "Thursday works at 10, room 25 of building 80a? See you",
+            &gate
+        ));
+        assert!(!carries("The amber light by the falcon statue", &recovery));
+        assert!(!carries(
+            "Water the plants on Thursday, MIX the soil",
+            &gate
+        ));
+        assert!(!carries(
+            "Thursday works. See you at 10:30 on 2024-07-04",
+            &alarm
+        ));
     }
 }
