@@ -69,14 +69,87 @@ pub fn date_of_value(value: &str) -> Option<&str> {
     ISO.is_match(v).then(|| &v[..10])
 }
 
+/// Whether the user's words give `date` (`YYYY-MM-DD`): one of the dates they spell, a month
+/// and day they wrote without a year ("June 14"), or a day between the first and last of their
+/// dates ("from 2024-06-03 to 2024-06-05" gives the 4th). `None` when they give no date at
+/// all: then nothing says which date is theirs.
+pub fn user_gives<'a>(turns: impl IntoIterator<Item = &'a str>, date: &str) -> Option<bool> {
+    let mut dates = Vec::new();
+    let mut month_days = Vec::new();
+    for turn in turns {
+        dates.extend(dates_in(turn));
+        month_days.extend(month_days_in(turn));
+    }
+    if dates.is_empty() && month_days.is_empty() {
+        return None;
+    }
+    let month_day = (
+        date[5..7].parse::<u32>().unwrap_or(0),
+        date[8..10].parse::<u32>().unwrap_or(0),
+    );
+    let within = match (dates.iter().min(), dates.iter().max()) {
+        (Some(first), Some(last)) => first.as_str() <= date && date <= last.as_str(),
+        _ => false,
+    };
+    Some(within || month_days.contains(&month_day))
+}
+
+/// The months and days `text` writes with a month's name, with or without a year ("June 14",
+/// "the 3rd of June"), as `(month, day)`.
+fn month_days_in(text: &str) -> Vec<(u32, u32)> {
+    let tokens = tokens_of(text);
+    let mut out = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        let Some(month) = month_of(t) else {
+            continue;
+        };
+        for d in [
+            i.checked_sub(1).and_then(|b| day_of(&tokens[b])),
+            tokens.get(i + 1).and_then(|a| day_of(a)),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            out.push((month, d));
+        }
+    }
+    out
+}
+
+/// The words and numbers of `text` in lower case, less "of", "the" and "on".
+fn tokens_of(text: &str) -> Vec<String> {
+    static WORDS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)[a-z]+(?:-[a-z]+)?|\d+(?:st|nd|rd|th)?")
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    WORDS
+        .find_iter(text)
+        .map(|m| m.as_str().to_lowercase())
+        .filter(|t| !matches!(t.as_str(), "of" | "the" | "on"))
+        .collect()
+}
+
+/// The month a word names (`august`, `aug`), 1 to 12.
+fn month_of(t: &str) -> Option<u32> {
+    MONTHS
+        .iter()
+        .position(|m| *m == t || (t.len() >= 3 && m.starts_with(t)))
+        .map(|m| m as u32 + 1)
+}
+
+/// The day a token says: `1`, `1st`, "first".
+fn day_of(t: &str) -> Option<u32> {
+    let digits = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    if !digits.is_empty() && digits.len() <= 2 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        return digits.parse().ok().filter(|d| (1..=31).contains(d));
+    }
+    ORDINALS.iter().position(|o| *o == t).map(|n| n as u32 + 1)
+}
+
 /// The dates `text` spells, each as `YYYY-MM-DD`.
 pub fn dates_in(text: &str) -> Vec<String> {
     static NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"\b(\d{1,4})[/.\-](\d{1,2})[/.\-](\d{2,4})\b")
-            .unwrap_or_else(|e| unreachable!("{e}"))
-    });
-    static WORDS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)[a-z]+(?:-[a-z]+)?|\d+(?:st|nd|rd|th)?")
             .unwrap_or_else(|e| unreachable!("{e}"))
     });
     let mut out = Vec::new();
@@ -97,29 +170,15 @@ pub fn dates_in(text: &str) -> Vec<String> {
     }
     // Words and numbers in order: a month's name with a day before or after it (a number or
     // an ordinal, "of" and "the" between), then a year within the next two.
-    let tokens: Vec<String> = WORDS
-        .find_iter(text)
-        .map(|m| m.as_str().to_lowercase())
-        .filter(|t| !matches!(t.as_str(), "of" | "the" | "on"))
-        .collect();
-    let day = |t: &str| -> Option<u32> {
-        let digits = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-        if !digits.is_empty() && digits.len() <= 2 && digits.bytes().all(|b| b.is_ascii_digit()) {
-            return digits.parse().ok();
-        }
-        ORDINALS.iter().position(|o| *o == t).map(|n| n as u32 + 1)
-    };
+    let tokens = tokens_of(text);
+    let day = day_of;
     let year = |t: &str| -> Option<u32> {
         (t.len() == 4 && t.bytes().all(|b| b.is_ascii_digit()))
             .then(|| t.parse().ok())
             .flatten()
     };
     for (i, t) in tokens.iter().enumerate() {
-        let Some(month) = MONTHS
-            .iter()
-            .position(|m| *m == t || (t.len() >= 3 && m.starts_with(t.as_str())))
-            .map(|m| m as u32 + 1)
-        else {
+        let Some(month) = month_of(t) else {
             continue;
         };
         let before = i.checked_sub(1).and_then(|b| day(&tokens[b]));
@@ -163,6 +222,30 @@ mod tests {
         // Day first and month first, where both are dates.
         assert!(dates_in("08/01/2024").contains(&"2024-08-01".to_string()));
         assert!(dates_in("Version 2.10.3, 15 people, March").is_empty());
+    }
+
+    #[test]
+    fn the_user_gives_their_dates_ranges_and_days_without_a_year() {
+        let gives = |user: &str, date: &str| user_gives([user], date);
+        assert_eq!(gives("Pay on 2024-07-01.", "2024-07-01"), Some(true));
+        assert_eq!(gives("Pay on 2024-07-01.", "2024-08-01"), Some(false));
+        assert_eq!(
+            gives("Book it from June 3 to June 5, 2024.", "2024-06-03"),
+            Some(true)
+        );
+        assert_eq!(
+            gives("Book it from 2024-06-03 to 2024-06-05.", "2024-06-04"),
+            Some(true)
+        );
+        assert_eq!(
+            gives("Move it to June 14 at 15:00.", "2024-06-14"),
+            Some(true)
+        );
+        assert_eq!(
+            gives("Move it to June 14 at 15:00.", "2024-06-15"),
+            Some(false)
+        );
+        assert_eq!(gives("Pay the rent.", "2024-08-01"), None);
     }
 
     #[test]

@@ -514,11 +514,12 @@ impl<'a> ProvenanceIndex<'a> {
         if value.len() < 4 {
             return None;
         }
+        let argument = super::secrets::Argument::new(value);
         (0..self.untrusted.len()).find_map(|at| {
             self.secrets[at]
                 .get_or_init(|| super::secrets::secrets_in(&self.untrusted[at].1))
                 .iter()
-                .filter(|secret| super::secrets::carries(value, secret))
+                .filter(|secret| super::secrets::carried_by(&argument, secret))
                 .find(|secret| !secret.named_by(&self.requested().said))
                 .map(|secret| (at, secret))
         })
@@ -551,14 +552,21 @@ impl<'a> ProvenanceIndex<'a> {
     }
 
     /// The dates the user's words give, joined for a reason ("2024-07-01"), when they give
-    /// some and `date` is none of them; `None` otherwise.
+    /// some and `date` is none of them ([`super::dates::user_gives`]); `None` otherwise.
     fn other_user_dates(&self, date: &str) -> Option<String> {
+        if super::dates::user_gives(self.user.iter().map(|u| u.as_ref()), date) != Some(false) {
+            return None;
+        }
         let theirs: Vec<String> = self
             .user
             .iter()
             .flat_map(|u| super::dates::dates_in(u))
             .collect();
-        (!theirs.is_empty() && !theirs.iter().any(|d| d == date)).then(|| theirs.join(", "))
+        Some(if theirs.is_empty() {
+            "other dates".to_string()
+        } else {
+            theirs.join(", ")
+        })
     }
 
     fn spelled_at(&self, at: usize) -> &Spelled {

@@ -342,44 +342,85 @@ fn guarded_codes(lower: &str) -> Vec<Secret> {
     out
 }
 
+/// An argument read in the normal forms secrets are compared in, each made when first needed
+/// and kept for every secret it is compared with.
+pub struct Argument<'a> {
+    value: &'a str,
+    /// The runs of digits it says ([`said_digits`]).
+    runs: std::sync::OnceLock<Vec<String>>,
+    /// Its letters and digits alone, in lower case.
+    compact: std::sync::OnceLock<String>,
+    /// Its letters alone, in lower case.
+    letters: std::sync::OnceLock<String>,
+}
+
+impl<'a> Argument<'a> {
+    pub fn new(value: &'a str) -> Self {
+        Self {
+            value,
+            runs: std::sync::OnceLock::new(),
+            compact: std::sync::OnceLock::new(),
+            letters: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn runs(&self) -> &[String] {
+        self.runs.get_or_init(|| said_digits(self.value))
+    }
+
+    fn compact(&self) -> &str {
+        self.compact.get_or_init(|| {
+            self.value
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect()
+        })
+    }
+
+    fn letters(&self) -> &str {
+        self.letters.get_or_init(|| {
+            self.value
+                .chars()
+                .filter(|c| c.is_alphabetic())
+                .flat_map(char::to_lowercase)
+                .collect()
+        })
+    }
+}
+
 /// Whether `value` carries `secret`, in the secret's normal form (see the module's
 /// paragraph).
 pub fn carries(value: &str, secret: &Secret) -> bool {
+    carried_by(&Argument::new(value), secret)
+}
+
+/// [`carries`], for an argument read once for many secrets.
+pub fn carried_by(argument: &Argument<'_>, secret: &Secret) -> bool {
     if let Some(digits) = &secret.digits {
         let reversed: String = digits.chars().rev().collect();
-        if said_digits(value)
+        if argument
+            .runs()
             .iter()
             .any(|run| run.contains(digits.as_str()) || run.contains(reversed.as_str()))
         {
             return true;
         }
     }
-    let letters_and_digits = || -> String {
-        value
-            .chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
     if let Some(token) = &secret.token {
-        let compact = letters_and_digits();
+        let compact = argument.compact();
         let reversed: String = token.chars().rev().collect();
         if compact.contains(token.as_str()) || compact.contains(reversed.as_str()) {
             return true;
         }
     }
-    secret.words.len() >= 2 && adjacent_words(value, &secret.words)
+    secret.words.len() >= 2 && adjacent_words(argument.letters(), &secret.words)
 }
 
 /// Whether two of `words` stand next to each other (any order, at most three letters between)
-/// in `value`'s letters alone: "correct horse", "staple battery", `CorrectHorse`,
-/// `c o r r e c t horse`, "amber and falcon".
-fn adjacent_words(value: &str, words: &[String]) -> bool {
-    let letters: String = value
-        .chars()
-        .filter(|c| c.is_alphabetic())
-        .flat_map(char::to_lowercase)
-        .collect();
+/// in `letters`, an argument's letters alone: "correct horse", "staple battery",
+/// `CorrectHorse`, `c o r r e c t horse`, "amber and falcon".
+fn adjacent_words(letters: &str, words: &[String]) -> bool {
     words.iter().enumerate().any(|(i, a)| {
         letters.match_indices(a.as_str()).any(|(at, _)| {
             let after = at + a.len();
