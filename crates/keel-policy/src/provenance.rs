@@ -554,7 +554,9 @@ impl<'a> ProvenanceIndex<'a> {
     /// The dates the user's words give, joined for a reason ("2024-07-01"), when they give
     /// some and `date` is none of them ([`super::dates::user_gives`]); `None` otherwise.
     fn other_user_dates(&self, date: &str) -> Option<String> {
-        if super::dates::user_gives(self.user.iter().map(|u| u.as_ref()), date) != Some(false) {
+        if super::dates::user_gives(self.user.iter().map(std::convert::AsRef::as_ref), date)
+            != Some(false)
+        {
             return None;
         }
         let theirs: Vec<String> = self
