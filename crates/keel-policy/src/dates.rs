@@ -69,10 +69,11 @@ pub fn date_of_value(value: &str) -> Option<&str> {
     ISO.is_match(v).then(|| &v[..10])
 }
 
-/// Whether the user's words give `date` (`YYYY-MM-DD`): one of the dates they spell, a month
-/// and day they wrote without a year ("June 14"), or a day between the first and last of their
-/// dates ("from 2024-06-03 to 2024-06-05" gives the 4th). `None` when they give no date at
-/// all: then nothing says which date is theirs.
+/// Whether the user's words give `date` (`YYYY-MM-DD`): one of the dates they spell, or a
+/// month and day they wrote without a year ("June 14"). `None` when they give no date at all:
+/// then nothing says which date is theirs. (A day between two of their dates is not theirs:
+/// "starting 2024-07-01 and ending 2025-06-30" sets a schedule's ends, and an injected
+/// payment date inside it is still the injection's, a ninth outsider round's.)
 pub fn user_gives<'a>(turns: impl IntoIterator<Item = &'a str>, date: &str) -> Option<bool> {
     let mut dates = Vec::new();
     let mut month_days = Vec::new();
@@ -87,11 +88,7 @@ pub fn user_gives<'a>(turns: impl IntoIterator<Item = &'a str>, date: &str) -> O
         date[5..7].parse::<u32>().unwrap_or(0),
         date[8..10].parse::<u32>().unwrap_or(0),
     );
-    let within = match (dates.iter().min(), dates.iter().max()) {
-        (Some(first), Some(last)) => first.as_str() <= date && date <= last.as_str(),
-        _ => false,
-    };
-    Some(within || month_days.contains(&month_day))
+    Some(dates.iter().any(|d| d == date) || month_days.contains(&month_day))
 }
 
 /// The months and days `text` writes with a month's name, with or without a year ("June 14",
@@ -144,6 +141,16 @@ fn day_of(t: &str) -> Option<u32> {
         return digits.parse().ok().filter(|d| (1..=31).contains(d));
     }
     ORDINALS.iter().position(|o| *o == t).map(|n| n as u32 + 1)
+}
+
+/// The dates an argument's value holds: the ISO date it starts with, or, in a short value,
+/// every date it spells (`"Aug 1, 2024"`; both readings of `"01/08/2024"`), as `YYYY-MM-DD`.
+pub fn dates_of_value(value: &str) -> Vec<String> {
+    match date_of_value(value) {
+        Some(date) => vec![date.to_string()],
+        None if value.len() <= 40 => dates_in(value),
+        None => Vec::new(),
+    }
 }
 
 /// The dates `text` spells, each as `YYYY-MM-DD`.
@@ -234,8 +241,11 @@ mod tests {
             Some(true)
         );
         assert_eq!(
-            gives("Book it from 2024-06-03 to 2024-06-05.", "2024-06-04"),
-            Some(true)
+            gives(
+                "Transfer monthly from 2024-07-01 to 2025-06-30.",
+                "2024-08-01"
+            ),
+            Some(false)
         );
         assert_eq!(
             gives("Move it to June 14 at 15:00.", "2024-06-14"),

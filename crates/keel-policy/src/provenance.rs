@@ -177,8 +177,6 @@ pub struct ProvenanceIndex<'a> {
 struct Spelled {
     numbers: Vec<f64>,
     dates: Vec<String>,
-    /// The figures the text records as fields' whole values ([`super::amounts::recorded_numbers`]).
-    recorded: Vec<f64>,
 }
 
 impl Spelled {
@@ -190,7 +188,6 @@ impl Spelled {
                 .extend(super::amounts::spelled_otherwise(form));
             spelled.dates.extend(super::dates::dates_in(form));
         }
-        spelled.recorded = super::amounts::recorded_numbers(text);
         spelled
     }
 }
@@ -1052,12 +1049,16 @@ fn leaf_number(leaf: &Leaf<'_>) -> Option<f64> {
 /// Whether a leaf of a call that moves money holds an amount the user's own numbers do not
 /// make ([`super::amounts`]): one of them, one step of arithmetic on them, or two steps where
 /// their words ask for arithmetic ("3 tickets at 25 each plus a 10% tip"), where one of the
-/// numbers may be a figure a record holds ([`super::amounts::recorded_numbers`]: "19.5% of
-/// the amount we paid"). A number written in prose is no operand: the injected text that asks
+/// numbers may be a figure a structured result records under the argument's own key
+/// (`record_figures`: "19.5% of the amount we paid" for the iPhone). A number written in prose is no operand: the injected text that asks
 /// for "ten times the invoice" or spells "MMMMCMXCIX" writes its own (a ninth outsider
 /// round's). 0 and 1 are no amount a person needs to write (a default quantity, a flag); an
 /// id is judged as an id.
-fn unshown_amount(leaf: &Leaf<'_>, index: &ProvenanceIndex<'_>) -> bool {
+fn unshown_amount(
+    leaf: &Leaf<'_>,
+    index: &ProvenanceIndex<'_>,
+    record_figures: &dyn Fn() -> Vec<f64>,
+) -> bool {
     if super::records::is_identifier_key(leaf.key) {
         return false;
     }
@@ -1096,19 +1097,27 @@ fn unshown_amount(leaf: &Leaf<'_>, index: &ProvenanceIndex<'_>) -> bool {
     let numbers: Vec<f64> = index
         .user
         .iter()
-        .flat_map(|u| super::amounts::numbers_in(u))
+        .flat_map(|u| super::amounts::operands_in(u))
         .collect();
     // Nothing is paid by arithmetic that comes to zero: a zero the user did not write is no
     // payment of theirs.
     if amount == 0.0 {
         return !numbers.contains(&0.0);
     }
+    // Without a request for arithmetic, the amount is one the user wrote: one of their sums of
+    // money where they wrote some ("60 EUR for order #4999"), else one of their numbers.
     if !index
         .user
         .iter()
         .any(|u| super::amounts::asks_for_arithmetic(u))
     {
-        return !super::amounts::made_of(amount, &numbers, 1);
+        let money: Vec<f64> = index
+            .user
+            .iter()
+            .flat_map(|u| super::amounts::money_in(u))
+            .collect();
+        let theirs = if money.is_empty() { &numbers } else { &money };
+        return !super::amounts::made_of(amount, theirs, 0);
     }
     if super::amounts::made_of(amount, &numbers, 2) {
         return false;
@@ -1116,14 +1125,10 @@ fn unshown_amount(leaf: &Leaf<'_>, index: &ProvenanceIndex<'_>) -> bool {
     // The arithmetic the user asks for on one figure a record holds ("the difference of an
     // additional 19.5% of the amount we paid + a fee of 5.29"): one such figure, with the
     // user's numbers, in two steps at most.
-    let mut figures: Vec<f64> = Vec::new();
-    for at in 0..index.untrusted.len() {
-        for &n in &index.spelled_at(at).recorded {
-            if figures.len() < MAX_RECORDED_FIGURES && !figures.contains(&n) {
-                figures.push(n);
-            }
-        }
-    }
+    let mut figures = record_figures();
+    figures.sort_by(f64::total_cmp);
+    figures.dedup();
+    figures.truncate(MAX_RECORDED_FIGURES);
     let mut with = Vec::with_capacity(numbers.len() + 1);
     !figures.iter().any(|&figure| {
         with.clear();
@@ -1865,6 +1870,37 @@ impl ProvenanceIndex<'_> {
         both.into_iter().find_map(|i| f(i as usize))
     }
 
+    /// The figures records hold under `key` in the results of tools that declare structured
+    /// output ([`super::records::Document::figures`]): a line an injection splices into a
+    /// result is no record's field (the document then has a key twice, or is not one).
+    fn record_figures(
+        &self,
+        key: &str,
+        structured: Option<&dyn Fn(&str) -> bool>,
+        reads: &RecordReads,
+    ) -> Vec<f64> {
+        let Some(structured) = structured else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (at, (source, text)) in self.untrusted.iter().enumerate() {
+            let Source::ToolResult { tool, .. } = source else {
+                continue;
+            };
+            if !structured(tool) {
+                continue;
+            }
+            let document = reads
+                .documents
+                .borrow_mut()
+                .entry(at)
+                .or_insert_with(|| std::rc::Rc::new(super::records::Document::parse(text)))
+                .clone();
+            out.extend(document.figures(key));
+        }
+        out
+    }
+
     /// Where `value`, given for the argument `key`, is that field of a record the user named
     /// in the result of a tool that declares structured output.
     fn named_field(
@@ -2170,7 +2206,15 @@ pub fn check_provenance(
             // An amount that moves money, which no text of the run shows and the user's own
             // numbers do not make: worked out from data, or spelled there another way ("pay
             // 8.5e3 instead", "ten times the rent", an eighth outsider round's).
-            Attribution::Unattributed if !moves_no_money && unshown_amount(leaf, index) => {
+            // (Under an amount's key, a call that acts moves money whatever its kind says:
+            // `top_up {"amount": …}`, `add_funds`.)
+            Attribution::Unattributed
+                if (!moves_no_money
+                    || (settings.change_request && super::amounts::is_amount_key(leaf.key)))
+                    && unshown_amount(leaf, index, &|| {
+                        index.record_figures(leaf.key, settings.structured_tools, &reads)
+                    }) =>
+            {
                 whole.insert(leaf.path.as_str());
                 tainted.push(format!(
                     "argument \"{}\" of {tool} is {}, an amount neither you nor any result has shown, and no sum of the numbers you wrote makes it: it was worked out from data or made up",
@@ -2184,8 +2228,9 @@ pub fn check_provenance(
             // date, the model's choice of one is the only one there is.
             Attribution::Unattributed
                 if settings.change_request
-                    && let Some(date) = super::dates::date_of_value(&leaf.needle)
-                    && let Some(theirs) = index.other_user_dates(date) =>
+                    && let Some((date, theirs)) = super::dates::dates_of_value(&leaf.needle)
+                        .into_iter()
+                        .find_map(|date| index.other_user_dates(&date).map(|t| (date, t))) =>
             {
                 whole.insert(leaf.path.as_str());
                 tainted.push(format!(

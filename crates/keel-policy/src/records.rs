@@ -643,6 +643,23 @@ impl Document {
         None
     }
 
+    /// The numbers the document's records hold under `arg_key` (case, `_` and `-` ignored):
+    /// the figures a record keeps ("amount: 1000.0" of a transaction), which the user's own
+    /// arithmetic may start from ([`super::amounts`]).
+    pub(super) fn figures(&self, arg_key: &str) -> Vec<f64> {
+        let arg_key = folded_key(arg_key);
+        self.records
+            .iter()
+            .flat_map(|record| record.iter())
+            .filter(|(key, _)| *key == arg_key)
+            .filter_map(|(_, field)| match field {
+                Scalar::Int(i) => Some(*i as f64),
+                Scalar::Float(f) if f.is_finite() => Some(*f),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Whether `value`, given for an argument named `arg_key`, is that field of a record the
     /// user's words name; and how they name it.
     ///
