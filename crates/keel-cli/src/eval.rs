@@ -46,6 +46,11 @@ struct Suite {
     attack_template_defaults: BTreeMap<String, Value>,
     user_tasks: Vec<UserTask>,
     injection_tasks: Vec<InjectionTask>,
+    /// The day the user writes on (`YYYY-MM-DD`), a keel extension: the replay dates the user's
+    /// turn with it, as a run's items are dated, so that "today" or "on the first" reads as a
+    /// real run reads it. Without it the turn has no date, and such words say nothing.
+    #[serde(default)]
+    today: Option<String>,
 }
 
 fn default_canary() -> String {
@@ -356,16 +361,24 @@ struct Replay<'g> {
     calls: usize,
     /// Every call decided, with its result, for the replay through `keel run` (`--real-path`).
     steps: Vec<real_path::Step>,
+    /// When its items were written (milliseconds since the epoch; 0: unknown).
+    ts: i64,
+}
+
+/// Noon UTC of a `YYYY-MM-DD` day, in milliseconds since the epoch; 0 for anything else.
+fn millis_of_noon(date: &str) -> i64 {
+    keel_policy::dates::day_number(date).map_or(0, |day| day * 86_400_000 + 43_200_000)
 }
 
 impl<'g> Replay<'g> {
-    fn new(gate: &'g Gate, prompt: &str) -> Self {
+    fn new(gate: &'g Gate, prompt: &str, today: Option<&str>) -> Self {
         let mut r = Self {
             gate,
             items: Vec::new(),
             seq: 0,
             calls: 0,
             steps: Vec::new(),
+            ts: today.map_or(0, millis_of_noon),
         };
         r.push(ItemBody::User {
             text: prompt.to_string(),
@@ -378,7 +391,7 @@ impl<'g> Replay<'g> {
         self.items.push(Item {
             seq: self.seq,
             id,
-            ts: Timestamp(0),
+            ts: Timestamp(self.ts),
             body,
         });
         self.seq += 1;
@@ -586,7 +599,7 @@ fn run_suite(
             user_task: &task.id,
             injection_task: None,
         };
-        let mut replay = Replay::new(gate, &task.prompt);
+        let mut replay = Replay::new(gate, &task.prompt, suite.today.as_deref());
         let (mut all_allowed, mut none_denied) = (true, true);
         for call in &task.ground_truth_trace {
             let result = canaries.text(&result_text(&call.result), &benign);
@@ -644,7 +657,7 @@ fn run_suite(
                 injection_task: Some(&injection.id),
                 ..place
             };
-            let mut replay = Replay::new(gate, &task.prompt);
+            let mut replay = Replay::new(gate, &task.prompt, suite.today.as_deref());
             let mut seen = false;
             let mut user_ok = true;
             let (mut any_stopped, mut any_denied) = (false, false);

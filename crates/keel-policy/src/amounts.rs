@@ -395,18 +395,20 @@ pub fn made_of(value: f64, numbers: &[f64], steps: usize) -> bool {
     if steps < 2 {
         return false;
     }
-    // A second step: what one step makes, with one more of the numbers.
-    let mut firsts = Vec::new();
-    one_step(numbers, &mut |x| {
-        firsts.push(x);
-        false
-    });
-    let mut with: Vec<f64> = Vec::with_capacity(numbers.len() + 1);
-    firsts.into_iter().any(|first| {
-        with.clear();
-        with.push(first);
-        with.extend_from_slice(numbers);
-        pairs_with_first(&with, &mut |x| same(x))
+    // A second step: what one step makes, with a third of the numbers (each number is used
+    // once: "3 tickets at 25 each" makes 75, not 25 × 25 × 3).
+    (0..numbers.len()).any(|i| {
+        (0..numbers.len()).any(|j| {
+            i != j
+                && step(numbers[i], numbers[j], &mut |first| {
+                    numbers.iter().enumerate().any(|(k, &c)| {
+                        k != i
+                            && k != j
+                            && (step(first, c, &mut |x| same(x))
+                                || step(c, first, &mut |x| same(x)))
+                    })
+                })
+        })
     })
 }
 
@@ -421,14 +423,6 @@ fn one_step(numbers: &[f64], found: &mut dyn FnMut(f64) -> bool) -> bool {
             .enumerate()
             .any(|(j, &b)| i != j && step(a, b, found))
     })
-}
-
-/// [`one_step`] where one operand is `numbers[0]`, either way round.
-fn pairs_with_first(numbers: &[f64], found: &mut dyn FnMut(f64) -> bool) -> bool {
-    let first = numbers[0];
-    numbers[1..]
-        .iter()
-        .any(|&b| step(first, b, found) || step(b, first, found))
 }
 
 fn step(a: f64, b: f64, found: &mut dyn FnMut(f64) -> bool) -> bool {
@@ -504,6 +498,8 @@ mod tests {
         let tickets = numbers_in("Pay for 3 concert tickets at 25 each plus a 10% tip");
         assert!(made_of(82.5, &tickets, 2));
         assert!(!made_of(82.5, &tickets, 1));
+        // Each number once: not 25 × 25 × 3 (a tenth outsider round's).
+        assert!(!made_of(1875.0, &tickets, 2));
         // The ninth round's amounts, on the prompts that asked for arithmetic: none is made.
         for amount in [4999.0, 4000.0, 1200.0, 4800.0, 5950.0] {
             assert!(!made_of(amount, &tickets, 2), "{amount}");

@@ -69,26 +69,236 @@ pub fn date_of_value(value: &str) -> Option<&str> {
     ISO.is_match(v).then(|| &v[..10])
 }
 
-/// Whether the user's words give `date` (`YYYY-MM-DD`): one of the dates they spell, or a
-/// month and day they wrote without a year ("June 14"). `None` when they give no date at all:
-/// then nothing says which date is theirs. (A day between two of their dates is not theirs:
-/// "starting 2024-07-01 and ending 2025-06-30" sets a schedule's ends, and an injected
-/// payment date inside it is still the injection's, a ninth outsider round's.)
-pub fn user_gives<'a>(turns: impl IntoIterator<Item = &'a str>, date: &str) -> Option<bool> {
+/// Whether the user's words give `date` (`YYYY-MM-DD`), read on `today` (the day they wrote,
+/// when known): one of the dates they spell; a month and day they wrote without a year ("July
+/// 1": the next one from `today`, any year without it); or a day they named relative to today
+/// ("today", "tomorrow", "Friday", "on the first", "at the end of the month"), a day either way
+/// for the time zone. Where they named no date at all, a payment (`pays`) is for about today;
+/// anything else may be on any day. `None` where nothing says: no date named and no payment or
+/// no `today`, or a relative day and no `today` to read it on. (A day between two of their
+/// dates is not theirs: "starting 2024-07-01 and ending 2025-06-30" sets a schedule's ends,
+/// and an injected payment date inside it is still the injection's, a ninth outsider round's.)
+pub fn user_gives<'a>(
+    turns: impl IntoIterator<Item = &'a str>,
+    date: &str,
+    today: Option<&str>,
+    pays: bool,
+) -> Option<bool> {
+    let day = day_number(date)?;
+    let today = today.and_then(day_number);
     let mut dates = Vec::new();
     let mut month_days = Vec::new();
+    let mut relative = Vec::new();
     for turn in turns {
         dates.extend(dates_in(turn));
         month_days.extend(month_days_in(turn));
+        relative.extend(relative_days(turn));
     }
-    if dates.is_empty() && month_days.is_empty() {
-        return None;
+    let near = |a: i64, b: i64| (a - b).abs() <= 1;
+    if dates.iter().any(|d| d == date) {
+        return Some(true);
     }
-    let month_day = (
+    let (month, day_of_month) = (
         date[5..7].parse::<u32>().unwrap_or(0),
         date[8..10].parse::<u32>().unwrap_or(0),
     );
-    Some(dates.iter().any(|d| d == date) || month_days.contains(&month_day))
+    let month_day = |(m, d): (u32, u32)| match today {
+        // The next such day from today (a day's grace for the time zone).
+        Some(t) => next_month_day(t - 1, m, d) == day,
+        None => (m, d) == (month, day_of_month),
+    };
+    if month_days.iter().copied().any(month_day) {
+        return Some(true);
+    }
+    if dates.is_empty() && month_days.is_empty() && relative.is_empty() {
+        return match today {
+            Some(t) if pays => Some(near(day, t)),
+            _ => None,
+        };
+    }
+    if relative.is_empty() {
+        return Some(false);
+    }
+    let t = today?;
+    Some(
+        relative
+            .iter()
+            .any(|r| r.days(t).iter().any(|&d| near(d, day))),
+    )
+}
+
+/// Whether [`user_gives`] can say of a date whether it is the user's: they named a day, or a
+/// payment's day is about `today`.
+pub fn names_a_day<'a>(
+    turns: impl IntoIterator<Item = &'a str>,
+    today: Option<&str>,
+    pays: bool,
+) -> bool {
+    let mut named = false;
+    for turn in turns {
+        named |= !dates_in(turn).is_empty()
+            || !month_days_in(turn).is_empty()
+            || (!relative_days(turn).is_empty() && today.is_some());
+    }
+    named || (pays && today.is_some())
+}
+
+/// A day the user names relative to the day they write.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Relative {
+    /// Today plus so many days ("today", "tomorrow", "in 3 days").
+    Offset(i64),
+    /// The next such weekday, 0 Monday to 6 Sunday ("Friday", "next Friday").
+    Weekday(i64),
+    /// The next such day of a month ("on the first", "the 15th").
+    DayOfMonth(u32),
+    /// The last day of this month ("at the end of the month").
+    MonthEnd,
+    /// The first day of next month.
+    NextMonthStart,
+}
+
+impl Relative {
+    /// The days it may mean, read on `today` (a day number, [`day_number`]).
+    fn days(self, today: i64) -> Vec<i64> {
+        match self {
+            Relative::Offset(n) => vec![today + n],
+            Relative::Weekday(w) => {
+                let ahead = (w - weekday(today)).rem_euclid(7);
+                vec![today + ahead, today + ahead + 7]
+            }
+            Relative::DayOfMonth(d) => {
+                let (y, m, _) = civil(today);
+                let this = days_from_civil(y, m, d);
+                let (ny, nm) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
+                let next = days_from_civil(ny, nm, d);
+                vec![if this >= today - 1 { this } else { next }]
+            }
+            Relative::MonthEnd => {
+                let (y, m, _) = civil(today);
+                let (ny, nm) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
+                vec![days_from_civil(ny, nm, 1) - 1]
+            }
+            Relative::NextMonthStart => {
+                let (y, m, _) = civil(today);
+                let (ny, nm) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
+                vec![days_from_civil(ny, nm, 1)]
+            }
+        }
+    }
+}
+
+const WEEKDAYS: [&str; 7] = [
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+/// The days `text` names relative to the day it is written.
+fn relative_days(text: &str) -> Vec<Relative> {
+    let tokens = tokens_of(text);
+    let mut out = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        let next = tokens.get(i + 1).map(String::as_str);
+        let prev = i.checked_sub(1).map(|p| tokens[p].as_str());
+        match t.as_str() {
+            "today" | "tonight" | "now" | "asap" | "immediately" => out.push(Relative::Offset(0)),
+            "tomorrow" => out.push(Relative::Offset(1)),
+            "yesterday" => out.push(Relative::Offset(-1)),
+            "end" if next == Some("month") => out.push(Relative::MonthEnd),
+            "month" if next == Some("end") => out.push(Relative::MonthEnd),
+            "next" if next == Some("month") => out.push(Relative::NextMonthStart),
+            "in" => {
+                if let Some(n) = next.and_then(|n| n.parse::<i64>().ok())
+                    && tokens
+                        .get(i + 2)
+                        .is_some_and(|u| u.trim_end_matches('s') == "day")
+                {
+                    out.push(Relative::Offset(n));
+                }
+            }
+            w => {
+                if let Some(d) = WEEKDAYS.iter().position(|day| *day == w) {
+                    out.push(Relative::Weekday(d as i64));
+                } else if let Some(d) = day_of(w)
+                    && !w.bytes().all(|b| b.is_ascii_digit())
+                    && prev.is_none_or(|p| month_of(p).is_none())
+                    && next.is_none_or(|n| month_of(n).is_none())
+                {
+                    // An ordinal day with no month beside it: "on the first", "the 15th".
+                    out.push(Relative::DayOfMonth(d));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The day number (days since 1970-01-01) of the next `month`-`day` on or after day `from`.
+fn next_month_day(from: i64, month: u32, day: u32) -> i64 {
+    let (y, _, _) = civil(from);
+    let this = days_from_civil(y, month, day);
+    if this >= from {
+        this
+    } else {
+        days_from_civil(y + 1, month, day)
+    }
+}
+
+/// The day number of a `YYYY-MM-DD` date (days since 1970-01-01).
+pub fn day_number(date: &str) -> Option<i64> {
+    let date = date_of_value(date)?;
+    let y = date[..4].parse().ok()?;
+    let m = date[5..7].parse().ok()?;
+    let d = date[8..10].parse().ok()?;
+    ((1..=12).contains(&m) && (1..=31).contains(&d)).then(|| days_from_civil(y, m, d))
+}
+
+/// The UTC date of a time in milliseconds since the epoch, as `YYYY-MM-DD`.
+pub fn date_of_millis(millis: i64) -> String {
+    let (y, m, d) = civil(millis.div_euclid(86_400_000));
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// 0 Monday to 6 Sunday (1970-01-01 was a Thursday).
+fn weekday(day: i64) -> i64 {
+    (day + 3).rem_euclid(7)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(m);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The date of a day number ([`days_from_civil`]'s inverse).
+fn civil(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (
+        if m <= 2 {
+            yoe + era * 400 + 1
+        } else {
+            yoe + era * 400
+        },
+        m,
+        d,
+    )
 }
 
 /// The months and days `text` writes with a month's name, with or without a year ("June 14",
@@ -151,6 +361,31 @@ pub fn dates_of_value(value: &str) -> Vec<String> {
         None if value.len() <= 40 => dates_in(value),
         None => Vec::new(),
     }
+}
+
+/// Whether an argument's key names a day (`date`, `due_date`, `payDay`, `deadline`).
+pub fn is_date_key(key: &str) -> bool {
+    super::classify::words(key)
+        .iter()
+        .any(|w| matches!(w.as_str(), "date" | "day" | "deadline" | "due"))
+}
+
+/// The start and end dates a call's top-level arguments give (`start`/`from`/`begin` and
+/// `end`/`until`/`to`/`due`), as `YYYY-MM-DD`, when it gives both.
+pub fn span(args: &serde_json::Value) -> Option<(String, String)> {
+    let fields = args.as_object()?;
+    let date_under = |words: &[&str]| {
+        fields.iter().find_map(|(key, value)| {
+            let key_words = super::classify::words(key);
+            (key_words.iter().any(|w| words.contains(&w.as_str())))
+                .then(|| value.as_str().and_then(date_of_value).map(str::to_string))
+                .flatten()
+        })
+    };
+    Some((
+        date_under(&["start", "from", "begin", "first"])?,
+        date_under(&["end", "until", "to", "due", "last"])?,
+    ))
 }
 
 /// The dates `text` spells, each as `YYYY-MM-DD`.
@@ -233,7 +468,7 @@ mod tests {
 
     #[test]
     fn the_user_gives_their_dates_ranges_and_days_without_a_year() {
-        let gives = |user: &str, date: &str| user_gives([user], date);
+        let gives = |user: &str, date: &str| user_gives([user], date, None, false);
         assert_eq!(gives("Pay on 2024-07-01.", "2024-07-01"), Some(true));
         assert_eq!(gives("Pay on 2024-07-01.", "2024-08-01"), Some(false));
         assert_eq!(
@@ -256,6 +491,48 @@ mod tests {
             Some(false)
         );
         assert_eq!(gives("Pay the rent.", "2024-08-01"), None);
+    }
+
+    #[test]
+    fn days_the_user_names_relative_to_today_are_read_on_the_day_they_wrote() {
+        // 2024-06-15 was a Saturday.
+        let on = |user: &str, date: &str| user_gives([user], date, Some("2024-06-15"), true);
+        assert_eq!(on("Pay it today.", "2024-06-15"), Some(true));
+        assert_eq!(
+            on("Pay it today.", "2024-06-16"),
+            Some(true),
+            "a day for the zone"
+        );
+        assert_eq!(on("Pay it today.", "2024-08-01"), Some(false));
+        assert_eq!(on("Pay it tomorrow.", "2024-06-16"), Some(true));
+        assert_eq!(on("Pay it tomorrow.", "2030-01-01"), Some(false));
+        assert_eq!(on("Pay it on the first.", "2024-07-01"), Some(true));
+        assert_eq!(on("Pay it on the first.", "2025-07-01"), Some(false));
+        assert_eq!(on("Pay it on July 1.", "2024-07-01"), Some(true));
+        assert_eq!(on("Pay it on July 1.", "1999-07-01"), Some(false));
+        assert_eq!(
+            on("Pay it at the end of the month.", "2024-06-30"),
+            Some(true)
+        );
+        assert_eq!(
+            on("Pay it at the end of the month.", "2024-07-10"),
+            Some(false)
+        );
+        assert_eq!(on("Pay it on Friday.", "2024-06-21"), Some(true));
+        assert_eq!(on("Pay it on Friday.", "2024-06-25"), Some(false));
+        // No date named: a payment is for about today.
+        assert_eq!(on("Pay my rent.", "2024-06-15"), Some(true));
+        assert_eq!(on("Pay my rent.", "2030-01-01"), Some(false));
+        assert_eq!(
+            user_gives(["Pay my rent."], "2030-01-01", Some("2024-06-15"), false),
+            None
+        );
+        // Without the day they wrote, a relative day says nothing.
+        assert_eq!(
+            user_gives(["Pay it today."], "2030-01-01", None, true),
+            None
+        );
+        assert_eq!(date_of_millis(1_718_409_600_000), "2024-06-15");
     }
 
     #[test]

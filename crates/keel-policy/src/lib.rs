@@ -7,7 +7,8 @@
 //! run as code, [`scripts`]), with the read-only/side-effecting tool classifier they share
 //! ([`classify`]), what a call's arguments say it does ([`arguments`]), and the kinds of action
 //! that need the user's word ([`kinds`], read by [`authority`]), whether an amount nobody
-//! showed is the user's own arithmetic ([`amounts`]), the dates a text spells ([`dates`]), and the secrets data holds
+//! showed is the user's own arithmetic ([`amounts`]), whether a payment repeats as the user
+//! asked ([`repeats`]), the dates a text spells ([`dates`]), and the secrets data holds
 //! ([`secrets`]). Pure: running external checkers and resolving real paths happen in
 //! keel-runtime; compiling a configuration's policy tables into a [`rules::Policy`] happens in
 //! keel-app.
@@ -25,6 +26,7 @@ pub mod paths;
 pub mod protocol;
 pub mod provenance;
 pub mod records;
+pub mod repeats;
 pub mod rules;
 pub mod scripts;
 pub mod secrets;

@@ -138,6 +138,8 @@ pub struct ProvenanceIndex<'a> {
     /// needed: a call that acts outside keel's own file tools looks for them (the gate's
     /// common call, a file write, never does).
     secrets: Vec<std::sync::OnceLock<Vec<super::secrets::Secret>>>,
+    /// The day of the latest user turn ([`ProvenanceIndex::set_today`]), when known.
+    today: Option<String>,
     /// Trigram postings of `user` and `untrusted`, kept only by an index that lives across
     /// calls: for one call, a scan of the texts is cheaper than building them.
     grams: Option<(Trigrams, Trigrams)>,
@@ -209,9 +211,10 @@ struct JoinedTexts {
     decoded: Option<Joined>,
 }
 
-/// What one item contributes: user text, or untrusted text with its source.
+/// What one item contributes: user text (with when it was written, in milliseconds since the
+/// epoch), or untrusted text with its source.
 enum Contribution<'a> {
-    User(&'a str),
+    User(&'a str, i64),
     Untrusted(Source<'a>, Cow<'a, str>),
     /// The calls the model proposed: what each was asked to read says whether data steered
     /// it ([`ProvenanceIndex::steered`]).
@@ -220,7 +223,7 @@ enum Contribution<'a> {
 
 fn contribution(item: &Item) -> Option<Contribution<'_>> {
     match &item.body {
-        ItemBody::User { text } => Some(Contribution::User(text)),
+        ItemBody::User { text } => Some(Contribution::User(text, item.ts.0)),
         ItemBody::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
             Some(Contribution::Calls(tool_calls))
         }
@@ -284,7 +287,10 @@ impl<'a> ProvenanceIndex<'a> {
         index.secrets.reserve(items.len());
         for c in items.iter().filter_map(contribution) {
             match c {
-                Contribution::User(text) => index.add_user(Cow::Borrowed(text)),
+                Contribution::User(text, at) => {
+                    index.note_user_time(at);
+                    index.add_user(Cow::Borrowed(text));
+                }
                 Contribution::Untrusted(source, text) => index.add_untrusted(source, text),
                 Contribution::Calls(calls) => index.add_calls(calls),
             }
@@ -550,9 +556,13 @@ impl<'a> ProvenanceIndex<'a> {
 
     /// The dates the user's words give, joined for a reason ("2024-07-01"), when they give
     /// some and `date` is none of them ([`super::dates::user_gives`]); `None` otherwise.
-    fn other_user_dates(&self, date: &str) -> Option<String> {
-        if super::dates::user_gives(self.user.iter().map(std::convert::AsRef::as_ref), date)
-            != Some(false)
+    fn other_user_dates(&self, date: &str, pays: bool) -> Option<String> {
+        if super::dates::user_gives(
+            self.user.iter().map(std::convert::AsRef::as_ref),
+            date,
+            self.today.as_deref(),
+            pays,
+        ) != Some(false)
         {
             return None;
         }
@@ -675,6 +685,20 @@ impl<'a> ProvenanceIndex<'a> {
         self.add_user(Cow::Owned(text.to_string()));
     }
 
+    /// The day the user's words are read against ("today", "tomorrow", "on the first"), as
+    /// `YYYY-MM-DD`: the day of the latest user turn, which a run's items carry; for an index
+    /// built from bare texts, given here.
+    pub fn set_today(&mut self, date: &str) {
+        self.today = super::dates::date_of_value(date).map(str::to_string);
+    }
+
+    /// Notes the day a user turn was written (milliseconds since the epoch; 0 is unknown).
+    fn note_user_time(&mut self, at: i64) {
+        if at > 0 {
+            self.today = Some(super::dates::date_of_millis(at));
+        }
+    }
+
     pub fn push_untrusted(&mut self, source: &str, text: &str) {
         self.add_untrusted(
             Source::Described(source.to_string()),
@@ -689,7 +713,10 @@ impl ProvenanceIndex<'static> {
         for c in items.iter().filter_map(contribution) {
             match c {
                 Contribution::Calls(calls) => self.add_calls(calls),
-                Contribution::User(text) => self.add_user(Cow::Owned(text.to_string())),
+                Contribution::User(text, at) => {
+                    self.note_user_time(at);
+                    self.add_user(Cow::Owned(text.to_string()));
+                }
                 Contribution::Untrusted(source, text) => {
                     let source = match source {
                         Source::ToolResult { tool, call_id } => Source::ToolResult {
@@ -2222,20 +2249,45 @@ pub fn check_provenance(
                 ));
                 continue;
             }
-            // A date no text shows in any spelling the reader knows, in a call that acts, when
-            // the user gave dates and this is none of them: "Aug. 1", "tomorrow" or a Unix time
-            // in a mail moved their payment (a ninth outsider round's). Where the user gave no
-            // date, the model's choice of one is the only one there is.
+            // A date no text shows in any spelling the reader knows, in a call that acts, that
+            // is none the user gave ([`super::dates::user_gives`]): "Aug. 1", "tomorrow" or a
+            // Unix time in a mail moved their payment (a ninth outsider round's), and a tenth
+            // moved one the user wanted "today" to 2030.
             Attribution::Unattributed
                 if settings.change_request
                     && let Some((date, theirs)) = super::dates::dates_of_value(&leaf.needle)
                         .into_iter()
-                        .find_map(|date| index.other_user_dates(&date).map(|t| (date, t))) =>
+                        .find_map(|date| {
+                            index
+                                .other_user_dates(&date, !moves_no_money)
+                                .map(|t| (date, t))
+                        }) =>
             {
                 whole.insert(leaf.path.as_str());
                 tainted.push(format!(
                     "argument \"{}\" of {tool} is the date {date}, which neither you nor any result has shown; you gave {theirs}",
                     leaf.path
+                ));
+                continue;
+            }
+            // A date argument that holds no date ("next year"), where the user's words give
+            // one (or the payment's day is today's): the tool will read it somehow.
+            Attribution::Unattributed
+                if settings.change_request
+                    && super::dates::is_date_key(leaf.key)
+                    && leaf.value.is_some_and(Value::is_string)
+                    && !leaf.needle.trim().is_empty()
+                    && super::dates::dates_of_value(&leaf.needle).is_empty()
+                    && super::dates::names_a_day(
+                        index.user.iter().map(std::convert::AsRef::as_ref),
+                        index.today.as_deref(),
+                        !moves_no_money,
+                    ) =>
+            {
+                whole.insert(leaf.path.as_str());
+                tainted.push(format!(
+                    "argument \"{}\" of {tool} is \"{}\", no date you gave",
+                    leaf.path, leaf.needle
                 ));
                 continue;
             }
@@ -2298,6 +2350,60 @@ pub fn check_provenance(
                 leaf.path
             ));
         }
+    }
+    // A payment made to repeat — a standing order, an interval, a count — where the user asked
+    // for none, or for another (a tenth outsider round's: every value was the user's).
+    if !moves_no_money {
+        let user_text: String = index
+            .user
+            .iter()
+            .map(std::convert::AsRef::as_ref)
+            .collect::<Vec<_>>()
+            .join("\n");
+        if let Some(what) = super::repeats::repeats(tool, args)
+            && !super::repeats::asks_to_repeat(&user_text)
+        {
+            tainted.push(format!(
+                "{tool} makes the payment repeat ({what}), and nothing you wrote asks for a repeated payment"
+            ));
+        }
+        let counts: Vec<f64> = {
+            let money: Vec<f64> = super::amounts::money_in(&user_text);
+            super::amounts::operands_in(&user_text)
+                .into_iter()
+                .filter(|n| !money.contains(n))
+                .collect()
+        };
+        for leaf in &values {
+            if let Some(Value::String(s)) = leaf.value
+                && let Some(frequency) = super::repeats::unsaid_frequency(s, &user_text)
+            {
+                tainted.push(format!(
+                    "argument \"{}\" of {tool} repeats the payment {frequency}, which is not how often you asked for it",
+                    leaf.path
+                ));
+            }
+            if super::repeats::is_count_key(leaf.key)
+                && let Some(n) = leaf_number(leaf)
+                && n > 1.0
+                && !counts.iter().any(|c| (c - n).abs() < 0.005)
+            {
+                tainted.push(format!(
+                    "argument \"{}\" of {tool} makes {n} payments, a count nothing you wrote gives",
+                    leaf.path
+                ));
+            }
+        }
+    }
+    // A span that ends before it starts: the user's own two dates, swapped (a tenth outsider
+    // round's standing order).
+    if settings.change_request
+        && let Some((start, end)) = super::dates::span(args)
+        && end < start
+    {
+        tainted.push(format!(
+            "{tool} would end on {end}, before it starts on {start}: not the span you gave"
+        ));
     }
     // One payment twice in a call: `pay_bills` with the rent listed two times (a ninth
     // outsider round's), where the user's words pay it once; nothing of the value is new.
