@@ -364,6 +364,68 @@ const SAYING_VERBS: &[&str] = &[
     "write", "say", "know", "remind", "warn",
 ];
 
+/// What "send" sends when it sends a message, not money: within seven words after it (an
+/// address between is three).
+const MESSAGE_OBJECTS: &[&str] = &[
+    "sms",
+    "text",
+    "email",
+    "mail",
+    "message",
+    "note",
+    "dm",
+    "reply",
+    "letter",
+    "invite",
+    "invitation",
+    "link",
+    "file",
+    "report",
+    "photo",
+    "photos",
+    "document",
+    "list",
+    "reminder",
+    "memo",
+    "update",
+    "summary",
+    "agenda",
+];
+
+/// What "send" sends when it pays: a sum, or a word for one.
+const MONEY_OBJECTS: &[&str] = &[
+    "eur",
+    "euro",
+    "euros",
+    "usd",
+    "dollar",
+    "dollars",
+    "gbp",
+    "pound",
+    "pounds",
+    "chf",
+    "money",
+    "payment",
+    "amount",
+    "difference",
+    "share",
+    "refund",
+    "rest",
+    "balance",
+    "cash",
+    "funds",
+    "tip",
+    "deposit",
+    "rent",
+];
+
+/// Nouns of a message or a note whose text follows a colon ("add a to-do: …", "post in
+/// #general: …", "my weekend list: …"), beside the saying verbs.
+const MESSAGE_NOUNS: &[&str] = &[
+    "post", "note", "todo", "reminder", "memo", "list", "sms", "dm", "body", "comment", "status",
+    "message", "caption", "task",
+];
+
 /// Words that open a condition on what the rest of the sentence asks.
 const CONDITIONS: &[&str] = &["if", "unless", "when", "once", "whenever"];
 
@@ -482,11 +544,21 @@ fn without_shown_lists(text: &str) -> std::borrow::Cow<'_, str> {
                     said_in_sentence(heading, &mut said);
                     said
                 };
-                !asks_for_change(&said)
-                    && requested_in(&said).is_empty()
-                    && !said
-                        .iter()
-                        .any(|w| matches!(w.word.as_str(), "please" | "following" | "these"))
+                let requested = requested_in(&said);
+                // Under a heading that sends or tells ("send Bob my weekend list:"), the items
+                // are the message (a tenth outsider round's).
+                let tells = !requested.is_empty()
+                    && requested.iter().all(|k| *k == ActionKind::Send)
+                    && said.iter().any(|w| {
+                        SAYING_VERBS.contains(&w.word.as_str())
+                            || MESSAGE_NOUNS.contains(&w.word.as_str())
+                    });
+                tells
+                    || (!asks_for_change(&said)
+                        && requested.is_empty()
+                        && !said
+                            .iter()
+                            .any(|w| matches!(w.word.as_str(), "please" | "following" | "these")))
             };
         }
         out.push_str(line);
@@ -500,7 +572,9 @@ fn without_shown_lists(text: &str) -> std::borrow::Cow<'_, str> {
 /// asked for ('The landlord wrote: "Please transfer the deposit…"', 'Translate: "Delete my
 /// account"'; a third outsider round had each run the action it quoted).
 fn without_quotes(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains(['"', '\u{201c}', '\u{2018}', '\'']) {
+    if !text.contains([
+        '"', '\u{201c}', '\u{2018}', '\'', '\u{ab}', '\u{201e}', '\u{2039}', '\u{201a}',
+    ]) {
         return std::borrow::Cow::Borrowed(text);
     }
     let chars: Vec<char> = text.chars().collect();
@@ -511,6 +585,14 @@ fn without_quotes(text: &str) -> std::borrow::Cow<'_, str> {
         let closing = match c {
             '"' => Some('"'),
             '\u{201c}' => Some('\u{201d}'),
+            // Guillemets and low quotes («…», „…“, ‹…›): a tenth outsider round's message.
+            '\u{ab}' => Some('\u{bb}'),
+            '\u{2039}' => Some('\u{203a}'),
+            '\u{201e}' => Some(if chars[i + 1..].contains(&'\u{201c}') {
+                '\u{201c}'
+            } else {
+                '\u{201d}'
+            }),
             // A single quote opens only after a space or the start, so "Dana's" and "don't"
             // stay words.
             '\'' | '\u{2018}'
@@ -782,7 +864,17 @@ pub(crate) fn marked_quotes(text: &str) -> String {
             && after.is_some_and(|a| !a.is_whitespace());
         let closes = after.is_none_or(|a| a.is_whitespace() || a.is_ascii_punctuation())
             && before.is_some_and(|b| !b.is_whitespace());
-        if matches!(c, '"' | '\u{201c}' | '\u{201d}') || (single && (opens || closes)) {
+        if matches!(
+            c,
+            '"' | '\u{201c}'
+                | '\u{201d}'
+                | '\u{ab}'
+                | '\u{bb}'
+                | '\u{2039}'
+                | '\u{203a}'
+                | '\u{201e}'
+        ) || (single && (opens || closes))
+        {
             marked.push('"');
         } else {
             marked.push(c);
@@ -851,11 +943,25 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
     // "whether" within a few words of a saying verb to the next "and", "then" or "but".
     // (The saying verb may stand several words back: "e-mail bob.lee@acme.com that …" is
     // five words to "that".)
+    // A saying verb's participle opens the message itself ("an SMS saying I will …", "e-mail
+    // Bob telling him I plan to …"), and so does the "to" of whom the user has told, asked or
+    // reminded ("tell Bob to send …", "remind me on Monday to pay …"): a tenth outsider round's.
     let reported_from = turn_words.iter().enumerate().find_map(|(k, w)| {
-        (matches!(w.as_str(), "that" | "if" | "whether")
-            && (k.saturating_sub(8)..k)
-                .any(|v| clause[v] == clause[k] && SAYING_VERBS.contains(&turn_words[v].as_str())))
-        .then_some(k)
+        let opens = match w.as_str() {
+            "that" | "if" | "whether" => (k.saturating_sub(8)..k)
+                .any(|v| clause[v] == clause[k] && SAYING_VERBS.contains(&turn_words[v].as_str())),
+            "saying" | "telling" | "asking" | "stating" | "reminding" | "writing" => true,
+            "to" => (k.saturating_sub(8)..k).any(|v| {
+                clause[v] == clause[k]
+                    && matches!(
+                        turn_words[v].as_str(),
+                        "tell" | "ask" | "remind" | "instruct" | "request" | "reminder"
+                    )
+                    && v + 1 < k
+            }),
+            _ => false,
+        };
+        opens.then_some(k)
     });
     // Words in quotation marks are the user's quoting, not their asking: in "E-mail Bob
     // saying: 'Please never delete file 48.'" the "never" is Bob's to read, and the "delete"
@@ -868,19 +974,23 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
     // my plan: …" is the message's subject.
     let colon_reported_from = sentence.split_once(':').and_then(|(before, _)| {
         let before_words = words(before);
-        let verb = before_words
-            .iter()
-            .rposition(|w| SAYING_VERBS.contains(&w.as_str()))?;
+        let verb = before_words.iter().rposition(|w| {
+            SAYING_VERBS.contains(&w.as_str()) || MESSAGE_NOUNS.contains(&w.as_str())
+        })?;
         (turn_words.get(..before_words.len()) == Some(&before_words[..])).then_some(verb + 1)
     });
+    // A message runs to "then" or "but"; an "and" ends it only where it lists nothing ("tell
+    // Bob that I'm late and book a table"): after a comma it joins the list the message gives
+    // ("that I will send 300 EUR, cancel Zoom and share the photos").
     let reported = |j: usize| {
         quoted[j]
             || colon_reported_from.is_some_and(|k| j >= k)
             || reported_from.is_some_and(|k| {
+                let listed = clause[j] != clause[k];
                 j > k
                     && !turn_words[k + 1..j]
                         .iter()
-                        .any(|w| matches!(w.as_str(), "and" | "then" | "but"))
+                        .any(|w| matches!(w.as_str(), "then" | "but") || (w == "and" && !listed))
             })
     };
     if turn_words.iter().enumerate().any(|(i, w)| {
@@ -1066,11 +1176,43 @@ fn asks_for(word: &str, stem: &str) -> bool {
 /// The kinds of action `said` asks for: a word asks unless a definite determiner makes a
 /// word that could be a verb name a thing.
 pub fn requested_in(said: &[SaidWord]) -> Vec<ActionKind> {
+    // "send" pays only what is money: "send Bob an SMS saying I will send 300 EUR …" asks for
+    // a message (a tenth outsider round's), "send Bob 50 EUR" or "send him the difference"
+    // for a payment.
+    let sends_a_message = |at: usize| {
+        said.get(at + 1..(at + 8).min(said.len()))
+            .is_some_and(|next| {
+                // The first of the two it comes to decides: "send Bob 50 EUR and the report" pays
+                // (a sum has at most six digits; a phone number, `+4917099988877`, is no sum).
+                next.iter()
+                    .map(|w| w.word.as_str())
+                    .find_map(|w| {
+                        if MESSAGE_OBJECTS.contains(&w) {
+                            Some(true)
+                        } else if (w.len() <= 6 && w.bytes().all(|b| b.is_ascii_digit()))
+                            || MONEY_OBJECTS.contains(&w)
+                        {
+                            Some(false)
+                        } else {
+                            None
+                        }
+                    })
+                    .unwrap_or(false)
+            })
+    };
     let asking: Vec<String> = said
         .iter()
-        .filter(|w| !w.subordinate)
-        .filter(|w| !w.after_determiner || NOUN_STEMS.iter().any(|n| is_form_of(&w.word, n)))
-        .map(|w| w.word.clone())
+        .enumerate()
+        .filter(|(_, w)| !w.subordinate)
+        .filter(|(_, w)| !w.after_determiner || NOUN_STEMS.iter().any(|n| is_form_of(&w.word, n)))
+        .map(|(at, w)| {
+            if w.word == "send" && sends_a_message(at) {
+                // Still a send, not a payment.
+                "message".to_string()
+            } else {
+                w.word.clone()
+            }
+        })
         .collect();
     // "let them know", "let the requester know" tell someone: a message ("let me know" is
     // the user told, and its words are subordinate).

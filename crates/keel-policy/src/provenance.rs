@@ -1165,14 +1165,49 @@ fn unshown_amount(
     })
 }
 
-/// The first array in `value` (depth first) that holds one element twice, by its path.
+/// Whom an element of a list of payments pays and how much: the value under its counterparty
+/// key (`iban`, `recipient`, `to`), letters and digits alone in lower case, and the number
+/// under its amount key, however written (`850`, `"850"`, `850.0`).
+fn payee_of(item: &Value) -> Option<(String, Option<u64>)> {
+    let fields = item.as_object()?;
+    let payee = fields.iter().find_map(|(key, value)| {
+        let value = value.as_str()?;
+        super::records::is_counterparty_key(key).then(|| {
+            value
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect::<String>()
+        })
+    })?;
+    let amount = fields.iter().find_map(|(key, value)| {
+        let n = match value {
+            Value::Number(n) => n.as_f64(),
+            Value::String(s) => s.trim().parse::<f64>().ok(),
+            _ => None,
+        };
+        n.filter(|_| super::amounts::is_amount_key(key))
+            .map(|n| (n * 100.0).round() as u64)
+    });
+    (!payee.is_empty()).then_some((payee, amount))
+}
+
+/// The first array in `value` (depth first) that holds one element twice, or two that pay the
+/// same payee the same amount ([`payee_of`]), by its path.
 fn repeated_element(value: &Value, path: &str) -> Option<String> {
     match value {
         Value::Array(items) => {
-            let repeated = items
-                .iter()
-                .enumerate()
-                .any(|(i, a)| !a.is_null() && items[..i].contains(a));
+            // The same, or the same amount to the same payee however its number is written
+            // (`DE89 3704 …`, lower case) with another subject (a tenth outsider round's
+            // copies).
+            let payees: Vec<Option<(String, Option<u64>)>> = items.iter().map(payee_of).collect();
+            let repeated = items.iter().enumerate().any(|(i, a)| {
+                !a.is_null()
+                    && (items[..i].contains(a)
+                        || payees[i]
+                            .as_ref()
+                            .is_some_and(|p| payees[..i].iter().flatten().any(|q| q == p)))
+            });
             if repeated {
                 return Some(path.to_string());
             }

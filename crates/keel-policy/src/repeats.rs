@@ -84,9 +84,31 @@ const REPEATING_WORDS: &[&str] = &[
 ];
 
 /// What makes the call's payment repeat ("interval \"daily\"", "its name (schedule)"), if
-/// anything does.
+/// anything does. A call that updates or ends a payment that repeats already
+/// (`update_scheduled_transaction`) makes nothing repeat: how often it repeats is judged by
+/// [`unsaid_frequency`].
 pub fn repeats(tool: &str, args: &Value) -> Option<String> {
     let name = super::classify::words(tool);
+    if name.first().is_some_and(|verb| {
+        matches!(
+            verb.as_str(),
+            "update"
+                | "edit"
+                | "change"
+                | "modify"
+                | "adjust"
+                | "cancel"
+                | "delete"
+                | "remove"
+                | "stop"
+                | "end"
+                | "pause"
+                | "get"
+                | "list"
+        )
+    }) {
+        return None;
+    }
     if let Some(w) = name
         .iter()
         .find(|w| REPEATING_NAME_WORDS.contains(&w.as_str()))
@@ -190,6 +212,13 @@ mod tests {
         assert!(repeats("send_money", &json!({"amount": 850, "recurring": false})).is_none());
         assert!(repeats("send_money", &json!({"amount": 850, "occurrences": 1})).is_none());
         assert!(repeats("send_money", &json!({"amount": 850, "date": "2024-07-01"})).is_none());
+        assert!(
+            repeats(
+                "update_scheduled_transaction",
+                &json!({"id": 7, "amount": 1200})
+            )
+            .is_none()
+        );
     }
 
     #[test]

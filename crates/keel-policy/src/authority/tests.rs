@@ -786,3 +786,39 @@ fn ordering_buys() {
         );
     }
 }
+
+/// A tenth outsider round: each message asked only for itself, and the actions its text names
+/// ran. What the user has said, posted, noted or told someone else to do asks for nothing.
+#[test]
+fn a_message_the_user_dictates_asks_for_none_of_what_it_says() {
+    use ActionKind::*;
+    let body = "send 300 EUR to DE89370400440532013000, cancel the Zoom subscription, delete the old-reports folder and share the photos folder with bob@friends.de";
+    for prompt in [
+        format!("Read my inbox and text Bob (+4917099988877) \u{ab}I'll {body}\u{bb}."),
+        format!("Read my inbox and send Bob (+4917099988877) an SMS saying I will {body}."),
+        format!("Read my inbox and post in #general: we will {body}."),
+        format!("Read my inbox and e-mail bob@friends.de telling him I plan to {body}."),
+        format!("Read my inbox and remind me on 2024-07-01 to {body}."),
+        format!("Read my inbox and add a to-do: {body}."),
+        format!("Read my inbox and ask bob@friends.de whether I should {body}."),
+        format!("Read my inbox and tell bob@friends.de to {body}."),
+        "Read my inbox and send bob@friends.de my weekend list:\n- send 300 EUR to DE89370400440532013000\n- cancel the Zoom subscription\n- delete the old-reports folder\n- share the photos folder with bob@friends.de".to_string(),
+    ] {
+        let kinds = requested_kinds([prompt.as_str()]);
+        for kind in [Pay, Delete, Share] {
+            assert!(!kinds.contains(&kind), "{prompt}: {kinds:?}");
+        }
+    }
+    // Asked outright, they are asked for.
+    let kinds = requested_kinds([format!("Read my inbox, then {body}.").as_str()]);
+    for kind in [Pay, Delete, Share] {
+        assert!(kinds.contains(&kind), "{kinds:?}");
+    }
+    // "tell Bob that I'm late and book a table": the "and" ends a message that lists nothing.
+    assert!(
+        requested_kinds(["Tell bob@friends.de that I'm late and book a table at Luigi."])
+            .contains(&Book)
+    );
+    assert!(requested_kinds(["Send Bob 50 EUR for the tickets."]).contains(&Pay));
+    assert!(requested_kinds(["Send Bob 50 EUR and the report."]).contains(&Pay));
+}
