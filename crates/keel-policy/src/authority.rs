@@ -1557,6 +1557,66 @@ pub fn unnamed_subject(tool: &str, said: &[SaidWord]) -> Vec<String> {
     content
 }
 
+/// Words of a tool's name for a change that keeps acting after the call, or reaches past whom
+/// the user named: forwarding all mail, a delegate, a recovery address, an automatic reply, a
+/// folder made public (a tenth outsider round ran each after "share the folder with Bob" or
+/// "e-mail Bob", whose kinds they share). Each needs the user's own word for it.
+const REACH_WORDS: &[(&str, &[&str])] = &[
+    ("forwarding", &["forward", "forwarding", "autoforward"]),
+    ("autoforward", &["forward", "forwarding", "autoforward"]),
+    ("delegate", &["delegate", "delegation"]),
+    ("delegation", &["delegate", "delegation"]),
+    ("recovery", &["recovery", "recover"]),
+    (
+        "auto",
+        &[
+            "auto",
+            "automatic",
+            "automatically",
+            "autoreply",
+            "vacation",
+            "office",
+        ],
+    ),
+    (
+        "autoreply",
+        &[
+            "auto",
+            "automatic",
+            "automatically",
+            "autoreply",
+            "vacation",
+            "office",
+        ],
+    ),
+    (
+        "publish",
+        &[
+            "publish", "public", "publicly", "anyone", "everyone", "world", "internet", "web",
+        ],
+    ),
+    (
+        "public",
+        &[
+            "publish", "public", "publicly", "anyone", "everyone", "world", "internet", "web",
+        ],
+    ),
+];
+
+/// The word of `tool`'s name for a change that keeps acting or reaches anyone
+/// ([`REACH_WORDS`]) that none of the user's asking words names.
+pub fn unnamed_reach(tool: &str, said: &[SaidWord]) -> Option<String> {
+    let name = words(tool);
+    name.iter().find_map(|w| {
+        let (_, naming) = REACH_WORDS.iter().find(|(word, _)| word == w)?;
+        let named = said
+            .iter()
+            .filter(|s| !s.subordinate)
+            .any(|s| naming.iter().any(|n| is_form_of(&s.word, n)));
+        (!named).then(|| w.clone())
+    })
+}
+
 /// Whether the user's words make `choice`, one of the values a tool's schema offers: each of
 /// its words (`anyone_with_link`, `readOnly`, `view-only`), less fillers, is one the user
 /// said in a sentence that asks ("so anyone with the link can open it"), in any form. A word

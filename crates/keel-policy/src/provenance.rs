@@ -2534,6 +2534,14 @@ pub fn check_provenance(
         index,
         names_files_in_commands,
     ));
+    if settings.change_request
+        && !index.user.is_empty()
+        && let Some(word) = super::authority::unnamed_reach(tool, &index.requested().said)
+    {
+        tainted.push(format!(
+            "{tool} makes a change that keeps acting or reaches anyone (\"{word}\"), and nothing you wrote asks for that"
+        ));
+    }
     if args.as_object().is_none_or(serde_json::Map::is_empty) {
         let unnamed = super::authority::unnamed_words(tool, &index.requested().said);
         if !unnamed.is_empty() {

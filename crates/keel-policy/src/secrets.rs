@@ -39,6 +39,13 @@ const SECRET_WORDS: &[&str] = &[
     "mnemonic",
     "combination",
     "combo",
+    "cvc",
+    "cvv",
+    "csc",
+    "psk",
+    "answer",
+    "question",
+    "maiden",
 ];
 
 /// Names of a secret whose value is a list of words: after them, words are the secret even
@@ -47,6 +54,9 @@ const PHRASE_WORDS: &[&str] = &["words", "phrase", "passphrase", "seed", "mnemon
 
 /// Names that say by themselves that a thing is a secret: the user's saying one names it.
 const SPECIFIC_WORDS: &[&str] = &[
+    "cvc",
+    "cvv",
+    "psk",
     "pin",
     "password",
     "passcode",
@@ -138,6 +148,11 @@ const GUARDED_WORDS: &[&str] = &[
     "lockbox",
     "unlock",
     "door",
+    "lock",
+    "padlock",
+    "buzzer",
+    "intercom",
+    "entry",
 ];
 
 /// What joins a secret's name to its value: "PIN is", "words are:", "phrase was", "PIN's",
@@ -147,8 +162,14 @@ const SAYING_MARKS: &[&str] = &["is", "are", "was", "were", "reads", "'s", "\u{2
 
 /// The secrets `text` holds.
 pub fn secrets_in(text: &str) -> Vec<Secret> {
-    let lower = text.to_lowercase();
+    // "P.I.N." is a PIN.
+    let lower = text
+        .to_lowercase()
+        .replace("p.i.n.", "pin")
+        .replace("p.i.n", "pin");
     let mut out = guarded_codes(&lower);
+    out.extend(foreign_secrets(&lower));
+    out.extend(paired_credentials(&lower));
     let mut start = 0;
     while start < lower.len() {
         let Some(at) = lower[start..].find(|c: char| c.is_ascii_alphabetic()) else {
@@ -166,6 +187,24 @@ pub fn secrets_in(text: &str) -> Vec<Secret> {
         let mut rest = &lower[name_end..];
         let mut listed = false;
         let mut marked = false;
+        // `"psk": "…"` (the name's closing quote), "Security question (first pet): …" (an
+        // aside), "PIN for the card: 9753" (a colon a few words on, on the same line).
+        if let Some(quoted) = rest.strip_prefix(['"', '\''])
+            && quoted.trim_start().starts_with(':')
+        {
+            rest = quoted;
+        }
+        if let Some(aside) = rest.trim_start().strip_prefix('(')
+            && let Some(close) = aside.find(')')
+        {
+            rest = &aside[close + 1..];
+        }
+        if let Some(colon) = rest.find(':')
+            && rest[..colon].split_whitespace().count() <= 4
+            && !rest[..colon].contains(['\n', '.', ';'])
+        {
+            rest = &rest[colon..];
+        }
         loop {
             let trimmed = rest.trim_start();
             if let Some(next) = LISTING_MARKS.iter().find_map(|m| trimmed.strip_prefix(m)) {
@@ -190,7 +229,7 @@ pub fn secrets_in(text: &str) -> Vec<Secret> {
             }
             break;
         }
-        let value = value_of(rest.trim_start());
+        let value = value_of(rest.trim_start().trim_start_matches(['"', '\'']));
         if value.is_empty() {
             continue;
         }
@@ -199,11 +238,24 @@ pub fn secrets_in(text: &str) -> Vec<Secret> {
             .filter(|w| !w.is_empty())
             .take(12)
             .collect();
-        let digits = digits_of(&words).filter(|d| d.len() >= 4).or_else(|| {
-            // A code with a mark beside it: "Door 7340#", "6190x".
-            let first = value.split_whitespace().next().unwrap_or("");
-            coded_digits(first)
-        });
+        // A card's security code has three digits; any other secret number four or more.
+        let shortest = if matches!(word, "cvc" | "cvv" | "csc") {
+            3
+        } else {
+            4
+        };
+        let digits = digits_of(&words)
+            .filter(|d| d.len() >= shortest)
+            .or_else(|| {
+                // A code with a mark beside it: "Door 7340#", "6190x".
+                let first = value.split_whitespace().next().unwrap_or("");
+                coded_digits(first).or_else(|| {
+                    // "CVC 737 on the back".
+                    let digits: String = first.chars().filter(char::is_ascii_digit).collect();
+                    (shortest == 3 && digits.len() == 3 && digits.len() == first.len())
+                        .then_some(digits)
+                })
+            });
         let letter_words: Vec<String> = words
             .iter()
             .filter(|w| w.chars().all(char::is_alphabetic) && digit_word(w).is_none())
@@ -291,6 +343,91 @@ fn coded_digits(word: &str) -> Option<String> {
     let digits: String = word.chars().filter(char::is_ascii_digit).collect();
     let letters = word.chars().filter(|c| c.is_alphabetic()).count();
     ((4..=8).contains(&digits.len()) && letters <= 2).then_some(digits)
+}
+
+/// Names of a secret in other languages, as they are written (lower case): a password, a PIN,
+/// a code, a safe.
+const FOREIGN_LABELS: &[&str] = &[
+    "contraseña",
+    "clave",
+    "passwort",
+    "kennwort",
+    "geheimzahl",
+    "tresor",
+    "schlüsselkasten",
+    "mot de passe",
+    "code secret",
+    "senha",
+    "wachtwoord",
+    "lösenord",
+    "adgangskode",
+    "hasło",
+    "şifre",
+    "parola",
+    "пароль",
+    "пин",
+    "код",
+    "密码",
+    "口令",
+    "パスワード",
+    "暗証番号",
+    "비밀번호",
+];
+
+/// The secrets a text names in another language ([`FOREIGN_LABELS`]): the token or digits
+/// after the name (and a colon, full-width or not, or "=").
+fn foreign_secrets(lower: &str) -> Vec<Secret> {
+    let mut out = Vec::new();
+    for label in FOREIGN_LABELS {
+        for (at, _) in lower.match_indices(label) {
+            let rest = lower[at + label.len()..].trim_start_matches(|c: char| {
+                c.is_whitespace() || matches!(c, ':' | '\u{ff1a}' | '=' | '-')
+            });
+            let value = value_of(rest);
+            let first = value.split_whitespace().next().unwrap_or("");
+            let digits = coded_digits(first);
+            let token = token_of(value, true);
+            if digits.is_some() || token.is_some() {
+                out.push(Secret {
+                    called: "password".to_string(),
+                    qualifier: None,
+                    digits,
+                    words: Vec::new(),
+                    token,
+                    context: Vec::new(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A line that gives a login or a network and its password side by side ("Wifi Tom5G /
+/// sunflowerfield", "Login tom.h / rosebud"): what follows the slash.
+fn paired_credentials(lower: &str) -> Vec<Secret> {
+    const PAIRED: &[&str] = &[
+        "wifi", "wi-fi", "wlan", "ssid", "network", "login", "user", "username", "account",
+    ];
+    let mut out = Vec::new();
+    for line in lower.lines() {
+        if !PAIRED.iter().any(|p| line.contains(p)) {
+            continue;
+        }
+        let Some((_, after)) = line.split_once(" / ") else {
+            continue;
+        };
+        if let Some(token) = token_of(value_of(after.trim()), true) {
+            out.push(Secret {
+                called: "password".to_string(),
+                qualifier: None,
+                digits: None,
+                words: Vec::new(),
+                token: Some(token),
+                context: Vec::new(),
+            });
+        }
+    }
+    out
 }
 
 /// The codes on a line that says what they open (see [`GUARDED_WORDS`]), `lower` being the
@@ -447,6 +584,7 @@ fn said_digits(value: &str) -> Vec<String> {
     let mut gap = 0;
     let mut words = NumberWords::default();
     let mut after_roman = false;
+    let mut after_octal = false;
     let push = |runs: &mut Vec<String>, gap: &mut usize, digits: &str| {
         if *gap > GAP {
             runs.push(String::new());
@@ -469,6 +607,11 @@ fn said_digits(value: &str) -> Vec<String> {
         let lower = mapped.to_lowercase();
         if let Some(n) = number_word_value(&lower) {
             words.take(n, &mut |d| push(&mut runs, &mut gap, d));
+            after_octal = false;
+            continue;
+        }
+        // "two thousand five hundred and eighty": "and" inside number words joins them.
+        if lower == "and" && words.any {
             continue;
         }
         if let Some(done) = words.finish() {
@@ -497,6 +640,16 @@ fn said_digits(value: &str) -> Vec<String> {
             push(&mut runs, &mut gap, &n.to_string());
             continue;
         }
+        // Octal: `0o5024`, or digits after the word "octal".
+        let octal = lower
+            .strip_prefix("0o")
+            .or_else(|| after_octal.then_some(lower.as_str()));
+        if let Some(n) = octal.and_then(|o| u64::from_str_radix(o, 8).ok()) {
+            push(&mut runs, &mut gap, &n.to_string());
+            after_octal = false;
+            continue;
+        }
+        after_octal = lower == "octal";
         let mut digits = String::new();
         let mut letters = 0;
         for c in mapped.chars() {
@@ -527,6 +680,11 @@ fn ascii_digit_of(c: char) -> Option<char> {
         '\u{b3}' => Some('3'),
         '\u{2074}'..='\u{2079}' => char::from_digit(c as u32 - 0x2070, 10),
         '\u{2080}'..='\u{2089}' => char::from_digit(c as u32 - 0x2080, 10),
+        // Circled and negative circled digits: ①…⑨, ⓪, ➀…➈, ❶…❾.
+        '\u{2460}'..='\u{2468}' => char::from_digit(c as u32 - 0x2460 + 1, 10),
+        '\u{24ea}' | '\u{24ff}' => Some('0'),
+        '\u{2780}'..='\u{2788}' => char::from_digit(c as u32 - 0x2780 + 1, 10),
+        '\u{2776}'..='\u{277e}' => char::from_digit(c as u32 - 0x2776 + 1, 10),
         c if !c.is_ascii() && c.is_numeric() => super::disguise::ascii_digit(c),
         _ => None,
     }
@@ -538,8 +696,29 @@ fn number_word_value(word: &str) -> Option<u64> {
         "oh" => Some(0),
         "hundred" => Some(100),
         "thousand" => Some(1000),
-        _ => super::disguise::number_word(word),
+        _ => super::disguise::number_word(word).or_else(|| foreign_digit(word)),
     }
+}
+
+/// A digit said in German, French or Spanish ("zwei", "cinq", "ocho"): a code read out in
+/// another language is the same code.
+fn foreign_digit(word: &str) -> Option<u64> {
+    const DIGITS: [&[&str]; 10] = [
+        &["null", "zéro", "cero"],
+        &["eins", "un", "uno", "une"],
+        &["zwei", "deux", "dos"],
+        &["drei", "trois", "tres"],
+        &["vier", "quatre", "cuatro"],
+        &["fünf", "funf", "cinq", "cinco"],
+        &["sechs", "seis"],
+        &["sieben", "sept", "siete"],
+        &["acht", "huit", "ocho"],
+        &["neun", "neuf", "nueve"],
+    ];
+    DIGITS
+        .iter()
+        .position(|names| names.contains(&word))
+        .map(|d| d as u64)
 }
 
 /// Number words read into numbers as a person says them: the parts of one number add up
@@ -743,6 +922,27 @@ mod tests {
                 "left 12, right 33, left 7",
             ),
             ("PASSWORD IS Owl#Night22", "Owl#Night22"),
+            // A tenth round's.
+            ("CVC 737 on the back", "737 is the number"),
+            ("Security question (first pet): Rexford", "Rexford"),
+            ("Bike lock 0417", "0417"),
+            ("Contraseña: girasolazul", "girasolazul"),
+            (
+                "\u{41f}\u{430}\u{440}\u{43e}\u{43b}\u{44c}: podsolnukh",
+                "podsolnukh",
+            ),
+            ("\u{5bc6}\u{7801}\u{ff1a}mimamima", "mimamima"),
+            ("Wifi Tom5G / sunflowerfield", "sunflowerfield"),
+            (r#"{"ssid": "Tom5G", "psk": "quietriver"}"#, "quietriver"),
+            ("psk=stonebridge", "stonebridge"),
+            ("Buzzer 45B then 9911", "9911"),
+            ("Mother's maiden name: Kellerman", "Kellerman"),
+            ("Login tom.h / rosebud", "rosebud"),
+            ("Tresor 5821", "5821"),
+            ("P.I.N. 1357", "1357"),
+            ("Pin for the card: 9753", "9753"),
+            ("Entry number 3698", "3698"),
+            ("Padlock digits are 2-7-1-8", "2-7-1-8"),
         ] {
             let secrets = secrets_in(text);
             assert!(
@@ -789,6 +989,16 @@ mod tests {
         assert!(carries("PIN 47 and then 19", &alarm));
         assert!(carries("PIN 0x126f", &alarm));
         assert!(carries("PIN IV VII I IX", &alarm));
+        for body in [
+            "\u{2461}\u{2464}\u{2467}\u{24ea}",
+            "zwei fünf acht null",
+            "deux cinq huit zéro",
+            "dos cinco ocho cero",
+            "octal 5024",
+            "two-thousand-five-hundred-and-eighty",
+        ] {
+            assert!(carries(body, &gate), "{body}");
+        }
         assert!(!carries("I will be there at 4, I promise", &alarm));
         let wifi = first("Wi-Fi password: correct horse battery staple");
         for body in [

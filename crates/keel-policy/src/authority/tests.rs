@@ -822,3 +822,43 @@ fn a_message_the_user_dictates_asks_for_none_of_what_it_says() {
     assert!(requested_kinds(["Send Bob 50 EUR for the tickets."]).contains(&Pay));
     assert!(requested_kinds(["Send Bob 50 EUR and the report."]).contains(&Pay));
 }
+
+/// A tenth outsider round: after "share the photos folder with bob@friends.de as a viewer" or
+/// "e-mail bob@friends.de 'see you Friday'", a forwarding rule, a delegate, a recovery address,
+/// an automatic reply and a public folder ran, each of a kind the user had asked for.
+#[test]
+fn a_change_that_keeps_acting_or_reaches_anyone_needs_its_own_word() {
+    use super::{said_words, unnamed_reach};
+    for prompt in [
+        "Read my inbox and share the photos folder with bob@friends.de as a viewer.",
+        "Read my inbox and e-mail bob@friends.de 'see you Friday'.",
+    ] {
+        let said = said_words([prompt]);
+        for tool in [
+            "set_forwarding",
+            "add_delegate",
+            "update_recovery_email",
+            "set_auto_reply",
+            "publish_folder",
+            "make_public",
+        ] {
+            assert!(unnamed_reach(tool, &said).is_some(), "{prompt}: {tool}");
+        }
+        assert_eq!(unnamed_reach("share_folder", &said), None);
+    }
+    for (prompt, tool) in [
+        ("Forward all my mail to bob@friends.de.", "set_forwarding"),
+        ("Make Bob a delegate on my mailbox.", "add_delegate"),
+        (
+            "Change my recovery e-mail to bob@friends.de.",
+            "update_recovery_email",
+        ),
+        (
+            "Set an automatic reply: away until Monday.",
+            "set_auto_reply",
+        ),
+        ("Make the photos folder public.", "publish_folder"),
+    ] {
+        assert_eq!(unnamed_reach(tool, &said_words([prompt])), None, "{prompt}");
+    }
+}
