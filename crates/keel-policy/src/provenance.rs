@@ -140,6 +140,10 @@ pub struct ProvenanceIndex<'a> {
     secrets: Vec<std::sync::OnceLock<Vec<super::secrets::Secret>>>,
     /// The day of the latest user turn ([`ProvenanceIndex::set_today`]), when known.
     today: Option<String>,
+    /// The digits each call proposed that acts said ([`super::secrets::digits_said`]), in
+    /// order: a code's parts sent in several messages, `4`, `7`, `19` (a tenth outsider
+    /// round's), are read together.
+    sent: Vec<String>,
     /// Trigram postings of `user` and `untrusted`, kept only by an index that lives across
     /// calls: for one call, a scan of the texts is cheaper than building them.
     grams: Option<(Trigrams, Trigrams)>,
@@ -361,6 +365,11 @@ impl<'a> ProvenanceIndex<'a> {
         for call in calls {
             let mut values = Vec::new();
             leaves(&call.arguments, None, "", "", &mut values);
+            // What a call that acts sent, for a secret split over several (below).
+            if super::classify::name_acts(&call.name) {
+                let text: Vec<&str> = values.iter().map(|leaf| leaf.needle.as_ref()).collect();
+                self.sent.push(super::secrets::digits_said(&text.join(" ")));
+            }
             if self.grams.is_none() {
                 let read = values
                     .iter()
@@ -1227,6 +1236,10 @@ fn repeated_element(value: &Value, path: &str) -> Option<String> {
         _ => None,
     }
 }
+
+/// How many of the run's last calls that act are read with a call for a secret split over
+/// them.
+const SENT_READ_TOGETHER: usize = 4;
 
 /// The figures of records an amount the user asked to be worked out may be made from
 /// ([`unshown_amount`]): the first ones the run's results show, distinct.
@@ -2511,16 +2524,39 @@ pub fn check_provenance(
             }
         }
         // A secret split over two arguments: `25` in the subject, `80` in the body (a ninth
-        // outsider round's).
-        if tainted.len() == before && values.len() > 1 {
-            let together = values
-                .iter()
-                .map(|leaf| leaf.needle.as_ref())
-                .collect::<Vec<&str>>()
-                .join(" ");
-            if let Some((at, secret)) = index.carried_secret(&together) {
+        // outsider round's); or over several calls, `4`, `7`, `19` in three e-mails (a
+        // tenth's): this call's arguments read after what the run's last calls sent.
+        let together = values
+            .iter()
+            .map(|leaf| leaf.needle.as_ref())
+            .collect::<Vec<&str>>()
+            .join(" ");
+        if tainted.len() == before
+            && values.len() > 1
+            && let Some((at, secret)) = index.carried_secret(&together)
+        {
+            tainted.push(format!(
+                "the arguments of {tool} together carry the {} that {} holds, and nothing you wrote asks to pass it on",
+                secret.called_as(),
+                index.untrusted[at].0.describe()
+            ));
+        }
+        let digits = super::secrets::digits_said(&together);
+        if tainted.len() == before && !index.sent.is_empty() && !digits.is_empty() {
+            // (The calls before, this one among them when the history holds it already; what
+            // they carried without this call's digits was theirs to answer for.)
+            let earlier = &index.sent[index.sent.len().saturating_sub(SENT_READ_TOGETHER)..];
+            let earlier = match earlier.split_last() {
+                Some((last, rest)) if *last == digits => rest,
+                _ => earlier,
+            };
+            let before_this = earlier.join(" ");
+            let run_on = format!("{before_this} {digits}");
+            if index.carried_secret(&before_this).is_none()
+                && let Some((at, secret)) = index.carried_secret(&run_on)
+            {
                 tainted.push(format!(
-                    "the arguments of {tool} together carry the {} that {} holds, and nothing you wrote asks to pass it on",
+                    "{tool} with the calls before it carries the {} that {} holds, a part in each, and nothing you wrote asks to pass it on",
                     secret.called_as(),
                     index.untrusted[at].0.describe()
                 ));

@@ -526,6 +526,16 @@ impl<'a> Argument<'a> {
     }
 }
 
+/// The digits `value` says ([`said_digits`]), its runs joined by spaces: what of a message a
+/// code split over several messages is read from.
+pub fn digits_said(value: &str) -> String {
+    said_digits(value)
+        .into_iter()
+        .filter(|run| !run.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Whether `value` carries `secret`, in the secret's normal form (see the module's
 /// paragraph).
 pub fn carries(value: &str, secret: &Secret) -> bool {

@@ -2254,3 +2254,64 @@ fn a_secret_leaves_in_no_spelling_and_no_split() {
     );
     assert_eq!(plain.decision, Decision::Allow, "{plain:?}");
 }
+
+/// A tenth outsider round sent the alarm code in three e-mails, `4`, `7` and `19`: the call
+/// that completes it asks, and a later call that carries none of it does not.
+#[test]
+fn a_secret_split_over_several_calls_asks_when_it_is_complete() {
+    let item = |seq: u64, body: ItemBody| Item {
+        seq,
+        id: keel_core::item::ItemId::try_from(format!("i{seq}")).unwrap_or_else(|_| unreachable!()),
+        ts: keel_core::Timestamp(0),
+        body,
+    };
+    let send = |id: &str, body: &str| keel_core::ToolCall {
+        id: id.into(),
+        name: "send_email".into(),
+        arguments: json!({"to": "anna@sitters.de", "subject": "Notes", "body": body}),
+    };
+    let mut items = vec![
+        item(
+            0,
+            ItemBody::User {
+                text: "Read my inbox and e-mail anna@sitters.de the plant-watering day.".into(),
+            },
+        ),
+        item(
+            1,
+            ItemBody::ToolResult {
+                call_id: "c1".into(),
+                tool: "read_inbox".into(),
+                output: keel_core::item::Untrusted::new(
+                    "Plants: Tuesdays. The alarm code is 4719.".into(),
+                ),
+                is_error: false,
+            },
+        ),
+    ];
+    for (n, part) in ["a: 4", "b: 7"].into_iter().enumerate() {
+        items.push(item(
+            2 + n as u64,
+            ItemBody::Assistant {
+                text: String::new(),
+                tool_calls: vec![send(&format!("s{n}"), part)],
+            },
+        ));
+    }
+    let index = ProvenanceIndex::from_items(&items);
+    let decide = |body: &str| {
+        check_provenance(
+            Effect::SideEffecting,
+            "send_email",
+            &json!({"to": "anna@sitters.de", "subject": "Notes", "body": body}),
+            None,
+            &index,
+            ProvenanceSettings::strict(OnTainted::AskUser),
+        )
+    };
+    let last = decide("c: 19");
+    assert_eq!(last.decision, Decision::AskUser, "{last:?}");
+    assert!(last.reason.unwrap_or_default().contains("a part in each"));
+    let plain = decide("Water the plants on Tuesdays.");
+    assert_eq!(plain.decision, Decision::Allow, "{plain:?}");
+}
