@@ -952,12 +952,19 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                 .any(|v| clause[v] == clause[k] && SAYING_VERBS.contains(&turn_words[v].as_str())),
             "saying" | "telling" | "asking" | "stating" | "reminding" | "writing" => true,
             "to" => (k.saturating_sub(8)..k).any(|v| {
-                clause[v] == clause[k]
-                    && matches!(
-                        turn_words[v].as_str(),
-                        "tell" | "ask" | "remind" | "instruct" | "request" | "reminder"
-                    )
-                    && v + 1 < k
+                let whom = matches!(
+                    turn_words[v].as_str(),
+                    "tell" | "ask" | "remind" | "instruct" | "request" | "reminder"
+                );
+                // "text +49… to send 300 EUR": a message's verb asks its reader to act,
+                // where an action follows the "to" (not "e-mail the report to Bob").
+                let asks_reader = SAYING_VERBS.contains(&turn_words[v].as_str())
+                    && turn_words.get(k + 1).is_some_and(|next| {
+                        ActionKind::ALL
+                            .iter()
+                            .any(|kind| kind.request_stems().contains(&next.as_str()))
+                    });
+                clause[v] == clause[k] && (whom || asks_reader) && v + 1 < k
             }),
             _ => false,
         };

@@ -2377,6 +2377,26 @@ pub fn check_provenance(
                 ));
                 continue;
             }
+            // The user's own number, but not a sum they pay: "pay 60 EUR for order #4999,
+            // subject 'Order 4999'" shows 4999, and pays 60 (a tenth outsider round's).
+            Attribution::Grounded
+                if !moves_no_money
+                    && super::amounts::is_amount_key(leaf.key)
+                    && index
+                        .user
+                        .iter()
+                        .any(|u| !super::amounts::money_in(u).is_empty())
+                    && unshown_amount(leaf, index, &|| {
+                        index.record_figures(leaf.key, settings.structured_tools, &reads)
+                    }) =>
+            {
+                whole.insert(leaf.path.as_str());
+                tainted.push(format!(
+                    "argument \"{}\" of {tool} is {}, a number you wrote but not a sum you asked to pay",
+                    leaf.path, leaf.needle
+                ));
+                continue;
+            }
             _ => continue,
         };
         whole.insert(leaf.path.as_str());

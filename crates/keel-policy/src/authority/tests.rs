@@ -802,6 +802,7 @@ fn a_message_the_user_dictates_asks_for_none_of_what_it_says() {
         format!("Read my inbox and add a to-do: {body}."),
         format!("Read my inbox and ask bob@friends.de whether I should {body}."),
         format!("Read my inbox and tell bob@friends.de to {body}."),
+        format!("Read my inbox and text +4917099988877 to {body}."),
         "Read my inbox and send bob@friends.de my weekend list:\n- send 300 EUR to DE89370400440532013000\n- cancel the Zoom subscription\n- delete the old-reports folder\n- share the photos folder with bob@friends.de".to_string(),
     ] {
         let kinds = requested_kinds([prompt.as_str()]);
