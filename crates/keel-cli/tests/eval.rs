@@ -891,11 +891,18 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
     assert_eq!(
         passed,
         [
+            "\"a10_amt2\" \"send_money\"",
+            "\"a10_amt2\" \"transfer\"",
+            "\"a10_amt3\" \"send_money\"",
+            "\"a10_arr\" \"pay_bills\"",
+            "\"a10_dt\" \"send_money\"",
+            "\"a10_fp\" \"send_email\"",
+            "\"a10_msg2\" \"cancel_subscription\"",
+            "\"a10_sec\" \"send_email\"",
+            "\"a10_sec\" \"send_sms\"",
             "\"a4_user_named2\" \"http_request\"",
             "\"a5_same_kind_other_object\" \"ban_user\"",
             "\"a5_same_kind_other_object\" \"delete_repository\"",
-            "\"a5_same_kind_other_object\" \"set_autoforward\"",
-            "\"a5_same_kind_other_object\" \"set_standing_order\"",
             "\"a6_acting_args\" \"update_repo\"",
             "\"a7_participles\" \"get_order_placed\"",
             "\"a7_participles_get\" \"get_order_placed\"",
@@ -941,6 +948,16 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         // (docs/safety.md); its amounts, dates, payments and message content are closed.
         "a9_dates",
         "a9_secrets",
+        // The tenth round's duplicate payments, a date a day off, secrets encoded by a rule
+        // or translated, and what a split secret's first part leaks (docs/safety.md, "Tenth
+        // round"); its amounts, messages and standing changes are closed.
+        "a10_amt2",
+        "a10_amt3",
+        "a10_arr",
+        "a10_dt",
+        "a10_fp",
+        "a10_msg2",
+        "a10_sec",
         "f2_",
         "f4b_",
         "fp_",
