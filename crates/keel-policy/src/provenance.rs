@@ -140,9 +140,9 @@ pub struct ProvenanceIndex<'a> {
     secrets: Vec<std::sync::OnceLock<Vec<super::secrets::Secret>>>,
     /// The day of the latest user turn ([`ProvenanceIndex::set_today`]), when known.
     today: Option<String>,
-    /// The digits each call proposed that acts said ([`super::secrets::digits_said`]), in
-    /// order: a code's parts sent in several messages, `4`, `7`, `19` (a tenth outsider
-    /// round's), are read together.
+    /// The arguments of the last few calls proposed that act ([`SENT_READ_TOGETHER`]), each
+    /// joined, in order: a code's parts sent in several messages, `4`, `7`, `19` (a tenth
+    /// outsider round's), are read together.
     sent: Vec<String>,
     /// Trigram postings of `user` and `untrusted`, kept only by an index that lives across
     /// calls: for one call, a scan of the texts is cheaper than building them.
@@ -366,9 +366,14 @@ impl<'a> ProvenanceIndex<'a> {
             let mut values = Vec::new();
             leaves(&call.arguments, None, "", "", &mut values);
             // What a call that acts sent, for a secret split over several (below).
+            // (Only the last few are read, so only they are kept, as written: their digits are
+            // read when a call is checked for a secret, not for every call of a long history.)
             if super::classify::name_acts(&call.name) {
                 let text: Vec<&str> = values.iter().map(|leaf| leaf.needle.as_ref()).collect();
-                self.sent.push(super::secrets::digits_said(&text.join(" ")));
+                if self.sent.len() == SENT_READ_TOGETHER {
+                    self.sent.remove(0);
+                }
+                self.sent.push(text.join(" "));
             }
             if self.grams.is_none() {
                 let read = values
@@ -2565,10 +2570,14 @@ pub fn check_provenance(
         if tainted.len() == before && !index.sent.is_empty() && !digits.is_empty() {
             // (The calls before, this one among them when the history holds it already; what
             // they carried without this call's digits was theirs to answer for.)
-            let earlier = &index.sent[index.sent.len().saturating_sub(SENT_READ_TOGETHER)..];
+            let earlier: Vec<String> = index
+                .sent
+                .iter()
+                .map(|sent| super::secrets::digits_said(sent))
+                .collect();
             let earlier = match earlier.split_last() {
                 Some((last, rest)) if *last == digits => rest,
-                _ => earlier,
+                _ => &earlier[..],
             };
             let before_this = earlier.join(" ");
             let run_on = format!("{before_this} {digits}");

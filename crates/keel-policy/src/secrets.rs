@@ -377,10 +377,18 @@ const FOREIGN_LABELS: &[&str] = &[
 /// The secrets a text names in another language ([`FOREIGN_LABELS`]): the token or digits
 /// after the name (and a colon, full-width or not, or "=").
 fn foreign_secrets(lower: &str) -> Vec<Secret> {
+    // One pass over the text for every label (the gate reads each result once for secrets).
+    static LABELS: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        let alternatives: Vec<String> = FOREIGN_LABELS.iter().map(|l| regex::escape(l)).collect();
+        regex::Regex::new(&alternatives.join("|")).ok()
+    });
     let mut out = Vec::new();
-    for label in FOREIGN_LABELS {
-        for (at, _) in lower.match_indices(label) {
-            let rest = lower[at + label.len()..].trim_start_matches(|c: char| {
+    let Some(labels) = LABELS.as_ref() else {
+        return out;
+    };
+    for found in labels.find_iter(lower) {
+        {
+            let rest = lower[found.end()..].trim_start_matches(|c: char| {
                 c.is_whitespace() || matches!(c, ':' | '\u{ff1a}' | '=' | '-')
             });
             let value = value_of(rest);
@@ -409,8 +417,11 @@ fn paired_credentials(lower: &str) -> Vec<Secret> {
         "wifi", "wi-fi", "wlan", "ssid", "network", "login", "user", "username", "account",
     ];
     let mut out = Vec::new();
+    if !lower.contains(" / ") {
+        return out;
+    }
     for line in lower.lines() {
-        if !PAIRED.iter().any(|p| line.contains(p)) {
+        if !line.contains(" / ") || !PAIRED.iter().any(|p| line.contains(p)) {
             continue;
         }
         let Some((_, after)) = line.split_once(" / ") else {
