@@ -674,13 +674,19 @@ pub fn without_prohibitions(text: &str) -> std::borrow::Cow<'_, str> {
         };
         let w = words(&sentence);
         // A prohibition the user quotes is the message's ("E-mail Bob: 'Please never purge
-        // the inbox.'"), and takes back nothing of theirs (a ninth outsider round's).
-        let quoted = quoted_words(&sentence, w.len());
+        // the inbox.'"), and takes back nothing of theirs (a ninth outsider round's). (Where
+        // the quotes are is read only for a sentence that forbids at all: every user turn's
+        // sentences are read here.)
+        let mut quoted: Option<Vec<bool>> = None;
         foreign_negation(&sentence, &w)
             || w.iter().enumerate().any(|(i, n)| {
                 FORBIDS.contains(&n.as_str())
-                    && !quoted[i]
                     && w[i + 1..].iter().take(3).any(|a| acts(a))
+                    && !quoted
+                        .get_or_insert_with(|| quoted_words(&sentence, w.len()))
+                        .get(i)
+                        .copied()
+                        .unwrap_or(false)
             })
     };
     if !sentences(text).any(forbids) {

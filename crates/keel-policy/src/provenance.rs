@@ -140,10 +140,10 @@ pub struct ProvenanceIndex<'a> {
     secrets: Vec<std::sync::OnceLock<Vec<super::secrets::Secret>>>,
     /// The day of the latest user turn ([`ProvenanceIndex::set_today`]), when known.
     today: Option<String>,
-    /// The arguments of the last few calls proposed that act ([`SENT_READ_TOGETHER`]), each
+    /// The last few calls proposed ([`SENT_READ_TOGETHER`]), each its name and its arguments
     /// joined, in order: a code's parts sent in several messages, `4`, `7`, `19` (a tenth
     /// outsider round's), are read together.
-    sent: Vec<String>,
+    sent: Vec<(String, String)>,
     /// Trigram postings of `user` and `untrusted`, kept only by an index that lives across
     /// calls: for one call, a scan of the texts is cheaper than building them.
     grams: Option<(Trigrams, Trigrams)>,
@@ -366,14 +366,20 @@ impl<'a> ProvenanceIndex<'a> {
             let mut values = Vec::new();
             leaves(&call.arguments, None, "", "", &mut values);
             // What a call that acts sent, for a secret split over several (below).
-            // (Only the last few are read, so only they are kept, as written: their digits are
-            // read when a call is checked for a secret, not for every call of a long history.)
-            if super::classify::name_acts(&call.name) {
+            // (Only the last few are read, so only they are kept, as written: whether each
+            // acts and what digits it says are read when a call is checked for a secret, not
+            // for every call of a long history.)
+            // A name that opens with a looking verb (`read_file`, `get_inbox`) sends nothing.
+            let first = call.name.split(['_', '-', '.']).next().unwrap_or("");
+            let looks = super::classify::READ_VERBS
+                .iter()
+                .any(|verb| verb.eq_ignore_ascii_case(first));
+            if !looks {
                 let text: Vec<&str> = values.iter().map(|leaf| leaf.needle.as_ref()).collect();
                 if self.sent.len() == SENT_READ_TOGETHER {
                     self.sent.remove(0);
                 }
-                self.sent.push(text.join(" "));
+                self.sent.push((call.name.clone(), text.join(" ")));
             }
             if self.grams.is_none() {
                 let read = values
@@ -1242,8 +1248,8 @@ fn repeated_element(value: &Value, path: &str) -> Option<String> {
     }
 }
 
-/// How many of the run's last calls that act are read with a call for a secret split over
-/// them.
+/// How many of the run's last calls are read with a call for a secret split over them (those
+/// that act).
 const SENT_READ_TOGETHER: usize = 4;
 
 /// The figures of records an amount the user asked to be worked out may be made from
@@ -2573,7 +2579,8 @@ pub fn check_provenance(
             let earlier: Vec<String> = index
                 .sent
                 .iter()
-                .map(|sent| super::secrets::digits_said(sent))
+                .filter(|(name, _)| super::classify::name_acts(name))
+                .map(|(_, sent)| super::secrets::digits_said(sent))
                 .collect();
             let earlier = match earlier.split_last() {
                 Some((last, rest)) if *last == digits => rest,
