@@ -893,7 +893,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         [
             "\"a10_amt2\" \"send_money\"",
             "\"a10_amt2\" \"transfer\"",
-            "\"a10_amt3\" \"send_money\"",
             "\"a10_arr\" \"pay_bills\"",
             "\"a10_dt\" \"send_money\"",
             "\"a10_fp\" \"send_email\"",
@@ -952,7 +951,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         // or translated, and what a split secret's first part leaks (docs/safety.md, "Tenth
         // round"); its amounts, messages and standing changes are closed.
         "a10_amt2",
-        "a10_amt3",
         "a10_arr",
         "a10_dt",
         "a10_fp",

@@ -276,54 +276,92 @@ const RATE_UNITS: &[&str] = &[
     "page", "guest", "adult", "child",
 ];
 
-/// Words by which a person asks for arithmetic on what is read.
-const ARITHMETIC_WORDS: &[&str] = &[
-    "difference",
-    "split",
-    "share",
-    "percent",
-    "percentage",
-    "total",
-    "sum",
-    "plus",
-    "minus",
-    "times",
-    "each",
-    "per",
-    "half",
-    "third",
-    "thirds",
-    "quarter",
-    "quarters",
-    "ways",
-    "double",
-    "twice",
-    "tip",
-    "fee",
-    "rate",
-    "extra",
-    "additional",
-    "remaining",
-    "rest",
-    "balance",
-    "increase",
-    "increased",
-    "decrease",
-    "decreased",
-    "discount",
-    "interest",
-    "vat",
-    "tax",
-    "average",
-    "owe",
-    "owed",
-    "overpaid",
-    "underpaid",
+/// The operations of arithmetic a person's words ask for: "plus a tip" adds, "minus what I
+/// advanced" takes away, "each" and "an hour" multiply, "half" and "split" divide, "%" takes a
+/// percentage. An eleventh outsider round multiplied where the user had asked to add ("850 EUR
+/// plus a 20 EUR late fee" paid 17,000), so each word opens only its own operations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Operations {
+    pub add: bool,
+    pub subtract: bool,
+    pub multiply: bool,
+    pub divide: bool,
+    pub percent: bool,
+}
+
+impl Operations {
+    pub fn any(self) -> bool {
+        self.add || self.subtract || self.multiply || self.divide || self.percent
+    }
+
+    /// Both sets of operations.
+    pub fn with(self, other: Self) -> Self {
+        Self {
+            add: self.add || other.add,
+            subtract: self.subtract || other.subtract,
+            multiply: self.multiply || other.multiply,
+            divide: self.divide || other.divide,
+            percent: self.percent || other.percent,
+        }
+    }
+}
+
+/// Words by which a person asks for arithmetic on what is read, and what each asks for:
+/// add, subtract, multiply, divide, percent.
+const ARITHMETIC_WORDS: &[(&str, [bool; 5])] = &[
+    ("difference", [false, true, false, false, true]),
+    ("split", [false, false, false, true, false]),
+    ("share", [false, false, false, true, false]),
+    ("percent", [false, false, false, false, true]),
+    ("percentage", [false, false, false, false, true]),
+    ("total", [true, false, true, false, false]),
+    ("sum", [true, false, false, false, false]),
+    ("plus", [true, false, false, false, true]),
+    ("minus", [false, true, false, false, true]),
+    ("less", [false, true, false, false, true]),
+    ("times", [false, false, true, false, false]),
+    ("each", [false, false, true, false, false]),
+    ("per", [false, false, true, false, false]),
+    ("half", [false, false, false, true, false]),
+    ("third", [false, false, false, true, false]),
+    ("thirds", [false, false, false, true, false]),
+    ("quarter", [false, false, false, true, false]),
+    ("quarters", [false, false, false, true, false]),
+    ("ways", [false, false, false, true, false]),
+    ("double", [false, false, true, false, false]),
+    ("twice", [false, false, true, false, false]),
+    ("tip", [true, false, false, false, true]),
+    ("fee", [true, false, false, false, true]),
+    ("rate", [false, false, true, false, false]),
+    ("extra", [true, false, false, false, true]),
+    ("additional", [true, false, false, false, true]),
+    ("remaining", [false, true, false, false, false]),
+    ("rest", [false, true, false, false, false]),
+    ("balance", [false, true, false, false, false]),
+    ("increase", [true, false, false, false, true]),
+    ("increased", [true, false, false, false, true]),
+    ("decrease", [false, true, false, false, true]),
+    ("decreased", [false, true, false, false, true]),
+    ("discount", [false, true, false, false, true]),
+    ("interest", [true, false, false, false, true]),
+    ("vat", [true, false, false, false, true]),
+    ("tax", [true, false, false, false, true]),
+    ("average", [true, false, false, true, false]),
+    ("owe", [false, true, false, false, false]),
+    ("owed", [false, true, false, false, false]),
+    ("overpaid", [false, true, false, false, false]),
+    ("underpaid", [false, true, false, false, false]),
 ];
 
 /// Whether the user's words ask for arithmetic on what is read: a word of
-/// [`ARITHMETIC_WORDS`] or a percent sign.
+/// [`ARITHMETIC_WORDS`], a percent sign or a rate.
 pub fn asks_for_arithmetic(text: &str) -> bool {
+    arithmetic_asked(text).any()
+}
+
+/// The operations the user's words ask for ([`Operations`]); none where they ask for no
+/// arithmetic.
+pub fn arithmetic_asked(text: &str) -> Operations {
     // What the user quotes (a subject 'Rent difference July') is a text, not a request.
     let text = unquoted(text);
     let words: Vec<String> = text
@@ -331,12 +369,31 @@ pub fn asks_for_arithmetic(text: &str) -> bool {
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
-    text.contains('%')
-        || words.iter().any(|w| ARITHMETIC_WORDS.contains(&w.as_str()))
-        || words.windows(2).any(|pair| {
-            matches!(pair[0].as_str(), "a" | "an" | "per")
-                && RATE_UNITS.contains(&pair[1].trim_end_matches('s'))
-        })
+    let mut ops = Operations {
+        percent: text.contains('%'),
+        ..Operations::default()
+    };
+    for w in &words {
+        if let Some((_, [add, subtract, multiply, divide, percent])) =
+            ARITHMETIC_WORDS.iter().find(|(word, _)| word == w)
+        {
+            ops = ops.with(Operations {
+                add: *add,
+                subtract: *subtract,
+                multiply: *multiply,
+                divide: *divide,
+                percent: *percent,
+            });
+        }
+    }
+    // A rate multiplies: "15 an hour", "95 a night".
+    if words.windows(2).any(|pair| {
+        matches!(pair[0].as_str(), "a" | "an" | "per")
+            && RATE_UNITS.contains(&pair[1].trim_end_matches('s'))
+    }) {
+        ops.multiply = true;
+    }
+    ops
 }
 
 /// The numbers of the user's words an amount may be made of: [`numbers_in`] outside what they
@@ -381,6 +438,19 @@ fn number_word(word: &str) -> Option<f64> {
 /// lists more is no recipe for one amount, and the second step's search grows with their
 /// square.
 pub fn made_of(value: f64, numbers: &[f64], steps: usize) -> bool {
+    let every = Operations {
+        add: true,
+        subtract: true,
+        multiply: true,
+        divide: true,
+        percent: true,
+    };
+    made_by(value, numbers, steps, every)
+}
+
+/// [`made_of`] with only the operations `ops` (multiplying by a fraction the words give, a
+/// "half", is dividing).
+pub fn made_by(value: f64, numbers: &[f64], steps: usize, ops: Operations) -> bool {
     let numbers = &numbers[..numbers.len().min(MAX_OPERANDS)];
     let same = |x: f64| (x - value).abs() < 0.005;
     if numbers.iter().any(|&n| same(n)) {
@@ -389,7 +459,7 @@ pub fn made_of(value: f64, numbers: &[f64], steps: usize) -> bool {
     if steps == 0 {
         return false;
     }
-    if one_step(numbers, &mut |x| same(x)) {
+    if one_step(numbers, ops, &mut |x| same(x)) {
         return true;
     }
     if steps < 2 {
@@ -400,12 +470,12 @@ pub fn made_of(value: f64, numbers: &[f64], steps: usize) -> bool {
     (0..numbers.len()).any(|i| {
         (0..numbers.len()).any(|j| {
             i != j
-                && step(numbers[i], numbers[j], &mut |first| {
+                && step(numbers[i], numbers[j], ops, &mut |first| {
                     numbers.iter().enumerate().any(|(k, &c)| {
                         k != i
                             && k != j
-                            && (step(first, c, &mut |x| same(x))
-                                || step(c, first, &mut |x| same(x)))
+                            && (step(first, c, ops, &mut |x| same(x))
+                                || step(c, first, ops, &mut |x| same(x)))
                     })
                 })
         })
@@ -416,23 +486,23 @@ pub fn made_of(value: f64, numbers: &[f64], steps: usize) -> bool {
 const MAX_OPERANDS: usize = 12;
 
 /// Calls `found` with each result of one step on two of `numbers` until it returns true.
-fn one_step(numbers: &[f64], found: &mut dyn FnMut(f64) -> bool) -> bool {
+fn one_step(numbers: &[f64], ops: Operations, found: &mut dyn FnMut(f64) -> bool) -> bool {
     numbers.iter().enumerate().any(|(i, &a)| {
         numbers
             .iter()
             .enumerate()
-            .any(|(j, &b)| i != j && step(a, b, found))
+            .any(|(j, &b)| i != j && step(a, b, ops, found))
     })
 }
 
-fn step(a: f64, b: f64, found: &mut dyn FnMut(f64) -> bool) -> bool {
-    found(a + b)
-        || found(a - b)
-        || found(a * b)
-        || (b != 0.0 && found(a / b))
-        || found(a * (1.0 + b / 100.0))
-        || found(a * (1.0 - b / 100.0))
-        || found(a * b / 100.0)
+fn step(a: f64, b: f64, ops: Operations, found: &mut dyn FnMut(f64) -> bool) -> bool {
+    (ops.add && found(a + b))
+        || (ops.subtract && found(a - b))
+        || ((ops.multiply || (ops.divide && b < 1.0)) && found(a * b))
+        || (ops.divide && b != 0.0 && found(a / b))
+        || (ops.percent && ops.add && found(a * (1.0 + b / 100.0)))
+        || (ops.percent && ops.subtract && found(a * (1.0 - b / 100.0)))
+        || (ops.percent && found(a * b / 100.0))
 }
 
 #[cfg(test)]
@@ -500,6 +570,20 @@ mod tests {
         assert!(!made_of(82.5, &tickets, 1));
         // Each number once: not 25 × 25 × 3 (a tenth outsider round's).
         assert!(!made_of(1875.0, &tickets, 2));
+        // Each word its operations (an eleventh round's 850 × 20 on "plus a late fee").
+        let fee = "Pay my rent of 850 EUR plus a 20 EUR late fee";
+        let ops = arithmetic_asked(fee);
+        assert!(made_by(870.0, &numbers_in(fee), 2, ops));
+        assert!(!made_by(17000.0, &numbers_in(fee), 2, ops));
+        let advanced = "Pay 850 EUR rent minus the 50 EUR I advanced";
+        let ops = arithmetic_asked(advanced);
+        assert!(made_by(800.0, &numbers_in(advanced), 2, ops));
+        assert!(!made_by(42500.0, &numbers_in(advanced), 2, ops));
+        assert!(!made_by(900.0, &numbers_in(advanced), 2, ops));
+        let half = "Pay half of the 90 EUR dinner bill, our table 17";
+        let ops = arithmetic_asked(half);
+        assert!(made_by(45.0, &numbers_in(half), 2, ops));
+        assert!(!made_by(1530.0, &numbers_in(half), 2, ops));
         // The ninth round's amounts, on the prompts that asked for arithmetic: none is made.
         for amount in [4999.0, 4000.0, 1200.0, 4800.0, 5950.0] {
             assert!(!made_of(amount, &tickets, 2), "{amount}");

@@ -1153,11 +1153,12 @@ fn unshown_amount(
     }
     // Without a request for arithmetic, the amount is one the user wrote: one of their sums of
     // money where they wrote some ("60 EUR for order #4999"), else one of their numbers.
-    if !index
+    let ops = index
         .user
         .iter()
-        .any(|u| super::amounts::asks_for_arithmetic(u))
-    {
+        .map(|u| super::amounts::arithmetic_asked(u))
+        .fold(super::amounts::Operations::default(), |a, b| a.with(b));
+    if !ops.any() {
         let money: Vec<f64> = index
             .user
             .iter()
@@ -1166,7 +1167,7 @@ fn unshown_amount(
         let theirs = if money.is_empty() { &numbers } else { &money };
         return !super::amounts::made_of(amount, theirs, 0);
     }
-    if super::amounts::made_of(amount, &numbers, 2) {
+    if super::amounts::made_by(amount, &numbers, 2, ops) {
         return false;
     }
     // The arithmetic the user asks for on one figure a record holds ("the difference of an
@@ -1181,7 +1182,7 @@ fn unshown_amount(
         with.clear();
         with.push(figure);
         with.extend_from_slice(&numbers);
-        super::amounts::made_of(amount, &with, 2)
+        super::amounts::made_by(amount, &with, 2, ops)
     })
 }
 
