@@ -1157,7 +1157,10 @@ fn unshown_amount(
         .user
         .iter()
         .map(|u| super::amounts::arithmetic_asked(u))
-        .fold(super::amounts::Operations::default(), |a, b| a.with(b));
+        .fold(
+            super::amounts::Operations::default(),
+            super::amounts::Operations::with,
+        );
     if !ops.any() {
         let money: Vec<f64> = index
             .user
