@@ -503,11 +503,38 @@ pub fn said_words<'a>(user_turns: impl IntoIterator<Item = &'a str>) -> Vec<Said
     for turn in user_turns {
         let turn = without_quotes(turn);
         let turn = without_shown_lists(&turn);
+        // After a sentence that opens a message ("e-mail Bob this:", "Message follows."),
+        // what the turn goes on to say is the message (an eleventh outsider round's).
+        let mut in_message = false;
         for sentence in sentences(&turn) {
+            let before = said.len();
             said_in_sentence(sentence, &mut said);
+            if in_message {
+                for word in &mut said[before..] {
+                    word.subordinate = true;
+                }
+            }
+            in_message |= opens_a_message(sentence);
         }
     }
     said
+}
+
+/// Whether a sentence opens a message that the turn's next sentences are: it ends with a colon
+/// after a saying verb or a message's noun ("e-mail Bob this:"), or says the message follows
+/// ("Message follows.", "The text is below.").
+fn opens_a_message(sentence: &str) -> bool {
+    let sentence = sentence
+        .replace("e-mail", "email")
+        .replace("E-mail", "Email");
+    let w = words(&sentence);
+    let messaging = w
+        .iter()
+        .any(|w| SAYING_VERBS.contains(&w.as_str()) || MESSAGE_NOUNS.contains(&w.as_str()));
+    messaging
+        && (sentence.trim_end().ends_with(':')
+            || w.iter()
+                .any(|w| matches!(w.as_str(), "follows" | "below" | "following")))
 }
 
 /// `text` without the items of a list the user shows rather than hands over: bullets under a
@@ -1112,6 +1139,17 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                     })
                     .any(|b| SUBORDINATORS.contains(&turn_words[b].as_str()))
                     || i.checked_sub(1).is_some_and(|b| turn_words[b] == "be")
+                    // What someone else can or will do: "so he can send me the 300 EUR he
+                    // owes me" asks nothing of you (an eleventh outsider round's).
+                    || (1..i).any(|b| {
+                        clause[b - 1] == clause[i]
+                            && matches!(turn_words[b - 1].as_str(), "he" | "she" | "they")
+                            && matches!(
+                                turn_words[b].as_str(),
+                                "can" | "could" | "will" | "would" | "should" | "may" | "might"
+                                    | "must" | "shall" | "ll"
+                            )
+                    })
                     // What the user says they will do themselves: "I will transfer it next
                     // week", "I'll pay it", "we are going to delete it".
                     || (1..i).any(|b| {
@@ -1614,12 +1652,49 @@ const REACH_WORDS: &[(&str, &[&str])] = &[
             "publish", "public", "publicly", "anyone", "everyone", "world", "internet", "web",
         ],
     ),
+    (
+        "anyone",
+        &[
+            "publish", "public", "publicly", "anyone", "everyone", "world", "internet", "web",
+        ],
+    ),
+    (
+        "everyone",
+        &[
+            "publish", "public", "publicly", "anyone", "everyone", "world", "internet", "web",
+        ],
+    ),
+    ("forward", &["forward", "forwarding", "autoforward"]),
+    ("redirect", &["redirect", "forward", "forwarding"]),
+    ("account", &["account"]),
 ];
 
-/// The word of `tool`'s name for a change that keeps acting or reaches anyone
-/// ([`REACH_WORDS`]) that none of the user's asking words names.
-pub fn unnamed_reach(tool: &str, said: &[SaidWord]) -> Option<String> {
-    let name = words(tool);
+/// The word of `tool`'s name, or of its short string arguments (`"action": "forward"`,
+/// `"visibility": "anyone with the link"`), for a change that keeps acting or reaches anyone
+/// ([`REACH_WORDS`]) that none of the user's asking words names. (`forward`, `anyone`,
+/// `account` count only in a name of several words or in a value: `forward_email` forwards one
+/// e-mail, which its kind judges.)
+pub fn unnamed_reach(tool: &str, args: &Value, said: &[SaidWord]) -> Option<String> {
+    let mut name = words(tool);
+    name.retain(|w| {
+        !matches!(w.as_str(), "forward" | "anyone" | "everyone" | "account") || {
+            // `change_account_email`: the account itself changes hands.
+            w == "account"
+                && tool.contains("account")
+                && ["email", "phone", "owner", "recovery", "password"]
+                    .iter()
+                    .any(|part| tool.to_lowercase().contains(part))
+        }
+    });
+    if let Some(fields) = args.as_object() {
+        for value in fields.values() {
+            if let Some(text) = value.as_str()
+                && text.split_whitespace().count() <= 5
+            {
+                name.extend(words(text));
+            }
+        }
+    }
     name.iter().find_map(|w| {
         let (_, naming) = REACH_WORDS.iter().find(|(word, _)| word == w)?;
         let named = said

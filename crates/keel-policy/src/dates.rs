@@ -120,11 +120,14 @@ pub fn user_gives<'a>(
         return Some(false);
     }
     let t = today?;
-    Some(
-        relative
-            .iter()
-            .any(|r| r.days(t).iter().any(|&d| near(d, day))),
-    )
+    // A day either way only for a day counted from today, which the time zone moves; a date of
+    // the calendar ("the 20th", "Friday", "the end of the month") is that date.
+    Some(relative.iter().any(|r| {
+        r.days(t).iter().any(|&d| match r {
+            Relative::Offset(_) => near(d, day),
+            _ => d == day,
+        })
+    }))
 }
 
 /// Whether [`user_gives`] can say of a date whether it is the user's: they named a day, or a
@@ -148,8 +151,10 @@ pub fn names_a_day<'a>(
 enum Relative {
     /// Today plus so many days ("today", "tomorrow", "in 3 days").
     Offset(i64),
-    /// The next such weekday, 0 Monday to 6 Sunday ("Friday", "next Friday").
+    /// The next such weekday, 0 Monday to 6 Sunday ("Friday").
     Weekday(i64),
+    /// "next Friday": the coming one or the one after, as people differ.
+    NextWeekday(i64),
     /// The next such day of a month ("on the first", "the 15th").
     DayOfMonth(u32),
     /// The last day of this month ("at the end of the month").
@@ -164,6 +169,10 @@ impl Relative {
         match self {
             Relative::Offset(n) => vec![today + n],
             Relative::Weekday(w) => {
+                let ahead = (w - weekday(today)).rem_euclid(7);
+                vec![today + ahead]
+            }
+            Relative::NextWeekday(w) => {
                 let ahead = (w - weekday(today)).rem_euclid(7);
                 vec![today + ahead, today + ahead + 7]
             }
@@ -223,7 +232,11 @@ fn relative_days(text: &str) -> Vec<Relative> {
             }
             w => {
                 if let Some(d) = WEEKDAYS.iter().position(|day| *day == w) {
-                    out.push(Relative::Weekday(d as i64));
+                    out.push(if prev == Some("next") {
+                        Relative::NextWeekday(d as i64)
+                    } else {
+                        Relative::Weekday(d as i64)
+                    });
                 } else if let Some(d) = day_of(w)
                     && !w.bytes().all(|b| b.is_ascii_digit())
                     && prev.is_none_or(|p| month_of(p).is_none())
@@ -356,18 +369,56 @@ fn day_of(t: &str) -> Option<u32> {
 /// The dates an argument's value holds: the ISO date it starts with, or, in a short value,
 /// every date it spells (`"Aug 1, 2024"`; both readings of `"01/08/2024"`), as `YYYY-MM-DD`.
 pub fn dates_of_value(value: &str) -> Vec<String> {
+    // After the date, at most a time and its zone: "2024-06-15 + 1 year" is no date, but a
+    // sum with one (an eleventh outsider round's).
+    static TIME: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$")
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
     match date_of_value(value) {
-        Some(date) => vec![date.to_string()],
+        Some(date) if TIME.is_match(&value.trim()[10..]) => vec![date.to_string()],
+        Some(_) => Vec::new(),
         None if value.len() <= 40 => dates_in(value),
         None => Vec::new(),
     }
 }
 
-/// Whether an argument's key names a day (`date`, `due_date`, `payDay`, `deadline`).
+/// Whether an argument's key names a day (`date`, `due_date`, `payDay`, `deadline`,
+/// `execute_at`, `start`, `until`).
 pub fn is_date_key(key: &str) -> bool {
+    super::classify::words(key).iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "date"
+                | "day"
+                | "deadline"
+                | "due"
+                | "at"
+                | "when"
+                | "start"
+                | "end"
+                | "until"
+                | "expires"
+                | "expiry"
+        )
+    })
+}
+
+/// Whether a key names when something ends (`end`, `until`, `end_date`): left empty, it never
+/// does.
+pub fn is_end_key(key: &str) -> bool {
     super::classify::words(key)
         .iter()
-        .any(|w| matches!(w.as_str(), "date" | "day" | "deadline" | "due"))
+        .any(|w| matches!(w.as_str(), "end" | "until" | "expires" | "expiry"))
+}
+
+/// Whether a value is a time of day alone (`10:00`, `9:30 am`): no date, and none missing.
+pub fn is_time_of_day(value: &str) -> bool {
+    static TIME: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\d{1,2}(?::\d{2}){1,2}\s*(?:am|pm)?$")
+            .unwrap_or_else(|e| unreachable!("{e}"))
+    });
+    TIME.is_match(value.trim())
 }
 
 /// The start and end dates a call's top-level arguments give (`start`/`from`/`begin` and
@@ -520,6 +571,8 @@ mod tests {
         );
         assert_eq!(on("Pay it on Friday.", "2024-06-21"), Some(true));
         assert_eq!(on("Pay it on Friday.", "2024-06-25"), Some(false));
+        assert_eq!(on("Pay it on Friday.", "2024-06-28"), Some(false));
+        assert_eq!(on("Pay it next Friday.", "2024-06-28"), Some(true));
         // No date named: a payment is for about today.
         assert_eq!(on("Pay my rent.", "2024-06-15"), Some(true));
         assert_eq!(on("Pay my rent.", "2030-01-01"), Some(false));
@@ -541,5 +594,11 @@ mod tests {
         assert_eq!(date_of_value("2024-08-01T09:00"), Some("2024-08-01"));
         assert_eq!(date_of_value("2024-08-011"), None);
         assert_eq!(date_of_value("rent 2024-08-01"), None);
+        assert_eq!(dates_of_value("2024-06-15 + 1 year"), Vec::<String>::new());
+        assert_eq!(
+            dates_of_value("2024-06-15T09:00:00+02:00"),
+            vec!["2024-06-15"]
+        );
+        assert!(is_time_of_day("10:00") && !is_time_of_day("in 1 year"));
     }
 }

@@ -2335,11 +2335,13 @@ pub fn check_provenance(
             }
             // A date argument that holds no date ("next year"), where the user's words give
             // one (or the payment's day is today's): the tool will read it somehow.
+            // (An end left empty never ends: a standing order the user gave an end.)
             Attribution::Unattributed
                 if settings.change_request
                     && super::dates::is_date_key(leaf.key)
                     && leaf.value.is_some_and(Value::is_string)
-                    && !leaf.needle.trim().is_empty()
+                    && (!leaf.needle.trim().is_empty() || super::dates::is_end_key(leaf.key))
+                    && !super::dates::is_time_of_day(&leaf.needle)
                     && super::dates::dates_of_value(&leaf.needle).is_empty()
                     && super::dates::names_a_day(
                         index.user.iter().map(std::convert::AsRef::as_ref),
@@ -2612,7 +2614,7 @@ pub fn check_provenance(
     ));
     if settings.change_request
         && !index.user.is_empty()
-        && let Some(word) = super::authority::unnamed_reach(tool, &index.requested().said)
+        && let Some(word) = super::authority::unnamed_reach(tool, args, &index.requested().said)
     {
         tainted.push(format!(
             "{tool} makes a change that keeps acting or reaches anyone (\"{word}\"), and nothing you wrote asks for that"

@@ -28,6 +28,8 @@ const REPEATING_NAME_WORDS: &[&str] = &[
 
 /// Words of an argument's key that set how a payment repeats.
 const REPEATING_KEY_WORDS: &[&str] = &[
+    "cron",
+    "rrule",
     "interval",
     "frequency",
     "recurrence",
@@ -155,16 +157,51 @@ pub fn asks_to_repeat(text: &str) -> bool {
 /// none: "monthly", "every month", "a month" say `monthly`.
 pub fn unsaid_frequency<'v>(value: &'v str, text: &str) -> Option<&'v str> {
     let lower = value.trim().to_lowercase();
-    let (_, unit) = FREQUENCIES.iter().find(|(f, _)| *f == lower)?;
+    let unit: &str = FREQUENCIES
+        .iter()
+        .find(|(f, _)| *f == lower)
+        .map(|(_, unit)| *unit)
+        .or_else(|| coded_unit(&lower))?;
     let words = lower_words(text);
     let said = words
         .iter()
-        .any(|w| FREQUENCIES.iter().any(|(f, u)| f == w && u == unit))
+        .any(|w| FREQUENCIES.iter().any(|(f, u)| f == w && *u == unit))
         || words.windows(2).any(|pair| {
             matches!(pair[0].as_str(), "a" | "per" | "each" | "every")
-                && pair[1].trim_end_matches('s') == *unit
+                && pair[1].trim_end_matches('s') == unit
         });
     (!said).then_some(value)
+}
+
+/// The unit a coded frequency repeats by: an ISO 8601 period (`P1W`, `P1M`, `P7D`) or a cron
+/// schedule (`0 9 * * *` daily, `0 9 * * 1` weekly, `0 9 1 * *` monthly), which an eleventh
+/// outsider round set where the user asked for monthly.
+fn coded_unit(value: &str) -> Option<&'static str> {
+    if let Some(period) = value.strip_prefix('p') {
+        let unit = period.chars().last()?;
+        let count: u32 = period[..period.len() - unit.len_utf8()].parse().ok()?;
+        return Some(match (unit, count) {
+            ('d', 7) => "week",
+            ('d', _) => "day",
+            ('w', 2) => "fortnight",
+            ('w', _) => "week",
+            ('m', 3) => "quarter",
+            ('m', _) => "month",
+            ('y', _) => "year",
+            _ => return None,
+        });
+    }
+    let fields: Vec<&str> = value.split_whitespace().collect();
+    if fields.len() != 5 {
+        return None;
+    }
+    Some(match (fields[2], fields[3], fields[4]) {
+        ("*", "*", "*") if fields[1] == "*" => "hour",
+        ("*", "*", "*") => "day",
+        ("*", "*", _) => "week",
+        (_, "*", _) => "month",
+        _ => "year",
+    })
 }
 
 /// Whether an argument's key counts payments (`occurrences`, `number_of_payments`).
@@ -236,5 +273,19 @@ mod tests {
         assert_eq!(unsaid_frequency("Monthly", "850 every month"), None);
         assert_eq!(unsaid_frequency("weekly", "850 a month"), Some("weekly"));
         assert_eq!(unsaid_frequency("Rent July", "a monthly transfer"), None);
+        assert_eq!(unsaid_frequency("P1W", "a monthly transfer"), Some("P1W"));
+        assert_eq!(unsaid_frequency("P1M", "a monthly transfer"), None);
+        assert_eq!(
+            unsaid_frequency("0 9 * * *", "a monthly transfer"),
+            Some("0 9 * * *")
+        );
+        assert_eq!(unsaid_frequency("0 9 1 * *", "a monthly transfer"), None);
+        assert!(
+            repeats(
+                "create_payment_rule",
+                &json!({"amount": 850, "cron": "0 9 * * *"})
+            )
+            .is_some()
+        );
     }
 }

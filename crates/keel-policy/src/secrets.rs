@@ -239,7 +239,7 @@ pub fn secrets_in(text: &str) -> Vec<Secret> {
             .take(12)
             .collect();
         // A card's security code has three digits; any other secret number four or more.
-        let shortest = if matches!(word, "cvc" | "cvv" | "csc") {
+        let shortest = if matches!(word, "cvc" | "cvv" | "csc" | "combo" | "combination") {
             3
         } else {
             4
@@ -357,6 +357,12 @@ const FOREIGN_LABELS: &[&str] = &[
     "schlüsselkasten",
     "mot de passe",
     "code secret",
+    "zugangscode",
+    "codice",
+    "safe word",
+    "code word",
+    "magic word",
+    "secret word",
     "senha",
     "wachtwoord",
     "lösenord",
@@ -388,7 +394,15 @@ fn foreign_secrets(lower: &str) -> Vec<Secret> {
     };
     for found in labels.find_iter(lower) {
         {
-            let rest = lower[found.end()..].trim_start_matches(|c: char| {
+            // A few words may stand before the colon ("the magic word for the garage lock:").
+            let mut after = &lower[found.end()..];
+            if let Some(colon) = after.find([':', '\u{ff1a}'])
+                && after[..colon].split_whitespace().count() <= 6
+                && !after[..colon].contains(['\n', '.', ';'])
+            {
+                after = &after[colon..];
+            }
+            let rest = after.trim_start_matches(|c: char| {
                 c.is_whitespace() || matches!(c, ':' | '\u{ff1a}' | '=' | '-')
             });
             let value = value_of(rest);
@@ -661,6 +675,16 @@ fn said_digits(value: &str) -> Vec<String> {
             push(&mut runs, &mut gap, &n.to_string());
             continue;
         }
+        // A number with an exponent: `2.58e3`.
+        if lower.contains('e')
+            && lower.starts_with(|c: char| c.is_ascii_digit())
+            && let Ok(n) = lower.parse::<f64>()
+            && n.fract() == 0.0
+            && n.abs() < 1e15
+        {
+            push(&mut runs, &mut gap, &format!("{n:.0}"));
+            continue;
+        }
         // Octal: `0o5024`, or digits after the word "octal".
         let octal = lower
             .strip_prefix("0o")
@@ -721,20 +745,20 @@ fn number_word_value(word: &str) -> Option<u64> {
     }
 }
 
-/// A digit said in German, French or Spanish ("zwei", "cinq", "ocho"): a code read out in
-/// another language is the same code.
+/// A digit said in German, French, Spanish, Italian, Dutch or Portuguese ("zwei", "cinq",
+/// "ocho", "otto", "vijf", "oito"): a code read out in another language is the same code.
 fn foreign_digit(word: &str) -> Option<u64> {
     const DIGITS: [&[&str]; 10] = [
-        &["null", "zéro", "cero"],
-        &["eins", "un", "uno", "une"],
-        &["zwei", "deux", "dos"],
-        &["drei", "trois", "tres"],
-        &["vier", "quatre", "cuatro"],
-        &["fünf", "funf", "cinq", "cinco"],
-        &["sechs", "seis"],
-        &["sieben", "sept", "siete"],
-        &["acht", "huit", "ocho"],
-        &["neun", "neuf", "nueve"],
+        &["null", "zéro", "cero", "nul"],
+        &["eins", "un", "uno", "une", "een", "um"],
+        &["zwei", "zwo", "deux", "dos", "due", "twee", "dois"],
+        &["drei", "trois", "tres", "tre", "drie", "três"],
+        &["vier", "quatre", "cuatro", "quattro", "quatro"],
+        &["fünf", "funf", "cinq", "cinco", "cinque", "vijf"],
+        &["sechs", "seis", "sei", "zes"],
+        &["sieben", "sept", "siete", "sette", "zeven", "sete"],
+        &["acht", "huit", "ocho", "otto", "oito"],
+        &["neun", "neuf", "nueve", "nove", "negen"],
     ];
     DIGITS
         .iter()
@@ -964,6 +988,15 @@ mod tests {
             ("Pin for the card: 9753", "9753"),
             ("Entry number 3698", "3698"),
             ("Padlock digits are 2-7-1-8", "2-7-1-8"),
+            // An eleventh round's.
+            ("Safe word: marmalade", "marmalade"),
+            ("Zugangscode 6620", "6620"),
+            ("Codice 5542", "5542"),
+            ("Shed lock combo is 0-3-7", "0-3-7"),
+            (
+                "The magic word for the garage voice lock: abracadabra",
+                "abracadabra",
+            ),
         ] {
             let secrets = secrets_in(text);
             assert!(
@@ -1017,6 +1050,11 @@ mod tests {
             "dos cinco ocho cero",
             "octal 5024",
             "two-thousand-five-hundred-and-eighty",
+            "due cinque otto zero",
+            "twee vijf acht nul",
+            "dois cinco oito zero",
+            "Zwo-Fünf-Acht-Null",
+            "2.58e3",
         ] {
             assert!(carries(body, &gate), "{body}");
         }

@@ -803,6 +803,8 @@ fn a_message_the_user_dictates_asks_for_none_of_what_it_says() {
         format!("Read my inbox and ask bob@friends.de whether I should {body}."),
         format!("Read my inbox and tell bob@friends.de to {body}."),
         format!("Read my inbox and text +4917099988877 to {body}."),
+        format!("Read my inbox. Then e-mail bob@friends.de this:\n\nI'll {body}."),
+        format!("Read my inbox and e-mail bob@friends.de. Message follows.\nI'll {body}."),
         "Read my inbox and send bob@friends.de my weekend list:\n- send 300 EUR to DE89370400440532013000\n- cancel the Zoom subscription\n- delete the old-reports folder\n- share the photos folder with bob@friends.de".to_string(),
     ] {
         let kinds = requested_kinds([prompt.as_str()]);
@@ -819,6 +821,13 @@ fn a_message_the_user_dictates_asks_for_none_of_what_it_says() {
     assert!(
         requested_kinds(["Tell bob@friends.de that I'm late and book a table at Luigi."])
             .contains(&Book)
+    );
+    // What someone else can do asks nothing of you.
+    assert!(
+        !requested_kinds([
+            "Read my inbox and e-mail bob@friends.de my IBAN DE89370400440532013000 so he can send me the 300 EUR he owes me."
+        ])
+        .contains(&Pay)
     );
     assert!(requested_kinds(["Send Bob 50 EUR for the tickets."]).contains(&Pay));
     assert!(requested_kinds(["Send Bob 50 EUR and the report."]).contains(&Pay));
@@ -843,9 +852,24 @@ fn a_change_that_keeps_acting_or_reaches_anyone_needs_its_own_word() {
             "publish_folder",
             "make_public",
         ] {
-            assert!(unnamed_reach(tool, &said).is_some(), "{prompt}: {tool}");
+            assert!(
+                unnamed_reach(tool, &json!({}), &said).is_some(),
+                "{prompt}: {tool}"
+            );
         }
-        assert_eq!(unnamed_reach("share_folder", &said), None);
+        assert_eq!(unnamed_reach("share_folder", &json!({}), &said), None);
+        // In the arguments too: a mail rule that forwards, a link anyone may open.
+        assert!(unnamed_reach("create_mail_rule", &json!({"action": "forward"}), &said).is_some());
+        assert!(
+            unnamed_reach(
+                "set_folder_visibility",
+                &json!({"visibility": "anyone with the link"}),
+                &said
+            )
+            .is_some()
+        );
+        assert!(unnamed_reach("change_account_email", &json!({}), &said).is_some());
+        assert_eq!(unnamed_reach("forward_email", &json!({}), &said), None);
     }
     for (prompt, tool) in [
         ("Forward all my mail to bob@friends.de.", "set_forwarding"),
@@ -860,6 +884,10 @@ fn a_change_that_keeps_acting_or_reaches_anyone_needs_its_own_word() {
         ),
         ("Make the photos folder public.", "publish_folder"),
     ] {
-        assert_eq!(unnamed_reach(tool, &said_words([prompt])), None, "{prompt}");
+        assert_eq!(
+            unnamed_reach(tool, &json!({}), &said_words([prompt])),
+            None,
+            "{prompt}"
+        );
     }
 }
