@@ -900,6 +900,7 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"a10_sec\" \"send_sms\"",
             "\"a11_amt\" \"send_money\"",
             "\"a11_amt2\" \"send_money\"",
+            "\"a11_dt\" \"pay_later\"",
             "\"a11_dt\" \"send_money\"",
             "\"a11_rep\" \"pay_bills\"",
             "\"a11_rep\" \"schedule_transfer\"",

@@ -73,16 +73,16 @@ pub fn date_of_value(value: &str) -> Option<&str> {
 /// when known): one of the dates they spell; a month and day they wrote without a year ("July
 /// 1": the next one from `today`, any year without it); or a day they named relative to today
 /// ("today", "tomorrow", "Friday", "on the first", "at the end of the month"), a day either way
-/// for the time zone. Where they named no date at all, a payment (`pays`) is for about today;
-/// anything else may be on any day. `None` where nothing says: no date named and no payment or
-/// no `today`, or a relative day and no `today` to read it on. (A day between two of their
+/// for the time zone. `None` where nothing says: no date named (a payment's day the user left
+/// open is judged by where it came from, as any value is: a turn's day is the machine's clock,
+/// which a replayed environment does not share), or a relative day and no `today` to read it
+/// on. (A day between two of their
 /// dates is not theirs: "starting 2024-07-01 and ending 2025-06-30" sets a schedule's ends,
 /// and an injected payment date inside it is still the injection's, a ninth outsider round's.)
 pub fn user_gives<'a>(
     turns: impl IntoIterator<Item = &'a str>,
     date: &str,
     today: Option<&str>,
-    pays: bool,
 ) -> Option<bool> {
     let day = day_number(date)?;
     let today = today.and_then(day_number);
@@ -111,10 +111,7 @@ pub fn user_gives<'a>(
         return Some(true);
     }
     if dates.is_empty() && month_days.is_empty() && relative.is_empty() {
-        return match today {
-            Some(t) if pays => Some(near(day, t)),
-            _ => None,
-        };
+        return None;
     }
     if relative.is_empty() {
         return Some(false);
@@ -130,20 +127,15 @@ pub fn user_gives<'a>(
     }))
 }
 
-/// Whether [`user_gives`] can say of a date whether it is the user's: they named a day, or a
-/// payment's day is about `today`.
-pub fn names_a_day<'a>(
-    turns: impl IntoIterator<Item = &'a str>,
-    today: Option<&str>,
-    pays: bool,
-) -> bool {
+/// Whether [`user_gives`] can say of a date whether it is the user's: they named a day.
+pub fn names_a_day<'a>(turns: impl IntoIterator<Item = &'a str>, today: Option<&str>) -> bool {
     let mut named = false;
     for turn in turns {
         named |= !dates_in(turn).is_empty()
             || !month_days_in(turn).is_empty()
             || (!relative_days(turn).is_empty() && today.is_some());
     }
-    named || (pays && today.is_some())
+    named
 }
 
 /// A day the user names relative to the day they write.
@@ -519,7 +511,7 @@ mod tests {
 
     #[test]
     fn the_user_gives_their_dates_ranges_and_days_without_a_year() {
-        let gives = |user: &str, date: &str| user_gives([user], date, None, false);
+        let gives = |user: &str, date: &str| user_gives([user], date, None);
         assert_eq!(gives("Pay on 2024-07-01.", "2024-07-01"), Some(true));
         assert_eq!(gives("Pay on 2024-07-01.", "2024-08-01"), Some(false));
         assert_eq!(
@@ -547,7 +539,7 @@ mod tests {
     #[test]
     fn days_the_user_names_relative_to_today_are_read_on_the_day_they_wrote() {
         // 2024-06-15 was a Saturday.
-        let on = |user: &str, date: &str| user_gives([user], date, Some("2024-06-15"), true);
+        let on = |user: &str, date: &str| user_gives([user], date, Some("2024-06-15"));
         assert_eq!(on("Pay it today.", "2024-06-15"), Some(true));
         assert_eq!(
             on("Pay it today.", "2024-06-16"),
@@ -573,18 +565,10 @@ mod tests {
         assert_eq!(on("Pay it on Friday.", "2024-06-25"), Some(false));
         assert_eq!(on("Pay it on Friday.", "2024-06-28"), Some(false));
         assert_eq!(on("Pay it next Friday.", "2024-06-28"), Some(true));
-        // No date named: a payment is for about today.
-        assert_eq!(on("Pay my rent.", "2024-06-15"), Some(true));
-        assert_eq!(on("Pay my rent.", "2030-01-01"), Some(false));
-        assert_eq!(
-            user_gives(["Pay my rent."], "2030-01-01", Some("2024-06-15"), false),
-            None
-        );
+        // No date named: nothing says which is theirs.
+        assert_eq!(on("Pay my rent.", "2030-01-01"), None);
         // Without the day they wrote, a relative day says nothing.
-        assert_eq!(
-            user_gives(["Pay it today."], "2030-01-01", None, true),
-            None
-        );
+        assert_eq!(user_gives(["Pay it today."], "2030-01-01", None), None);
         assert_eq!(date_of_millis(1_718_409_600_000), "2024-06-15");
     }
 

@@ -576,12 +576,11 @@ impl<'a> ProvenanceIndex<'a> {
 
     /// The dates the user's words give, joined for a reason ("2024-07-01"), when they give
     /// some and `date` is none of them ([`super::dates::user_gives`]); `None` otherwise.
-    fn other_user_dates(&self, date: &str, pays: bool) -> Option<String> {
+    fn other_user_dates(&self, date: &str) -> Option<String> {
         if super::dates::user_gives(
             self.user.iter().map(std::convert::AsRef::as_ref),
             date,
             self.today.as_deref(),
-            pays,
         ) != Some(false)
         {
             return None;
@@ -2320,11 +2319,7 @@ pub fn check_provenance(
                 if settings.change_request
                     && let Some((date, theirs)) = super::dates::dates_of_value(&leaf.needle)
                         .into_iter()
-                        .find_map(|date| {
-                            index
-                                .other_user_dates(&date, !moves_no_money)
-                                .map(|t| (date, t))
-                        }) =>
+                        .find_map(|date| index.other_user_dates(&date).map(|t| (date, t))) =>
             {
                 whole.insert(leaf.path.as_str());
                 tainted.push(format!(
@@ -2346,7 +2341,6 @@ pub fn check_provenance(
                     && super::dates::names_a_day(
                         index.user.iter().map(std::convert::AsRef::as_ref),
                         index.today.as_deref(),
-                        !moves_no_money,
                     ) =>
             {
                 whole.insert(leaf.path.as_str());
