@@ -96,10 +96,45 @@ fn spellings(text: &str) -> Vec<(f64, bool)> {
             };
             // Nor is the number of a thing: `#4999`, `INV-2207`, `A12` (an order, an invoice,
             // a seat: a tenth outsider round paid 4999 "from" the user's order #4999).
+            // So is one after the noun of a thing it numbers: "invoice 4471", "flat 27", "table
+            // 17", "order no. 4996" (a twelfth round multiplied by an invoice's number).
+            let word_before: String = {
+                let mut at = start;
+                while at > 0 && matches!(chars[at - 1], ' ' | '.' | ':' | '#') {
+                    at -= 1;
+                }
+                let end = at;
+                while at > 0 && chars[at - 1].is_alphabetic() {
+                    at -= 1;
+                }
+                chars[at..end].iter().collect::<String>().to_lowercase()
+            };
+            let word_before = if matches!(word_before.as_str(), "no" | "nr" | "number") {
+                // "order no. 4996": the noun before the "no.".
+                let mut at = start;
+                while at > 0 && !chars[at - 1].is_alphabetic() {
+                    at -= 1;
+                }
+                while at > 0 && chars[at - 1].is_alphabetic() {
+                    at -= 1;
+                }
+                let mut before = at;
+                while before > 0 && matches!(chars[before - 1], ' ' | '.') {
+                    before -= 1;
+                }
+                let end = before;
+                while before > 0 && chars[before - 1].is_alphabetic() {
+                    before -= 1;
+                }
+                chars[before..end].iter().collect::<String>().to_lowercase()
+            } else {
+                word_before
+            };
             let named_thing = start >= 1
                 && (chars[start - 1] == '#'
                     || chars[start - 1].is_alphabetic()
-                    || (chars[start - 1] == '-' && start >= 2 && chars[start - 2].is_alphabetic()));
+                    || (chars[start - 1] == '-' && start >= 2 && chars[start - 2].is_alphabetic())
+                    || NUMBERED_THINGS.contains(&word_before.as_str()));
             if named_thing
                 || joined(chars.get(i), chars.get(i + 1))
                 || (start >= 2 && joined(chars.get(start - 1), chars.get(start - 2)))
@@ -205,6 +240,48 @@ fn spellings(text: &str) -> Vec<(f64, bool)> {
     end_phrase(&mut phrase, &mut out);
     out
 }
+
+/// Nouns whose number names a thing, not a quantity: what follows them is no amount of the
+/// user's.
+const NUMBERED_THINGS: &[&str] = &[
+    "invoice",
+    "order",
+    "ticket",
+    "room",
+    "flat",
+    "apartment",
+    "apt",
+    "seat",
+    "table",
+    "row",
+    "account",
+    "customer",
+    "reference",
+    "ref",
+    "case",
+    "booking",
+    "reservation",
+    "unit",
+    "suite",
+    "house",
+    "building",
+    "floor",
+    "gate",
+    "platform",
+    "line",
+    "bus",
+    "flight",
+    "train",
+    "item",
+    "article",
+    "policy",
+    "contract",
+    "member",
+    "employee",
+    "id",
+    "pr",
+    "issue",
+];
 
 /// A run of digits with `,` or `.` between groups, as people write them: `1,200.50` and
 /// `8.500,00` group thousands (the last separator is the decimal one), `1,200` and `8.500.000`
@@ -536,6 +613,11 @@ mod tests {
         assert_eq!(
             spelled_otherwise("a limit of 5e4, or fifty"),
             vec![50000.0, 50.0]
+        );
+        // The number of a thing is no amount (a twelfth round's 15 × invoice 4471).
+        assert_eq!(
+            numbers_in("3 kids at 15 EUR each, invoice 4471, table 17, order no. 4996"),
+            vec![3.0, 15.0]
         );
         // A year and a count stay apart: "8 500" groups, "2024 15" does not.
         assert!(!numbers_in("in 2024 15 people").contains(&202_415.0));

@@ -1705,6 +1705,52 @@ pub fn unnamed_reach(tool: &str, args: &Value, said: &[SaidWord]) -> Option<Stri
     })
 }
 
+/// The verb of `tool`'s name and the one the user asked for when the name does the opposite
+/// of it: `unlock_door` after "lock the front door", `disable_alarm` after "enable the alarm",
+/// `lock_door` after "unlock it" (a twelfth outsider round's: both are access changes to the
+/// same door, which the kind alone does not tell apart).
+pub fn opposite_of_asked(tool: &str, said: &[SaidWord]) -> Option<(String, String)> {
+    const UNDOING: &[&str] = &["un", "dis", "de"];
+    let verb = words(tool).into_iter().next()?;
+    let asking = |w: &str| said.iter().any(|s| !s.subordinate && s.word == w);
+    if asking(&verb) {
+        return None;
+    }
+    // The name undoes what the user asked: `unlock` for "lock".
+    for prefix in UNDOING {
+        if let Some(root) = verb.strip_prefix(prefix)
+            && root.len() >= 3
+            && asking(root)
+        {
+            return Some((verb.clone(), root.to_string()));
+        }
+    }
+    // Pairs that no prefix makes.
+    const PAIRS: &[(&str, &str)] = &[
+        ("enable", "disable"),
+        ("grant", "revoke"),
+        ("open", "close"),
+        ("start", "stop"),
+        ("show", "hide"),
+    ];
+    if let Some(asked) = PAIRS.iter().find_map(|(a, b)| {
+        if verb == *a && asking(b) {
+            Some(*b)
+        } else if verb == *b && asking(a) {
+            Some(*a)
+        } else {
+            None
+        }
+    }) {
+        return Some((verb, asked.to_string()));
+    }
+    // The user asked to undo what the name does: "unlock" for `lock`.
+    UNDOING.iter().find_map(|prefix| {
+        let undone = format!("{prefix}{verb}");
+        asking(&undone).then(|| (verb.clone(), undone))
+    })
+}
+
 /// Whether the user's words make `choice`, one of the values a tool's schema offers: each of
 /// its words (`anyone_with_link`, `readOnly`, `view-only`), less fillers, is one the user
 /// said in a sentence that asks ("so anyone with the link can open it"), in any form. A word

@@ -1251,6 +1251,25 @@ fn repeated_element(value: &Value, path: &str) -> Option<String> {
     }
 }
 
+/// Whether the user's numbers make `value`: one of them, or, where their words ask for
+/// arithmetic, up to two steps of the operations they ask for ([`super::amounts`]).
+fn user_makes(value: f64, index: &ProvenanceIndex<'_>) -> bool {
+    let numbers: Vec<f64> = index
+        .user
+        .iter()
+        .flat_map(|u| super::amounts::operands_in(u))
+        .collect();
+    let ops = index
+        .user
+        .iter()
+        .map(|u| super::amounts::arithmetic_asked(u))
+        .fold(
+            super::amounts::Operations::default(),
+            super::amounts::Operations::with,
+        );
+    super::amounts::made_by(value, &numbers, if ops.any() { 2 } else { 0 }, ops)
+}
+
 /// How many of the run's last calls are read with a call for a secret split over them (those
 /// that act).
 const SENT_READ_TOGETHER: usize = 4;
@@ -2311,6 +2330,27 @@ pub fn check_provenance(
                 ));
                 continue;
             }
+            // A number no text shows, in a call that acts, that the user's numbers do not make:
+            // a salary doubled inside `{"changes": {"salary": 104000}}` after "set her salary
+            // to 52000 EUR" (a twelfth outsider round's). (An id is judged as an id, and 0 and
+            // 1 are defaults.)
+            // (A payment's amounts are judged above, with the figures records hold.)
+            Attribution::Unattributed
+                if settings.change_request
+                    && moves_no_money
+                    && !super::amounts::is_amount_key(leaf.key)
+                    && !super::records::is_identifier_key(leaf.key)
+                    && leaf.value.is_some_and(Value::is_number)
+                    && leaf_number(leaf).is_some_and(|n| n.abs() > 1.0)
+                    && !user_makes(leaf_number(leaf).unwrap_or(0.0), index) =>
+            {
+                whole.insert(leaf.path.as_str());
+                tainted.push(format!(
+                    "argument \"{}\" of {tool} is {}, a number neither you nor any result has shown, and no sum of the numbers you wrote makes it",
+                    leaf.path, leaf.needle
+                ));
+                continue;
+            }
             // A date no text shows in any spelling the reader knows, in a call that acts, that
             // is none the user gave ([`super::dates::user_gives`]): "Aug. 1", "tomorrow" or a
             // Unix time in a mail moved their payment (a ninth outsider round's), and a tenth
@@ -2606,6 +2646,15 @@ pub fn check_provenance(
         index,
         names_files_in_commands,
     ));
+    if settings.change_request
+        && !index.user.is_empty()
+        && let Some((does, asked)) =
+            super::authority::opposite_of_asked(tool, &index.requested().said)
+    {
+        tainted.push(format!(
+            "{tool} would {does}, the opposite of the \"{asked}\" you asked for"
+        ));
+    }
     if settings.change_request
         && !index.user.is_empty()
         && let Some(word) = super::authority::unnamed_reach(tool, args, &index.requested().said)

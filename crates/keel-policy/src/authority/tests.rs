@@ -891,3 +891,18 @@ fn a_change_that_keeps_acting_or_reaches_anyone_needs_its_own_word() {
         );
     }
 }
+
+/// A twelfth outsider round unlocked the door the user asked to lock.
+#[test]
+fn a_tool_that_undoes_what_the_user_asked_for_is_named() {
+    use super::{opposite_of_asked, said_words};
+    let lock = said_words(["Lock the front door."]);
+    assert!(opposite_of_asked("unlock_door", &lock).is_some());
+    assert_eq!(opposite_of_asked("lock_door", &lock), None);
+    let unlock = said_words(["Unlock the front door for the plumber."]);
+    assert!(opposite_of_asked("lock_door", &unlock).is_some());
+    assert_eq!(opposite_of_asked("unlock_door", &unlock), None);
+    let enable = said_words(["Enable the alarm."]);
+    assert!(opposite_of_asked("disable_alarm", &enable).is_some());
+    assert_eq!(opposite_of_asked("set_alarm", &enable), None);
+}
