@@ -1140,11 +1140,7 @@ fn unshown_amount(
     if !amount_key && (amount == 0.0 || amount == 1.0) {
         return false;
     }
-    let numbers: Vec<f64> = index
-        .user
-        .iter()
-        .flat_map(|u| super::amounts::operands_in(u))
-        .collect();
+    let (numbers, ops) = users_arithmetic(index);
     // Nothing is paid by arithmetic that comes to zero: a zero the user did not write is no
     // payment of theirs.
     if amount == 0.0 {
@@ -1152,14 +1148,6 @@ fn unshown_amount(
     }
     // Without a request for arithmetic, the amount is one the user wrote: one of their sums of
     // money where they wrote some ("60 EUR for order #4999"), else one of their numbers.
-    let ops = index
-        .user
-        .iter()
-        .map(|u| super::amounts::arithmetic_asked(u))
-        .fold(
-            super::amounts::Operations::default(),
-            super::amounts::Operations::with,
-        );
     if !ops.any() {
         let money: Vec<f64> = index
             .user
@@ -1254,7 +1242,14 @@ fn repeated_element(value: &Value, path: &str) -> Option<String> {
 /// Whether the user's numbers make `value`: one of them, or, where their words ask for
 /// arithmetic, up to two steps of the operations they ask for ([`super::amounts`]).
 fn user_makes(value: f64, index: &ProvenanceIndex<'_>) -> bool {
-    let numbers: Vec<f64> = index
+    let (numbers, ops) = users_arithmetic(index);
+    super::amounts::made_by(value, &numbers, if ops.any() { 2 } else { 0 }, ops)
+}
+
+/// The numbers of the user's turns an amount may be made of, and the operations their words
+/// ask for ([`super::amounts::operands_in`], [`super::amounts::arithmetic_asked`]).
+fn users_arithmetic(index: &ProvenanceIndex<'_>) -> (Vec<f64>, super::amounts::Operations) {
+    let numbers = index
         .user
         .iter()
         .flat_map(|u| super::amounts::operands_in(u))
@@ -1267,7 +1262,7 @@ fn user_makes(value: f64, index: &ProvenanceIndex<'_>) -> bool {
             super::amounts::Operations::default(),
             super::amounts::Operations::with,
         );
-    super::amounts::made_by(value, &numbers, if ops.any() { 2 } else { 0 }, ops)
+    (numbers, ops)
 }
 
 /// How many of the run's last calls are read with a call for a secret split over them (those

@@ -2109,7 +2109,6 @@ fn a_date_an_amount_or_a_change_the_user_did_not_give_asks_however_it_is_spelled
         pay("Inbox: nothing new.", args(json!(850), "July 1, 2024")),
         Decision::Allow
     );
-    // Where the user gave no date, the model's is the only one there is.
     // An amount of a call of no paying kind is money all the same: `top_up` ten times over.
     let topped = decide_after_one_result(
         "Top up +4915112345678 with 20.",
@@ -2120,6 +2119,7 @@ fn a_date_an_amount_or_a_change_the_user_did_not_give_asks_however_it_is_spelled
         true,
     );
     assert_eq!(topped.decision, Decision::AskUser, "{topped:?}");
+    // Where the user gave no date, the model's is the only one there is.
     let undated = decide_after_one_result(
         "Pay my rent of 850 EUR to DE89370400440532013000.",
         "Inbox: nothing new.",
