@@ -430,14 +430,8 @@ const ARITHMETIC_WORDS: &[(&str, [bool; 5])] = &[
     ("underpaid", [false, true, false, false, false]),
 ];
 
-/// Whether the user's words ask for arithmetic on what is read: a word of
-/// [`ARITHMETIC_WORDS`], a percent sign or a rate.
-pub fn asks_for_arithmetic(text: &str) -> bool {
-    arithmetic_asked(text).any()
-}
-
-/// The operations the user's words ask for ([`Operations`]); none where they ask for no
-/// arithmetic.
+/// The operations the user's words ask for ([`Operations`]): a word of [`ARITHMETIC_WORDS`],
+/// a percent sign or a rate; none where they ask for no arithmetic.
 pub fn arithmetic_asked(text: &str) -> Operations {
     // What the user quotes (a subject 'Rent difference July') is a text, not a request.
     let text = unquoted(text);
@@ -585,6 +579,10 @@ fn step(a: f64, b: f64, ops: Operations, found: &mut dyn FnMut(f64) -> bool) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn asks_for_arithmetic(text: &str) -> bool {
+        arithmetic_asked(text).any()
+    }
 
     #[test]
     fn numbers_spelled_another_way_are_read_as_their_value() {

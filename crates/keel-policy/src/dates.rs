@@ -171,18 +171,18 @@ impl Relative {
             Relative::DayOfMonth(d) => {
                 let (y, m, _) = civil(today);
                 let this = days_from_civil(y, m, d);
-                let (ny, nm) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
+                let (ny, nm) = month_after(y, m);
                 let next = days_from_civil(ny, nm, d);
                 vec![if this >= today - 1 { this } else { next }]
             }
             Relative::MonthEnd => {
                 let (y, m, _) = civil(today);
-                let (ny, nm) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
+                let (ny, nm) = month_after(y, m);
                 vec![days_from_civil(ny, nm, 1) - 1]
             }
             Relative::NextMonthStart => {
                 let (y, m, _) = civil(today);
-                let (ny, nm) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
+                let (ny, nm) = month_after(y, m);
                 vec![days_from_civil(ny, nm, 1)]
             }
         }
@@ -241,6 +241,11 @@ fn relative_days(text: &str) -> Vec<Relative> {
         }
     }
     out
+}
+
+/// The year and month after `m` of `y`.
+fn month_after(y: i64, m: u32) -> (i64, u32) {
+    if m == 12 { (y + 1, 1) } else { (y, m + 1) }
 }
 
 /// The day number (days since 1970-01-01) of the next `month`-`day` on or after day `from`.

@@ -89,6 +89,19 @@ pub struct Secret {
 }
 
 impl Secret {
+    /// A password a text gives without a name keel reads ([`foreign_secrets`],
+    /// [`paired_credentials`]): its digits or its token.
+    fn password(digits: Option<String>, token: Option<String>) -> Self {
+        Self {
+            called: "password".to_string(),
+            qualifier: None,
+            digits,
+            words: Vec::new(),
+            token,
+            context: Vec::new(),
+        }
+    }
+
     /// What the text called it, as a reason says it: "PIN", "recovery words", "password".
     pub fn called_as(&self) -> String {
         match (&self.qualifier, self.called.as_str()) {
@@ -410,14 +423,7 @@ fn foreign_secrets(lower: &str) -> Vec<Secret> {
             let digits = coded_digits(first);
             let token = token_of(value, true);
             if digits.is_some() || token.is_some() {
-                out.push(Secret {
-                    called: "password".to_string(),
-                    qualifier: None,
-                    digits,
-                    words: Vec::new(),
-                    token,
-                    context: Vec::new(),
-                });
+                out.push(Secret::password(digits, token));
             }
         }
     }
@@ -442,14 +448,7 @@ fn paired_credentials(lower: &str) -> Vec<Secret> {
             continue;
         };
         if let Some(token) = token_of(value_of(after.trim()), true) {
-            out.push(Secret {
-                called: "password".to_string(),
-                qualifier: None,
-                digits: None,
-                words: Vec::new(),
-                token: Some(token),
-                context: Vec::new(),
-            });
+            out.push(Secret::password(None, Some(token)));
         }
     }
     out
@@ -561,13 +560,8 @@ pub fn digits_said(value: &str) -> String {
         .join(" ")
 }
 
-/// Whether `value` carries `secret`, in the secret's normal form (see the module's
-/// paragraph).
-pub fn carries(value: &str, secret: &Secret) -> bool {
-    carried_by(&Argument::new(value), secret)
-}
-
-/// [`carries`], for an argument read once for many secrets.
+/// Whether `argument` carries `secret`, in the secret's normal form (see the module's
+/// paragraph); the argument is read once for many secrets.
 pub fn carried_by(argument: &Argument<'_>, secret: &Secret) -> bool {
     if let Some(digits) = &secret.digits {
         let reversed: String = digits.chars().rev().collect();
@@ -893,6 +887,10 @@ fn digit_word(word: &str) -> Option<char> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn carries(value: &str, secret: &Secret) -> bool {
+        carried_by(&Argument::new(value), secret)
+    }
 
     fn first(text: &str) -> Secret {
         secrets_in(text).into_iter().next().expect(text)
