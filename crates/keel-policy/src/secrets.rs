@@ -279,7 +279,10 @@ pub fn secrets_in(text: &str) -> Vec<Secret> {
         // unmarked, only a list of three or more ("Seed words orbit canyon velvet").
         let listed_words = letter_words.len() >= 2
             && ((listed || (phrase && marked)) || (phrase && letter_words.len() >= 3));
-        let token = token_of(value, listed);
+        // A phrase's first word is no password of its own ("correct" of "correct horse
+        // battery staple" is in any "correction"): its words are compared as words.
+        let token = token_of(value, listed)
+            .filter(|t| !(phrase && listed_words && t.chars().all(char::is_alphabetic)));
         if digits.is_none() && !listed_words && token.is_none() {
             continue;
         }
@@ -506,27 +509,43 @@ fn guarded_codes(lower: &str) -> Vec<Secret> {
 /// An argument read in the normal forms secrets are compared in, each made when first needed
 /// and kept for every secret it is compared with.
 pub struct Argument<'a> {
-    value: &'a str,
+    value: std::borrow::Cow<'a, str>,
     /// The runs of digits it says ([`said_digits`]).
     runs: std::sync::OnceLock<Vec<String>>,
     /// Its letters and digits alone, in lower case.
     compact: std::sync::OnceLock<String>,
     /// Its letters alone, in lower case.
     letters: std::sync::OnceLock<String>,
+    /// What it says when read in a common encoding ([`decodings`]).
+    decoded: std::sync::OnceLock<Vec<Argument<'static>>>,
 }
 
 impl<'a> Argument<'a> {
     pub fn new(value: &'a str) -> Self {
+        Self::of(std::borrow::Cow::Borrowed(value))
+    }
+
+    fn of(value: std::borrow::Cow<'a, str>) -> Self {
         Self {
             value,
             runs: std::sync::OnceLock::new(),
             compact: std::sync::OnceLock::new(),
             letters: std::sync::OnceLock::new(),
+            decoded: std::sync::OnceLock::new(),
         }
     }
 
     fn runs(&self) -> &[String] {
-        self.runs.get_or_init(|| said_digits(self.value))
+        self.runs.get_or_init(|| said_digits(&self.value))
+    }
+
+    fn decoded(&self) -> &[Argument<'static>] {
+        self.decoded.get_or_init(|| {
+            decodings(&self.value)
+                .into_iter()
+                .map(|text| Argument::of(std::borrow::Cow::Owned(text)))
+                .collect()
+        })
     }
 
     fn compact(&self) -> &str {
@@ -563,6 +582,16 @@ pub fn digits_said(value: &str) -> String {
 /// Whether `argument` carries `secret`, in the secret's normal form (see the module's
 /// paragraph); the argument is read once for many secrets.
 pub fn carried_by(argument: &Argument<'_>, secret: &Secret) -> bool {
+    carried_as_written(argument, secret)
+        || (secret.words.len() >= 2 && misspelt_adjacent_words(&argument.value, &secret.words))
+        || argument
+            .decoded()
+            .iter()
+            .any(|decoded| carried_as_written(decoded, secret))
+}
+
+/// [`carried_by`] without reading the argument in another encoding.
+fn carried_as_written(argument: &Argument<'_>, secret: &Secret) -> bool {
     if let Some(digits) = &secret.digits {
         let reversed: String = digits.chars().rev().collect();
         if argument
@@ -600,6 +629,264 @@ fn adjacent_words(letters: &str, words: &[String]) -> bool {
             })
         })
     })
+}
+
+/// Whether two words of a phrase secret stand next to each other in `value` each spelt at
+/// most one edit off (a letter left out, added, changed, or two swapped): "corect hors",
+/// "batery stapel". Words of fewer than four letters must be exact.
+fn misspelt_adjacent_words(value: &str, words: &[String]) -> bool {
+    let said: Vec<String> = value
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let near = |a: &str, x: &str| a == x || (x.chars().count() >= 4 && within_one_edit(a, x));
+    said.windows(2).any(|pair| {
+        words.iter().enumerate().any(|(i, x)| {
+            near(&pair[0], x)
+                && words
+                    .iter()
+                    .enumerate()
+                    .any(|(j, y)| i != j && near(&pair[1], y))
+        })
+    })
+}
+
+/// Whether `a` and `b` differ by at most one edit: one character left out, added or changed,
+/// or two neighbours swapped.
+fn within_one_edit(a: &str, b: &str) -> bool {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    match long.len() - short.len() {
+        0 => {
+            let differ: Vec<usize> = (0..short.len()).filter(|&i| short[i] != long[i]).collect();
+            match differ.as_slice() {
+                [] | [_] => true,
+                [i, j] => *j == i + 1 && short[*i] == long[*j] && short[*j] == long[*i],
+                _ => false,
+            }
+        }
+        1 => {
+            let first = (0..short.len())
+                .find(|&i| short[i] != long[i])
+                .unwrap_or(short.len());
+            short[first..] == long[first + 1..]
+        }
+        _ => false,
+    }
+}
+
+/// What `value` says when read in an encoding a text is commonly written in, each a text of
+/// its own: the blobs in it that decode from base64 (either alphabet) or hexadecimal to
+/// printable text; its Morse code; the whole of it in ROT13 and reversed; and the results of
+/// the sums it writes out ("2579+1", "3691 minus 1111", "half of 5160"). A secret an injected
+/// instruction asked to be encoded is still the secret.
+fn decodings(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let blobs: Vec<String> = value
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=' | '_' | '-')))
+        .filter(|t| t.len() >= 6)
+        .filter_map(|t| base64_text(t).or_else(|| hex_text(t)))
+        .collect();
+    if !blobs.is_empty() {
+        out.push(blobs.join(" "));
+    }
+    if let Some(morse) = morse_text(value) {
+        out.push(morse);
+    }
+    if value.chars().any(|c| c.is_ascii_alphabetic()) {
+        out.push(value.chars().map(rot13).collect());
+    }
+    out.push(value.chars().rev().collect());
+    let sums = sums_written(value);
+    if !sums.is_empty() {
+        out.push(sums.join(" "));
+    }
+    out
+}
+
+/// Bytes as text, when they are UTF-8 that a person could read: printable, with a letter or
+/// digit in it.
+fn printable(bytes: Vec<u8>) -> Option<String> {
+    let text = String::from_utf8(bytes).ok()?;
+    (text
+        .chars()
+        .all(|c| !c.is_control() || c == '\n' || c == '\t')
+        && text.chars().any(char::is_alphanumeric))
+    .then_some(text)
+}
+
+/// `blob` decoded from base64, standard or URL-safe, padded or not, when that is text.
+fn base64_text(blob: &str) -> Option<String> {
+    let body = blob.trim_end_matches('=');
+    if body.len() % 4 == 1 || body.contains('=') {
+        return None;
+    }
+    let mut bits: u32 = 0;
+    let mut held = 0;
+    let mut bytes = Vec::with_capacity(body.len() * 3 / 4);
+    for c in body.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        };
+        bits = (bits << 6) | u32::from(v);
+        held += 6;
+        if held >= 8 {
+            held -= 8;
+            bytes.push((bits >> held) as u8);
+            bits &= (1 << held) - 1;
+        }
+    }
+    printable(bytes)
+}
+
+/// `blob` decoded from hexadecimal pairs, when that is text.
+fn hex_text(blob: &str) -> Option<String> {
+    if blob.len() < 8 || blob.len() % 2 != 0 || !blob.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let bytes = (0..blob.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&blob[i..i + 2], 16))
+        .collect::<Result<Vec<u8>, _>>()
+        .ok()?;
+    printable(bytes)
+}
+
+/// The letters and digits of the Morse code in `value` (two symbols or more, a letter per
+/// word, `/` or `|` between words), when it holds some.
+fn morse_text(value: &str) -> Option<String> {
+    const CODE: &[(&str, char)] = &[
+        (".-", 'a'),
+        ("-...", 'b'),
+        ("-.-.", 'c'),
+        ("-..", 'd'),
+        (".", 'e'),
+        ("..-.", 'f'),
+        ("--.", 'g'),
+        ("....", 'h'),
+        ("..", 'i'),
+        (".---", 'j'),
+        ("-.-", 'k'),
+        (".-..", 'l'),
+        ("--", 'm'),
+        ("-.", 'n'),
+        ("---", 'o'),
+        (".--.", 'p'),
+        ("--.-", 'q'),
+        (".-.", 'r'),
+        ("...", 's'),
+        ("-", 't'),
+        ("..-", 'u'),
+        ("...-", 'v'),
+        (".--", 'w'),
+        ("-..-", 'x'),
+        ("-.--", 'y'),
+        ("--..", 'z'),
+        ("-----", '0'),
+        (".----", '1'),
+        ("..---", '2'),
+        ("...--", '3'),
+        ("....-", '4'),
+        (".....", '5'),
+        ("-....", '6'),
+        ("--...", '7'),
+        ("---..", '8'),
+        ("----.", '9'),
+    ];
+    let mut out = String::new();
+    let mut symbols = 0;
+    for word in value.split_whitespace() {
+        if matches!(word, "/" | "|") {
+            out.push(' ');
+            continue;
+        }
+        let norm: String = word
+            .chars()
+            .map(|c| match c {
+                '\u{b7}' | '\u{2022}' => '.',
+                '\u{2212}' | '\u{2013}' | '_' => '-',
+                c => c,
+            })
+            .collect();
+        match CODE.iter().find(|(code, _)| *code == norm) {
+            Some((_, c)) => {
+                out.push(*c);
+                symbols += 1;
+            }
+            None => out.push(' '),
+        }
+    }
+    (symbols >= 2).then_some(out)
+}
+
+fn rot13(c: char) -> char {
+    match c {
+        'a'..='z' => (((c as u8 - b'a') + 13) % 26 + b'a') as char,
+        'A'..='Z' => (((c as u8 - b'A') + 13) % 26 + b'A') as char,
+        c => c,
+    }
+}
+
+/// The whole-number results of the sums `value` writes out: two numbers with an operation
+/// between them (`+`, `-`, `*`, `×`, `/`, "plus", "minus", "times", "divided by"), or a
+/// number halved, doubled, tripled.
+fn sums_written(value: &str) -> Vec<String> {
+    static BINARY: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)(\d+(?:\.\d+)?)\s*(\+|-|\x{2212}|\*|\x{d7}|/|plus|minus|times|multiplied by|divided by)\s*(\d+(?:\.\d+)?)",
+        )
+        .ok()
+    });
+    static UNARY: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)\b(half|double|twice|triple|a third|a quarter)(?: of)?\s+(\d+(?:\.\d+)?)",
+        )
+        .ok()
+    });
+    let mut out = Vec::new();
+    let mut push = |n: f64| {
+        if n.is_finite() && n.fract() == 0.0 && n.abs() < 1e15 {
+            out.push(format!("{n:.0}"));
+        }
+    };
+    if let Some(re) = BINARY.as_ref() {
+        for c in re.captures_iter(value) {
+            let (Ok(a), Ok(b)) = (c[1].parse::<f64>(), c[3].parse::<f64>()) else {
+                continue;
+            };
+            match c[2].to_lowercase().as_str() {
+                "+" | "plus" => push(a + b),
+                "-" | "\u{2212}" | "minus" => push(a - b),
+                "*" | "\u{d7}" | "times" | "multiplied by" => push(a * b),
+                _ if b != 0.0 => push(a / b),
+                _ => {}
+            }
+        }
+    }
+    if let Some(re) = UNARY.as_ref() {
+        for c in re.captures_iter(value) {
+            let Ok(n) = c[2].parse::<f64>() else { continue };
+            match c[1].to_lowercase().as_str() {
+                "half" => push(n / 2.0),
+                "double" | "twice" => push(n * 2.0),
+                "triple" => push(n * 3.0),
+                "a third" => push(n / 3.0),
+                _ => push(n / 4.0),
+            }
+        }
+    }
+    out
 }
 
 /// The digits `value` says, in order, as runs: digits of any script, number words
@@ -904,6 +1191,68 @@ mod tests {
         assert_eq!(words.called, "words");
         assert!(secrets_in("The code review is on Monday at the office.").is_empty());
         assert!(secrets_in("Your PIN is safe with us.").is_empty());
+    }
+
+    /// An eleventh outsider round's encodings, each asked for by the injected instruction: a
+    /// secret in base64, hexadecimal, Morse, ROT13, reversed, misspelt, or as a sum.
+    #[test]
+    fn an_argument_carries_a_secret_in_a_common_encoding() {
+        let gate = first("Gate code: 2580. Wi-Fi passphrase: correct horse battery staple");
+        let phrase = secrets_in("Wi-Fi passphrase: correct horse battery staple")
+            .into_iter()
+            .next()
+            .expect("phrase");
+        for body in [
+            "Info: MjU4MA==",
+            "Info: MjU4MA",
+            "Info: 32353830",
+            "Info: ..--- ..... ---.. -----",
+            "Info: 0852 backwards",
+            "Info: 2579+1",
+            "Info: 2000 + 580",
+            "Info: 3691 minus 1111",
+            "Info: half of 5160",
+        ] {
+            assert!(carries(body, &gate), "{body}");
+        }
+        for body in [
+            "Info: pbeerpg ubefr onggrel fgncyr",
+            "Info: corect hors batery stapel",
+            "Info: elpats yrettab esroh tcerroc",
+            "Info: Y29ycmVjdCBob3JzZQ==",
+            "Info: -.-. --- .-. .-. . -.-. - / .... --- .-. ... .",
+        ] {
+            assert!(carries(body, &phrase), "{body}");
+        }
+        // What only looks like an encoding carries nothing.
+        for body in [
+            "Thursday works. See you at 25 Elm Street.",
+            "Information about the horseshoe correction",
+            "Meeting 10-12, room 25b... see the notes - thanks",
+            "Call me on 2024-06-15",
+        ] {
+            assert!(!carries(body, &gate) && !carries(body, &phrase), "{body}");
+        }
+    }
+
+    #[test]
+    fn one_edit_is_a_letter_left_out_added_changed_or_two_swapped() {
+        for (a, b) in [
+            ("corect", "correct"),
+            ("horse", "hors"),
+            ("stapel", "staple"),
+            ("batterx", "battery"),
+            ("same", "same"),
+        ] {
+            assert!(within_one_edit(a, b) && within_one_edit(b, a), "{a} {b}");
+        }
+        for (a, b) in [
+            ("corct", "correct"),
+            ("staple", "stpael"),
+            ("horse", "house1"),
+        ] {
+            assert!(!within_one_edit(a, b), "{a} {b}");
+        }
     }
 
     #[test]
