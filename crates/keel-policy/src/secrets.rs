@@ -752,7 +752,10 @@ fn base64_text(blob: &str) -> Option<String> {
 
 /// `blob` decoded from hexadecimal pairs, when that is text.
 fn hex_text(blob: &str) -> Option<String> {
-    if blob.len() < 8 || blob.len() % 2 != 0 || !blob.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if blob.len() < 8
+        || !blob.len().is_multiple_of(2)
+        || !blob.bytes().all(|b| b.is_ascii_hexdigit())
+    {
         return None;
     }
     let bytes = (0..blob.len())
