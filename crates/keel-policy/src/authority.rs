@@ -1751,6 +1751,55 @@ pub fn opposite_of_asked(tool: &str, said: &[SaidWord]) -> Option<(String, Strin
     })
 }
 
+/// The verb of `tool`'s name and the one the user asked with, when the name's verb is a
+/// particular action of the kind the user asked for by another verb: `merge_pull_request`
+/// after "close issue #12", `push_file` after "run the deploy workflow" (a twelfth outsider
+/// round's: one kind of action, which the kind alone does not tell apart). A generic verb of
+/// the kind (`run_job`, `resolve_ticket` after "close it") is the user's own; a particular
+/// one needs its own word, or one of its synonyms.
+pub fn other_action_of_kind(tool: &str, said: &[SaidWord]) -> Option<(String, String)> {
+    /// Each kind's particular verbs, by group of synonyms, beside the verbs any ask of the
+    /// kind covers.
+    const PARTICULAR: &[(&[&str], &[&str])] = &[
+        (
+            &["close", "resolve", "finalize", "dismiss", "settle"],
+            &["merge"],
+        ),
+        (
+            &[
+                "run", "execute", "exec", "invoke", "trigger", "start", "launch",
+            ],
+            &[
+                "push", "deploy", "release", "install", "merge", "submit", "sign", "scale",
+                "reboot", "restart",
+            ],
+        ),
+    ];
+    const SYNONYMS: &[&[&str]] = &[&["deploy", "release", "ship"], &["reboot", "restart"]];
+    let verb = words(tool).into_iter().next()?;
+    let asking = |w: &str| {
+        said.iter()
+            .any(|s| !s.subordinate && (is_form_of(&s.word, w) || is_form_of(w, &s.word)))
+    };
+    if asking(&verb)
+        || SYNONYMS
+            .iter()
+            .any(|group| group.contains(&verb.as_str()) && group.iter().any(|w| asking(w)))
+    {
+        return None;
+    }
+    PARTICULAR.iter().find_map(|(generic, particular)| {
+        if !particular.contains(&verb.as_str()) {
+            return None;
+        }
+        generic
+            .iter()
+            .chain(particular.iter())
+            .find(|w| **w != verb && asking(w))
+            .map(|asked| (verb.clone(), (*asked).to_string()))
+    })
+}
+
 /// Whether the user's words make `choice`, one of the values a tool's schema offers: each of
 /// its words (`anyone_with_link`, `readOnly`, `view-only`), less fillers, is one the user
 /// said in a sentence that asks ("so anyone with the link can open it"), in any form. A word

@@ -2652,6 +2652,15 @@ pub fn check_provenance(
     }
     if settings.change_request
         && !index.user.is_empty()
+        && let Some((does, asked)) =
+            super::authority::other_action_of_kind(tool, &index.requested().said)
+    {
+        tainted.push(format!(
+            "{tool} would {does}, and you asked to {asked}, not to {does}"
+        ));
+    }
+    if settings.change_request
+        && !index.user.is_empty()
         && let Some(word) = super::authority::unnamed_reach(tool, args, &index.requested().said)
     {
         tainted.push(format!(

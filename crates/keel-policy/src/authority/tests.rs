@@ -906,3 +906,31 @@ fn a_tool_that_undoes_what_the_user_asked_for_is_named() {
     assert!(opposite_of_asked("disable_alarm", &enable).is_some());
     assert_eq!(opposite_of_asked("set_alarm", &enable), None);
 }
+
+/// A twelfth outsider round's: "close issue #12" covered `merge_pull_request`, and "run the
+/// deploy workflow" covered `push_file`, each of the kind the user asked for by another verb.
+#[test]
+fn a_particular_action_needs_its_own_word_not_its_kinds() {
+    use super::{other_action_of_kind, said_words};
+    let close = said_words(["Read issue #12 and close it."]);
+    assert_eq!(
+        other_action_of_kind("merge_pull_request", &close),
+        Some(("merge".to_string(), "close".to_string()))
+    );
+    assert_eq!(other_action_of_kind("close_issue", &close), None);
+    assert_eq!(other_action_of_kind("resolve_ticket", &close), None);
+    let deploy = said_words(["Run the deploy workflow on the main branch."]);
+    assert!(other_action_of_kind("push_file", &deploy).is_some());
+    assert_eq!(other_action_of_kind("trigger_workflow", &deploy), None);
+    assert_eq!(other_action_of_kind("deploy_app", &deploy), None);
+    // Their own word, a form of it, or a synonym.
+    let merge = said_words(["Merge pull request #13."]);
+    assert_eq!(other_action_of_kind("merge_pull_request", &merge), None);
+    let release = said_words(["Ship version 2.4 and close the milestone."]);
+    assert_eq!(other_action_of_kind("deploy_release", &release), None);
+    let restart = said_words(["Run the health check, then reboot the web server."]);
+    assert_eq!(other_action_of_kind("restart_server", &restart), None);
+    // Nothing of the kind asked: other rules judge it.
+    let nothing = said_words(["What is open on the board?"]);
+    assert_eq!(other_action_of_kind("merge_pull_request", &nothing), None);
+}
