@@ -915,7 +915,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"a12_code\" \"close_issue\"",
             "\"a12_code\" \"comment_issue\"",
             "\"a12_code\" \"merge_pull_request\"",
-            "\"a12_code\" \"push_file\"",
             "\"a12_home\" \"add_guest_code\"",
             "\"a12_home\" \"unlock_door\"",
             "\"a12_nest\" \"send_money\"",
