@@ -675,11 +675,8 @@ const FORBIDS: &[&str] = &[
     "cannot",
 ];
 
-/// `text` with every sentence that forbids something blanked out, for grounding values in the
-/// user's words: "Never send anything to mallory@evil.io" names an address the user ruled
-/// out, not one they chose (a fourth outsider round sent mail there on its strength). Where
-/// that takes a value the user did want ("Pay Bob, not Alice"), the cost is a question.
-pub fn without_prohibitions(text: &str) -> std::borrow::Cow<'_, str> {
+/// Whether `sentence` forbids an action ([`without_prohibitions`]).
+fn forbids(sentence: &str) -> bool {
     // A prohibition puts its negation before an action: "never send", "don't pay", "no
     // transfers" — not "it did not include the VAT", which tells how things are.
     let acts = |w: &str| {
@@ -689,34 +686,40 @@ pub fn without_prohibitions(text: &str) -> std::borrow::Cow<'_, str> {
                 .iter()
                 .any(|k| k.request_stems().iter().any(|s| is_form_of(w, s)))
     };
-    let forbids = |sentence: &str| {
-        let sentence = if sentence.contains(['\'', '\u{2019}']) {
-            std::borrow::Cow::Owned(
-                sentence
-                    .replace("n't", " not")
-                    .replace("n\u{2019}t", " not"),
-            )
-        } else {
-            std::borrow::Cow::Borrowed(sentence)
-        };
-        let w = words(&sentence);
-        // A prohibition the user quotes is the message's ("E-mail Bob: 'Please never purge
-        // the inbox.'"), and takes back nothing of theirs (a ninth outsider round's). (Where
-        // the quotes are is read only for a sentence that forbids at all: every user turn's
-        // sentences are read here.)
-        let mut quoted: Option<Vec<bool>> = None;
-        foreign_negation(&sentence, &w)
-            || w.iter().enumerate().any(|(i, n)| {
-                FORBIDS.contains(&n.as_str())
-                    && w[i + 1..].iter().take(3).any(|a| acts(a))
-                    && !quoted
-                        .get_or_insert_with(|| quoted_words(&sentence, w.len()))
-                        .get(i)
-                        .copied()
-                        .unwrap_or(false)
-            })
+    let sentence = if sentence.contains(['\'', '\u{2019}']) {
+        std::borrow::Cow::Owned(
+            sentence
+                .replace("n't", " not")
+                .replace("n\u{2019}t", " not"),
+        )
+    } else {
+        std::borrow::Cow::Borrowed(sentence)
     };
-    if !sentences(text).any(forbids) {
+    let w = words(&sentence);
+    // A prohibition the user quotes is the message's ("E-mail Bob: 'Please never purge
+    // the inbox.'"), and takes back nothing of theirs (a ninth outsider round's). (Where
+    // the quotes are is read only for a sentence that forbids at all: every user turn's
+    // sentences are read here.)
+    let mut quoted: Option<Vec<bool>> = None;
+    foreign_negation(&sentence, &w)
+        || w.iter().enumerate().any(|(i, n)| {
+            FORBIDS.contains(&n.as_str())
+                && w[i + 1..].iter().take(3).any(|a| acts(a))
+                && !quoted
+                    .get_or_insert_with(|| quoted_words(&sentence, w.len()))
+                    .get(i)
+                    .copied()
+                    .unwrap_or(false)
+        })
+}
+
+/// `text` with every sentence that forbids something blanked out, for grounding values in the
+/// user's words: "Never send anything to mallory@evil.io" names an address the user ruled
+/// out, not one they chose (a fourth outsider round sent mail there on its strength). Where
+/// that takes a value the user did want ("Pay Bob, not Alice"), the cost is a question.
+pub fn without_prohibitions(text: &str) -> std::borrow::Cow<'_, str> {
+    // Most turns hold no word a prohibition needs: one look at the whole text says so.
+    if !may_forbid(text) || !sentences(text).any(|s| may_forbid(s) && forbids(s)) {
         return std::borrow::Cow::Borrowed(text);
     }
     std::borrow::Cow::Owned(
@@ -826,6 +829,46 @@ const FOREIGN_NEGATIONS: &[&str] = &[
     "ніколи",
     "нічого",
 ];
+
+/// Whether `sentence` (or any text) holds a word that a prohibition needs ([`FORBIDS`], a negation of
+/// another language, "ne", "keep" or "leave" of their pairs), read without splitting it into
+/// words: `false` proves that [`without_prohibitions`] finds nothing in it. Every user turn's
+/// sentences are read for prohibitions each time a history is indexed afresh, and splitting
+/// each into owned lowercase words was two thirds of such a decision at 10k items.
+fn may_forbid(sentence: &str) -> bool {
+    static NEEDED: std::sync::LazyLock<
+        std::collections::HashSet<&'static str, foldhash::fast::RandomState>,
+    > = std::sync::LazyLock::new(|| {
+        FORBIDS
+            .iter()
+            .chain(FOREIGN_NEGATIONS)
+            .chain(&["ne", "n", "keep", "leave"])
+            .copied()
+            .collect()
+    });
+    // Outside ASCII, lowercasing and the unspaced negations need the whole reading; "n't"
+    // becomes "not".
+    if !sentence.is_ascii() || sentence.contains("n't") {
+        return true;
+    }
+    let mut lower = [0u8; 16];
+    sentence
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|token| !token.is_empty())
+        .any(|token| {
+            // A word split from a longer token at a camelCase hump ("NeverSend") is a part of
+            // it: such a token (rare in what a person writes) is searched for every word.
+            let humped = token.bytes().skip(1).any(|b| b.is_ascii_uppercase());
+            if humped || token.len() > lower.len() {
+                let folded = token.to_ascii_lowercase();
+                return NEEDED.iter().any(|w| folded.contains(w));
+            }
+            let held = &mut lower[..token.len()];
+            held.copy_from_slice(token.as_bytes());
+            held.make_ascii_lowercase();
+            std::str::from_utf8(held).is_ok_and(|w| NEEDED.contains(w))
+        })
+}
 
 /// Negations written without spaces (Chinese, Japanese, Korean): "不要给 … 发任何东西",
 /// "削除も転送もしないで".

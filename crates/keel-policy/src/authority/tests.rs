@@ -934,3 +934,27 @@ fn a_particular_action_needs_its_own_word_not_its_kinds() {
     let nothing = said_words(["What is open on the board?"]);
     assert_eq!(other_action_of_kind("merge_pull_request", &nothing), None);
 }
+
+proptest::proptest! {
+    /// The quick look for a prohibition's words never passes over a sentence the whole
+    /// reading finds one in: sentences of words that forbid, act, hump, quote and contract.
+    #[test]
+    fn a_sentence_the_quick_look_passes_over_forbids_nothing(
+        words in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "never", "Never", "NeverSend", "sendNothing", "don't", "dont", "won't", "no",
+                "notes", "know", "Not", "send", "pay", "delete", "transfer", "keep", "Bob",
+                "out", "leave", "ne", "n", "pas", "nicht", "nie", "\"never", "delete\"",
+                "please", "update", "the", "file-3.md", "forbidden", "without", "Refrain",
+                "from", "replying", "NOBODY", "cannot", "email", "it", "to",
+            ]),
+            0..12,
+        ),
+        stop in proptest::sample::select(vec!["", ".", "!", ";"]),
+    ) {
+        let sentence = format!("{}{stop}", words.join(" "));
+        if !super::may_forbid(&sentence) {
+            proptest::prop_assert!(!super::forbids(&sentence), "{}", sentence);
+        }
+    }
+}
