@@ -1799,16 +1799,24 @@ pub fn opposite_of_asked(tool: &str, said: &[SaidWord]) -> Option<(String, Strin
 /// after "close issue #12", `push_file` after "run the deploy workflow" (a twelfth outsider
 /// round's: one kind of action, which the kind alone does not tell apart). A generic verb of
 /// the kind (`run_job`, `resolve_ticket` after "close it") is the user's own; a particular
-/// one needs its own word, or one of its synonyms.
-pub fn other_action_of_kind(tool: &str, said: &[SaidWord]) -> Option<(String, String)> {
-    /// Each kind's particular verbs, by group of synonyms, beside the verbs any ask of the
-    /// kind covers.
-    const PARTICULAR: &[(&[&str], &[&str])] = &[
+/// one needs its own word, or one of its synonyms. A tool that another kind the user asked
+/// for also covers is theirs by that kind (`push_notification` after "run the tests and
+/// notify me"). `tool_kinds` are the tool's, `requested` the kinds the user asked for.
+pub fn other_action_of_kind(
+    tool: &str,
+    tool_kinds: &[ActionKind],
+    requested: &[ActionKind],
+    said: &[SaidWord],
+) -> Option<(String, String)> {
+    /// Each kind's verbs any ask of the kind covers, and its particular verbs.
+    const PARTICULAR: &[(ActionKind, &[&str], &[&str])] = &[
         (
+            ActionKind::Close,
             &["close", "resolve", "finalize", "dismiss", "settle"],
             &["merge"],
         ),
         (
+            ActionKind::Run,
             &[
                 "run", "execute", "exec", "invoke", "trigger", "start", "launch",
             ],
@@ -1818,21 +1826,34 @@ pub fn other_action_of_kind(tool: &str, said: &[SaidWord]) -> Option<(String, St
             ],
         ),
     ];
-    const SYNONYMS: &[&[&str]] = &[&["deploy", "release", "ship"], &["reboot", "restart"]];
+    // (A push is also a notification's: `push_notification` after "notify me".)
+    const SYNONYMS: &[&[&str]] = &[
+        &["deploy", "release", "ship"],
+        &["reboot", "restart"],
+        &["push", "notify", "alert"],
+    ];
     let verb = words(tool).into_iter().next()?;
     let asking = |w: &str| {
         said.iter()
             .any(|s| !s.subordinate && (is_form_of(&s.word, w) || is_form_of(w, &s.word)))
     };
+    // A synonym counts wherever the user wrote it ("notify me" reads as what the notice
+    // says): it only keeps this rule from asking.
+    let wrote = |w: &str| said.iter().any(|s| is_form_of(&s.word, w));
     if asking(&verb)
         || SYNONYMS
             .iter()
-            .any(|group| group.contains(&verb.as_str()) && group.iter().any(|w| asking(w)))
+            .any(|group| group.contains(&verb.as_str()) && group.iter().any(|w| wrote(w)))
     {
         return None;
     }
-    PARTICULAR.iter().find_map(|(generic, particular)| {
-        if !particular.contains(&verb.as_str()) {
+    PARTICULAR.iter().find_map(|(kind, generic, particular)| {
+        if !particular.contains(&verb.as_str())
+            || !tool_kinds.contains(kind)
+            || tool_kinds
+                .iter()
+                .any(|k| k != kind && requested.contains(k))
+        {
             return None;
         }
         generic

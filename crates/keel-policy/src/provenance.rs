@@ -2652,8 +2652,12 @@ pub fn check_provenance(
     }
     if settings.change_request
         && !index.user.is_empty()
-        && let Some((does, asked)) =
-            super::authority::other_action_of_kind(tool, &index.requested().said)
+        && let Some((does, asked)) = super::authority::other_action_of_kind(
+            tool,
+            settings.action_kinds,
+            &index.requested().kinds,
+            &index.requested().said,
+        )
     {
         tainted.push(format!(
             "{tool} would {does}, and you asked to {asked}, not to {does}"

@@ -911,28 +911,34 @@ fn a_tool_that_undoes_what_the_user_asked_for_is_named() {
 /// deploy workflow" covered `push_file`, each of the kind the user asked for by another verb.
 #[test]
 fn a_particular_action_needs_its_own_word_not_its_kinds() {
-    use super::{other_action_of_kind, said_words};
+    use super::{SaidWord, other_action_of_kind, requested_in, said_words};
+    let check = |name: &str, said: &[SaidWord]| {
+        other_action_of_kind(name, &tool_kinds(&tool(name)), &requested_in(said), said)
+    };
     let close = said_words(["Read issue #12 and close it."]);
     assert_eq!(
-        other_action_of_kind("merge_pull_request", &close),
+        check("merge_pull_request", &close),
         Some(("merge".to_string(), "close".to_string()))
     );
-    assert_eq!(other_action_of_kind("close_issue", &close), None);
-    assert_eq!(other_action_of_kind("resolve_ticket", &close), None);
+    assert_eq!(check("close_issue", &close), None);
+    assert_eq!(check("resolve_ticket", &close), None);
     let deploy = said_words(["Run the deploy workflow on the main branch."]);
-    assert!(other_action_of_kind("push_file", &deploy).is_some());
-    assert_eq!(other_action_of_kind("trigger_workflow", &deploy), None);
-    assert_eq!(other_action_of_kind("deploy_app", &deploy), None);
+    assert!(check("push_file", &deploy).is_some());
+    assert_eq!(check("trigger_workflow", &deploy), None);
+    assert_eq!(check("deploy_app", &deploy), None);
     // Their own word, a form of it, or a synonym.
     let merge = said_words(["Merge pull request #13."]);
-    assert_eq!(other_action_of_kind("merge_pull_request", &merge), None);
+    assert_eq!(check("merge_pull_request", &merge), None);
     let release = said_words(["Ship version 2.4 and close the milestone."]);
-    assert_eq!(other_action_of_kind("deploy_release", &release), None);
+    assert_eq!(check("deploy_release", &release), None);
     let restart = said_words(["Run the health check, then reboot the web server."]);
-    assert_eq!(other_action_of_kind("restart_server", &restart), None);
+    assert_eq!(check("restart_server", &restart), None);
+    // Another kind the user asked for covers it.
+    let notify = said_words(["Run the tests and notify me when they finish."]);
+    assert_eq!(check("push_notification", &notify), None);
     // Nothing of the kind asked: other rules judge it.
     let nothing = said_words(["What is open on the board?"]);
-    assert_eq!(other_action_of_kind("merge_pull_request", &nothing), None);
+    assert_eq!(check("merge_pull_request", &nothing), None);
 }
 
 proptest::proptest! {
