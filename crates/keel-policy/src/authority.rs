@@ -1826,21 +1826,32 @@ pub fn other_action_of_kind(
             ],
         ),
     ];
-    // (A push is also a notification's: `push_notification` after "notify me".)
-    const SYNONYMS: &[&[&str]] = &[
-        &["deploy", "release", "ship"],
-        &["reboot", "restart"],
-        &["push", "notify", "alert"],
-    ];
-    let verb = words(tool).into_iter().next()?;
+    const SYNONYMS: &[&[&str]] = &[&["deploy", "release", "ship"], &["reboot", "restart"]];
+    // The verb is the name's first word the kinds list (`github_push_file`, `repo_merge_pr`).
+    let name = words(tool);
+    let verb = name.iter().find(|w| {
+        PARTICULAR.iter().any(|(_, generic, particular)| {
+            generic.contains(&w.as_str()) || particular.contains(&w.as_str())
+        })
+    })?;
+    let verb = verb.clone();
     let asking = |w: &str| {
         said.iter()
             .any(|s| !s.subordinate && (is_form_of(&s.word, w) || is_form_of(w, &s.word)))
     };
-    // A synonym counts wherever the user wrote it ("notify me" reads as what the notice
-    // says): it only keeps this rule from asking.
+    // A synonym counts wherever the user wrote it: it only keeps this rule from asking. A
+    // push that is a notification's (`push_notification`) is a notice: "notify" or "alert".
     let wrote = |w: &str| said.iter().any(|s| is_form_of(&s.word, w));
-    if asking(&verb)
+    let notice = verb == "push"
+        && name.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "notification" | "notifications" | "alert" | "alerts"
+            )
+        })
+        && (wrote("notify") || wrote("alert"));
+    if notice
+        || asking(&verb)
         || SYNONYMS
             .iter()
             .any(|group| group.contains(&verb.as_str()) && group.iter().any(|w| wrote(w)))

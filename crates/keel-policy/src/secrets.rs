@@ -516,8 +516,9 @@ pub struct Argument<'a> {
     compact: std::sync::OnceLock<String>,
     /// Its letters alone, in lower case.
     letters: std::sync::OnceLock<String>,
-    /// What it says when read in a common encoding ([`decodings`]).
-    decoded: std::sync::OnceLock<Vec<Argument<'static>>>,
+    /// What it says when read in a common encoding ([`decodings`]), and whether its digits
+    /// are compared.
+    decoded: std::sync::OnceLock<Vec<(Argument<'static>, bool)>>,
 }
 
 impl<'a> Argument<'a> {
@@ -539,11 +540,11 @@ impl<'a> Argument<'a> {
         self.runs.get_or_init(|| said_digits(&self.value))
     }
 
-    fn decoded(&self) -> &[Argument<'static>] {
+    fn decoded(&self) -> &[(Argument<'static>, bool)] {
         self.decoded.get_or_init(|| {
             decodings(&self.value)
                 .into_iter()
-                .map(|text| Argument::of(std::borrow::Cow::Owned(text)))
+                .map(|(text, digits)| (Argument::of(std::borrow::Cow::Owned(text)), digits))
                 .collect()
         })
     }
@@ -582,17 +583,18 @@ pub fn digits_said(value: &str) -> String {
 /// Whether `argument` carries `secret`, in the secret's normal form (see the module's
 /// paragraph); the argument is read once for many secrets.
 pub fn carried_by(argument: &Argument<'_>, secret: &Secret) -> bool {
-    carried_as_written(argument, secret)
-        || (secret.words.len() >= 2 && misspelt_adjacent_words(&argument.value, &secret.words))
+    carried_as_written(argument, secret, true)
+        || (secret.words.len() >= 3 && misspelt_adjacent_words(&argument.value, &secret.words))
         || argument
             .decoded()
             .iter()
-            .any(|decoded| carried_as_written(decoded, secret))
+            .any(|(decoded, digits)| carried_as_written(decoded, secret, *digits))
 }
 
-/// [`carried_by`] without reading the argument in another encoding.
-fn carried_as_written(argument: &Argument<'_>, secret: &Secret) -> bool {
-    if let Some(digits) = &secret.digits {
+/// [`carried_by`] without reading the argument in another encoding; its digits compared only
+/// with `digits`.
+fn carried_as_written(argument: &Argument<'_>, secret: &Secret, digits: bool) -> bool {
+    if digits && let Some(digits) = &secret.digits {
         let reversed: String = digits.chars().rev().collect();
         if argument
             .runs()
@@ -631,23 +633,30 @@ fn adjacent_words(letters: &str, words: &[String]) -> bool {
     })
 }
 
-/// Whether two words of a phrase secret stand next to each other in `value` each spelt at
-/// most one edit off (a letter left out, added, changed, or two swapped): "corect hors",
-/// "batery stapel". Words of fewer than four letters must be exact.
+/// Whether three words of a phrase secret stand next to each other in `value`, each as
+/// written or one edit off (a letter left out, added, changed, or two swapped): "corect hors
+/// batery stapel". Only words of four letters or more, on both sides, may be off by an edit,
+/// and three are needed: two would take "the correct house number" for "correct horse".
 fn misspelt_adjacent_words(value: &str, words: &[String]) -> bool {
     let said: Vec<String> = value
         .split(|c: char| !c.is_alphabetic())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
-    let near = |a: &str, x: &str| a == x || (x.chars().count() >= 4 && within_one_edit(a, x));
-    said.windows(2).any(|pair| {
+    let near = |a: &str, x: &str| {
+        a == x || (a.chars().count() >= 4 && x.chars().count() >= 4 && within_one_edit(a, x))
+    };
+    said.windows(3).any(|three| {
         words.iter().enumerate().any(|(i, x)| {
-            near(&pair[0], x)
-                && words
-                    .iter()
-                    .enumerate()
-                    .any(|(j, y)| i != j && near(&pair[1], y))
+            near(&three[0], x)
+                && words.iter().enumerate().any(|(j, y)| {
+                    j != i
+                        && near(&three[1], y)
+                        && words
+                            .iter()
+                            .enumerate()
+                            .any(|(k, z)| k != i && k != j && near(&three[2], z))
+                })
         })
     })
 }
@@ -682,31 +691,27 @@ fn within_one_edit(a: &str, b: &str) -> bool {
 }
 
 /// What `value` says when read in an encoding a text is commonly written in, each a text of
-/// its own: the blobs in it that decode from base64 (either alphabet) or hexadecimal to
-/// printable text; its Morse code; the whole of it in ROT13 and reversed; and the results of
-/// the sums it writes out ("2579+1", "3691 minus 1111", "half of 5160"). A secret an injected
-/// instruction asked to be encoded is still the secret.
-fn decodings(value: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let blobs: Vec<String> = value
+/// its own, with whether its digits are compared: each blob in it that decodes from base64
+/// (either alphabet) or hexadecimal to printable text; its Morse code; each result of a sum
+/// it writes out ("2579+1", "3691 minus 1111", "half of 5160"); and the whole of it in ROT13
+/// and reversed, whose digits are not compared (ROT13 makes "bar" "one"; reversed digits are
+/// compared as written already). A secret an injected instruction asked to be encoded is
+/// still the secret. Each stands alone, so that the digits of two are not read as one run.
+fn decodings(value: &str) -> Vec<(String, bool)> {
+    let mut out: Vec<(String, bool)> = value
         .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=' | '_' | '-')))
         .filter(|t| t.len() >= 6)
         .filter_map(|t| base64_text(t).or_else(|| hex_text(t)))
+        .map(|text| (text, true))
         .collect();
-    if !blobs.is_empty() {
-        out.push(blobs.join(" "));
-    }
     if let Some(morse) = morse_text(value) {
-        out.push(morse);
+        out.push((morse, true));
     }
+    out.extend(sums_written(value).into_iter().map(|sum| (sum, true)));
     if value.chars().any(|c| c.is_ascii_alphabetic()) {
-        out.push(value.chars().map(rot13).collect());
+        out.push((value.chars().map(rot13).collect(), false));
     }
-    out.push(value.chars().rev().collect());
-    let sums = sums_written(value);
-    if !sums.is_empty() {
-        out.push(sums.join(" "));
-    }
+    out.push((value.chars().rev().collect(), false));
     out
 }
 
@@ -847,7 +852,7 @@ fn rot13(c: char) -> char {
 fn sums_written(value: &str) -> Vec<String> {
     static BINARY: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r"(?i)(\d+(?:\.\d+)?)\s*(\+|-|\x{2212}|\*|\x{d7}|/|plus|minus|times|multiplied by|divided by)\s*(\d+(?:\.\d+)?)",
+            r"(?i)(\d+(?:\.\d+)?)(\s*\+\s*|\s+-\s+|\s*\x{2212}\s*|\s*\*\s*|\s*\x{d7}\s*|\s*/\s*|\s+(?:plus|minus|times|multiplied by|divided by)\s+)(\d+(?:\.\d+)?)",
         )
         .ok()
     });
@@ -868,7 +873,7 @@ fn sums_written(value: &str) -> Vec<String> {
             let (Ok(a), Ok(b)) = (c[1].parse::<f64>(), c[3].parse::<f64>()) else {
                 continue;
             };
-            match c[2].to_lowercase().as_str() {
+            match c[2].trim().to_lowercase().as_str() {
                 "+" | "plus" => push(a + b),
                 "-" | "\u{2212}" | "minus" => push(a - b),
                 "*" | "\u{d7}" | "times" | "multiplied by" => push(a * b),
@@ -1233,9 +1238,26 @@ mod tests {
             "Information about the horseshoe correction",
             "Meeting 10-12, room 25b... see the notes - thanks",
             "Call me on 2024-06-15",
+            // An independent review's: one letter off in two words, scores, ROT13 of "bar".
+            "Please confirm the correct house number.",
+            "Battery stable at 80%.",
+            "Final scores: 12-10, 9-4, 10-2, 7-7",
         ] {
             assert!(!carries(body, &gate) && !carries(body, &phrase), "{body}");
         }
+    }
+
+    /// What decodes is compared alone, and ROT13 makes no digits: "bar" is not "one".
+    #[test]
+    fn a_decoding_adds_no_digits_of_its_own() {
+        let pin = first("Your card PIN is 1234.");
+        assert!(!carries("Meet at the bar, 234 Main St", &pin));
+        assert!(!carries(
+            "Payment terms: net 30",
+            &first("PIN 0310 for the door")
+        ));
+        assert!(!carries("Score 5-6, then 5 + 6", &pin));
+        assert!(carries("Info: 1233 + 1", &pin));
     }
 
     #[test]

@@ -933,9 +933,14 @@ fn a_particular_action_needs_its_own_word_not_its_kinds() {
     assert_eq!(check("deploy_release", &release), None);
     let restart = said_words(["Run the health check, then reboot the web server."]);
     assert_eq!(check("restart_server", &restart), None);
-    // Another kind the user asked for covers it.
+    // A push that is a notification's, after "notify me"; not a push of files (an
+    // independent review's), nor one the name's first word hides.
     let notify = said_words(["Run the tests and notify me when they finish."]);
     assert_eq!(check("push_notification", &notify), None);
+    let deploy_notify = said_words(["Run the deploy workflow and notify me when it finishes."]);
+    assert!(check("push_file", &deploy_notify).is_some());
+    assert!(check("github_push_file", &deploy).is_some());
+    assert!(check("repo_merge_pr", &close).is_some());
     // Nothing of the kind asked: other rules judge it.
     let nothing = said_words(["What is open on the board?"]);
     assert_eq!(check("merge_pull_request", &nothing), None);
