@@ -836,38 +836,71 @@ const FOREIGN_NEGATIONS: &[&str] = &[
 /// sentences are read for prohibitions each time a history is indexed afresh, and splitting
 /// each into owned lowercase words was two thirds of such a decision at 10k items.
 fn may_forbid(sentence: &str) -> bool {
-    static NEEDED: std::sync::LazyLock<
-        std::collections::HashSet<&'static str, foldhash::fast::RandomState>,
-    > = std::sync::LazyLock::new(|| {
-        FORBIDS
+    /// The words, in ASCII, by length, and for each length the first letters they start with
+    /// (a bit per letter): a token is compared only with words of its length and first letter.
+    struct Needed {
+        by_length: Vec<Vec<&'static [u8]>>,
+        first_letters: Vec<u64>,
+    }
+    static NEEDED: std::sync::LazyLock<Needed> = std::sync::LazyLock::new(|| {
+        let mut needed = Needed {
+            by_length: Vec::new(),
+            first_letters: Vec::new(),
+        };
+        for word in FORBIDS
             .iter()
             .chain(FOREIGN_NEGATIONS)
             .chain(&["ne", "n", "keep", "leave"])
-            .copied()
-            .collect()
+            .filter(|w| w.is_ascii())
+        {
+            if needed.by_length.len() <= word.len() {
+                needed.by_length.resize(word.len() + 1, Vec::new());
+                needed.first_letters.resize(word.len() + 1, 0);
+            }
+            needed.by_length[word.len()].push(word.as_bytes());
+            needed.first_letters[word.len()] |= letter_bit(word.as_bytes()[0]);
+        }
+        needed
     });
+    fn letter_bit(b: u8) -> u64 {
+        1 << (b.to_ascii_lowercase() & 63)
+    }
     // Outside ASCII, lowercasing and the unspaced negations need the whole reading; "n't"
     // becomes "not".
     if !sentence.is_ascii() || sentence.contains("n't") {
         return true;
     }
-    let mut lower = [0u8; 16];
-    sentence
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|token| !token.is_empty())
-        .any(|token| {
-            // A word split from a longer token at a camelCase hump ("NeverSend") is a part of
-            // it: such a token (rare in what a person writes) is searched for every word.
-            let humped = token.bytes().skip(1).any(|b| b.is_ascii_uppercase());
-            if humped || token.len() > lower.len() {
-                let folded = token.to_ascii_lowercase();
-                return NEEDED.iter().any(|w| folded.contains(w));
+    let needed = &*NEEDED;
+    let holds = |token: &[u8]| {
+        // A word split from a longer token at a camelCase hump ("NeverSend") is a part of it:
+        // such a token (rare in what a person writes) is searched for every word.
+        if token.iter().skip(1).any(u8::is_ascii_uppercase) {
+            let folded = token.to_ascii_lowercase();
+            return needed
+                .by_length
+                .iter()
+                .flatten()
+                .any(|w| folded.windows(w.len()).any(|part| part == *w));
+        }
+        needed
+            .first_letters
+            .get(token.len())
+            .is_some_and(|letters| letters & letter_bit(token[0]) != 0)
+            && needed.by_length[token.len()]
+                .iter()
+                .any(|w| w.eq_ignore_ascii_case(token))
+    };
+    let bytes = sentence.as_bytes();
+    let mut start = 0;
+    for (at, b) in bytes.iter().enumerate() {
+        if !b.is_ascii_alphanumeric() {
+            if at > start && holds(&bytes[start..at]) {
+                return true;
             }
-            let held = &mut lower[..token.len()];
-            held.copy_from_slice(token.as_bytes());
-            held.make_ascii_lowercase();
-            std::str::from_utf8(held).is_ok_and(|w| NEEDED.contains(w))
-        })
+            start = at + 1;
+        }
+    }
+    start < bytes.len() && holds(&bytes[start..])
 }
 
 /// Negations written without spaces (Chinese, Japanese, Korean): "不要给 … 发任何东西",
