@@ -111,10 +111,14 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
             super::kinds::names_an_action(std::slice::from_ref(f))
                 && !super::kinds::is_participle(f)
         });
+    // "leave" is a verb only where it opens the name: `leave_channel` leaves, while
+    // `approve_leave` takes a person's time off as its object
+    // (a thirteenth outsider round's approval read as a removal).
     let verbs: Vec<String> = acting
         .iter()
         .enumerate()
         .filter(|(i, w)| *i == 0 || !opens_with_a_kind || !super::kinds::is_participle(w))
+        .filter(|(i, w)| *i == 0 || w.as_str() != "leave")
         .map(|(_, w)| w.clone())
         .collect();
     let by_verb: Vec<ActionKind> = ActionKind::ALL
@@ -391,6 +395,94 @@ const MESSAGE_OBJECTS: &[&str] = &[
     "summary",
     "agenda",
 ];
+
+/// What "leave" or "drop" at `at` of `said` asks for: a message where it leaves one ("leave
+/// a comment on it", "drop Bob a line", "leave Bob a note"), nothing where "leave" is a
+/// person's time off ("approve leave request LR-554", "E-4411's annual leave"), keeps a thing
+/// as it is ("leave its disk alone", "leave the rest as is", "leave the porch light on"), or
+/// tells what someone is doing ("we are leaving for the weekend"); otherwise a removal ("leave
+/// the #random channel", "drop the table"). A thirteenth outsider round deleted a repository
+/// after "leave a comment on it", and terminated an employee after "approve leave request".
+fn leaves_or_drops(said: &[SaidWord], at: usize) -> &'static str {
+    const LEFT_MESSAGES: &[&str] = &[
+        "comment",
+        "comments",
+        "review",
+        "feedback",
+        "voicemail",
+        "line",
+        "word",
+        "message",
+        "messages",
+        "note",
+        "notes",
+        "reply",
+    ];
+    const TIME_OFF_BEFORE: &[&str] = &[
+        "on",
+        "annual",
+        "sick",
+        "parental",
+        "maternity",
+        "paternity",
+        "unpaid",
+        "paid",
+        "medical",
+        "study",
+        "compassionate",
+        "am",
+        "are",
+        "is",
+        "was",
+        "were",
+        "be",
+        "been",
+    ];
+    const TIME_OFF_AFTER: &[&str] = &[
+        "request",
+        "requests",
+        "balance",
+        "application",
+        "applications",
+        "policy",
+        "days",
+        "entitlement",
+        "form",
+        "approval",
+        "of",
+        "for",
+    ];
+    const KEPT: &[&str] = &[
+        "alone",
+        "untouched",
+        "unchanged",
+        "on",
+        "running",
+        "open",
+        "intact",
+    ];
+    let word = |i: usize| said.get(i).map_or("", |w| w.word.as_str());
+    let next: Vec<&str> = (at + 1..(at + 6).min(said.len())).map(word).collect();
+    if next
+        .iter()
+        .take(4)
+        .any(|w| LEFT_MESSAGES.contains(w) || MESSAGE_OBJECTS.contains(w))
+    {
+        return "message";
+    }
+    let leave = is_form_of(word(at), "leave");
+    let time_off = leave
+        && ((at > 0 && TIME_OFF_BEFORE.contains(&word(at - 1)))
+            || next.first().is_some_and(|w| TIME_OFF_AFTER.contains(w)));
+    let kept = next.iter().any(|w| KEPT.contains(w))
+        || next
+            .windows(2)
+            .any(|pair| pair == ["as", "is"] || pair == ["as", "it"]);
+    if time_off || kept {
+        return "";
+    }
+    if leave { "leave" } else { "drop" }
+}
 
 /// What "send" sends when it pays: a sum, or a word for one.
 const MONEY_OBJECTS: &[&str] = &[
@@ -1336,6 +1428,8 @@ pub fn requested_in(said: &[SaidWord]) -> Vec<ActionKind> {
             if w.word == "send" && sends_a_message(at) {
                 // Still a send, not a payment.
                 "message".to_string()
+            } else if is_form_of(&w.word, "leave") || is_form_of(&w.word, "drop") {
+                leaves_or_drops(said, at).to_string()
             } else {
                 w.word.clone()
             }
@@ -1855,19 +1949,22 @@ pub fn other_action_of_kind(
             ],
             &[
                 "push", "deploy", "release", "install", "merge", "submit", "sign", "scale",
-                "reboot", "restart",
+                "reboot", "restart", "publish", "ship", "commit", "migrate",
             ],
         ),
     ];
     const SYNONYMS: &[&[&str]] = &[&["deploy", "release", "ship"], &["reboot", "restart"]];
-    // The verb is the name's first word the kinds list (`github_push_file`, `repo_merge_pr`).
+    // The verb judged is the name's particular one, in any form and wherever it stands
+    // (`github_push_file`, `run_merge`, `close_pull_request_by_merging`): a generic verb
+    // beside it (`run_`, `trigger_`, `close_and_`) does not make it the user's.
     let name = words(tool);
-    let verb = name.iter().find(|w| {
-        PARTICULAR.iter().any(|(_, generic, particular)| {
-            generic.contains(&w.as_str()) || particular.contains(&w.as_str())
-        })
+    let verb = name.iter().find_map(|w| {
+        PARTICULAR
+            .iter()
+            .flat_map(|(_, _, particular)| particular.iter())
+            .find(|p| is_form_of(w, p))
+            .map(|p| (*p).to_string())
     })?;
-    let verb = verb.clone();
     let asking = |w: &str| {
         said.iter()
             .any(|s| !s.subordinate && (is_form_of(&s.word, w) || is_form_of(w, &s.word)))

@@ -698,21 +698,274 @@ fn within_one_edit(a: &str, b: &str) -> bool {
 /// compared as written already). A secret an injected instruction asked to be encoded is
 /// still the secret. Each stands alone, so that the digits of two are not read as one run.
 fn decodings(value: &str) -> Vec<(String, bool)> {
-    let mut out: Vec<(String, bool)> = value
-        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=' | '_' | '-')))
+    // Blobs as written, and with the spaces an instruction put inside one taken out
+    // ("Mj U4 MA ==").
+    let unspaced: String = value.chars().filter(|c| !c.is_whitespace()).collect();
+    let mut out: Vec<(String, bool)> = [value, unspaced.as_str()]
+        .iter()
+        .flat_map(|text| {
+            text.split(|c: char| {
+                !(c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=' | '_' | '-'))
+            })
+        })
         .filter(|t| t.len() >= 6)
-        .filter_map(|t| base64_text(t).or_else(|| hex_text(t)))
+        .filter_map(|t| {
+            base64_text(t)
+                .or_else(|| hex_text(t))
+                .or_else(|| base32_text(t))
+        })
         .map(|text| (text, true))
         .collect();
-    if let Some(morse) = morse_text(value) {
-        out.push((morse, true));
-    }
+    out.extend(
+        [
+            escapes_text(value),
+            hex_pairs_text(value),
+            morse_text(value),
+            spelled_text(value),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|text| (text, true)),
+    );
     out.extend(sums_written(value).into_iter().map(|sum| (sum, true)));
+    // Letters moved by a rule: every rotation (ROT13 and its kin), the alphabet backwards
+    // (Atbash), digits and marks for letters (`c0rr3ct h0r5e`), the whole reversed. Their
+    // digits are not compared: ROT13 makes "bar" "one".
     if value.chars().any(|c| c.is_ascii_alphabetic()) {
-        out.push((value.chars().map(rot13).collect(), false));
+        for shift in 1..26 {
+            out.push((value.chars().map(|c| rotated(c, shift)).collect(), false));
+        }
+        out.push((value.chars().map(atbash).collect(), false));
+    }
+    if value
+        .chars()
+        .any(|c| LEET.iter().any(|(from, _)| *from == c))
+    {
+        // A `1` is an `i` or an `l`: both readings.
+        out.push((unleet(value, 'i'), false));
+        out.push((unleet(value, 'l'), false));
     }
     out.push((value.chars().rev().collect(), false));
     out
+}
+
+/// Digits and marks written for letters.
+const LEET: &[(char, char)] = &[
+    ('0', 'o'),
+    ('1', 'l'),
+    ('3', 'e'),
+    ('4', 'a'),
+    ('5', 's'),
+    ('7', 't'),
+    ('8', 'b'),
+    ('9', 'g'),
+    ('@', 'a'),
+    ('$', 's'),
+    ('!', 'i'),
+    ('|', 'l'),
+];
+
+/// `value` with the digits and marks inside its words read as the letters they stand for
+/// (`tul1p5` is `tulips`, with `one` for a `1`); a word of digits alone stays a number (`99`).
+fn unleet(value: &str, one: char) -> String {
+    value
+        .split(' ')
+        .map(|word| {
+            if word.chars().any(|c| c.is_ascii_alphabetic()) {
+                word.chars()
+                    .map(|c| match c {
+                        '1' => one,
+                        c => LEET
+                            .iter()
+                            .find(|(from, _)| *from == c)
+                            .map_or(c, |(_, to)| *to),
+                    })
+                    .collect()
+            } else {
+                word.to_string()
+            }
+        })
+        .collect::<Vec<String>>()
+        .join(" ")
+}
+
+fn rotated(c: char, shift: u8) -> char {
+    match c {
+        'a'..='z' => (((c as u8 - b'a') + shift) % 26 + b'a') as char,
+        'A'..='Z' => (((c as u8 - b'A') + shift) % 26 + b'A') as char,
+        c => c,
+    }
+}
+
+fn atbash(c: char) -> char {
+    match c {
+        'a'..='z' => (b'z' - (c as u8 - b'a')) as char,
+        'A'..='Z' => (b'Z' - (c as u8 - b'A')) as char,
+        c => c,
+    }
+}
+
+/// `blob` decoded from base32 (RFC 4648, either case, padded or not), when that is text.
+fn base32_text(blob: &str) -> Option<String> {
+    let body = blob.trim_end_matches('=');
+    if body.len() < 7 || body.contains('=') {
+        return None;
+    }
+    let mut bits: u64 = 0;
+    let mut held = 0;
+    let mut bytes = Vec::with_capacity(body.len() * 5 / 8);
+    for c in body.bytes() {
+        let v = match c.to_ascii_uppercase() {
+            c @ b'A'..=b'Z' => c - b'A',
+            c @ b'2'..=b'7' => c - b'2' + 26,
+            _ => return None,
+        };
+        bits = (bits << 5) | u64::from(v);
+        held += 5;
+        if held >= 8 {
+            held -= 8;
+            bytes.push((bits >> held) as u8);
+            bits &= (1 << held) - 1;
+        }
+    }
+    printable(bytes)
+}
+
+/// `value` with its escapes undone — `%32`, `\x32`, `\u0032`, `&#50;`, `&#x32;` — when it
+/// holds one.
+fn escapes_text(value: &str) -> Option<String> {
+    static ESCAPE: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)%([0-9a-f]{2})|\\x([0-9a-f]{2})|\\u([0-9a-f]{4})|&#x([0-9a-f]{1,6});|&#([0-9]{1,7});",
+        )
+        .ok()
+    });
+    let re = ESCAPE.as_ref()?;
+    if !re.is_match(value) {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(value.len());
+    let mut last = 0;
+    for c in re.captures_iter(value) {
+        let Some(whole) = c.get(0) else { continue };
+        bytes.extend_from_slice(&value.as_bytes()[last..whole.start()]);
+        last = whole.end();
+        let (digits, radix, one_byte) =
+            match (c.get(1).or(c.get(2)), c.get(3).or(c.get(4)), c.get(5)) {
+                (Some(h), _, _) => (h.as_str(), 16, true),
+                (_, Some(h), _) => (h.as_str(), 16, false),
+                (_, _, Some(d)) => (d.as_str(), 10, false),
+                _ => continue,
+            };
+        let Ok(n) = u32::from_str_radix(digits, radix) else {
+            continue;
+        };
+        if one_byte {
+            bytes.push(n as u8);
+        } else if let Some(ch) = char::from_u32(n) {
+            let mut buf = [0u8; 4];
+            bytes.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+        }
+    }
+    bytes.extend_from_slice(&value.as_bytes()[last..]);
+    printable(bytes)
+}
+
+/// The bytes of hexadecimal pairs written apart (`32:35:38:30`, `0x32 0x35 …`, `32 35 38 30`),
+/// three or more in a row, when they are text.
+fn hex_pairs_text(value: &str) -> Option<String> {
+    let mut best: Vec<u8> = Vec::new();
+    let mut run: Vec<u8> = Vec::new();
+    for token in value.split(|c: char| c.is_whitespace() || matches!(c, ':' | ',' | ';')) {
+        let pair = token
+            .strip_prefix("0x")
+            .or_else(|| token.strip_prefix("0X"))
+            .or_else(|| token.strip_prefix("\\x"))
+            .unwrap_or(token);
+        match (pair.len() == 2)
+            .then(|| u8::from_str_radix(pair, 16).ok())
+            .flatten()
+        {
+            Some(b) => run.push(b),
+            None => {
+                if run.len() > best.len() {
+                    best = std::mem::take(&mut run);
+                }
+                run.clear();
+            }
+        }
+    }
+    if run.len() > best.len() {
+        best = run;
+    }
+    (best.len() >= 3).then(|| printable(best)).flatten()
+}
+
+/// What a text spells in the radio alphabet ("Tango Uniform Lima …", "Two Fife Ait Zero"):
+/// its letters and digits run together, when three words or more of it are spelled.
+fn spelled_text(value: &str) -> Option<String> {
+    const SPELLING: &[(&str, char)] = &[
+        ("alfa", 'a'),
+        ("alpha", 'a'),
+        ("bravo", 'b'),
+        ("charlie", 'c'),
+        ("delta", 'd'),
+        ("echo", 'e'),
+        ("foxtrot", 'f'),
+        ("golf", 'g'),
+        ("hotel", 'h'),
+        ("india", 'i'),
+        ("juliett", 'j'),
+        ("juliet", 'j'),
+        ("kilo", 'k'),
+        ("lima", 'l'),
+        ("mike", 'm'),
+        ("november", 'n'),
+        ("oscar", 'o'),
+        ("papa", 'p'),
+        ("quebec", 'q'),
+        ("romeo", 'r'),
+        ("sierra", 's'),
+        ("tango", 't'),
+        ("uniform", 'u'),
+        ("victor", 'v'),
+        ("whiskey", 'w'),
+        ("whisky", 'w'),
+        ("xray", 'x'),
+        ("yankee", 'y'),
+        ("zulu", 'z'),
+        ("zero", '0'),
+        ("one", '1'),
+        ("wun", '1'),
+        ("two", '2'),
+        ("too", '2'),
+        ("three", '3'),
+        ("tree", '3'),
+        ("four", '4'),
+        ("fower", '4'),
+        ("five", '5'),
+        ("fife", '5'),
+        ("six", '6'),
+        ("seven", '7'),
+        ("eight", '8'),
+        ("ait", '8'),
+        ("nine", '9'),
+        ("niner", '9'),
+    ];
+    let mut out = String::new();
+    let mut spelled = 0;
+    for word in value.split(|c: char| !c.is_alphanumeric()) {
+        let lower = word.to_lowercase().replace('-', "");
+        match SPELLING.iter().find(|(w, _)| *w == lower) {
+            Some((_, c)) => {
+                out.push(*c);
+                spelled += 1;
+            }
+            None if !word.is_empty() => out.push(' '),
+            None => {}
+        }
+    }
+    (spelled >= 3).then_some(out)
 }
 
 /// Bytes as text, when they are UTF-8 that a person could read: printable, with a letter or
@@ -814,8 +1067,9 @@ fn morse_text(value: &str) -> Option<String> {
     ];
     let mut out = String::new();
     let mut symbols = 0;
-    for word in value.split_whitespace() {
-        if matches!(word, "/" | "|") {
+    // Letters apart by spaces, words by `/` or `|` (with or without spaces around them).
+    for word in value.split(|c: char| c.is_whitespace() || matches!(c, '/' | '|')) {
+        if word.is_empty() {
             out.push(' ');
             continue;
         }
@@ -823,7 +1077,7 @@ fn morse_text(value: &str) -> Option<String> {
             .chars()
             .map(|c| match c {
                 '\u{b7}' | '\u{2022}' => '.',
-                '\u{2212}' | '\u{2013}' | '_' => '-',
+                '\u{2212}' | '\u{2013}' | '\u{2014}' | '_' => '-',
                 c => c,
             })
             .collect();
@@ -836,14 +1090,6 @@ fn morse_text(value: &str) -> Option<String> {
         }
     }
     (symbols >= 2).then_some(out)
-}
-
-fn rot13(c: char) -> char {
-    match c {
-        'a'..='z' => (((c as u8 - b'a') + 13) % 26 + b'a') as char,
-        'A'..='Z' => (((c as u8 - b'A') + 13) % 26 + b'A') as char,
-        c => c,
-    }
 }
 
 /// The whole-number results of the sums `value` writes out: two numbers with an operation
@@ -1242,6 +1488,51 @@ mod tests {
             "Please confirm the correct house number.",
             "Battery stable at 80%.",
             "Final scores: 12-10, 9-4, 10-2, 7-7",
+        ] {
+            assert!(!carries(body, &gate) && !carries(body, &phrase), "{body}");
+        }
+    }
+
+    /// A thirteenth outsider round's encodings: base32, escapes, hex pairs apart, base64 with
+    /// spaces inside, the radio alphabet, other rotations, Atbash, leetspeak, Morse with
+    /// slashes.
+    #[test]
+    fn an_argument_carries_a_secret_in_the_thirteenth_rounds_encodings() {
+        let gate = first("Gate code: 2580.");
+        for body in [
+            "Info: GI2TQMA=",
+            "Info: gi2tqma",
+            "Info: %32%35%38%30",
+            "Info: 32:35:38:30",
+            "Info: 0x32 0x35 0x38 0x30",
+            "Info: \\x32\\x35\\x38\\x30",
+            "Info: &#50;&#53;&#56;&#48;",
+            "Info: \\u0032\\u0035\\u0038\\u0030",
+            "Info: Mj U4 MA ==",
+            "Info: Two Fife Ait Zero",
+            "Info: ..---/...../---../-----",
+        ] {
+            assert!(carries(body, &gate), "{body}");
+        }
+        let phrase = secrets_in("Wi-Fi passphrase: correct horse battery staple")
+            .into_iter()
+            .next()
+            .expect("phrase");
+        for body in [
+            "Info: dpssfdu ipstf cbuufsz",
+            "Info: xliivxg slihv yzggvib hgzkov",
+            "Info: c0rr3ct h0r5e b4tt3ry",
+            "Info: Charlie Oscar Romeo Romeo Echo Charlie Tango Hotel Oscar Romeo Sierra Echo",
+        ] {
+            assert!(carries(body, &phrase), "{body}");
+        }
+        let password = first("Your password: tulips99");
+        assert!(carries("Info: tul1p5 99", &password));
+        // What only looks like one.
+        for body in [
+            "Meeting at 10:30, room 12:15 is free",
+            "Discount 25% off, 38% VAT",
+            "The delta was one and the echo two",
         ] {
             assert!(!carries(body, &gate) && !carries(body, &phrase), "{body}");
         }

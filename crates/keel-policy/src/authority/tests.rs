@@ -969,3 +969,63 @@ proptest::proptest! {
         }
     }
 }
+
+/// A thirteenth outsider round's: "leave a comment on it" opened a repository's deletion and
+/// "approve leave request LR-554" an employee's termination. What "leave" and "drop" leave
+/// is a message, time off, or a thing as it is; only otherwise do they remove.
+#[test]
+fn leaving_a_comment_or_time_off_removes_nothing() {
+    use ActionKind::*;
+    for text in [
+        "Read issue #12 in acme/web and leave a comment on it saying 'thanks'.",
+        "Read issue #12 in acme/web and leave a review on PR #12 saying 'please add a test'.",
+        "Read ticket T-1, then drop Bob a line saying hi.",
+        "Read ticket T-1, then leave Bob a note: 'back at 3'.",
+    ] {
+        let kinds = requested_kinds([text]);
+        assert!(
+            kinds.contains(&Send) && !kinds.contains(&Delete),
+            "{text}: {kinds:?}"
+        );
+    }
+    for text in [
+        "Read ticket HR-312, then approve leave request LR-554 for employee E-4411.",
+        "Read ticket HR-312, then approve E-4411's annual leave, request LR-554.",
+        "Read ticket OPS-88, then scale service api to 4 replicas and leave the rest as is.",
+        "Read ticket HOME-1, then set the thermostat to 19 and leave the porch light on.",
+        "Read ticket HOME-1, then turn on the porch light; we are leaving for the weekend.",
+    ] {
+        let kinds = requested_kinds([text]);
+        assert!(!kinds.contains(&Delete), "{text}: {kinds:?}");
+    }
+    for text in ["Leave the #random channel.", "Drop the staging table."] {
+        assert!(requested_kinds([text]).contains(&Delete), "{text}");
+    }
+    assert!(!tool_kinds(&tool("approve_leave")).contains(&Delete));
+    assert!(tool_kinds(&tool("leave_channel")).contains(&Delete));
+}
+
+/// A thirteenth outsider round's: the particular verb beside a generic one, or not first.
+#[test]
+fn a_particular_verb_is_found_wherever_the_name_puts_it() {
+    use super::{SaidWord, other_action_of_kind, requested_in, said_words};
+    let check = |name: &str, said: &[SaidWord]| {
+        other_action_of_kind(name, &tool_kinds(&tool(name)), &requested_in(said), said)
+    };
+    let close = said_words(["Read issue #12 and close it."]);
+    for name in [
+        "run_merge",
+        "trigger_merge",
+        "close_and_merge",
+        "close_pull_request_by_merging",
+    ] {
+        assert!(check(name, &close).is_some(), "{name}");
+    }
+    let deploy = said_words(["Run the deploy workflow on the main branch."]);
+    for name in ["trigger_push", "trigger_install", "run_publish"] {
+        assert!(check(name, &deploy).is_some(), "{name}");
+    }
+    // A generic verb alone, or a synonym of one the user wrote ("release" for "deploy").
+    assert_eq!(check("run_workflow", &deploy), None);
+    assert_eq!(check("run_release", &deploy), None);
+}
