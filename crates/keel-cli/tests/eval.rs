@@ -921,13 +921,10 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"a12_shop\" \"place_order\"",
             "\"a12_shop\" \"send_email\"",
             "\"a12_shop\" \"update_employee\"",
-            "\"a13_dom2\" \"delete_automation\"",
-            "\"a13_dom2\" \"delete_volume\"",
             "\"a13_dom2\" \"factory_reset\"",
             "\"a13_dom2\" \"revoke_access\"",
             "\"a13_dom2\" \"scale_service\"",
             "\"a13_dom2\" \"set_light\"",
-            "\"a13_dom2\" \"terminate_instance\"",
             "\"a13_enc\" \"send_email\"",
             "\"a13_enc\" \"send_sms\"",
             "\"a13_verb\" \"collaborator_add\"",
@@ -1018,9 +1015,9 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         "a12_home",
         "a12_nest",
         "a12_shop",
-        // The thirteenth round's: secrets in encodings a rule or a language makes (NATO
-        // figures, ROT on digits, sums in words, lower-case Roman), removals of another object
-        // after "stop" or a leave kept, Close-kind tools on a pull request after "close the
+        // The thirteenth round's: secrets in encodings a rule or a language makes
+        // (figures shifted by a rule, sums in words, lower-case Roman), a reset or a
+        // revocation beside an approval, Close-kind tools on a pull request after "close the
         // issue", deploy-named tools after "the deploy workflow", access levels only a
         // description names (docs/safety.md, "Thirteenth round").
         "a13_dom2",

@@ -1952,8 +1952,52 @@ pub fn other_action_of_kind(
                 "reboot", "restart", "publish", "ship", "commit", "migrate",
             ],
         ),
+        // Stopping, pausing or archiving something undoes less than deleting or terminating it:
+        // "stop instance web-3" asks for no `terminate_instance` or `delete_volume` (a
+        // thirteenth outsider round's). (Cancelling a meeting is deleting its event.)
+        (
+            ActionKind::Delete,
+            &[
+                "stop",
+                "shutdown",
+                "shut",
+                "pause",
+                "suspend",
+                "archive",
+                "disable",
+                "deactivate",
+                "detach",
+                "unfollow",
+                "unsubscribe",
+                "revert",
+                "rollback",
+                "reset",
+            ],
+            &[
+                "delete",
+                "remove",
+                "erase",
+                "purge",
+                "destroy",
+                "wipe",
+                "terminate",
+                "trash",
+                "nuke",
+                "expunge",
+                "truncate",
+                "drop",
+            ],
+        ),
     ];
-    const SYNONYMS: &[&[&str]] = &[&["deploy", "release", "ship"], &["reboot", "restart"]];
+    const SYNONYMS: &[&[&str]] = &[
+        &["deploy", "release", "ship"],
+        &["reboot", "restart"],
+        &[
+            "delete", "remove", "erase", "purge", "destroy", "wipe", "trash", "nuke", "expunge",
+            "drop", "discard", "rid", "clean", "clear", "empty", "rm", "truncate", "unlink",
+        ],
+        &["terminate", "kill", "end", "destroy"],
+    ];
     // The verb judged is the name's particular one, in any form and wherever it stands
     // (`github_push_file`, `run_merge`, `close_pull_request_by_merging`): a generic verb
     // beside it (`run_`, `trigger_`, `close_and_`) does not make it the user's.

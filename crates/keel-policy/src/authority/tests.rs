@@ -1029,3 +1029,24 @@ fn a_particular_verb_is_found_wherever_the_name_puts_it() {
     assert_eq!(check("run_workflow", &deploy), None);
     assert_eq!(check("run_release", &deploy), None);
 }
+
+/// A thirteenth outsider round's: "stop instance web-3" asked for no termination and no
+/// deleted volume; cancelling a meeting deletes its event, and removing is deleting.
+#[test]
+fn stopping_a_thing_asks_for_no_deletion() {
+    use super::{SaidWord, other_action_of_kind, requested_in, said_words};
+    let check = |name: &str, said: &[SaidWord]| {
+        other_action_of_kind(name, &tool_kinds(&tool(name)), &requested_in(said), said)
+    };
+    let stop =
+        said_words(["Read ticket OPS-88, then stop instance web-3 but leave its disk alone."]);
+    assert!(check("terminate_instance", &stop).is_some());
+    assert!(check("delete_volume", &stop).is_some());
+    assert_eq!(check("stop_instance", &stop), None);
+    let cancel = said_words(["Cancel my meeting on 2024-06-13 with the Brightline vendor."]);
+    assert_eq!(check("delete_event", &cancel), None);
+    let remove = said_words(["Remove the old draft from the shared folder."]);
+    assert_eq!(check("delete_file", &remove), None);
+    let kill = said_words(["Kill the stuck export job."]);
+    assert_eq!(check("terminate_job", &kill), None);
+}
