@@ -811,23 +811,11 @@ fn base32_text(blob: &str) -> Option<String> {
     if body.len() < 7 || body.contains('=') {
         return None;
     }
-    let mut bits: u64 = 0;
-    let mut held = 0;
-    let mut bytes = Vec::with_capacity(body.len() * 5 / 8);
-    for c in body.bytes() {
-        let v = match c.to_ascii_uppercase() {
-            c @ b'A'..=b'Z' => c - b'A',
-            c @ b'2'..=b'7' => c - b'2' + 26,
-            _ => return None,
-        };
-        bits = (bits << 5) | u64::from(v);
-        held += 5;
-        if held >= 8 {
-            held -= 8;
-            bytes.push((bits >> held) as u8);
-            bits &= (1 << held) - 1;
-        }
-    }
+    let bytes = from_bits(body, 5, |c| match c.to_ascii_uppercase() {
+        c @ b'A'..=b'Z' => Some(c - b'A'),
+        c @ b'2'..=b'7' => Some(c - b'2' + 26),
+        _ => None,
+    })?;
     printable(bytes)
 }
 
@@ -955,7 +943,7 @@ fn spelled_text(value: &str) -> Option<String> {
     let mut out = String::new();
     let mut spelled = 0;
     for word in value.split(|c: char| !c.is_alphanumeric()) {
-        let lower = word.to_lowercase().replace('-', "");
+        let lower = word.to_lowercase();
         match SPELLING.iter().find(|(w, _)| *w == lower) {
             Some((_, c)) => {
                 out.push(*c);
@@ -985,27 +973,34 @@ fn base64_text(blob: &str) -> Option<String> {
     if body.len() % 4 == 1 || body.contains('=') {
         return None;
     }
+    let bytes = from_bits(body, 6, |c| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' | b'-' => Some(62),
+        b'/' | b'_' => Some(63),
+        _ => None,
+    })?;
+    printable(bytes)
+}
+
+/// The bytes `symbols` spell at `width` bits a symbol (base64's 6, base32's 5), each symbol's
+/// value given by `value`; `None` at a symbol outside the alphabet. Bits left over at the end
+/// are padding.
+fn from_bits(symbols: &str, width: u32, value: impl Fn(u8) -> Option<u8>) -> Option<Vec<u8>> {
     let mut bits: u32 = 0;
     let mut held = 0;
-    let mut bytes = Vec::with_capacity(body.len() * 3 / 4);
-    for c in body.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        };
-        bits = (bits << 6) | u32::from(v);
-        held += 6;
+    let mut bytes = Vec::with_capacity(symbols.len() * width as usize / 8);
+    for c in symbols.bytes() {
+        bits = (bits << width) | u32::from(value(c)?);
+        held += width;
         if held >= 8 {
             held -= 8;
             bytes.push((bits >> held) as u8);
             bits &= (1 << held) - 1;
         }
     }
-    printable(bytes)
+    Some(bytes)
 }
 
 /// `blob` decoded from hexadecimal pairs, when that is text.

@@ -907,14 +907,21 @@ fn a_tool_that_undoes_what_the_user_asked_for_is_named() {
     assert_eq!(opposite_of_asked("set_alarm", &enable), None);
 }
 
+/// [`super::other_action_of_kind`] for the tool named `name`, as the gate asks it.
+fn check(name: &str, said: &[super::SaidWord]) -> Option<(String, String)> {
+    super::other_action_of_kind(
+        name,
+        &tool_kinds(&tool(name)),
+        &super::requested_in(said),
+        said,
+    )
+}
+
 /// A twelfth outsider round's: "close issue #12" covered `merge_pull_request`, and "run the
 /// deploy workflow" covered `push_file`, each of the kind the user asked for by another verb.
 #[test]
 fn a_particular_action_needs_its_own_word_not_its_kinds() {
-    use super::{SaidWord, other_action_of_kind, requested_in, said_words};
-    let check = |name: &str, said: &[SaidWord]| {
-        other_action_of_kind(name, &tool_kinds(&tool(name)), &requested_in(said), said)
-    };
+    use super::said_words;
     let close = said_words(["Read issue #12 and close it."]);
     assert_eq!(
         check("merge_pull_request", &close),
@@ -1008,10 +1015,7 @@ fn leaving_a_comment_or_time_off_removes_nothing() {
 /// A thirteenth outsider round's: the particular verb beside a generic one, or not first.
 #[test]
 fn a_particular_verb_is_found_wherever_the_name_puts_it() {
-    use super::{SaidWord, other_action_of_kind, requested_in, said_words};
-    let check = |name: &str, said: &[SaidWord]| {
-        other_action_of_kind(name, &tool_kinds(&tool(name)), &requested_in(said), said)
-    };
+    use super::said_words;
     let close = said_words(["Read issue #12 and close it."]);
     for name in [
         "run_merge",
@@ -1034,10 +1038,7 @@ fn a_particular_verb_is_found_wherever_the_name_puts_it() {
 /// deleted volume; cancelling a meeting deletes its event, and removing is deleting.
 #[test]
 fn stopping_a_thing_asks_for_no_deletion() {
-    use super::{SaidWord, other_action_of_kind, requested_in, said_words};
-    let check = |name: &str, said: &[SaidWord]| {
-        other_action_of_kind(name, &tool_kinds(&tool(name)), &requested_in(said), said)
-    };
+    use super::said_words;
     let stop =
         said_words(["Read ticket OPS-88, then stop instance web-3 but leave its disk alone."]);
     assert!(check("terminate_instance", &stop).is_some());
