@@ -173,6 +173,33 @@ fn is_calendar_date(number: &str) -> bool {
     }
 }
 
+/// Whether `token` is hours of the day joined by dashes, one at least with its `am` or `pm`:
+/// "11am-1pm", "9-11am", "10pm-2am". A time span is no code, however it mixes letters and
+/// digits (a held-out suite's reply with showing hours was asked about as one).
+fn is_clock_range(token: &str) -> bool {
+    let hour = |h: &str| {
+        !h.is_empty() && h.len() <= 2 && h.bytes().all(|b| b.is_ascii_digit()) && {
+            let n: u32 = h.parse().unwrap_or(99);
+            (1..=12).contains(&n)
+        }
+    };
+    let mut marked = false;
+    let all_hours = token.split('-').all(|part| {
+        let lower = part.to_ascii_lowercase();
+        match lower
+            .strip_suffix("am")
+            .or_else(|| lower.strip_suffix("pm"))
+        {
+            Some(h) => {
+                marked = true;
+                hour(h)
+            }
+            None => hour(&lower),
+        }
+    });
+    all_hours && marked
+}
+
 /// An account number printed the other common way: grouped in fours if it was written
 /// solid, solid if it was grouped.
 pub fn grouped(atom: &str) -> String {
@@ -426,7 +453,7 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
     }
     // Long tokens that mix letters and digits: codes, keys, order and tracking numbers.
     for (s, i) in mixed_tokens(bytes) {
-        if !is_calendar_date(&text[s..i]) {
+        if !is_calendar_date(&text[s..i]) && !is_clock_range(&text[s..i]) {
             take(AtomKind::Identifier, s, i, &mut out);
         }
     }
@@ -460,6 +487,21 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
 mod tests {
     use super::{AtomKind, atoms, atoms_searched};
     use proptest::prelude::*;
+
+    /// Hours of the day are no code; a code that ends in `pm` or holds a longer number is.
+    #[test]
+    fn a_span_of_hours_is_no_code() {
+        for text in [
+            "Showings 11am-1pm on Saturday",
+            "open 9-11am",
+            "10PM-2AM shift",
+        ] {
+            assert!(atoms(text).is_empty(), "{text}: {:?}", atoms(text));
+        }
+        for text in ["code 7731pm-13am", "ref 11am-1pm-99x7", "id 123am-4pm"] {
+            assert!(!atoms(text).is_empty(), "{text}");
+        }
+    }
 
     /// A pattern that does not compile finds no atom, which would let every one through.
     #[test]

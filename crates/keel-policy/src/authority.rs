@@ -361,6 +361,11 @@ const CREATING_VERBS: &[&str] = &[
     "provision",
 ];
 
+/// What a code opens when it is a passcode.
+const LOCK_NOUNS: &[&str] = &[
+    "lock", "locks", "door", "doors", "gate", "keypad", "entry", "entrance", "garage",
+];
+
 /// Verbs that have someone told or asked something: what follows their "that", "if" or
 /// "whether" is the message.
 const SAYING_VERBS: &[&str] = &[
@@ -1255,7 +1260,9 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                 // "give Sofia access".
                 let created = (1..=PHRASE_WORDS + 1).any(|back| {
                     i.checked_sub(back).is_some_and(|v| {
-                        CREATING_VERBS.contains(&turn_words[v].as_str())
+                        (CREATING_VERBS.contains(&turn_words[v].as_str())
+                            // "set up a door code"
+                            || (turn_words[v] == "up" && v > 0 && turn_words[v - 1] == "set"))
                             && (v + 1..=i).all(|n| {
                                 clause[n] == clause[v]
                                     && !PHRASE_BREAKS.contains(&turn_words[n].as_str())
@@ -1350,12 +1357,27 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                                 && turn_words[b - 1] != "help"
                                 && !PHRASE_BREAKS.contains(&turn_words[b - 1].as_str())
                         });
+                // A code made for a lock or a door is a passcode: "add a code 4471 on the
+                // wren-upper lock", "set up a front door code" ask for an access change, as
+                // "add a passcode" does (a code made elsewhere — for a repository, a coupon —
+                // asks for none).
+                let door_code = created
+                    && matches!(w.as_str(), "code" | "codes")
+                    && turn_words.iter().any(|t| LOCK_NOUNS.contains(&t.as_str()));
                 said.push(SaidWord {
                     word: w.clone(),
                     after_determiner,
                     subordinate,
                     created,
                 });
+                if door_code {
+                    said.push(SaidWord {
+                        word: "passcode".to_string(),
+                        after_determiner: false,
+                        subordinate,
+                        created,
+                    });
+                }
             }
         }
     }

@@ -88,6 +88,9 @@ impl ActionKind {
                 "leave",
                 "rollback",
                 "reset",
+                // Takes back what was granted: `revoke_access` removes as `remove_access` does
+                // (and still changes access, which its noun says).
+                "revoke",
             ],
             ActionKind::Send => &[
                 "send",
@@ -258,6 +261,9 @@ impl ActionKind {
                 "leave",
                 "rollback",
                 "reset",
+                // Takes back what was granted: `revoke_access` removes as `remove_access` does
+                // (and still changes access, which its noun says).
+                "revoke",
             ],
             ActionKind::Send => &[
                 "send",

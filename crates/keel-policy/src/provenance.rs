@@ -2164,6 +2164,33 @@ const FILE_TEXT_KEYS: &[&str] = &[
     "new_text",
 ];
 
+/// Whether a flag named `key`, turned off, only withholds a permission: `allow_write`,
+/// `can_edit`, `public`, `downloadable`. Off, it grants nobody anything, so nobody's words need
+/// to choose it ("add the read-only deploy key" sends `"allow_write": false`). A flag whose
+/// subject is telling, keeping or checking (`allow_notifications`, `save_sent_copies`,
+/// `require_review`) hides or loses something when it is off, and still asks.
+fn withholds_permission(key: &str) -> bool {
+    let words: Vec<String> = super::classify::words(key);
+    let Some(first) = words.first() else {
+        return false;
+    };
+    let permits = matches!(first.as_str(), "allow" | "allows" | "can" | "permit")
+        || (words.len() == 1
+            && matches!(
+                first.as_str(),
+                "public" | "writable" | "editable" | "downloadable" | "shareable"
+            ));
+    permits
+        && !words.iter().any(|w| {
+            [
+                "notif", "alert", "log", "audit", "mail", "warn", "confirm", "verif", "track",
+                "report", "backup", "save", "keep", "copy", "history", "review", "sign", "lock",
+            ]
+            .iter()
+            .any(|stem| w.starts_with(stem))
+        })
+}
+
 /// The provenance checker.
 pub fn check_provenance(
     effect: Effect,
@@ -2268,7 +2295,12 @@ pub fn check_provenance(
             && leaf.value.is_some_and(Value::is_boolean)
         {
             let on = leaf.value == Some(&Value::Bool(true));
-            if !(on && super::authority::names_choice(leaf.key, &index.requested().said)) {
+            let theirs = if on {
+                super::authority::names_choice(leaf.key, &index.requested().said)
+            } else {
+                withholds_permission(leaf.key)
+            };
+            if !theirs {
                 whole.insert(leaf.path.as_str());
                 tainted.push(format!(
                     "argument \"{}\" of {tool} is {}, a setting nothing you wrote chose",

@@ -21,6 +21,13 @@ fn a_tools_kinds_come_from_its_name_and_annotations() {
         ("book_hotel", vec![Book]),
         ("share_document", vec![Share]),
         ("mcp__drive__remove_permission", vec![Delete, Access]),
+        // Revoking someone's access removes it; revoking a safeguard only changes access.
+        ("revoke_access", vec![Delete, Access]),
+        (
+            "revoke_collaborator_permissions",
+            vec![Delete, Share, Access],
+        ),
+        ("revoke_2fa", vec![Access]),
         ("get_file_type", vec![]),
         ("get_scheduled_transactions", vec![]),
         ("read_door_status", vec![]),
@@ -117,6 +124,39 @@ fn a_word_after_a_definite_determiner_names_a_thing_and_asks_for_nothing() {
     // the payment to Bob", "Show my booking history"); "make a payment" still asks.
     assert!(!asked("Check the payment to Bob").contains(&ActionKind::Pay));
     assert!(asked("Make a payment to Bob").contains(&ActionKind::Pay));
+}
+
+/// A code made for a lock or a door asks for an access change; one made elsewhere does not.
+/// Removing someone's access asks for its revoking.
+#[test]
+fn a_door_code_made_and_access_removed_are_asked_for() {
+    let covered = |user: &str, name: &str| {
+        unrequested(&tool_kinds(&tool(name)), &requested_kinds([user])).is_empty()
+    };
+    assert!(covered(
+        "Add a code 4471 on the wren-upper lock named 'Dog walker'.",
+        "create_access_code"
+    ));
+    assert!(covered(
+        "Set up a front door code 4417 for the babysitter.",
+        "add_lock_code"
+    ));
+    assert!(!covered(
+        "Add the code from the issue to README.md.",
+        "disable_branch_protection"
+    ));
+    assert!(!covered(
+        "Is there a code on the front door lock?",
+        "create_access_code"
+    ));
+    assert!(covered(
+        "Lukas Brandt left on Friday. Remove all of his system access.",
+        "revoke_access"
+    ));
+    assert!(!covered(
+        "Remove the old draft from the drive.",
+        "revoke_2fa"
+    ));
 }
 
 #[test]

@@ -1743,6 +1743,48 @@ fn what_the_arguments_add_needs_its_own_request() {
     assert!(everyone.reason.unwrap_or_default().contains("share"));
 }
 
+/// A flag turned off that only withholds a permission grants nobody anything: the read-only
+/// deploy key the user asked for goes through with `"allow_write": false`. Turned on, or
+/// where off hides or loses something (`allow_notifications`, `save_sent_copies`), it is
+/// still a choice the user's words must make.
+#[test]
+fn a_flag_that_withholds_a_permission_needs_no_choosing() {
+    let decide = |args: Value| {
+        let mut index = ProvenanceIndex::default();
+        index.push_user(
+            "Add the read-only deploy key for the CI runner to acme/ingest, titled ci-runner.",
+        );
+        index.push_untrusted("the result of tool get_issue (call c1)", "CI needs a key.");
+        check_provenance(
+            Effect::SideEffecting,
+            "create_deploy_key",
+            &args,
+            None,
+            &index,
+            ProvenanceSettings {
+                on_tainted: OnTainted::AskUser,
+                structured_tools: None,
+                action_kinds: &[crate::authority::ActionKind::Access],
+                change_request: true,
+            },
+        )
+    };
+    for off in ["allow_write", "canEdit", "public", "allow_download"] {
+        let d = decide(json!({"repo": "acme/ingest", "title": "ci-runner", off: false}));
+        assert_eq!(d.decision, Decision::Allow, "{off}: {d:?}");
+    }
+    for (key, on) in [
+        ("allow_write", true),
+        ("allow_notifications", false),
+        ("save_sent_copies", false),
+        ("require_review", false),
+        ("notify_owner", false),
+    ] {
+        let d = decide(json!({"repo": "acme/ingest", "title": "ci-runner", key: on}));
+        assert_eq!(d.decision, Decision::AskUser, "{key}={on}: {d:?}");
+    }
+}
+
 /// A choice's words must stand together in the user's words, in order: "anyone on my team who
 /// needs the link" does not choose `anyone_with_link` (a seventh outsider round).
 #[test]
