@@ -927,23 +927,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"a13_dom2\" \"set_light\"",
             "\"a13_enc\" \"send_email\"",
             "\"a13_enc\" \"send_sms\"",
-            "\"a13_verb\" \"collaborator_add\"",
-            "\"a13_verb\" \"complete_pull_request\"",
-            "\"a13_verb\" \"deploy_production\"",
-            "\"a13_verb\" \"execute_deploy\"",
-            "\"a13_verb\" \"finalize_pull_request\"",
-            "\"a13_verb\" \"grant_write\"",
-            "\"a13_verb\" \"invite_member\"",
-            "\"a13_verb\" \"land_pull_request\"",
-            "\"a13_verb\" \"production_deploy\"",
-            "\"a13_verb\" \"pull_request_complete\"",
-            "\"a13_verb\" \"pull_request_land\"",
-            "\"a13_verb\" \"resolve_and_ship\"",
-            "\"a13_verb\" \"resolve_pull_request\"",
-            "\"a13_verb\" \"run_release\"",
-            "\"a13_verb\" \"setup_integration\"",
-            "\"a13_verb\" \"start_rollout\"",
-            "\"a13_verb\" \"workflow_deploy\"",
             "\"a13_word\" \"revoke_access\"",
             "\"a4_user_named2\" \"http_request\"",
             "\"a5_same_kind_other_object\" \"ban_user\"",
@@ -1017,12 +1000,11 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         "a12_shop",
         // The thirteenth round's: secrets in encodings a rule or a language makes
         // (figures shifted by a rule, sums in words, lower-case Roman), a reset or a
-        // revocation beside an approval, Close-kind tools on a pull request after "close the
-        // issue", deploy-named tools after "the deploy workflow", access levels only a
-        // description names (docs/safety.md, "Thirteenth round").
+        // revocation beside an approval (docs/safety.md, "Thirteenth round"). Its other verbs
+        // (Close-kind tools on a pull request after "close the issue", deploy-named tools
+        // after "the deploy workflow", access levels only a description names) are closed.
         "a13_dom2",
         "a13_enc",
-        "a13_verb",
         "a13_word",
         "f2_",
         "f4b_",

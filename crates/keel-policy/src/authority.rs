@@ -1777,27 +1777,234 @@ pub fn unnamed_subject(tool: &str, said: &[SaidWord]) -> Vec<String> {
     if content.is_empty() {
         return content;
     }
-    // Only words that ask name what is changed: "e-mail Bob that I will top up his phone",
-    // "Reply to Bob: renewing plan Family" ask for no top-up and no renewal (a ninth outsider
-    // round's).
-    let named = |w: &str| {
-        said.iter().filter(|s| !s.subordinate).any(|s| {
-            let s = s.word.as_str();
-            is_form_of(s, w)
-                || is_form_of(w, s)
-                || ABBREVIATIONS
-                    .iter()
-                    .any(|(short, long)| (w == *short && s == *long) || (s == *short && w == *long))
-        }) || (FILE_NOUNS.contains(&w)
-            && said.iter().filter(|s| !s.subordinate).any(|s| {
-                super::atoms::is_file_extension(&s.word)
-                    || KINDS_OF_FILE.iter().any(|k| is_form_of(&s.word, k))
-            }))
-    };
-    if content.iter().any(|w| named(w)) {
+    if content.iter().any(|w| asks_naming(w, said)) {
         return Vec::new();
     }
     content
+}
+
+/// Whether the user's asking words name `w`, in any form or by its abbreviation, a file by its
+/// kind or extension. Only words that ask name what is changed: "e-mail Bob that I will top up
+/// his phone", "Reply to Bob: renewing plan Family" ask for no top-up and no renewal (a ninth
+/// outsider round's).
+fn asks_naming(w: &str, said: &[SaidWord]) -> bool {
+    said.iter().filter(|s| !s.subordinate).any(|s| {
+        let s = s.word.as_str();
+        is_form_of(s, w)
+            || is_form_of(w, s)
+            || ABBREVIATIONS
+                .iter()
+                .any(|(short, long)| (w == *short && s == *long) || (s == *short && w == *long))
+    }) || (FILE_NOUNS.contains(&w)
+        && said.iter().filter(|s| !s.subordinate).any(|s| {
+            super::atoms::is_file_extension(&s.word)
+                || KINDS_OF_FILE.iter().any(|k| is_form_of(&s.word, k))
+        }))
+}
+
+/// Levels of access, from least to most, by the words that name each.
+const ACCESS_LEVELS: &[&[&str]] = &[
+    &[
+        "read", "view", "viewer", "viewers", "reader", "readers", "readonly",
+    ],
+    &["comment", "commenter", "commenters"],
+    &["triage"],
+    &[
+        "write",
+        "edit",
+        "editor",
+        "editors",
+        "push",
+        "contributor",
+        "writer",
+    ],
+    &["maintain", "maintainer", "maintainers"],
+    &[
+        "admin",
+        "administrator",
+        "administrators",
+        "owner",
+        "owners",
+        "full",
+    ],
+];
+
+/// Words that make a level word beside them a level of access ("read access", "write
+/// permission", "admin rights", "viewer role").
+const ACCESS_NOUNS: &[&str] = &[
+    "access",
+    "permission",
+    "permissions",
+    "rights",
+    "role",
+    "roles",
+    "level",
+    "only",
+    "privileges",
+];
+
+/// The levels `words` name: a role noun alone ("as a viewer"), a level word beside an
+/// access noun ("with read access", "read-only").
+fn levels_named<'a>(words: impl Iterator<Item = &'a str> + Clone) -> Vec<usize> {
+    let all: Vec<&str> = words.collect();
+    let mut out = Vec::new();
+    for (i, w) in all.iter().enumerate() {
+        let Some(level) = ACCESS_LEVELS.iter().position(|names| names.contains(w)) else {
+            continue;
+        };
+        let role_noun = w.ends_with("er") || w.ends_with("ers") || w.ends_with("or");
+        // Beside an access noun, or in a list of levels that one ends or opens ("read, write
+        // or admin access", "access: read or write").
+        let joins = |n: &&str| {
+            matches!(*n, "or" | "and" | "to" | "a" | "an")
+                || ACCESS_LEVELS.iter().any(|names| names.contains(n))
+        };
+        let after = all[i + 1..].iter().find(|n| !joins(n));
+        let before = all[..i].iter().rev().find(|n| !joins(n));
+        let beside = after.is_some_and(|n| ACCESS_NOUNS.contains(n))
+            || before.is_some_and(|n| ACCESS_NOUNS.contains(n));
+        if (role_noun || beside) && !out.contains(&level) {
+            out.push(level);
+        }
+    }
+    out
+}
+
+/// Where the user asked for a level of access ("add bob as a collaborator with read access")
+/// and the tool grants more, by its name (`grant_write`) or the one level its description
+/// states ("Invite a user … with write access"): the level it grants and the one asked for
+/// (a thirteenth outsider round's). A description that names several levels leaves the choice
+/// to an argument, which provenance judges as a value.
+pub fn granted_beyond_asked(
+    tool: &str,
+    description: &str,
+    kinds: &[ActionKind],
+    said: &[SaidWord],
+) -> Option<(String, String)> {
+    if !kinds
+        .iter()
+        .any(|k| matches!(k, ActionKind::Access | ActionKind::Share))
+    {
+        return None;
+    }
+    let asking: Vec<&str> = said
+        .iter()
+        .filter(|s| !s.subordinate)
+        .map(|s| s.word.as_str())
+        .collect();
+    let asked = levels_named(asking.iter().copied()).into_iter().max()?;
+    let name = words(tool);
+    let by_name = name
+        .iter()
+        .filter_map(|w| {
+            ACCESS_LEVELS
+                .iter()
+                .position(|names| names.contains(&w.as_str()))
+        })
+        .max();
+    let described = words(description);
+    let by_description = match levels_named(described.iter().map(String::as_str)).as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    };
+    let granted = by_name.into_iter().chain(by_description).max()?;
+    (granted > asked).then(|| {
+        (
+            ACCESS_LEVELS[granted][0].to_string(),
+            ACCESS_LEVELS[asked][0].to_string(),
+        )
+    })
+}
+
+/// Words too common in a tool's description to say what it acts on.
+const DESCRIPTION_FILLERS: &[&str] = &[
+    "this",
+    "that",
+    "these",
+    "those",
+    "with",
+    "from",
+    "into",
+    "onto",
+    "your",
+    "their",
+    "them",
+    "they",
+    "will",
+    "when",
+    "then",
+    "than",
+    "only",
+    "also",
+    "each",
+    "which",
+    "what",
+    "where",
+    "given",
+    "user",
+    "users",
+    "account",
+    "returns",
+    "return",
+    "optional",
+    "optionally",
+];
+
+/// For a call that closes, ends or runs something (a kind whose verbs are many and particular:
+/// complete, land, finalize, deploy, roll out), the words of its name for what it acts on,
+/// when nothing the user asked names any of them, nor anything its description names: after
+/// "close issue #12", `complete_pull_request` completes a pull request, and after "run the
+/// deploy workflow" `deploy_production` deploys production (a thirteenth outsider round's).
+/// Nothing where the name says only its verb. Other kinds keep their own checks: a payment's
+/// or a deletion's object is judged by its values, and people name it by its parts ("wipe
+/// her phone" for `wipe_device`).
+pub fn unnamed_object(
+    tool: &str,
+    description: &str,
+    kinds: &[ActionKind],
+    said: &[SaidWord],
+) -> Vec<String> {
+    if !kinds
+        .iter()
+        .any(|k| matches!(k, ActionKind::Close | ActionKind::Run))
+    {
+        return Vec::new();
+    }
+    let is_verb = |w: &str| {
+        GENERIC_CHANGE_VERBS.contains(&w)
+            || super::classify::READ_VERBS.contains(&w)
+            || is_acting_verb(w)
+            || ActionKind::ALL.iter().any(|k| {
+                k.tool_verbs().iter().any(|v| is_form_of(w, v))
+                    || k.request_stems().iter().any(|v| is_form_of(w, v))
+            })
+    };
+    let mut name = words(tool);
+    if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
+        name.drain(..2);
+    }
+    let objects: Vec<String> = name
+        .into_iter()
+        .filter(|w| {
+            w.len() > 2
+                && !NAME_FILLERS.contains(&w.as_str())
+                && !EVERY_THING_NAME_WORDS.contains(&w.as_str())
+                && !w.chars().all(|c| c.is_ascii_digit())
+                && !is_verb(w)
+        })
+        .collect();
+    if objects.is_empty() || objects.iter().any(|w| asks_naming(w, said)) {
+        return Vec::new();
+    }
+    // What the description says the tool acts on, where the user's words name it: "sign the
+    // lease" for a `sign_document` that signs "a document, a contract or a lease".
+    let described = words(description).into_iter().any(|w| {
+        w.len() > 3
+            && !DESCRIPTION_FILLERS.contains(&w.as_str())
+            && !is_verb(&w)
+            && asks_naming(&w, said)
+    });
+    if described { Vec::new() } else { objects }
 }
 
 /// Words of a tool's name for a change that keeps acting after the call, or reaches past whom
@@ -1962,7 +2169,8 @@ pub fn other_action_of_kind(
         (
             ActionKind::Close,
             &["close", "resolve", "finalize", "dismiss", "settle"],
-            &["merge"],
+            // "Landing" a change is merging it.
+            &["merge", "land"],
         ),
         (
             ActionKind::Run,
@@ -2013,6 +2221,7 @@ pub fn other_action_of_kind(
     ];
     const SYNONYMS: &[&[&str]] = &[
         &["deploy", "release", "ship"],
+        &["merge", "land"],
         &["reboot", "restart"],
         &[
             "delete", "remove", "erase", "purge", "destroy", "wipe", "trash", "nuke", "expunge",
@@ -2031,13 +2240,23 @@ pub fn other_action_of_kind(
             .find(|p| is_form_of(w, p))
             .map(|p| (*p).to_string())
     })?;
+    // A verb that names a thing after a determiner asks for nothing: "run the deploy
+    // workflow" asks to run a workflow, not to deploy (a thirteenth outsider round's
+    // `execute_deploy` and `run_release`).
     let asking = |w: &str| {
-        said.iter()
-            .any(|s| !s.subordinate && (is_form_of(&s.word, w) || is_form_of(w, &s.word)))
+        said.iter().any(|s| {
+            !s.subordinate
+                && !s.after_determiner
+                && (is_form_of(&s.word, w) || is_form_of(w, &s.word))
+        })
     };
-    // A synonym counts wherever the user wrote it: it only keeps this rule from asking. A
-    // push that is a notification's (`push_notification`) is a notice: "notify" or "alert".
-    let wrote = |w: &str| said.iter().any(|s| is_form_of(&s.word, w));
+    // A synonym counts wherever the user wrote it as a verb: it only keeps this rule from
+    // asking. A push that is a notification's (`push_notification`) is a notice: "notify" or
+    // "alert".
+    let wrote = |w: &str| {
+        said.iter()
+            .any(|s| !s.after_determiner && is_form_of(&s.word, w))
+    };
     let notice = verb == "push"
         && name.iter().any(|w| {
             matches!(

@@ -148,10 +148,10 @@ impl ActionKind {
                 "promote",
                 "demote",
             ],
-            ActionKind::Close => &["close", "merge", "resolve", "finalize", "dismiss"],
+            ActionKind::Close => &["close", "merge", "land", "resolve", "finalize", "dismiss"],
             ActionKind::Run => &[
                 "run", "execute", "exec", "invoke", "deploy", "install", "push", "start", "launch",
-                "trigger", "submit", "sign", "scale", "reboot", "restart",
+                "trigger", "submit", "sign", "scale", "reboot", "restart", "ship",
             ],
         }
     }
@@ -372,10 +372,12 @@ impl ActionKind {
                 "owner",
                 "ownership",
             ],
-            ActionKind::Close => &["close", "merge", "resolve", "finalize", "dismiss", "settle"],
+            ActionKind::Close => &[
+                "close", "merge", "land", "resolve", "finalize", "dismiss", "settle",
+            ],
             ActionKind::Run => &[
                 "run", "execute", "exec", "invoke", "deploy", "install", "push", "start", "launch",
-                "trigger", "submit", "sign", "scale", "reboot", "restart", "release",
+                "trigger", "submit", "sign", "scale", "reboot", "restart", "release", "ship",
             ],
         }
     }

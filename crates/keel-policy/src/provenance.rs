@@ -1850,6 +1850,9 @@ pub struct ProvenanceSettings<'a> {
     /// change ([`super::authority::asks_for_change`]): off for keel's own tools, whose whole
     /// effect is in values the other checks judge (a path, a file's content, a command).
     pub change_request: bool,
+    /// What the tool's description says it does: what a kind's action acts on, and what access
+    /// it grants, where its name does not say ([`super::authority::unnamed_object`]).
+    pub description: &'a str,
 }
 
 impl ProvenanceSettings<'_> {
@@ -1860,6 +1863,7 @@ impl ProvenanceSettings<'_> {
             structured_tools: None,
             action_kinds: &[],
             change_request: true,
+            description: "",
         }
     }
 }
@@ -2693,6 +2697,48 @@ pub fn check_provenance(
     {
         tainted.push(format!(
             "{tool} would {does}, and you asked to {asked}, not to {does}"
+        ));
+    }
+    if settings.change_request && !index.user.is_empty() {
+        let objects = super::authority::unnamed_object(
+            tool,
+            settings.description,
+            settings.action_kinds,
+            &index.requested().said,
+        );
+        // The user names the thing by its own name where they typed it: "Restart web-prod-1"
+        // for `restart_instance {"instance": "web-prod-1"}`. Only under a key for the thing,
+        // and not a bare number, which an issue and a pull request share (`#12`).
+        let named_by_value = || {
+            values.iter().any(|leaf| {
+                let key_words = super::classify::words(leaf.key);
+                objects.iter().any(|o| key_words.contains(o))
+                    && leaf.needle.chars().any(char::is_alphabetic)
+                    && matches!(
+                        attributed(index, &leaf.needle, ShortValues::Tokens, true),
+                        Attribution::Grounded
+                    )
+            })
+        };
+        if !objects.is_empty() && !named_by_value() {
+            tainted.push(format!(
+                "{tool} acts on {}, and nothing you wrote names {}",
+                objects.join(" "),
+                if objects.len() == 1 { "it" } else { "that" }
+            ));
+        }
+    }
+    if settings.change_request
+        && !index.user.is_empty()
+        && let Some((granted, asked)) = super::authority::granted_beyond_asked(
+            tool,
+            settings.description,
+            settings.action_kinds,
+            &index.requested().said,
+        )
+    {
+        tainted.push(format!(
+            "{tool} gives {granted} access, and you asked for {asked} access"
         ));
     }
     if settings.change_request

@@ -414,6 +414,7 @@ impl PolicyGate {
                     structured_tools: named_records.then_some(&structured as &dyn Fn(&str) -> bool),
                     action_kinds: &facts.kinds,
                     change_request: !KEEL_OWN_TOOLS.contains(&c.call.name.as_str()),
+                    description: &info.description,
                 };
                 let budget = rule
                     .timeout_ms

@@ -247,6 +247,7 @@ fn decide_after_one_result(
             structured_tools: None,
             action_kinds: kinds,
             change_request,
+            description: "",
         },
     )
 }
@@ -1049,6 +1050,7 @@ fn only_results_of_structured_tools_hold_records_the_user_names() {
             structured_tools: Some(structured),
             action_kinds: &[],
             change_request: true,
+            description: "",
         };
         check_provenance(Effect::SideEffecting, "pay", &pay, None, index, settings).decision
     };
@@ -1422,6 +1424,7 @@ fn a_command_that_downloads_and_runs_from_a_place_the_user_never_named_asks() {
             &i,
             ProvenanceSettings {
                 change_request: false,
+                description: "",
                 ..ProvenanceSettings::strict(OnTainted::AskUser)
             },
         )
@@ -1466,6 +1469,7 @@ fn a_command_that_downloads_and_runs_from_a_place_the_user_never_named_asks() {
         &own,
         ProvenanceSettings {
             change_request: false,
+            description: "",
             ..ProvenanceSettings::strict(OnTainted::AskUser)
         },
     );
@@ -1593,6 +1597,7 @@ fn keels_own_edit_of_a_files_text_is_judged_by_what_it_carries() {
             &i,
             ProvenanceSettings {
                 change_request: false,
+                description: "",
                 ..ProvenanceSettings::strict(OnTainted::AskUser)
             },
         )
@@ -1632,6 +1637,7 @@ fn a_choice_the_users_words_make_is_theirs() {
                 structured_tools: None,
                 action_kinds: &[crate::authority::ActionKind::Share],
                 change_request: true,
+                description: "",
             },
         )
     };
@@ -1685,6 +1691,7 @@ fn what_the_arguments_add_needs_its_own_request() {
                 structured_tools: None,
                 action_kinds: kinds,
                 change_request: true,
+                description: "",
             },
         )
     };
@@ -1766,6 +1773,7 @@ fn a_flag_that_withholds_a_permission_needs_no_choosing() {
                 structured_tools: None,
                 action_kinds: &[crate::authority::ActionKind::Access],
                 change_request: true,
+                description: "",
             },
         )
     };
@@ -1832,6 +1840,7 @@ fn a_word_the_user_said_in_another_form_is_theirs() {
                 structured_tools: None,
                 action_kinds: &[crate::authority::ActionKind::Access],
                 change_request: true,
+                description: "",
             },
         )
     };
@@ -1940,6 +1949,7 @@ fn an_unshown_amount_is_the_users_only_when_their_numbers_make_it() {
                 structured_tools: Some(&|t: &str| t == "get_transactions"),
                 action_kinds: &[Pay],
                 change_request: true,
+                description: "",
             },
         )
         .decision
