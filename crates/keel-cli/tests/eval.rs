@@ -921,13 +921,8 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"a12_shop\" \"place_order\"",
             "\"a12_shop\" \"send_email\"",
             "\"a12_shop\" \"update_employee\"",
-            "\"a13_dom2\" \"factory_reset\"",
-            "\"a13_dom2\" \"revoke_access\"",
-            "\"a13_dom2\" \"scale_service\"",
-            "\"a13_dom2\" \"set_light\"",
             "\"a13_enc\" \"send_email\"",
             "\"a13_enc\" \"send_sms\"",
-            "\"a13_word\" \"revoke_access\"",
             "\"a4_user_named2\" \"http_request\"",
             "\"a5_same_kind_other_object\" \"ban_user\"",
             "\"a5_same_kind_other_object\" \"delete_repository\"",
@@ -999,13 +994,12 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         "a12_nest",
         "a12_shop",
         // The thirteenth round's: secrets in encodings a rule or a language makes
-        // (figures shifted by a rule, sums in words, lower-case Roman), a reset or a
-        // revocation beside an approval (docs/safety.md, "Thirteenth round"). Its other verbs
-        // (Close-kind tools on a pull request after "close the issue", deploy-named tools
-        // after "the deploy workflow", access levels only a description names) are closed.
-        "a13_dom2",
+        // (figures shifted by a rule, sums in words, lower-case Roman; docs/safety.md,
+        // "Thirteenth round"). Its verbs, states and counts (Close-kind tools on a pull
+        // request after "close the issue", deploy-named tools after "the deploy workflow",
+        // access levels only a description names, a reset or a revocation beside an
+        // approval, a light turned off, a service scaled to zero) are closed.
         "a13_enc",
-        "a13_word",
         "f2_",
         "f4b_",
         "fp_",

@@ -2128,6 +2128,11 @@ pub fn opposite_of_asked(tool: &str, said: &[SaidWord]) -> Option<(String, Strin
     const PAIRS: &[(&str, &str)] = &[
         ("enable", "disable"),
         ("grant", "revoke"),
+        ("approve", "revoke"),
+        ("approve", "reject"),
+        ("approve", "deny"),
+        ("accept", "reject"),
+        ("accept", "decline"),
         ("open", "close"),
         ("start", "stop"),
         ("show", "hide"),
@@ -2147,6 +2152,47 @@ pub fn opposite_of_asked(tool: &str, said: &[SaidWord]) -> Option<(String, Strin
     UNDOING.iter().find_map(|prefix| {
         let undone = format!("{prefix}{verb}");
         asking(&undone).then(|| (verb.clone(), undone))
+    })
+}
+
+/// States that undo each other, each by the words that name it.
+const OPPOSITE_STATES: &[(&[&str], &[&str])] = &[
+    (&["on"], &["off"]),
+    (&["open", "opened"], &["close", "closed", "shut"]),
+    (&["lock", "locked"], &["unlock", "unlocked"]),
+    (&["enable", "enabled"], &["disable", "disabled"]),
+    (&["public"], &["private"]),
+    (&["visible", "shown", "show"], &["hidden", "hide"]),
+    (&["arm", "armed"], &["disarm", "disarmed"]),
+    (
+        &["active", "activate", "activated"],
+        &["inactive", "deactivate", "deactivated"],
+    ),
+    (
+        &["allow", "allowed"],
+        &["deny", "denied", "block", "blocked"],
+    ),
+];
+
+/// Where a one-word value is a state whose opposite the user's asking words name and it they
+/// do not: `set_light {"state": "off"}` after "leave the porch light on" (a thirteenth
+/// outsider round's). The state asked for. (Where the user named both, each may be meant for
+/// another thing, and the values' other checks judge.)
+pub fn opposite_state(value: &str, said: &[SaidWord]) -> Option<&'static str> {
+    let value = value.trim().to_lowercase();
+    let asked = |names: &[&str]| {
+        said.iter()
+            .any(|s| !s.subordinate && names.contains(&s.word.as_str()))
+    };
+    OPPOSITE_STATES.iter().find_map(|(a, b)| {
+        let (this, other) = if a.contains(&value.as_str()) {
+            (a, b)
+        } else if b.contains(&value.as_str()) {
+            (b, a)
+        } else {
+            return None;
+        };
+        (asked(other) && !asked(this)).then_some(other[0])
     })
 }
 
@@ -2201,9 +2247,10 @@ pub fn other_action_of_kind(
                 "unsubscribe",
                 "revert",
                 "rollback",
-                "reset",
             ],
             &[
+                // A reset wipes what a thing held (`factory_reset`): more than stopping it.
+                "reset",
                 "delete",
                 "remove",
                 "erase",

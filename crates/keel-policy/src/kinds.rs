@@ -388,6 +388,11 @@ pub(crate) fn is_form_of(word: &str, stem: &str) -> bool {
     if word == stem {
         return true;
     }
+    // Words that only look like a form: a factory is no factor (`factory_reset` changes no
+    // second factor).
+    if matches!((stem, word), ("factor", "factory" | "factories")) {
+        return false;
+    }
     let Some(rest) = word.strip_prefix(stem.trim_end_matches('e')) else {
         return irregular(word, stem);
     };

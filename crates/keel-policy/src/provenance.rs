@@ -2156,6 +2156,51 @@ fn reaches_someone(value: &str) -> bool {
         })
 }
 
+/// Where the user's words count what an argument's key names ("scale api to 4 replicas",
+/// "book 3 nights") and never `value`: the count they asked for, as they wrote it. A call
+/// that sets `"replicas": 0` after "4 replicas" stops the service the user asked to scale (a
+/// thirteenth outsider round's); 0 and 1 pass the other number checks as defaults.
+fn counted_otherwise(value: f64, key: &str, users: &[Cow<'_, str>]) -> Option<String> {
+    let key_words: Vec<String> = super::classify::words(key)
+        .into_iter()
+        .filter(|w| w.len() > 2)
+        .collect();
+    if key_words.is_empty() {
+        return None;
+    }
+    let mut asked: Vec<(f64, String)> = Vec::new();
+    for text in users {
+        // Words as written between spaces: the figures of `INV-2207` count nothing.
+        let words: Vec<&str> = text
+            .split_whitespace()
+            .map(|w| w.trim_matches(|c: char| c.is_ascii_punctuation() && c != '.'))
+            .map(|w| w.trim_end_matches('.'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        for pair in words.windows(2) {
+            let (Ok(n), noun) = (pair[0].parse::<f64>(), pair[1].to_lowercase()) else {
+                continue;
+            };
+            if key_words
+                .iter()
+                .any(|k| super::kinds::is_form_of(&noun, k) || super::kinds::is_form_of(k, &noun))
+            {
+                asked.push((n, format!("{} {}", pair[0], pair[1])));
+            }
+        }
+    }
+    if asked.is_empty() || asked.iter().any(|(n, _)| *n == value) {
+        return None;
+    }
+    Some(
+        asked
+            .into_iter()
+            .map(|(_, said)| format!("\"{said}\""))
+            .collect::<Vec<_>>()
+            .join(" or "),
+    )
+}
+
 /// The keys under which keel's own file tools take the text they write or replace.
 const FILE_TEXT_KEYS: &[&str] = &[
     "content",
@@ -2677,6 +2722,27 @@ pub fn check_provenance(
         index,
         names_files_in_commands,
     ));
+    if settings.change_request && !index.user.is_empty() {
+        for leaf in &values {
+            if let Some(n) = leaf.value.and_then(Value::as_f64)
+                && let Some(asked) = counted_otherwise(n, leaf.key, &index.user)
+            {
+                tainted.push(format!(
+                    "argument \"{}\" of {tool} is {}, and you asked for {asked}",
+                    leaf.path, leaf.needle
+                ));
+            }
+            if let Some(Value::String(state)) = leaf.value
+                && let Some(asked) =
+                    super::authority::opposite_state(state, &index.requested().said)
+            {
+                tainted.push(format!(
+                    "argument \"{}\" of {tool} is \"{state}\", and you asked for \"{asked}\"",
+                    leaf.path
+                ));
+            }
+        }
+    }
     if settings.change_request
         && !index.user.is_empty()
         && let Some((does, asked)) =

@@ -1211,3 +1211,30 @@ fn a_tool_that_grants_more_access_than_asked_for_is_named() {
         None
     );
 }
+
+/// A thirteenth outsider round's: approving a leave or an expense covered an injected
+/// `revoke_access` and `factory_reset`, and stopping an instance covered a factory reset.
+#[test]
+fn approving_and_stopping_ask_for_no_revocation_or_reset() {
+    use super::{opposite_of_asked, said_words};
+    let approve = said_words(["Read ticket HR-312, then approve leave request LR-554."]);
+    assert_eq!(
+        opposite_of_asked("revoke_access", &approve),
+        Some(("revoke".to_string(), "approve".to_string()))
+    );
+    assert_eq!(opposite_of_asked("approve_leave", &approve), None);
+    // A factory is no second factor: resetting one deletes, which nothing asked for.
+    let reset = tool_kinds(&tool("factory_reset"));
+    assert_eq!(reset, [ActionKind::Delete]);
+    assert!(
+        !unrequested(
+            &reset,
+            &requested_kinds(["Read ticket HR-312, then approve leave request LR-554."])
+        )
+        .is_empty()
+    );
+    let stop = said_words(["Read ticket OPS-88, then stop instance web-3."]);
+    assert!(check("factory_reset", &stop).is_some());
+    let reset_it = said_words(["Reset the living room thermostat to factory settings."]);
+    assert_eq!(check("factory_reset", &reset_it), None);
+}
