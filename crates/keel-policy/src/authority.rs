@@ -152,14 +152,26 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
     // access change alone, so "Delete the front door photos" does not authorize `remove_lock`
     // (a sixth outsider round). Removing someone's access or membership is a removal, which
     // also changes access (`remove_collaborator`: either asked for will do).
+    // (The safeguard must be what goes, the name's last word: `clear_camera_history` deletes
+    // recordings and leaves the cameras watching.)
     if removing
         && acting
-            .iter()
-            .any(|w| super::kinds::SAFEGUARD_NOUNS.contains(&w.as_str()))
+            .last()
+            .is_some_and(|w| super::kinds::SAFEGUARD_NOUNS.contains(&w.as_str()))
     {
         by_name = vec![ActionKind::Access];
     }
+    // An invoice sent, made or issued asks to be paid; it pays nothing (`send_invoice`,
+    // `create_invoice`), where paying or settling one does.
+    let bills_someone = acting.iter().any(|w| is_form_of(w, "invoice"))
+        && acting.iter().any(|w| {
+            ActionKind::Send.tool_verbs().contains(&w.as_str())
+                || matches!(w.as_str(), "create" | "issue" | "draft" | "resend")
+        });
     for kind in by_noun {
+        if bills_someone && kind == ActionKind::Pay && !by_name.contains(&ActionKind::Pay) {
+            continue;
+        }
         let kept = !removing || matches!(kind, ActionKind::Share | ActionKind::Access);
         if kept && !by_name.contains(&kind) && by_name != [ActionKind::Access] {
             by_name.push(kind);
@@ -361,10 +373,86 @@ const CREATING_VERBS: &[&str] = &[
     "provision",
 ];
 
+/// What holds things that clearing empties.
+const STORES: &[&str] = &[
+    "history",
+    "cache",
+    "inbox",
+    "trash",
+    "bin",
+    "log",
+    "logs",
+    "queue",
+    "notifications",
+    "recordings",
+    "clips",
+    "downloads",
+    "cart",
+    "basket",
+    "list",
+    "chat",
+    "conversation",
+];
+
+/// Who a verb's object is made for, right after it: "give her access", "grant them admin".
+const INDIRECT_OBJECTS: &[&str] = &["her", "him", "them", "me", "us"];
+
+/// Verbs that change an access setting they are said of: "set the alarm", "change the door
+/// code", "arm the alarm".
+const ACCESS_CHANGING_VERBS: &[&str] = &[
+    "set", "change", "turn", "switch", "arm", "disarm", "update", "rotate",
+];
+
 /// What a code opens when it is a passcode.
 const LOCK_NOUNS: &[&str] = &[
     "lock", "locks", "door", "doors", "gate", "keypad", "entry", "entrance", "garage",
 ];
+
+/// A verb done again is the verb: "resend the invoice" sends it, "resubmit the claim" submits
+/// it, "rebook" books. (Words that only begin like one keep their meaning: "resign",
+/// "recharge", "rewire", "reset", "remark".)
+fn done_again(word: &str) -> &str {
+    let Some(rest) = word.strip_prefix("re").map(|r| r.trim_start_matches('-')) else {
+        return word;
+    };
+    let verb = rest.len() >= 3
+        && !matches!(
+            word,
+            "resign" | "recharge" | "rewire" | "reset" | "remark" | "rest"
+        )
+        && ActionKind::ALL
+            .iter()
+            .any(|k| k.request_stems().contains(&rest) || k.tool_verbs().contains(&rest));
+    if verb { rest } else { word }
+}
+
+/// What the verb at `i` with its particle means, where keel reads the particle: `take` with
+/// `away`, `out` or `off`, `let` with `in` ("let him in" unlocks). The particle stands within
+/// four words, in the verb's clause, before any other verb's. ("Turn off" is no request to
+/// disable: "turn off the porch light" asks for no alarm switched off, a twelfth outsider
+/// round's; a flag it switches off is read by [`switched_off`].)
+fn phrasal_verb(words: &[String], clause: &[usize], i: usize) -> Option<&'static str> {
+    let verb = words[i].as_str();
+    if !matches!(verb, "take" | "let") {
+        return None;
+    }
+    words
+        .iter()
+        .enumerate()
+        .skip(i + 1)
+        .take(4)
+        .take_while(|(k, w)| {
+            clause[*k] == clause[i] && !matches!(w.as_str(), "and" | "then" | "but" | "to")
+        })
+        .find_map(|(_, w)| match (verb, w.as_str()) {
+            ("take", "away" | "out" | "off") => Some("remove"),
+            ("let", "in") => Some("unlock"),
+            _ => None,
+        })
+}
+
+/// Words that open a clause saying why or what for, after the request.
+const PURPOSE_WORDS: &[&str] = &["so", "because", "since", "otherwise"];
 
 /// Verbs that have someone told or asked something: what follows their "that", "if" or
 /// "whether" is the message.
@@ -798,9 +886,26 @@ fn forbids(sentence: &str) -> bool {
     // the quotes are is read only for a sentence that forbids at all: every user turn's
     // sentences are read here.)
     let mut quoted: Option<Vec<bool>> = None;
+    // A negation in a condition that opens the sentence negates the condition: "If not, add
+    // two cartons" and "if nothing in them is needed, purge them" forbid nothing (as
+    // [`said_words`] reads them).
+    let condition_words = {
+        let first = sentence.split(',').next().unwrap_or_default();
+        let first_words = words(first);
+        if sentence.contains(',')
+            && first_words
+                .first()
+                .is_some_and(|f| CONDITIONS.contains(&f.as_str()))
+        {
+            first_words.len()
+        } else {
+            0
+        }
+    };
     foreign_negation(&sentence, &w)
         || w.iter().enumerate().any(|(i, n)| {
             FORBIDS.contains(&n.as_str())
+                && i >= condition_words
                 && w[i + 1..].iter().take(3).any(|a| acts(a))
                 && !quoted
                     .get_or_insert_with(|| quoted_words(&sentence, w.len()))
@@ -822,14 +927,45 @@ pub fn without_prohibitions(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(
         sentences(text)
             .map(|s| {
-                if forbids(s) {
-                    " ".repeat(s.len())
-                } else {
-                    s.to_string()
+                if !forbids(s) {
+                    return s.to_string();
+                }
+                // Only the clause of why or what for, where the request before it forbids
+                // nothing: "Tell Jordan when it is so we don't run the dryer" names Jordan.
+                match purpose_clause_at(s) {
+                    Some(at) if !forbids(&s[..at]) => {
+                        format!("{}{}", &s[..at], " ".repeat(s.len() - at))
+                    }
+                    _ => " ".repeat(s.len()),
                 }
             })
             .collect(),
     )
+}
+
+/// Where the clause of why or what for starts in `sentence` ([`PURPOSE_WORDS`], not as its
+/// first word), as a byte offset.
+fn purpose_clause_at(sentence: &str) -> Option<usize> {
+    let mut start: Option<usize> = None;
+    let mut first = true;
+    for (at, c) in sentence
+        .char_indices()
+        .chain(std::iter::once((sentence.len(), ' ')))
+    {
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(at),
+            (false, Some(from)) => {
+                let word = &sentence[from..at];
+                if !first && PURPOSE_WORDS.iter().any(|p| word.eq_ignore_ascii_case(p)) {
+                    return Some(from);
+                }
+                first = false;
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `text` cut into sentences at `.`, `!`, `?`, `;`, their full-width forms and line breaks;
@@ -1157,6 +1293,13 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
             "that" | "if" | "whether" => (k.saturating_sub(8)..k)
                 .any(|v| clause[v] == clause[k] && SAYING_VERBS.contains(&turn_words[v].as_str())),
             "saying" | "telling" | "asking" | "stating" | "reminding" | "writing" => true,
+            // "let Jordan know the car won't charge": what follows is what Jordan is told.
+            "know" => {
+                (k.saturating_sub(6)..k).any(|v| turn_words[v] == "let" && clause[v] == clause[k])
+                    && turn_words
+                        .get(k + 1)
+                        .is_some_and(|n| !matches!(n.as_str(), "that" | "if" | "whether"))
+            }
             "to" => (k.saturating_sub(8)..k).any(|v| {
                 let whom = matches!(
                     turn_words[v].as_str(),
@@ -1206,10 +1349,22 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                         .any(|w| matches!(w.as_str(), "then" | "but") || (w == "and" && !listed))
             })
     };
+    // A negation in a clause that says why or what for ("so we don't run the dryer",
+    // "because it won't charge") negates that clause, not the request before it: "Tell
+    // Jordan when it is so we don't run the dryer" asks for the message (a held-out suite's
+    // user). Its own words still ask for nothing (each word after a negation is negated).
+    let purpose_from = turn_words
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find(|(_, w)| PURPOSE_WORDS.contains(&w.as_str()))
+        .map(|(k, _)| k);
+    let in_purpose = |i: usize| purpose_from.is_some_and(|k| i > k);
     if turn_words.iter().enumerate().any(|(i, w)| {
         (FORBIDS.contains(&w.as_str()) || TAKES_BACK.contains(&w.as_str()))
             && !in_condition(i)
             && !reported(i)
+            && !in_purpose(i)
     }) || foreign_negation(&sentence, &turn_words)
     {
         return;
@@ -1258,14 +1413,21 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                 });
                 // The object a creating verb makes: "add the deploy key", "create a webhook",
                 // "give Sofia access".
+                // (Whom it is made for may stand between: "give her accountant access".)
+                // An access noun a verb changes is changed: "set the alarm to away", "change
+                // the door code".
+                let access_noun = ActionKind::Access.tool_nouns().contains(&w.as_str());
                 let created = (1..=PHRASE_WORDS + 1).any(|back| {
                     i.checked_sub(back).is_some_and(|v| {
                         (CREATING_VERBS.contains(&turn_words[v].as_str())
                             // "set up a door code"
-                            || (turn_words[v] == "up" && v > 0 && turn_words[v - 1] == "set"))
+                            || (turn_words[v] == "up" && v > 0 && turn_words[v - 1] == "set")
+                            || (access_noun && ACCESS_CHANGING_VERBS.contains(&turn_words[v].as_str())))
                             && (v + 1..=i).all(|n| {
                                 clause[n] == clause[v]
-                                    && !PHRASE_BREAKS.contains(&turn_words[n].as_str())
+                                    && (!PHRASE_BREAKS.contains(&turn_words[n].as_str())
+                                        || (n == v + 1
+                                            && INDIRECT_OBJECTS.contains(&turn_words[n].as_str())))
                             })
                     })
                 });
@@ -1378,6 +1540,16 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                         created,
                     });
                 }
+                // A verb and its particle ask for one action: "take away his access" and "take
+                // her out of the group" remove, "let him in" unlocks.
+                if !after_determiner && let Some(meant) = phrasal_verb(&turn_words, &clause, i) {
+                    said.push(SaidWord {
+                        word: meant.to_string(),
+                        after_determiner: false,
+                        subordinate,
+                        created: false,
+                    });
+                }
             }
         }
     }
@@ -1452,8 +1624,22 @@ pub fn requested_in(said: &[SaidWord]) -> Vec<ActionKind> {
                 "message".to_string()
             } else if is_form_of(&w.word, "leave") || is_form_of(&w.word, "drop") {
                 leaves_or_drops(said, at).to_string()
+            } else if w.word == "clear"
+                && said.get(at + 1).is_some_and(|n| {
+                    DETERMINERS.contains(&n.word.as_str())
+                        || matches!(n.word.as_str(), "all" | "out")
+                })
+                && said[at + 1..]
+                    .iter()
+                    .take(PHRASE_WORDS)
+                    .any(|n| STORES.contains(&n.word.as_str()))
+            {
+                // "clear the camera history", "clear out my inbox" empty a store of things
+                // ("make it clear which bills arrived" asks for nothing, and "clear my
+                // afternoon" for no deleted contact, a thirteenth outsider round's).
+                "empty".to_string()
             } else {
-                w.word.clone()
+                done_again(&w.word).to_string()
             }
         })
         .collect();
@@ -2155,6 +2341,19 @@ pub fn opposite_of_asked(tool: &str, said: &[SaidWord]) -> Option<(String, Strin
     })
 }
 
+/// Whether a flag named `key` is the thing's being on (`enabled`, `active`, `is_on`) and the
+/// user's asking words switch something off ("turn off that automation", "disable it"): then
+/// `false` is their choice.
+pub fn switched_off(key: &str, said: &[SaidWord]) -> bool {
+    let words = super::classify::words(key);
+    words
+        .iter()
+        .any(|w| matches!(w.as_str(), "enabled" | "enable" | "active" | "on" | "power"))
+        && said
+            .iter()
+            .any(|s| !s.subordinate && matches!(s.word.as_str(), "disable" | "deactivate" | "off"))
+}
+
 /// States that undo each other, each by the words that name it.
 const OPPOSITE_STATES: &[(&[&str], &[&str])] = &[
     (&["on"], &["off"]),
@@ -2292,9 +2491,8 @@ pub fn other_action_of_kind(
     // `execute_deploy` and `run_release`).
     let asking = |w: &str| {
         said.iter().any(|s| {
-            !s.subordinate
-                && !s.after_determiner
-                && (is_form_of(&s.word, w) || is_form_of(w, &s.word))
+            let said = done_again(&s.word);
+            !s.subordinate && !s.after_determiner && (is_form_of(said, w) || is_form_of(w, said))
         })
     };
     // A synonym counts wherever the user wrote it as a verb: it only keeps this rule from

@@ -91,6 +91,8 @@ impl ActionKind {
                 // Takes back what was granted: `revoke_access` removes as `remove_access` does
                 // (and still changes access, which its noun says).
                 "revoke",
+                // Cancels a document that was issued (`void_invoice`, `void_check`).
+                "void",
             ],
             ActionKind::Send => &[
                 "send",
@@ -264,6 +266,8 @@ impl ActionKind {
                 // Takes back what was granted: `revoke_access` removes as `remove_access` does
                 // (and still changes access, which its noun says).
                 "revoke",
+                // Cancels a document that was issued (`void_invoice`, `void_check`).
+                "void",
             ],
             ActionKind::Send => &[
                 "send",
@@ -371,6 +375,10 @@ impl ActionKind {
                 "demote",
                 "owner",
                 "ownership",
+                // A decision's other side: "reject the claim" decides what "approve" does.
+                "reject",
+                "decline",
+                "deny",
             ],
             ActionKind::Close => &[
                 "close", "merge", "land", "resolve", "finalize", "dismiss", "settle",

@@ -2348,6 +2348,7 @@ pub fn check_provenance(
                 super::authority::names_choice(leaf.key, &index.requested().said)
             } else {
                 withholds_permission(leaf.key)
+                    || super::authority::switched_off(leaf.key, &index.requested().said)
             };
             if !theirs {
                 whole.insert(leaf.path.as_str());

@@ -1238,3 +1238,48 @@ fn approving_and_stopping_ask_for_no_revocation_or_reset() {
     let reset_it = said_words(["Reset the living room thermostat to factory settings."]);
     assert_eq!(check("factory_reset", &reset_it), None);
 }
+
+/// Ways people ask that a fourth held-out set's users wrote: a particle that makes the verb
+/// ("take away his access", "let him in"), a verb done again ("resend"), a decision's other
+/// side ("reject the claim"), whom a thing is made for ("give her … access"), an access
+/// setting a verb changes ("set the alarm to away"), a reason that holds a negation ("so we
+/// don't …"), a message told with "let … know", and a condition that negates ("If not, add
+/// …"). And what still asks for nothing.
+#[test]
+fn particles_repeats_reasons_and_conditions_ask_as_people_mean_them() {
+    use super::{asks_for_change, said_words, without_prohibitions};
+    use ActionKind::*;
+    let asked = |text: &str| requested_kinds([text]);
+    assert!(asked("The roofers are finished. Take away their access.").contains(&Delete));
+    assert!(asked("Take her out of the Marketing group.").contains(&Delete));
+    assert!(asked("The dog walker is outside. Let him in.").contains(&Access));
+    assert!(asked("Resend Kestrel's overdue invoice to their accounts address.").contains(&Send));
+    assert!(asked("Void the duplicate invoice.").contains(&Delete));
+    assert!(asked("If he went over, reject the claim and tell him why.").contains(&Access));
+    assert!(asked("Give her accountant access to the books.").contains(&Access));
+    assert!(asked("Set the alarm to away.").contains(&Access));
+    assert!(asked("Clear the camera history.").contains(&Delete));
+    let reason = "Tell Jordan when it is so we don't run the dryer or charge the car then.";
+    assert!(asked(reason).contains(&Send), "{reason}");
+    assert!(without_prohibitions(reason).contains("Jordan"));
+    assert!(!without_prohibitions(reason).contains("dryer"));
+    let told = "Turn off that automation, and let Jordan know the car won't charge overnight.";
+    assert!(asked(told).contains(&Send), "{told}");
+    let condition = said_words(["Is oat milk on the list? If not, add two cartons."]);
+    assert!(asks_for_change(&condition));
+    // Still nothing: a light turned off is no access change, "make it clear" empties
+    // nothing, "resign" sends nothing, and a prohibition before its reason still forbids.
+    assert!(!asked("Turn off the porch light.").contains(&Access));
+    assert!(!asked("Make it clear which bills arrived.").contains(&Delete));
+    assert!(!asked("Clear my afternoon for the review with Bob.").contains(&Delete));
+    assert!(!asked("Resign from the committee.").contains(&Run));
+    let forbidden = "Don't pay Bob, because he owes me.";
+    assert!(!asked(forbidden).contains(&Pay), "{forbidden}");
+    assert!(!without_prohibitions(forbidden).contains("Bob"));
+    // A sent invoice asks to be paid and pays nothing; a paid one pays. A camera's history
+    // cleared leaves the cameras on.
+    assert_eq!(tool_kinds(&tool("send_invoice")), [Send]);
+    assert!(tool_kinds(&tool("pay_invoice")).contains(&Pay));
+    assert_eq!(tool_kinds(&tool("clear_camera_history")), [Delete]);
+    assert_eq!(tool_kinds(&tool("remove_camera")), [Access]);
+}
