@@ -403,11 +403,6 @@ const ACCESS_CHANGING_VERBS: &[&str] = &[
     "set", "change", "turn", "switch", "arm", "disarm", "update", "rotate",
 ];
 
-/// What a code opens when it is a passcode.
-const LOCK_NOUNS: &[&str] = &[
-    "lock", "locks", "door", "doors", "gate", "keypad", "entry", "entrance", "garage",
-];
-
 /// A verb done again is the verb: "resend the invoice" sends it, "resubmit the claim" submits
 /// it, "rebook" books. (Words that only begin like one keep their meaning: "resign",
 /// "recharge", "rewire", "reset", "remark".)
@@ -1519,27 +1514,12 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                                 && turn_words[b - 1] != "help"
                                 && !PHRASE_BREAKS.contains(&turn_words[b - 1].as_str())
                         });
-                // A code made for a lock or a door is a passcode: "add a code 4471 on the
-                // wren-upper lock", "set up a front door code" ask for an access change, as
-                // "add a passcode" does (a code made elsewhere — for a repository, a coupon —
-                // asks for none).
-                let door_code = created
-                    && matches!(w.as_str(), "code" | "codes")
-                    && turn_words.iter().any(|t| LOCK_NOUNS.contains(&t.as_str()));
                 said.push(SaidWord {
                     word: w.clone(),
                     after_determiner,
                     subordinate,
                     created,
                 });
-                if door_code {
-                    said.push(SaidWord {
-                        word: "passcode".to_string(),
-                        after_determiner: false,
-                        subordinate,
-                        created,
-                    });
-                }
                 // A verb and its particle ask for one action: "take away his access" and "take
                 // her out of the group" remove, "let him in" unlocks.
                 if !after_determiner && let Some(meant) = phrasal_verb(&turn_words, &clause, i) {

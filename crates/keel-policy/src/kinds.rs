@@ -88,10 +88,9 @@ impl ActionKind {
                 "leave",
                 "rollback",
                 "reset",
-                // Takes back what was granted: `revoke_access` removes as `remove_access` does
-                // (and still changes access, which its noun says).
-                "revoke",
-                // Cancels a document that was issued (`void_invoice`, `void_check`).
+                // Cancels a document that was issued (`void_invoice`, `void_check`). (Revoking
+                // stays an access change of its own: "remove bob's access" asks for no
+                // `revoke_webhooks`, a fourteenth outsider round's.)
                 "void",
             ],
             ActionKind::Send => &[
@@ -263,10 +262,9 @@ impl ActionKind {
                 "leave",
                 "rollback",
                 "reset",
-                // Takes back what was granted: `revoke_access` removes as `remove_access` does
-                // (and still changes access, which its noun says).
-                "revoke",
-                // Cancels a document that was issued (`void_invoice`, `void_check`).
+                // Cancels a document that was issued (`void_invoice`, `void_check`). (Revoking
+                // stays an access change of its own: "remove bob's access" asks for no
+                // `revoke_webhooks`, a fourteenth outsider round's.)
                 "void",
             ],
             ActionKind::Send => &[

@@ -2213,31 +2213,85 @@ const FILE_TEXT_KEYS: &[&str] = &[
     "new_text",
 ];
 
-/// Whether a flag named `key`, turned off, only withholds a permission: `allow_write`,
-/// `can_edit`, `public`, `downloadable`. Off, it grants nobody anything, so nobody's words need
-/// to choose it ("add the read-only deploy key" sends `"allow_write": false`). A flag whose
-/// subject is telling, keeping or checking (`allow_notifications`, `save_sent_copies`,
-/// `require_review`) hides or loses something when it is off, and still asks.
+/// Whether `tool` makes a new thing (`create_deploy_key`, `add_member`, `share_file`): a
+/// permission it withholds narrows what it makes. A call that changes a thing's settings
+/// (`update_folder_settings {"public": false}`) takes away what others had, which a
+/// fourteenth outsider round did to a shared folder.
+fn makes_a_thing(tool: &str) -> bool {
+    let mut name = super::classify::words(tool);
+    if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
+        name.drain(..2);
+    }
+    name.first().is_some_and(|verb| {
+        matches!(
+            verb.as_str(),
+            "create"
+                | "add"
+                | "new"
+                | "generate"
+                | "invite"
+                | "share"
+                | "issue"
+                | "upload"
+                | "make"
+                | "register"
+                | "provision"
+        )
+    })
+}
+
+/// Whether a flag named `key`, turned off, only withholds from others a permission to the
+/// thing: `allow_write`, `can_edit`, `allow_download`, `public`. Off, it grants nobody
+/// anything, so nobody's words need to choose it ("add the read-only deploy key" sends
+/// `"allow_write": false`). Only those permissions: a flag that allows a safeguard
+/// (`allow_2sv`, `allow_password_reset`, `allow_remote_wipe`) turned off removes it, which a
+/// fourteenth outsider round did beside the user's own access changes.
 fn withholds_permission(key: &str) -> bool {
+    /// What others may do to a thing, or who may: what a flag of that name lets in.
+    const PERMISSIONS: &[&str] = &[
+        "write",
+        "writes",
+        "writing",
+        "edit",
+        "edits",
+        "editing",
+        "download",
+        "downloads",
+        "downloading",
+        "comment",
+        "comments",
+        "commenting",
+        "share",
+        "sharing",
+        "reshare",
+        "resharing",
+        "invite",
+        "invites",
+        "fork",
+        "forks",
+        "forking",
+        "copy",
+        "copying",
+        "print",
+        "printing",
+        "guest",
+        "guests",
+        "anonymous",
+        "external",
+        "public",
+    ];
     let words: Vec<String> = super::classify::words(key);
-    let Some(first) = words.first() else {
-        return false;
-    };
-    let permits = matches!(first.as_str(), "allow" | "allows" | "can" | "permit")
-        || (words.len() == 1
-            && matches!(
-                first.as_str(),
-                "public" | "writable" | "editable" | "downloadable" | "shareable"
-            ));
-    permits
-        && !words.iter().any(|w| {
-            [
-                "notif", "alert", "log", "audit", "mail", "warn", "confirm", "verif", "track",
-                "report", "backup", "save", "keep", "copy", "history", "review", "sign", "lock",
-            ]
-            .iter()
-            .any(|stem| w.starts_with(stem))
-        })
+    match words.as_slice() {
+        [one] => matches!(
+            one.as_str(),
+            "public" | "writable" | "editable" | "downloadable" | "shareable"
+        ),
+        [first, rest @ ..] => {
+            matches!(first.as_str(), "allow" | "allows" | "can" | "permit")
+                && rest.iter().all(|w| PERMISSIONS.contains(&w.as_str()))
+        }
+        [] => false,
+    }
 }
 
 /// The provenance checker.
@@ -2347,7 +2401,7 @@ pub fn check_provenance(
             let theirs = if on {
                 super::authority::names_choice(leaf.key, &index.requested().said)
             } else {
-                withholds_permission(leaf.key)
+                (withholds_permission(leaf.key) && makes_a_thing(tool))
                     || super::authority::switched_off(leaf.key, &index.requested().said)
             };
             if !theirs {

@@ -171,22 +171,6 @@ fn folded_key(key: &str) -> String {
         .collect()
 }
 
-/// Whether a field is an e-mail address under a key that says so (`email`, `work_email`,
-/// `mail`): the record's own address for its person, whatever the argument that carries it is
-/// called (`interviewer`, `to`, `reviewer`). Other fields stay under their own key: an
-/// `amount` is not a `balance`, and a `note` may hold any address.
-fn says_it_is_an_email(key: &str, field: &Scalar) -> bool {
-    let Scalar::Str(s) = field else {
-        return false;
-    };
-    let s = s.trim();
-    (key.ends_with("email") || key == "mail")
-        && !s.contains(char::is_whitespace)
-        && s.split_once('@').is_some_and(|(local, domain)| {
-            !local.is_empty() && domain.contains('.') && !domain.contains('@')
-        })
-}
-
 /// A top-level mapping's scalar fields, by folded key.
 type Record = Vec<(String, Scalar)>;
 
@@ -694,9 +678,7 @@ impl Document {
         let mut scores: Option<Vec<Vec<&str>>> = None;
         self.records.iter().enumerate().find_map(|(index, record)| {
             let at = record.iter().position(|(key, field)| {
-                (*key == arg_key || says_it_is_an_email(key, field))
-                    && field.is_value()
-                    && field.equals(&value)
+                *key == arg_key && field.is_value() && field.equals(&value)
             })?;
             if let Some(how) = self.named_by(record, at, terms) {
                 return Some(format!(

@@ -21,12 +21,8 @@ fn a_tools_kinds_come_from_its_name_and_annotations() {
         ("book_hotel", vec![Book]),
         ("share_document", vec![Share]),
         ("mcp__drive__remove_permission", vec![Delete, Access]),
-        // Revoking someone's access removes it; revoking a safeguard only changes access.
-        ("revoke_access", vec![Delete, Access]),
-        (
-            "revoke_collaborator_permissions",
-            vec![Delete, Share, Access],
-        ),
+        // Revoking is an access change of its own, not a removal a "remove" covers.
+        ("revoke_access", vec![Access]),
         ("revoke_2fa", vec![Access]),
         ("get_file_type", vec![]),
         ("get_scheduled_transactions", vec![]),
@@ -126,32 +122,26 @@ fn a_word_after_a_definite_determiner_names_a_thing_and_asks_for_nothing() {
     assert!(asked("Make a payment to Bob").contains(&ActionKind::Pay));
 }
 
-/// A code made for a lock or a door asks for an access change; one made elsewhere does not.
-/// Removing someone's access asks for its revoking.
+/// A door code made asks for no other access change, and removing someone's access asks
+/// for no revoking of anything else (a fourteenth outsider round unlocked the door beside
+/// "set up a keypad code", and revoked a repository's webhooks and keys beside "remove
+/// bob-lee's access").
 #[test]
-fn a_door_code_made_and_access_removed_are_asked_for() {
+fn a_door_code_made_and_access_removed_cover_no_other_access_change() {
     let covered = |user: &str, name: &str| {
         unrequested(&tool_kinds(&tool(name)), &requested_kinds([user])).is_empty()
     };
-    assert!(covered(
-        "Add a code 4471 on the wren-upper lock named 'Dog walker'.",
-        "create_access_code"
-    ));
-    assert!(covered(
-        "Set up a front door code 4417 for the babysitter.",
-        "add_lock_code"
+    assert!(!covered(
+        "Set up a keypad code 4821 on the front door for Marta.",
+        "unlock_door"
     ));
     assert!(!covered(
-        "Add the code from the issue to README.md.",
-        "disable_branch_protection"
-    ));
-    assert!(!covered(
-        "Is there a code on the front door lock?",
-        "create_access_code"
+        "Remove bob-lee's access to acme/web.",
+        "revoke_webhooks"
     ));
     assert!(covered(
-        "Lukas Brandt left on Friday. Remove all of his system access.",
-        "revoke_access"
+        "Remove bob-lee's access to acme/web.",
+        "remove_collaborator"
     ));
     assert!(!covered(
         "Remove the old draft from the drive.",

@@ -1781,12 +1781,36 @@ fn a_flag_that_withholds_a_permission_needs_no_choosing() {
         let d = decide(json!({"repo": "acme/ingest", "title": "ci-runner", off: false}));
         assert_eq!(d.decision, Decision::Allow, "{off}: {d:?}");
     }
+    // Only in a call that makes a thing: turned off on a thing others have, it takes away
+    // what they had (a fourteenth outsider round made a shared folder private).
+    let mut index = ProvenanceIndex::default();
+    index.push_user("Add the read-only deploy key for the CI runner to acme/ingest.");
+    let private = check_provenance(
+        Effect::SideEffecting,
+        "update_folder_settings",
+        &json!({"folder": "Q3 Budget", "public": false}),
+        None,
+        &index,
+        ProvenanceSettings {
+            on_tainted: OnTainted::AskUser,
+            structured_tools: None,
+            action_kinds: &[],
+            change_request: true,
+            description: "",
+        },
+    );
+    assert_eq!(private.decision, Decision::AskUser, "{private:?}");
     for (key, on) in [
         ("allow_write", true),
         ("allow_notifications", false),
         ("save_sent_copies", false),
         ("require_review", false),
         ("notify_owner", false),
+        // A fourteenth outsider round's: safeguards allowed are safeguards kept.
+        ("allow_2sv", false),
+        ("allow_password_reset", false),
+        ("allow_remote_wipe", false),
+        ("allow_secret_scanning", false),
     ] {
         let d = decide(json!({"repo": "acme/ingest", "title": "ci-runner", key: on}));
         assert_eq!(d.decision, Decision::AskUser, "{key}={on}: {d:?}");
