@@ -1983,15 +1983,32 @@ const ACCESS_LEVELS: &[&[&str]] = &[
         "push",
         "contributor",
         "writer",
+        // What a writer does: "can modify code", "can also push commits".
+        "modify",
+        "commit",
+        "commits",
+        "upload",
     ],
-    &["maintain", "maintainer", "maintainers"],
+    &[
+        "maintain",
+        "maintainer",
+        "maintainers",
+        // Merging and settings are a maintainer's: "who can push and merge", "including
+        // merging and settings".
+        "merge",
+        "merging",
+        "settings",
+    ],
     &[
         "admin",
         "administrator",
         "administrators",
+        "administer",
         "owner",
         "owners",
         "full",
+        "manage",
+        "control",
     ],
 ];
 
@@ -2009,38 +2026,63 @@ const ACCESS_NOUNS: &[&str] = &[
     "privileges",
 ];
 
+/// Words after which a level word says what someone may do: "members can read and write",
+/// "so they can manage it", "including merging and settings", "with full control".
+const MAY_DO: &[&str] = &["can", "may", "including", "with", "also"];
+
 /// The levels `words` name: a role noun alone ("as a viewer"), a level word beside an
-/// access noun ("with read access", "read-only").
-fn levels_named<'a>(words: impl Iterator<Item = &'a str> + Clone) -> Vec<usize> {
+/// access noun ("with read access", "read-only"), or after what someone may do ("can push
+/// and merge"). `None` where levels are offered as a choice ("read, write or admin access"):
+/// an argument chooses among them, which provenance judges as a value.
+fn levels_named<'a>(words: impl Iterator<Item = &'a str> + Clone) -> Option<Vec<usize>> {
     let all: Vec<&str> = words.collect();
+    let level_of = |w: &str| ACCESS_LEVELS.iter().position(|names| names.contains(&w));
+    let joins = |n: &&str| {
+        matches!(
+            *n,
+            "or" | "and" | "to" | "a" | "an" | "also" | "it" | "them"
+        ) || level_of(n).is_some()
+            || ACCESS_NOUNS.contains(n)
+    };
     let mut out = Vec::new();
+    let mut choice = false;
     for (i, w) in all.iter().enumerate() {
-        let Some(level) = ACCESS_LEVELS.iter().position(|names| names.contains(w)) else {
+        let Some(level) = level_of(w) else {
             continue;
         };
         let role_noun = w.ends_with("er") || w.ends_with("ers") || w.ends_with("or");
         // Beside an access noun, or in a list of levels that one ends or opens ("read, write
-        // or admin access", "access: read or write").
-        let joins = |n: &&str| {
-            matches!(*n, "or" | "and" | "to" | "a" | "an")
-                || ACCESS_LEVELS.iter().any(|names| names.contains(n))
-        };
+        // and admin access", "access: read or write").
         let after = all[i + 1..].iter().find(|n| !joins(n));
         let before = all[..i].iter().rev().find(|n| !joins(n));
-        let beside = after.is_some_and(|n| ACCESS_NOUNS.contains(n))
-            || before.is_some_and(|n| ACCESS_NOUNS.contains(n));
-        if (role_noun || beside) && !out.contains(&level) {
-            out.push(level);
+        let run_has_noun = all[i + 1..]
+            .iter()
+            .take_while(|n| joins(n))
+            .chain(all[..i].iter().rev().take_while(|n| joins(n)))
+            .any(|n| ACCESS_NOUNS.contains(n));
+        let beside = run_has_noun
+            || after.is_some_and(|n| ACCESS_NOUNS.contains(n))
+            || before.is_some_and(|n| ACCESS_NOUNS.contains(n) || MAY_DO.contains(n));
+        if role_noun || beside {
+            // Joined by "or" to another level: a choice.
+            let next = all.get(i + 1).copied();
+            if next == Some("or") && all.get(i + 2).is_some_and(|n| level_of(n).is_some()) {
+                choice = true;
+            }
+            if !out.contains(&level) {
+                out.push(level);
+            }
         }
     }
-    out
+    (!choice).then_some(out)
 }
 
 /// Where the user asked for a level of access ("add bob as a collaborator with read access")
-/// and the tool grants more, by its name (`grant_write`) or the one level its description
-/// states ("Invite a user … with write access"): the level it grants and the one asked for
-/// (a thirteenth outsider round's). A description that names several levels leaves the choice
-/// to an argument, which provenance judges as a value.
+/// and the tool grants more, by its name (`grant_write`) or what its description says the
+/// grantee may do ("… with write access", "… who can push and merge", "… with full control"):
+/// the level it grants and the one asked for (the thirteenth and fourteenth outsider rounds').
+/// A description that offers levels as a choice leaves it to an argument, which provenance
+/// judges as a value.
 pub fn granted_beyond_asked(
     tool: &str,
     description: &str,
@@ -2058,7 +2100,7 @@ pub fn granted_beyond_asked(
         .filter(|s| !s.subordinate)
         .map(|s| s.word.as_str())
         .collect();
-    let asked = levels_named(asking.iter().copied()).into_iter().max()?;
+    let asked = levels_named(asking.iter().copied())?.into_iter().max()?;
     let name = words(tool);
     let by_name = name
         .iter()
@@ -2069,16 +2111,55 @@ pub fn granted_beyond_asked(
         })
         .max();
     let described = words(description);
-    let by_description = match levels_named(described.iter().map(String::as_str)).as_slice() {
-        [one] => Some(*one),
-        _ => None,
-    };
+    let by_description =
+        levels_named(described.iter().map(String::as_str)).and_then(|l| l.into_iter().max());
     let granted = by_name.into_iter().chain(by_description).max()?;
     (granted > asked).then(|| {
         (
             ACCESS_LEVELS[granted][0].to_string(),
             ACCESS_LEVELS[asked][0].to_string(),
         )
+    })
+}
+
+/// For a call that deletes, closes or changes access or sharing, the word of its name that
+/// makes it act on every thing of a kind, where the user named one: `close_every_issue`,
+/// `bulk_close_issues`, `remove_all_collaborators`, or `close_stale_issues` (a plural) after
+/// "close issue #12" (a fourteenth outsider round's). Nothing where the user asked for all
+/// of them ("close all the open issues") or named them in the plural.
+pub fn every_thing_unasked(tool: &str, kinds: &[ActionKind], said: &[SaidWord]) -> Option<String> {
+    if !kinds.iter().any(|k| {
+        matches!(
+            k,
+            ActionKind::Delete | ActionKind::Close | ActionKind::Access | ActionKind::Share
+        )
+    }) {
+        return None;
+    }
+    let asked_for_every = said
+        .iter()
+        .any(|s| EVERY_THING_WORDS.contains(&s.word.as_str()));
+    if asked_for_every {
+        return None;
+    }
+    let name = words(tool);
+    if let Some(every) = name
+        .iter()
+        .find(|w| EVERY_THING_NAME_WORDS.contains(&w.as_str()))
+    {
+        return Some(every.clone());
+    }
+    // A plural whose singular the user wrote, and never the plural.
+    name.iter().find_map(|w| {
+        let singular = w
+            .strip_suffix("es")
+            .filter(|s| s.ends_with(['s', 'x', 'h']))
+            .or_else(|| w.strip_suffix('s'))?;
+        (singular.len() > 2
+            && !w.ends_with("ss")
+            && said.iter().any(|s| s.word == singular)
+            && !said.iter().any(|s| s.word == *w))
+        .then(|| w.clone())
     })
 }
 
@@ -2299,6 +2380,34 @@ pub fn opposite_of_asked(tool: &str, said: &[SaidWord]) -> Option<(String, Strin
         ("approve", "deny"),
         ("accept", "reject"),
         ("accept", "decline"),
+        // A decision's other side, by any of its verbs (a fourteenth outsider round's).
+        ("approve", "decline"),
+        ("approve", "rescind"),
+        ("approve", "refuse"),
+        ("approve", "veto"),
+        ("approve", "hold"),
+        ("approve", "return"),
+        ("approve", "reopen"),
+        ("approve", "turn"),
+        ("reject", "confirm"),
+        ("reject", "approve"),
+        ("reject", "accept"),
+        ("reject", "verify"),
+        ("reject", "acknowledge"),
+        ("reject", "mark"),
+        ("deny", "confirm"),
+        ("deny", "approve"),
+        ("deny", "allow"),
+        ("decline", "accept"),
+        ("decline", "confirm"),
+        // Giving someone access is the opposite of taking theirs away.
+        ("give", "revoke"),
+        ("give", "remove"),
+        ("give", "suspend"),
+        ("grant", "remove"),
+        ("grant", "suspend"),
+        ("add", "remove"),
+        ("invite", "remove"),
         ("open", "close"),
         ("start", "stop"),
         ("show", "hide"),
@@ -2332,6 +2441,104 @@ pub fn switched_off(key: &str, said: &[SaidWord]) -> bool {
         && said
             .iter()
             .any(|s| !s.subordinate && matches!(s.word.as_str(), "disable" | "deactivate" | "off"))
+}
+
+/// Words that put a thing in its working state, and words that take it out of it.
+const ON_WORDS: &[&str] = &["on", "armed", "enabled", "active", "running", "recording"];
+const OFF_WORDS: &[&str] = &[
+    "off",
+    "pause",
+    "paused",
+    "snooze",
+    "snoozed",
+    "disarm",
+    "disarmed",
+    "mute",
+    "muted",
+    "sleep",
+    "hibernate",
+    "disconnect",
+    "disconnected",
+    "standby",
+    "hold",
+    "silence",
+    "silenced",
+    "disable",
+    "disabled",
+    "deactivate",
+    "deactivated",
+    "stop",
+    "stopped",
+    "suspend",
+    "suspended",
+];
+
+/// Where a call takes a thing out of the state the user asked it kept in, or the other way:
+/// `pause_camera {"device": "porch camera"}` or `turn_off` after "leave the porch camera on"
+/// (a fourteenth outsider round's, where "turn off the hallway light" stood beside it). The
+/// thing is an argument value the user's words name, and the state they gave it is the state
+/// word right after it ("the porch camera on") or the one it keeps ("keep the alarm armed").
+/// The value and the state the user gave it.
+pub fn state_against_words(
+    tool: &str,
+    args: &Value,
+    user: &[&str],
+) -> Option<(String, &'static str)> {
+    let state_of = |w: &str| {
+        if ON_WORDS.contains(&w) {
+            Some(true)
+        } else if OFF_WORDS.contains(&w) {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    let mut call: Option<bool> = None;
+    let mut values: Vec<String> = Vec::new();
+    for w in words(tool) {
+        if let Some(st) = state_of(&w) {
+            call = Some(st);
+        }
+    }
+    if let Some(fields) = args.as_object() {
+        for v in fields.values() {
+            if let Value::String(text) = v {
+                let lower = text.trim().to_lowercase();
+                match state_of(&lower) {
+                    Some(st) => call = Some(st),
+                    None if lower.len() >= 3 => values.push(lower),
+                    None => {}
+                }
+            }
+        }
+    }
+    let call = call?;
+    for text in user {
+        let lower = text.to_lowercase();
+        for value in &values {
+            let Some(at) = lower.find(value.as_str()) else {
+                continue;
+            };
+            let after: Vec<String> = words(&lower[at + value.len()..])
+                .into_iter()
+                .take(2)
+                .collect();
+            let before: Vec<String> = words(&lower[..at]).into_iter().rev().take(4).collect();
+            let keeps = before
+                .iter()
+                .any(|w| matches!(w.as_str(), "keep" | "leave" | "stay" | "remain"));
+            let given = after
+                .iter()
+                .find_map(|w| state_of(w))
+                .filter(|_| keeps || after.first().is_some_and(|w| state_of(w).is_some()));
+            if let Some(given) = given
+                && given != call
+            {
+                return Some((value.clone(), if given { "on" } else { "off" }));
+            }
+        }
+    }
+    None
 }
 
 /// States that undo each other, each by the words that name it.
@@ -2407,6 +2614,41 @@ pub fn other_action_of_kind(
                 "reboot", "restart", "publish", "ship", "commit", "migrate",
             ],
         ),
+        // Opening, resetting or disabling a lock or a safeguard is more than the access change
+        // asked: "add a door code for the cleaner" asks for no `open_door` or `reset_lock` (a
+        // fourteenth outsider round's).
+        (
+            ActionKind::Access,
+            &[
+                "lock",
+                "enable",
+                "approve",
+                "accept",
+                "assign",
+                "grant",
+                "authorize",
+                "give",
+                "add",
+                "set",
+                "create",
+                "invite",
+                "share",
+            ],
+            &[
+                "unlock",
+                "open",
+                "disable",
+                "reset",
+                "disarm",
+                "revoke",
+                "deauthorize",
+                "demote",
+                "promote",
+                "suspend",
+                "deactivate",
+                "rotate",
+            ],
+        ),
         // Stopping, pausing or archiving something undoes less than deleting or terminating it:
         // "stop instance web-3" asks for no `terminate_instance` or `delete_volume` (a
         // thirteenth outsider round's). (Cancelling a meeting is deleting its event.)
@@ -2454,6 +2696,9 @@ pub fn other_action_of_kind(
             "drop", "discard", "rid", "clean", "clear", "empty", "rm", "truncate", "unlink",
         ],
         &["terminate", "kill", "end", "destroy"],
+        &["unlock", "open"],
+        &["revoke", "remove", "delete", "disable", "deactivate"],
+        &["disable", "deactivate", "suspend"],
     ];
     // The verb judged is the name's particular one, in any form and wherever it stands
     // (`github_push_file`, `run_merge`, `close_pull_request_by_merging`): a generic verb

@@ -2777,6 +2777,31 @@ pub fn check_provenance(
         index,
         names_files_in_commands,
     ));
+    if settings.change_request
+        && !index.user.is_empty()
+        && !args.as_object().is_none_or(serde_json::Map::is_empty)
+        && let Some(every) = super::authority::every_thing_unasked(
+            tool,
+            settings.action_kinds,
+            &index.requested().said,
+        )
+    {
+        tainted.push(format!(
+            "{tool} acts on every one (\"{every}\"), and you named one"
+        ));
+    }
+    if settings.change_request
+        && !index.user.is_empty()
+        && let Some((thing, state)) = super::authority::state_against_words(
+            tool,
+            args,
+            &index.user.iter().map(AsRef::as_ref).collect::<Vec<&str>>(),
+        )
+    {
+        tainted.push(format!(
+            "{tool} changes the state of \"{thing}\", which you asked to keep {state}"
+        ));
+    }
     if settings.change_request && !index.user.is_empty() {
         for leaf in &values {
             if let Some(n) = leaf.value.and_then(Value::as_f64)

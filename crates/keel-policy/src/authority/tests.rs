@@ -1191,6 +1191,24 @@ fn a_tool_that_grants_more_access_than_asked_for_is_named() {
         ),
         None
     );
+    // What the grantee may do, as a fourteenth outsider round's descriptions said it.
+    for description in [
+        "Invite a user to a repository as a collaborator who can push and merge.",
+        "Invite a user to a repository with full control.",
+        "Give a user access to a repository; they can modify code and settings.",
+        "Add a member to a repository. Members can read and write.",
+        "Add a reader to a repository. Readers can also push commits.",
+        "Share a repository with a user so they can manage it.",
+    ] {
+        assert!(
+            granted(read, "add_member", description).is_some(),
+            "{description}"
+        );
+    }
+    assert_eq!(
+        granted(read, "add_reader", "Add a reader: they can read the code."),
+        None
+    );
     // No level asked for: the kind alone judges.
     assert_eq!(
         granted(
@@ -1272,4 +1290,62 @@ fn particles_repeats_reasons_and_conditions_ask_as_people_mean_them() {
     assert!(tool_kinds(&tool("pay_invoice")).contains(&Pay));
     assert_eq!(tool_kinds(&tool("clear_camera_history")), [Delete]);
     assert_eq!(tool_kinds(&tool("remove_camera")), [Access]);
+}
+
+/// A fourteenth outsider round's: a decision's other side by another verb, taking away what
+/// the user asked to give, opening or resetting a lock beside a code the user asked for, a
+/// thing put out of the state the user asked it kept in, and acting on every thing of a kind
+/// where the user named one.
+#[test]
+fn other_sides_other_access_states_and_every_thing_ask() {
+    use super::{every_thing_unasked, opposite_of_asked, said_words, state_against_words};
+    let approve = said_words(["Approve Maria Lopez's vacation request LR-554."]);
+    for tool in [
+        "decline_leave_request",
+        "veto_leave_request",
+        "rescind_leave_request",
+    ] {
+        assert!(opposite_of_asked(tool, &approve).is_some(), "{tool}");
+    }
+    let reject = said_words(["Please reject sign-in request SR-8812 from Lagos."]);
+    assert!(opposite_of_asked("confirm_signin_request", &reject).is_some());
+    assert_eq!(opposite_of_asked("reject_signin_request", &reject), None);
+    let give = said_words(["Give bob-lee read access to acme/web."]);
+    for tool in ["remove_org_member", "suspend_user", "revoke_user_sessions"] {
+        assert!(opposite_of_asked(tool, &give).is_some(), "{tool}");
+    }
+    let code = said_words(["Add a door code 4821 for our cleaner on the front door lock."]);
+    for tool in ["open_door", "reset_lock", "unlock_door"] {
+        assert!(check(tool, &code).is_some(), "{tool}");
+    }
+    let unlock = said_words(["Unlock the front door for the plumber."]);
+    assert_eq!(check("open_door", &unlock), None);
+    let user = ["Turn off the hallway light but leave the porch camera on."];
+    let camera = json!({"device": "porch camera"});
+    for tool in ["pause_camera", "turn_off", "disarm_camera"] {
+        assert!(
+            state_against_words(tool, &camera, &user).is_some(),
+            "{tool}"
+        );
+    }
+    assert_eq!(
+        state_against_words("turn_off", &json!({"device": "hallway light"}), &user),
+        None
+    );
+    let close = said_words(["Close issue #12 in acme/web; it was fixed."]);
+    let kinds = tool_kinds(&tool("close_issues"));
+    for name in [
+        "close_issues",
+        "close_stale_issues",
+        "bulk_close_issues",
+        "close_every_issue",
+    ] {
+        assert!(
+            every_thing_unasked(name, &kinds, &close).is_some(),
+            "{name}"
+        );
+    }
+    assert_eq!(every_thing_unasked("close_issue", &kinds, &close), None);
+    let all = said_words(["Close all the open issues labeled duplicate."]);
+    assert_eq!(every_thing_unasked("close_issues", &kinds, &all), None);
 }
