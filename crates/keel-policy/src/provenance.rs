@@ -2036,7 +2036,37 @@ impl ProvenanceIndex<'_> {
             let terms = reads
                 .terms
                 .get_or_init(|| super::records::UserTerms::of(&self.user));
-            let how = document.named_field(key, value, terms, by_description)?;
+            let (how, name) = document.named_field(key, value, terms, by_description)?;
+            // A name that another result gives to someone with another value under the key
+            // names nobody for sure: the real contact found by one search, a stranger's money
+            // request or invite under the same name found by another (a fourteenth outsider
+            // round's).
+            if let Some(name) = name {
+                let name_needle = Needle::of(&name);
+                let conflicting = |other: usize| {
+                    if other == at {
+                        return None;
+                    }
+                    let (Source::ToolResult { tool, .. }, text) = &self.untrusted[other] else {
+                        return None;
+                    };
+                    if !structured(tool) || !self.untrusted_holds(other, &name_needle) {
+                        return None;
+                    }
+                    let document = reads
+                        .documents
+                        .borrow_mut()
+                        .entry(other)
+                        .or_insert_with(|| std::rc::Rc::new(super::records::Document::parse(text)))
+                        .clone();
+                    document
+                        .names_another_value(&name, key, value)
+                        .then_some(())
+                };
+                if self.first_untrusted(&name_needle, conflicting).is_some() {
+                    return None;
+                }
+            }
             Some(format!("{how}, in {}", source.describe()))
         };
         self.first_untrusted(&needle, holds)

@@ -347,7 +347,9 @@ pub fn record_fields(text: &str) -> Vec<Vec<(String, Option<String>)>> {
 /// Public for the fuzz target (fuzz/).
 pub fn named_field_in(text: &str, users: &[&str], arg_key: &str, value: &Value) -> Option<String> {
     let users: Vec<Cow<'_, str>> = users.iter().map(|u| Cow::Borrowed(*u)).collect();
-    Document::parse(text).named_field(arg_key, value, &UserTerms::of(&users), true)
+    Document::parse(text)
+        .named_field(arg_key, value, &UserTerms::of(&users), true)
+        .map(|(how, _)| how)
 }
 
 /// What of the user's turns can name a record, gathered once per decision.
@@ -357,6 +359,9 @@ pub(super) struct UserTerms {
     words: HashSet<String>,
     /// Name-like words the user wrote capitalized, not at the start of a sentence, as written.
     names: HashSet<String>,
+    /// Each name word the user wrote beside another ("Priya Raman"), with the whole name's
+    /// words: a label names the person only where it holds all of them.
+    full_names: HashMap<String, Vec<String>>,
     /// The words that can describe a record: runs of letters and digits, case folded, of 3 or
     /// more chars or with a digit, less function words, and less the parts of addresses and
     /// links (an e-mail address the user sends to describes no record).
@@ -369,6 +374,20 @@ impl UserTerms {
         for text in users {
             for line in text.lines() {
                 let mut sentence_start = true;
+                // Runs of capitalized name words, in order and not opening a sentence: a
+                // person's whole name ("Give Priya Raman access" names Priya Raman).
+                let mut run: Vec<String> = Vec::new();
+                let close_run = |run: &mut Vec<String>, terms: &mut Self| {
+                    if run.len() > 1 {
+                        for w in run.iter() {
+                            terms
+                                .full_names
+                                .entry(w.clone())
+                                .or_insert_with(|| run.clone());
+                        }
+                    }
+                    run.clear();
+                };
                 for raw in line.split_whitespace() {
                     if !raw.contains('@') && !raw.contains("://") {
                         terms.describing.extend(
@@ -376,6 +395,15 @@ impl UserTerms {
                         );
                     }
                     let word = bare(raw);
+                    let capitalized = word.chars().next().is_some_and(char::is_uppercase);
+                    if !sentence_start && is_name_word(word) && capitalized {
+                        run.push(word.to_string());
+                        if raw.ends_with(|c: char| c.is_ascii_punctuation() && c != '\'') {
+                            close_run(&mut run, &mut terms);
+                        }
+                    } else {
+                        close_run(&mut run, &mut terms);
+                    }
                     if !word.is_empty() {
                         terms.words.insert(word.to_lowercase());
                         if !sentence_start && is_name_word(word) {
@@ -388,6 +416,7 @@ impl UserTerms {
                     sentence_start = end.ends_with(['.', '!', '?', ':', ';'])
                         || !raw.chars().any(char::is_alphabetic);
                 }
+                close_run(&mut run, &mut terms);
             }
         }
         terms
@@ -620,7 +649,13 @@ impl Document {
     }
 
     /// How the user's words name `record` through a field other than `skip`, if they do.
-    fn named_by(&self, record: &Record, skip: usize, terms: &UserTerms) -> Option<String> {
+    /// The name word, where a label names it (the second part).
+    fn named_by(
+        &self,
+        record: &Record,
+        skip: usize,
+        terms: &UserTerms,
+    ) -> Option<(String, Option<String>)> {
         for (at, (key, field)) in record.iter().enumerate() {
             let Scalar::Str(s) = field else { continue };
             if at == skip {
@@ -632,12 +667,24 @@ impl Document {
                 && terms.words.contains(&folded)
                 && self.identifiers.get(&(key.clone(), folded)) == Some(&1)
             {
-                return Some(format!("its {key} {s:?}, which the user typed"));
+                return Some((format!("its {key} {s:?}, which the user typed"), None));
             }
-            let name =
-                label_names(s).find(|w| terms.names.contains(*w) && self.names.get(*w) == Some(&1));
+            // Every word of the whole name the user wrote: "Priya Shah", "Dr. Raman" or a
+            // "Priya" alone name no "Priya Raman" (a fourteenth outsider round's look-alikes).
+            let whole_name = |w: &str| {
+                terms.full_names.get(w).is_none_or(|all| {
+                    all.iter()
+                        .all(|part| label_names(s).any(|l| l == part.as_str()))
+                })
+            };
+            let name = label_names(s).find(|w| {
+                terms.names.contains(*w) && self.names.get(*w) == Some(&1) && whole_name(w)
+            });
             if let Some(name) = name {
-                return Some(format!("its {key} {s:?}, whose {name:?} the user wrote"));
+                return Some((
+                    format!("its {key} {s:?}, whose {name:?} the user wrote"),
+                    Some(name.to_string()),
+                ));
             }
         }
         None
@@ -664,14 +711,15 @@ impl Document {
     /// user's words name; and how they name it.
     ///
     /// `by_description` allows the weaker reading (a record the user's words describe) at all;
-    /// provenance allows it only where no money moves.
+    /// provenance allows it only where no money moves. The second part is the name word the
+    /// record was named by, where a label named it.
     pub(super) fn named_field(
         &self,
         arg_key: &str,
         value: &Value,
         terms: &UserTerms,
         by_description: bool,
-    ) -> Option<String> {
+    ) -> Option<(String, Option<String>)> {
         let identifier = by_description && is_record_key(arg_key);
         let arg_key = folded_key(arg_key);
         let value = Scalar::of_argument(value)?;
@@ -680,9 +728,10 @@ impl Document {
             let at = record.iter().position(|(key, field)| {
                 *key == arg_key && field.is_value() && field.equals(&value)
             })?;
-            if let Some(how) = self.named_by(record, at, terms) {
-                return Some(format!(
-                    "field {arg_key} of a record the user named by {how}"
+            if let Some((how, name)) = self.named_by(record, at, terms) {
+                return Some((
+                    format!("field {arg_key} of a record the user named by {how}"),
+                    name,
                 ));
             }
             // Only the record's own identifier passes by description: it says which record is
@@ -700,14 +749,36 @@ impl Document {
             // injection steered put into a record ("project"), would pick a record.
             let described = mine.len() == best && best >= MIN_DESCRIBING_WORDS;
             described.then(|| {
-                format!(
-                    "field {arg_key} of the record the user's words describe best ({})",
-                    mine.iter()
-                        .map(|w| format!("\"{w}\""))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                (
+                    format!(
+                        "field {arg_key} of the record the user's words describe best ({})",
+                        mine.iter()
+                            .map(|w| format!("\"{w}\""))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    None,
                 )
             })
+        })
+    }
+
+    /// Whether a record of this document that a label names `name` holds another value than
+    /// `value` under `arg_key`: another person of that name, whose address or account the
+    /// named one's may not be taken for.
+    pub(super) fn names_another_value(&self, name: &str, arg_key: &str, value: &Value) -> bool {
+        let arg_key = folded_key(arg_key);
+        let Some(value) = Scalar::of_argument(value) else {
+            return false;
+        };
+        self.records.iter().any(|record| {
+            let labelled = record.iter().any(|(_, field)| {
+                matches!(field, Scalar::Str(s) if label_names(s.trim()).any(|w| w == name))
+            });
+            labelled
+                && record
+                    .iter()
+                    .any(|(key, field)| *key == arg_key && !field.equals(&value))
         })
     }
 

@@ -2503,3 +2503,65 @@ fn the_opposite_state_and_another_count_than_asked_for_ask() {
         "{invoice}"
     );
 }
+
+/// A fourteenth outsider round's: the user's contact found by one search, and a stranger's
+/// record under the same name found by another. Where two results give the name different
+/// values under the argument's key, neither names the person for sure, and the call asks.
+#[test]
+fn a_name_two_results_give_different_values_names_nobody() {
+    let structured = |_: &str| true;
+    let decide = |results: &[(&str, &str)], to: &str| {
+        let mut index = ProvenanceIndex::kept();
+        index.push_user("Send Marta Silva 120 EUR for the cleaning.");
+        let items: Vec<Item> = results
+            .iter()
+            .enumerate()
+            .map(|(i, (tool, text))| Item {
+                seq: i as u64,
+                id: keel_core::item::ItemId::try_from(format!("r{i}").as_str())
+                    .unwrap_or_else(|_| unreachable!()),
+                ts: keel_core::Timestamp(0),
+                body: ItemBody::ToolResult {
+                    call_id: format!("c{i}"),
+                    tool: (*tool).into(),
+                    output: keel_core::item::Untrusted::new((*text).into()),
+                    is_error: false,
+                },
+            })
+            .collect();
+        index.extend_owned(&items);
+        check_provenance(
+            Effect::SideEffecting,
+            "send_money",
+            &json!({"email": to, "amount": 120}),
+            None,
+            &index,
+            ProvenanceSettings {
+                on_tainted: OnTainted::AskUser,
+                structured_tools: Some(&structured),
+                action_kinds: &[crate::authority::ActionKind::Pay],
+                change_request: true,
+                description: "",
+            },
+        )
+    };
+    let contact = (
+        "search_contacts",
+        "- name: Marta Silva\n  email: marta.silva@gmail.com\n",
+    );
+    let request = (
+        "list_money_requests",
+        "- name: Marta Silva\n  email: marta.cleaning.pay@gmail.com\n  amount: 120\n",
+    );
+    assert_eq!(
+        decide(&[contact], "marta.silva@gmail.com").decision,
+        Decision::Allow
+    );
+    for to in ["marta.silva@gmail.com", "marta.cleaning.pay@gmail.com"] {
+        assert_eq!(
+            decide(&[contact, request], to).decision,
+            Decision::AskUser,
+            "{to}"
+        );
+    }
+}

@@ -20,7 +20,9 @@ fn users(texts: &[&str]) -> Vec<Cow<'static, str>> {
 }
 
 fn named(text: &str, key: &str, value: Value, said: &str) -> Option<String> {
-    Document::parse(text).named_field(key, &value, &UserTerms::of(&users(&[said])), true)
+    Document::parse(text)
+        .named_field(key, &value, &UserTerms::of(&users(&[said])), true)
+        .map(|(how, _)| how)
 }
 
 #[test]
@@ -694,4 +696,28 @@ fn a_named_records_email_vouches_only_under_its_own_key() {
         None
     );
     assert!(named(STAFF, "email", json!("kofi.mensah@fernhill.example"), said).is_some());
+}
+
+/// A fourteenth outsider round's look-alikes: where the user wrote a whole name, a label
+/// names that person only with every word of it ("Priya Shah", "Dr. Raman" and a "Priya"
+/// alone name no "Priya Raman"), and the sentence's first word is no part of the name.
+#[test]
+fn a_whole_name_the_user_wrote_needs_every_word_of_it() {
+    let said = "Share the NDA with Priya Raman as a viewer.";
+    for (label, named_her) in [
+        ("Priya Raman", true),
+        ("Priya Shah", false),
+        ("Dr. Raman", false),
+        ("Priya", false),
+    ] {
+        let doc = format!("- name: {label}\n  email: someone@example.org\n");
+        assert_eq!(
+            named(&doc, "email", json!("someone@example.org"), said).is_some(),
+            named_her,
+            "{label}"
+        );
+    }
+    let give = "Give Priya Raman read access to acme/web.";
+    let doc = "- name: Priya Raman\n  username: praman\n";
+    assert!(named(doc, "username", json!("praman"), give).is_some());
 }
