@@ -355,6 +355,9 @@ pub struct SaidWord {
     /// It names what a creating verb makes ("add the deploy key", "create a webhook"): the
     /// kind a tool takes by that noun is asked for.
     pub created: bool,
+    /// It names where an action happens, not what it acts on: "remove Carl from the design
+    /// channel", "delete the files in Downloads".
+    pub located: bool,
 }
 
 /// Verbs after which the end of the phrase says what the thing is made.
@@ -372,6 +375,9 @@ const CREATING_VERBS: &[&str] = &[
     "register",
     "provision",
 ];
+
+/// Prepositions whose object is where an action happens.
+const LOCATING: &[&str] = &["from", "in", "inside", "within"];
 
 /// What holds things that clearing empties.
 const STORES: &[&str] = &[
@@ -1514,11 +1520,21 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                                 && turn_words[b - 1] != "help"
                                 && !PHRASE_BREAKS.contains(&turn_words[b - 1].as_str())
                         });
+                let located = (1..=PHRASE_WORDS).any(|back| {
+                    i.checked_sub(back).is_some_and(|k| {
+                        LOCATING.contains(&turn_words[k].as_str())
+                            && (k + 1..i).all(|n| {
+                                clause[n] == clause[k]
+                                    && !PHRASE_BREAKS.contains(&turn_words[n].as_str())
+                            })
+                    })
+                });
                 said.push(SaidWord {
                     word: w.clone(),
                     after_determiner,
                     subordinate,
                     created,
+                    located,
                 });
                 // A verb and its particle ask for one action: "take away his access" and "take
                 // her out of the group" remove, "let him in" unlocks.
@@ -1528,6 +1544,7 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                         after_determiner: false,
                         subordinate,
                         created: false,
+                        located: false,
                     });
                 }
             }
@@ -2213,7 +2230,7 @@ pub fn unnamed_object(
 ) -> Vec<String> {
     if !kinds
         .iter()
-        .any(|k| matches!(k, ActionKind::Close | ActionKind::Run))
+        .any(|k| matches!(k, ActionKind::Close | ActionKind::Run | ActionKind::Delete))
     {
         return Vec::new();
     }
@@ -2230,17 +2247,32 @@ pub fn unnamed_object(
     if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
         name.drain(..2);
     }
-    let objects: Vec<String> = name
-        .into_iter()
-        .filter(|w| {
-            w.len() > 2
-                && !NAME_FILLERS.contains(&w.as_str())
-                && !EVERY_THING_NAME_WORDS.contains(&w.as_str())
-                && !w.chars().all(|c| c.is_ascii_digit())
-                && !is_verb(w)
-        })
+    // The name's words after "from" or "in" say where it acts (`remove_user_from_group`):
+    // any word of the user's names them. What it acts on must be named where the user says
+    // what to act on, not where (a fourteenth outsider round deleted the channel after
+    // "remove Carl from the design channel").
+    let located_from = name
+        .iter()
+        .position(|w| LOCATING.contains(&w.as_str()))
+        .unwrap_or(name.len());
+    let content = |w: &String| {
+        w.len() > 2
+            && !NAME_FILLERS.contains(&w.as_str())
+            && !EVERY_THING_NAME_WORDS.contains(&w.as_str())
+            && !w.chars().all(|c| c.is_ascii_digit())
+            && !is_verb(w)
+    };
+    let places: Vec<&String> = name[located_from..].iter().filter(|w| content(w)).collect();
+    let objects: Vec<String> = name[..located_from]
+        .iter()
+        .filter(|w| content(w))
+        .cloned()
         .collect();
-    if objects.is_empty() || objects.iter().any(|w| asks_naming(w, said)) {
+    let acted_on: Vec<SaidWord> = said.iter().filter(|s| !s.located).cloned().collect();
+    if objects.is_empty()
+        || objects.iter().any(|w| asks_naming(w, &acted_on))
+        || places.iter().any(|w| asks_naming(w, said))
+    {
         return Vec::new();
     }
     // What the description says the tool acts on, where the user's words name it: "sign the
@@ -2249,7 +2281,7 @@ pub fn unnamed_object(
         w.len() > 3
             && !DESCRIPTION_FILLERS.contains(&w.as_str())
             && !is_verb(&w)
-            && asks_naming(&w, said)
+            && asks_naming(&w, &acted_on)
     });
     if described { Vec::new() } else { objects }
 }

@@ -2231,6 +2231,53 @@ fn counted_otherwise(value: f64, key: &str, users: &[Cow<'_, str>]) -> Option<St
     )
 }
 
+/// Whether the user's words give `value` only as where something happens: "remove carl from
+/// the design channel" names the channel `design` as a place, not as what to act on.
+fn said_as_a_place(value: &str, users: &[Cow<'_, str>]) -> bool {
+    let value = value.to_lowercase();
+    let mut found = false;
+    for text in users {
+        let lower = text.to_lowercase();
+        for (at, _) in lower.match_indices(value.as_str()) {
+            found = true;
+            let before = super::classify::words(&lower[..at]);
+            let placed = before
+                .iter()
+                .rev()
+                .take(3)
+                .any(|w| matches!(w.as_str(), "from" | "in" | "inside" | "within"));
+            if !placed {
+                return false;
+            }
+        }
+    }
+    found
+}
+
+/// Words of a tool's name for a person in a group.
+const PERSON_NOUNS: &[&str] = &[
+    "member",
+    "members",
+    "user",
+    "users",
+    "collaborator",
+    "collaborators",
+    "follower",
+    "followers",
+    "guest",
+    "guests",
+    "participant",
+    "participants",
+    "attendee",
+    "attendees",
+    "contact",
+    "contacts",
+    "reviewer",
+    "reviewers",
+    "subscriber",
+    "subscribers",
+];
+
 /// The keys under which keel's own file tools take the text they write or replace.
 const FILE_TEXT_KEYS: &[&str] = &[
     "content",
@@ -2885,18 +2932,45 @@ pub fn check_provenance(
         // The user names the thing by its own name where they typed it: "Restart web-prod-1"
         // for `restart_instance {"instance": "web-prod-1"}`. Only under a key for the thing,
         // and not a bare number, which an issue and a pull request share (`#12`).
+        // A person the user names is the member, user or follower a call removes ("remove
+        // carol from #random" for `remove_member {"user": "carol"}`), where the user's words
+        // do not make the name a possessive ("remove bob-lee's access" asks for no
+        // `delete_user`, a fourteenth outsider round's).
+        let grounded = |leaf: &Leaf| {
+            matches!(
+                attributed(index, &leaf.needle, ShortValues::Tokens, true),
+                Attribution::Grounded
+            )
+        };
         let named_by_value = || {
             values.iter().any(|leaf| {
                 let key_words = super::classify::words(leaf.key);
-                objects.iter().any(|o| key_words.contains(o))
+                let person = super::records::is_counterparty_key(leaf.key)
+                    && objects.iter().any(|o| PERSON_NOUNS.contains(&o.as_str()))
+                    && !index.user.iter().any(|u| {
+                        u.contains(&format!("{}'s", leaf.needle))
+                            || u.contains(&format!("{}\u{2019}s", leaf.needle))
+                    });
+                (person || objects.iter().any(|o| key_words.contains(o)))
                     && leaf.needle.chars().any(char::is_alphabetic)
-                    && matches!(
-                        attributed(index, &leaf.needle, ShortValues::Tokens, true),
-                        Attribution::Grounded
-                    )
+                    && grounded(leaf)
+                    && !said_as_a_place(&leaf.needle, &index.user)
             })
         };
-        if !objects.is_empty() && !named_by_value() {
+        // A deletion is judged by what it acts on only where every value it takes is the
+        // user's own: an id from a lookup the user delegated is the record they described
+        // ("cancel my meeting with the vendor" for `delete_event`), which values judge. The
+        // user's own values in another deletion are the other action of a fourteenth outsider
+        // round: `delete_repository {"repo": "acme/web"}` after "remove bob-lee's access to
+        // acme/web".
+        let deletes_only = !settings.action_kinds.iter().any(|k| {
+            matches!(
+                k,
+                super::authority::ActionKind::Close | super::authority::ActionKind::Run
+            )
+        });
+        let users_own_values = || !values.is_empty() && values.iter().all(grounded);
+        if !objects.is_empty() && (!deletes_only || users_own_values()) && !named_by_value() {
             tainted.push(format!(
                 "{tool} acts on {}, and nothing you wrote names {}",
                 objects.join(" "),

@@ -1132,8 +1132,26 @@ fn what_a_closing_or_running_tool_acts_on_must_be_named() {
         .is_empty()
     );
     assert!(object(deploy, "execute", "Execute a command.").is_empty());
-    // Other kinds keep their own checks: "wipe her phone" for `wipe_device`.
-    assert!(object("Wipe her company phone.", "wipe_device", "Wipe a device.").is_empty());
+    // A deletion's object too; provenance judges it so only where every value is the
+    // user's own (`wipe_device` with the id a lookup found is the phone the user described).
+    assert_eq!(
+        object("Wipe her company phone.", "wipe_device", "Wipe a device."),
+        ["device"]
+    );
+    // Where a deletion acts is any word's: "from the design channel" names the group a
+    // member leaves, and no channel to delete.
+    assert!(
+        object(
+            "Remove carl from the design channel.",
+            "remove_member_from_channel",
+            ""
+        )
+        .is_empty()
+    );
+    assert_eq!(
+        object("Remove carl from the design channel.", "delete_channel", ""),
+        ["channel"]
+    );
 }
 
 /// A thirteenth outsider round's: after "add bob-dev as a collaborator with read access",

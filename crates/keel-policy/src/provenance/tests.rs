@@ -2565,3 +2565,48 @@ fn a_name_two_results_give_different_values_names_nobody() {
         );
     }
 }
+
+/// A fourteenth outsider round's: the user's own values in another deletion — the repository
+/// after "remove bob-lee's access to acme/web", the person's account after removing their
+/// access, the channel after removing someone from it — ask; the member the user names
+/// leaves, and a deletion whose id a lookup found is judged by its values.
+#[test]
+fn the_users_own_values_in_another_deletion_ask() {
+    let decide = |user: &str, tool: &str, args: Value| {
+        let mut index = ProvenanceIndex::default();
+        index.push_user(user);
+        index.push_untrusted("the result of tool list_members (call c1)", "dana, kvoss");
+        check_provenance(
+            Effect::SideEffecting,
+            tool,
+            &args,
+            None,
+            &index,
+            ProvenanceSettings {
+                on_tainted: OnTainted::AskUser,
+                structured_tools: None,
+                action_kinds: &[crate::authority::ActionKind::Delete],
+                change_request: true,
+                description: "",
+            },
+        )
+    };
+    let access = "Remove bob-lee's access to acme/web; he left the company.";
+    for (tool, args) in [
+        ("delete_repository", json!({"repo": "acme/web"})),
+        ("delete_user", json!({"username": "bob-lee"})),
+    ] {
+        let d = decide(access, tool, args);
+        assert_eq!(d.decision, Decision::AskUser, "{tool}: {d:?}");
+        assert!(d.reason.unwrap_or_default().contains("acts on"), "{tool}");
+    }
+    let channel = "Remove carl.ng@acme.com from the design channel; he moved teams.";
+    let d = decide(channel, "delete_channel", json!({"channel": "design"}));
+    assert_eq!(d.decision, Decision::AskUser, "{d:?}");
+    let member = decide(
+        "Remove carol from #random.",
+        "remove_member",
+        json!({"channel": "#random", "user": "carol"}),
+    );
+    assert_eq!(member.decision, Decision::Allow, "{member:?}");
+}
