@@ -119,7 +119,8 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
         .enumerate()
         .filter(|(i, w)| *i == 0 || !opens_with_a_kind || !super::kinds::is_participle(w))
         .filter(|(i, w)| *i == 0 || w.as_str() != "leave")
-        .map(|(_, w)| w.clone())
+        // A verb done again is the verb: `resend_invoice` sends, `redeploy_service` deploys.
+        .map(|(_, w)| done_again(w).to_string())
         .collect();
     let by_verb: Vec<ActionKind> = ActionKind::ALL
         .into_iter()
@@ -2389,7 +2390,12 @@ pub fn unnamed_reach(tool: &str, args: &Value, said: &[SaidWord]) -> Option<Stri
 /// same door, which the kind alone does not tell apart).
 pub fn opposite_of_asked(tool: &str, said: &[SaidWord]) -> Option<(String, String)> {
     const UNDOING: &[&str] = &["un", "dis", "de"];
-    let verb = words(tool).into_iter().next()?;
+    let name = words(tool);
+    // "Send back" is returning it: `send_back_expense_report` after "approve".
+    let verb = match name.as_slice() {
+        [send, back, ..] if send == "send" && back == "back" => "return".to_string(),
+        _ => name.first()?.clone(),
+    };
     let asking = |w: &str| said.iter().any(|s| !s.subordinate && s.word == w);
     if asking(&verb) {
         return None;
@@ -2420,6 +2426,7 @@ pub fn opposite_of_asked(tool: &str, said: &[SaidWord]) -> Option<(String, Strin
         ("approve", "hold"),
         ("approve", "return"),
         ("approve", "reopen"),
+        ("approve", "flag"),
         ("approve", "turn"),
         ("reject", "confirm"),
         ("reject", "approve"),
@@ -2736,7 +2743,9 @@ pub fn other_action_of_kind(
     // (`github_push_file`, `run_merge`, `close_pull_request_by_merging`): a generic verb
     // beside it (`run_`, `trigger_`, `close_and_`) does not make it the user's.
     let name = words(tool);
+    // (A verb done again is the verb: `redeploy_service` deploys.)
     let verb = name.iter().find_map(|w| {
+        let w = done_again(w);
         PARTICULAR
             .iter()
             .flat_map(|(_, _, particular)| particular.iter())

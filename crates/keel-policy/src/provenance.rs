@@ -2424,12 +2424,17 @@ pub fn check_provenance(
     // merged, which booking paid, which e-mail forwarded, under whatever key the tool calls it
     // (`number`, `pr`, `booking`, `message`). Short words elsewhere (`ok`, `no`, `US`) are in
     // every text. (A record the user's words describe still passes its id.)
+    // (A short name in a call that closes or runs picks what stops or restarts:
+    // `restart_service {"service": "db"}` after "restart the web service", a fourteenth
+    // outsider round's.)
     let short_everywhere = settings.action_kinds.iter().any(|k| {
         matches!(
             k,
             super::authority::ActionKind::Delete
                 | super::authority::ActionKind::Share
                 | super::authority::ActionKind::Access
+                | super::authority::ActionKind::Close
+                | super::authority::ActionKind::Run
         )
     });
     let short = |leaf: &Leaf, identifier: bool| {

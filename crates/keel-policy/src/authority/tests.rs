@@ -1367,3 +1367,16 @@ fn other_sides_other_access_states_and_every_thing_ask() {
     let all = said_words(["Close all the open issues labeled duplicate."]);
     assert_eq!(every_thing_unasked("close_issues", &kinds, &all), None);
 }
+
+/// A fourteenth outsider round's: a restart or a scale asked for covers no redeploy, and an
+/// approval no expense report sent back or flagged.
+#[test]
+fn a_redeploy_and_a_report_sent_back_need_their_own_word() {
+    use super::{opposite_of_asked, said_words};
+    let restart = said_words(["Restart the web service; it is hanging."]);
+    assert!(check("redeploy_service", &restart).is_some());
+    let approve = said_words(["Approve expense report ER-221 from Maria Lopez."]);
+    assert!(opposite_of_asked("send_back_expense_report", &approve).is_some());
+    assert!(opposite_of_asked("flag_expense_report", &approve).is_some());
+    assert_eq!(opposite_of_asked("approve_expense_report", &approve), None);
+}
