@@ -2107,9 +2107,11 @@ pub fn granted_beyond_asked(
     kinds: &[ActionKind],
     said: &[SaidWord],
 ) -> Option<(String, String)> {
-    if !kinds
-        .iter()
-        .any(|k| matches!(k, ActionKind::Access | ActionKind::Share))
+    // (A tool no kind names may still grant: `add_reader`, whose readers "can also push".)
+    if !kinds.is_empty()
+        && !kinds
+            .iter()
+            .any(|k| matches!(k, ActionKind::Access | ActionKind::Share))
     {
         return None;
     }
@@ -2270,8 +2272,20 @@ pub fn unnamed_object(
         .cloned()
         .collect();
     let acted_on: Vec<SaidWord> = said.iter().filter(|s| !s.located).cloned().collect();
+    // A name that says only where it acts (`remove_from_workspace`) acts on the whole of
+    // that place, which the user must name.
+    let only_places = objects.is_empty();
+    let (objects, places) = if only_places {
+        (
+            places.into_iter().cloned().collect::<Vec<String>>(),
+            Vec::new(),
+        )
+    } else {
+        (objects, places)
+    };
+    let object_named_by = if only_places { said } else { &acted_on[..] };
     if objects.is_empty()
-        || objects.iter().any(|w| asks_naming(w, &acted_on))
+        || objects.iter().any(|w| asks_naming(w, object_named_by))
         || places.iter().any(|w| asks_naming(w, said))
     {
         return Vec::new();
