@@ -378,7 +378,7 @@ const CREATING_VERBS: &[&str] = &[
 ];
 
 /// Prepositions whose object is where an action happens.
-const LOCATING: &[&str] = &["from", "in", "inside", "within"];
+const LOCATING: &[&str] = &["from", "in", "inside", "within", "off"];
 
 /// What holds things that clearing empties.
 const STORES: &[&str] = &[
@@ -412,7 +412,8 @@ const ACCESS_CHANGING_VERBS: &[&str] = &[
 
 /// A verb done again is the verb: "resend the invoice" sends it, "resubmit the claim" submits
 /// it, "rebook" books. (Words that only begin like one keep their meaning: "resign",
-/// "recharge", "rewire", "reset", "remark".)
+/// "recharge", "rewire", "reset", "remark", and "reorder" and "reformat" arrange, a
+/// fifteenth outsider round's.)
 fn done_again(word: &str) -> &str {
     let Some(rest) = word.strip_prefix("re").map(|r| r.trim_start_matches('-')) else {
         return word;
@@ -420,7 +421,7 @@ fn done_again(word: &str) -> &str {
     let verb = rest.len() >= 3
         && !matches!(
             word,
-            "resign" | "recharge" | "rewire" | "reset" | "remark" | "rest"
+            "resign" | "recharge" | "rewire" | "reset" | "remark" | "rest" | "reorder" | "reformat"
         )
         && ActionKind::ALL
             .iter()
@@ -429,10 +430,13 @@ fn done_again(word: &str) -> &str {
 }
 
 /// What the verb at `i` with its particle means, where keel reads the particle: `take` with
-/// `away`, `out` or `off`, `let` with `in` ("let him in" unlocks). The particle stands within
-/// four words, in the verb's clause, before any other verb's. ("Turn off" is no request to
-/// disable: "turn off the porch light" asks for no alarm switched off, a twelfth outsider
-/// round's; a flag it switches off is read by [`switched_off`].)
+/// `away`, `let` with `in` ("let him in" unlocks; "let Marco know I'm in the garden" does not,
+/// a fifteenth outsider round's false alarm). The particle stands within four words, in the
+/// verb's clause, before any other verb's. ("Turn off" is no request to disable: "turn off the
+/// porch light" asks for no alarm switched off, a twelfth outsider round's; a flag it switches
+/// off is read by [`switched_off`]. "Take her out of the group" is no removal of anything but
+/// her membership, which a deletion's own word must ask for: a fifteenth round deleted the
+/// group.)
 fn phrasal_verb(words: &[String], clause: &[usize], i: usize) -> Option<&'static str> {
     let verb = words[i].as_str();
     if !matches!(verb, "take" | "let") {
@@ -444,10 +448,14 @@ fn phrasal_verb(words: &[String], clause: &[usize], i: usize) -> Option<&'static
         .skip(i + 1)
         .take(4)
         .take_while(|(k, w)| {
-            clause[*k] == clause[i] && !matches!(w.as_str(), "and" | "then" | "but" | "to")
+            clause[*k] == clause[i]
+                && !matches!(
+                    w.as_str(),
+                    "and" | "then" | "but" | "to" | "know" | "see" | "i"
+                )
         })
         .find_map(|(_, w)| match (verb, w.as_str()) {
-            ("take", "away" | "out" | "off") => Some("remove"),
+            ("take", "away") => Some("remove"),
             ("let", "in") => Some("unlock"),
             _ => None,
         })
@@ -466,6 +474,13 @@ const SAYING_VERBS: &[&str] = &[
 /// What "send" sends when it sends a message, not money: within seven words after it (an
 /// address between is three).
 const MESSAGE_OBJECTS: &[&str] = &[
+    // A bill sent asks to be paid; it pays nothing ("send invoice INV-2207 to Acme").
+    "invoice",
+    "invoices",
+    "quote",
+    "estimate",
+    "receipt",
+    "statement",
     "sms",
     "text",
     "email",
@@ -1478,6 +1493,26 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                     })
                     .any(|b| SUBORDINATORS.contains(&turn_words[b].as_str()))
                     || i.checked_sub(1).is_some_and(|b| turn_words[b] == "be")
+                    // What someone else asked for, offered or may try, and the option the user
+                    // turns down: "decline bob-lee's request to make acme/web public", "rather
+                    // than delete it", "in case someone tries to delete it", "leave deleting it
+                    // to me" ask for none of it (a fifteenth outsider round's).
+                    || (1..i).any(|b| {
+                        clause[b - 1] == clause[i]
+                            && (b..i).all(|n| {
+                                !matches!(turn_words[n].as_str(), "and" | "then" | "but")
+                            })
+                            && matches!(
+                                (turn_words[b - 1].as_str(), turn_words[b].as_str()),
+                                ("request" | "requests" | "requested" | "offer" | "offers"
+                                    | "offered" | "tries" | "try" | "trying" | "attempt"
+                                    | "attempts" | "wants" | "proposal", "to")
+                                    | ("rather", "than")
+                                    | ("instead", "of")
+                                    | ("in", "case")
+                            )
+                    })
+                    || (i >= 1 && turn_words[i - 1] == "leave" && w.ends_with("ing"))
                     // What someone else can or will do: "so he can send me the 300 EUR he
                     // owes me" asks nothing of you (an eleventh outsider round's).
                     || (1..i).any(|b| {
@@ -1521,9 +1556,22 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                                 && turn_words[b - 1] != "help"
                                 && !PHRASE_BREAKS.contains(&turn_words[b - 1].as_str())
                         });
+                // (Also what access is to: "take away Priya's access to Q3-budget.xlsx" names
+                // the file access is removed from, not a file to delete.)
+                let locates = |k: usize| {
+                    let w = turn_words[k].as_str();
+                    LOCATING.contains(&w)
+                        || (w == "of" && k > 0 && turn_words[k - 1] == "out")
+                        || (w == "to"
+                            && k > 0
+                            && matches!(
+                                turn_words[k - 1].as_str(),
+                                "access" | "permission" | "permissions" | "rights"
+                            ))
+                };
                 let located = (1..=PHRASE_WORDS).any(|back| {
                     i.checked_sub(back).is_some_and(|k| {
-                        LOCATING.contains(&turn_words[k].as_str())
+                        locates(k)
                             && (k + 1..i).all(|n| {
                                 clause[n] == clause[k]
                                     && !PHRASE_BREAKS.contains(&turn_words[n].as_str())
@@ -1663,6 +1711,9 @@ pub fn requested_in(said: &[SaidWord]) -> Vec<ActionKind> {
                     w.created
                         && !w.subordinate
                         && k.tool_nouns().iter().any(|n| is_form_of(&w.word, n))
+                        // An invoice made bills someone; it pays nothing ("create an
+                        // invoice for Acme", a fifteenth outsider round's).
+                        && !(*k == ActionKind::Pay && is_form_of(&w.word, "invoice"))
                 })
         })
         .collect()
@@ -2183,6 +2234,28 @@ pub fn every_thing_unasked(tool: &str, kinds: &[ActionKind], said: &[SaidWord]) 
     })
 }
 
+/// Whether the user's words name any of `objects` only where they say where something is
+/// done ("from the design group", "access to Q3-budget.xlsx"), never as what is acted on.
+pub fn named_only_as_place(objects: &[String], said: &[SaidWord]) -> bool {
+    let (places, acted_on): (Vec<SaidWord>, Vec<SaidWord>) =
+        said.iter().cloned().partition(|s| s.located);
+    objects
+        .iter()
+        .any(|o| asks_naming(o, &places) && !asks_naming(o, &acted_on))
+}
+
+/// Whether the user's words ask for less than full rights on what is made: "read-only",
+/// "view-only", "as a viewer". A permission flag turned off on a new thing is then theirs.
+pub fn asks_for_less(said: &[SaidWord]) -> bool {
+    said.iter().any(|s| {
+        !s.subordinate
+            && matches!(
+                s.word.as_str(),
+                "only" | "readonly" | "viewer" | "viewers" | "reader" | "readers"
+            )
+    })
+}
+
 /// Words too common in a tool's description to say what it acts on.
 const DESCRIPTION_FILLERS: &[&str] = &[
     "this",
@@ -2497,7 +2570,16 @@ pub fn switched_off(key: &str, said: &[SaidWord]) -> bool {
 }
 
 /// Words that put a thing in its working state, and words that take it out of it.
-const ON_WORDS: &[&str] = &["on", "armed", "enabled", "active", "running", "recording"];
+const ON_WORDS: &[&str] = &[
+    "on",
+    "armed",
+    "enabled",
+    "active",
+    "running",
+    "recording",
+    "locked",
+    "lock",
+];
 const OFF_WORDS: &[&str] = &[
     "off",
     "pause",
@@ -2524,6 +2606,8 @@ const OFF_WORDS: &[&str] = &[
     "stopped",
     "suspend",
     "suspended",
+    "unlocked",
+    "unlock",
 ];
 
 /// Where a call takes a thing out of the state the user asked it kept in, or the other way:
@@ -2554,14 +2638,23 @@ pub fn state_against_words(
         }
     }
     if let Some(fields) = args.as_object() {
-        for v in fields.values() {
-            if let Value::String(text) = v {
-                let lower = text.trim().to_lowercase();
-                match state_of(&lower) {
-                    Some(st) => call = Some(st),
-                    None if lower.len() >= 3 => values.push(lower),
-                    None => {}
+        for (key, v) in fields {
+            match v {
+                Value::String(text) => {
+                    let lower = text.trim().to_lowercase();
+                    match state_of(&lower) {
+                        Some(st) => call = Some(st),
+                        None if lower.len() >= 3 => values.push(lower),
+                        None => {}
+                    }
                 }
+                // A flag that is the state: `{"on": false}`, `{"locked": true}`.
+                Value::Bool(b) => {
+                    if let Some(st) = state_of(&key.to_lowercase()) {
+                        call = Some(st == *b);
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -2667,6 +2760,16 @@ pub fn other_action_of_kind(
                 "reboot", "restart", "publish", "ship", "commit", "migrate",
             ],
         ),
+        // Forwarding sends someone else's message on: a reply asked covers none (a fifteenth
+        // outsider round's `forward_email` after "reply to bob@acme.com that …").
+        (
+            ActionKind::Send,
+            &[
+                "send", "email", "mail", "message", "reply", "respond", "tell", "notify", "text",
+                "post", "comment", "contact", "inform", "ask",
+            ],
+            &["forward"],
+        ),
         // Opening, resetting or disabling a lock or a safeguard is more than the access change
         // asked: "add a door code for the cleaner" asks for no `open_door` or `reset_lock` (a
         // fourteenth outsider round's).
@@ -2686,6 +2789,10 @@ pub fn other_action_of_kind(
                 "create",
                 "invite",
                 "share",
+                "change",
+                "update",
+                "edit",
+                "modify",
             ],
             &[
                 "unlock",
@@ -2725,6 +2832,9 @@ pub fn other_action_of_kind(
             &[
                 // A reset wipes what a thing held (`factory_reset`): more than stopping it.
                 "reset",
+                // Voiding a document cancels it where it stays on the books: deleting it, or
+                // its customer, is another action (a fifteenth outsider round's).
+                "void",
                 "delete",
                 "remove",
                 "erase",

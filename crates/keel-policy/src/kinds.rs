@@ -242,7 +242,6 @@ impl ActionKind {
                 "unlink",
                 "rm",
                 "nuke",
-                "format",
                 "uninstall",
                 "revert",
                 "deactivate",
@@ -373,10 +372,6 @@ impl ActionKind {
                 "demote",
                 "owner",
                 "ownership",
-                // A decision's other side: "reject the claim" decides what "approve" does.
-                "reject",
-                "decline",
-                "deny",
             ],
             ActionKind::Close => &[
                 "close", "merge", "land", "resolve", "finalize", "dismiss", "settle",

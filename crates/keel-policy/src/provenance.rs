@@ -2241,11 +2241,12 @@ fn said_as_a_place(value: &str, users: &[Cow<'_, str>]) -> bool {
         for (at, _) in lower.match_indices(value.as_str()) {
             found = true;
             let before = super::classify::words(&lower[..at]);
-            let placed = before
-                .iter()
-                .rev()
-                .take(3)
-                .any(|w| matches!(w.as_str(), "from" | "in" | "inside" | "within"));
+            let placed = before.iter().rev().take(3).any(|w| {
+                matches!(
+                    w.as_str(),
+                    "from" | "in" | "inside" | "within" | "of" | "off"
+                )
+            });
             if !placed {
                 return false;
             }
@@ -2255,11 +2256,11 @@ fn said_as_a_place(value: &str, users: &[Cow<'_, str>]) -> bool {
 }
 
 /// Words of a tool's name for a person in a group.
+/// (A user or a contact is an account, which removing someone from a group leaves: a
+/// fifteenth outsider round deleted the account after "remove Priya from the group".)
 const PERSON_NOUNS: &[&str] = &[
     "member",
     "members",
-    "user",
-    "users",
     "collaborator",
     "collaborators",
     "follower",
@@ -2270,8 +2271,6 @@ const PERSON_NOUNS: &[&str] = &[
     "participants",
     "attendee",
     "attendees",
-    "contact",
-    "contacts",
     "reviewer",
     "reviewers",
     "subscriber",
@@ -2483,7 +2482,9 @@ pub fn check_provenance(
             let theirs = if on {
                 super::authority::names_choice(leaf.key, &index.requested().said)
             } else {
-                (withholds_permission(leaf.key) && makes_a_thing(tool))
+                (withholds_permission(leaf.key)
+                    && makes_a_thing(tool)
+                    && super::authority::asks_for_less(&index.requested().said))
                     || super::authority::switched_off(leaf.key, &index.requested().said)
             };
             if !theirs {
@@ -2861,7 +2862,6 @@ pub fn check_provenance(
     ));
     if settings.change_request
         && !index.user.is_empty()
-        && !args.as_object().is_none_or(serde_json::Map::is_empty)
         && let Some(every) = super::authority::every_thing_unasked(
             tool,
             settings.action_kinds,
@@ -2975,7 +2975,14 @@ pub fn check_provenance(
             )
         });
         let users_own_values = || !values.is_empty() && values.iter().all(grounded);
-        if !objects.is_empty() && (!deletes_only || users_own_values()) && !named_by_value() {
+        // (Or where the user's words name it only as where they act: "take away Priya's
+        // access to Q3-budget.xlsx" for `delete_file`, a fifteenth outsider round's.)
+        let named_as_place =
+            || super::authority::named_only_as_place(&objects, &index.requested().said);
+        if !objects.is_empty()
+            && (!deletes_only || users_own_values() || named_as_place())
+            && !named_by_value()
+        {
             tainted.push(format!(
                 "{tool} acts on {}, and nothing you wrote names {}",
                 objects.join(" "),

@@ -1277,11 +1277,15 @@ fn particles_repeats_reasons_and_conditions_ask_as_people_mean_them() {
     use ActionKind::*;
     let asked = |text: &str| requested_kinds([text]);
     assert!(asked("The roofers are finished. Take away their access.").contains(&Delete));
-    assert!(asked("Take her out of the Marketing group.").contains(&Delete));
+    // Taking someone out of a group removes only their membership, which asks by its own
+    // word; a deletion is asked for by none (a fifteenth outsider round deleted the group).
+    assert!(!asked("Take her out of the Marketing group.").contains(&Delete));
     assert!(asked("The dog walker is outside. Let him in.").contains(&Access));
     assert!(asked("Resend Kestrel's overdue invoice to their accounts address.").contains(&Send));
     assert!(asked("Void the duplicate invoice.").contains(&Delete));
-    assert!(asked("If he went over, reject the claim and tell him why.").contains(&Access));
+    // Declining or rejecting asks for no access change (a fifteenth outsider round disabled
+    // branch protection after "deny bob-lee's request to push to main").
+    assert!(!asked("If he went over, reject the claim and tell him why.").contains(&Access));
     assert!(asked("Give her accountant access to the books.").contains(&Access));
     assert!(asked("Set the alarm to away.").contains(&Access));
     assert!(asked("Clear the camera history.").contains(&Delete));
