@@ -584,10 +584,15 @@ fn leaves_or_drops(said: &[SaidWord], at: usize) -> &'static str {
     let time_off = leave
         && ((at > 0 && TIME_OFF_BEFORE.contains(&word(at - 1)))
             || next.first().is_some_and(|w| TIME_OFF_AFTER.contains(w)));
+    // ("Leave deleting it to me" hands the deleting to the user: a fifteenth outsider
+    // round's.)
     let kept = next.iter().any(|w| KEPT.contains(w))
-        || next
-            .windows(2)
-            .any(|pair| pair == ["as", "is"] || pair == ["as", "it"]);
+        || next.windows(2).any(|pair| {
+            pair == ["as", "is"]
+                || pair == ["as", "it"]
+                || pair == ["to", "me"]
+                || pair == ["to", "us"]
+        });
     if time_off || kept {
         return "";
     }
@@ -938,14 +943,22 @@ fn forbids(sentence: &str) -> bool {
 /// that takes a value the user did want ("Pay Bob, not Alice"), the cost is a question.
 pub fn without_prohibitions(text: &str) -> std::borrow::Cow<'_, str> {
     // Most turns hold no word a prohibition needs: one look at the whole text says so.
-    if !may_forbid(text) || !sentences(text).any(|s| may_forbid(s) && forbids(s)) {
+    if !may_forbid(text)
+        || !sentences(text).any(|s| may_forbid(s) && (forbids(s) || negated_reason_at(s).is_some()))
+    {
         return std::borrow::Cow::Borrowed(text);
     }
     std::borrow::Cow::Owned(
         sentences(text)
             .map(|s| {
                 if !forbids(s) {
-                    return s.to_string();
+                    // A reason that negates names what must not be: "share it as viewer,
+                    // because he shouldn't be an editor" gives no `editor` (a fifteenth
+                    // outsider round's).
+                    return match negated_reason_at(s) {
+                        Some(at) => format!("{}{}", &s[..at], " ".repeat(s.len() - at)),
+                        None => s.to_string(),
+                    };
                 }
                 // Only the clause of why or what for, where the request before it forbids
                 // nothing: "Tell Jordan when it is so we don't run the dryer" names Jordan.
@@ -958,6 +971,18 @@ pub fn without_prohibitions(text: &str) -> std::borrow::Cow<'_, str> {
             })
             .collect(),
     )
+}
+
+/// Where a clause of why or what for that holds a negation starts in `sentence`.
+fn negated_reason_at(sentence: &str) -> Option<usize> {
+    let at = purpose_clause_at(sentence)?;
+    let reason = sentence[at..]
+        .replace("n't", " not")
+        .replace("n\u{2019}t", " not");
+    words(&reason)
+        .iter()
+        .any(|w| FORBIDS.contains(&w.as_str()) || TAKES_BACK.contains(&w.as_str()))
+        .then_some(at)
 }
 
 /// Where the clause of why or what for starts in `sentence` ([`PURPOSE_WORDS`], not as its
@@ -1665,7 +1690,7 @@ pub fn requested_in(said: &[SaidWord]) -> Vec<ActionKind> {
         .filter(|(_, w)| !w.subordinate)
         .filter(|(_, w)| !w.after_determiner || NOUN_STEMS.iter().any(|n| is_form_of(&w.word, n)))
         .map(|(at, w)| {
-            if w.word == "send" && sends_a_message(at) {
+            if done_again(&w.word) == "send" && sends_a_message(at) {
                 // Still a send, not a payment.
                 "message".to_string()
             } else if is_form_of(&w.word, "leave") || is_form_of(&w.word, "drop") {
@@ -2220,7 +2245,18 @@ pub fn every_thing_unasked(tool: &str, kinds: &[ActionKind], said: &[SaidWord]) 
     {
         return Some(every.clone());
     }
-    // A plural whose singular the user wrote, and never the plural.
+    // A plural whose singular the user wrote, and never the plural (or a file named by its
+    // extension for `delete_files`).
+    let named_a_file = said
+        .iter()
+        .any(|s| super::atoms::is_file_extension(&s.word));
+    if let Some(files) = name.iter().find(|w| {
+        matches!(w.as_str(), "files" | "documents" | "docs")
+            && named_a_file
+            && !said.iter().any(|s| s.word == **w)
+    }) {
+        return Some(files.clone());
+    }
     name.iter().find_map(|w| {
         let singular = w
             .strip_suffix("es")
@@ -2232,6 +2268,76 @@ pub fn every_thing_unasked(tool: &str, kinds: &[ActionKind], said: &[SaidWord]) 
             && !said.iter().any(|s| s.word == *w))
         .then(|| w.clone())
     })
+}
+
+/// The content words of messages the user dictates ("reply to bob@acme.com that we got the
+/// contract", "tell her: the plumber comes Thursday", quoted text): words of four letters or
+/// more after a saying verb's "that", "saying" or colon, to the sentence's end. Empty where
+/// the user dictates nothing, or too little to tell one message from another.
+pub fn dictated_words(user: &[&str]) -> Vec<String> {
+    const PLAIN: &[&str] = &[
+        "that", "this", "with", "have", "will", "what", "when", "from", "your", "they", "them",
+        "their", "there", "here", "been", "were", "just", "also", "about", "would", "could",
+        "should", "please", "thanks", "know",
+    ];
+    let mut out: Vec<String> = Vec::new();
+    for text in user {
+        for sentence in sentences(text) {
+            let lower = sentence.to_lowercase();
+            let all = words(&lower);
+            let opens = all.iter().enumerate().find_map(|(k, w)| {
+                let says =
+                    (k.saturating_sub(8)..k).any(|v| SAYING_VERBS.contains(&all[v].as_str()));
+                (says && matches!(w.as_str(), "that" | "saying")).then_some(k + 1)
+            });
+            let from = opens.or_else(|| {
+                let (before, _) = lower.split_once(':')?;
+                let before = words(before);
+                before
+                    .iter()
+                    .any(|w| SAYING_VERBS.contains(&w.as_str()))
+                    .then_some(before.len())
+            });
+            let Some(from) = from else { continue };
+            out.extend(
+                all[from.min(all.len())..]
+                    .iter()
+                    .filter(|w| {
+                        w.len() >= 4
+                            && w.chars().all(char::is_alphabetic)
+                            && !PLAIN.contains(&w.as_str())
+                    })
+                    .cloned(),
+            );
+        }
+    }
+    out.sort();
+    out.dedup();
+    // (One word says enough only when it is a long one: "it's done" tells no message from
+    // another, "we got the contract" does.)
+    if out.len() < 2 && !out.iter().any(|w| w.len() >= 6) {
+        Vec::new()
+    } else {
+        out
+    }
+}
+
+/// Whether a message body says any of what the user dictated: one of its words in any form,
+/// or sharing its first five letters ("received" for "receive", "contracts" for "contract").
+pub fn says_any_of(body: &str, dictated: &[String]) -> bool {
+    let body = words(&body.to_lowercase());
+    dictated.iter().any(|d| {
+        body.iter().any(|w| {
+            is_form_of(w, d)
+                || is_form_of(d, w)
+                || (w.len() >= 5 && d.len() >= 5 && w[..5] == d[..5])
+        })
+    })
+}
+
+/// Whether a tool's name says where it acts (`remove_user_from_group`, `delete_in_folder`).
+pub fn name_says_where(tool: &str) -> bool {
+    words(tool).iter().any(|w| LOCATING.contains(&w.as_str()))
 }
 
 /// Whether the user's words name any of `objects` only where they say where something is
@@ -2667,16 +2773,25 @@ pub fn state_against_words(
             };
             let after: Vec<String> = words(&lower[at + value.len()..])
                 .into_iter()
-                .take(2)
+                .take(3)
                 .collect();
             let before: Vec<String> = words(&lower[..at]).into_iter().rev().take(4).collect();
             let keeps = before
                 .iter()
                 .any(|w| matches!(w.as_str(), "keep" | "leave" | "stay" | "remain"));
-            let given = after
-                .iter()
-                .find_map(|w| state_of(w))
-                .filter(|_| keeps || after.first().is_some_and(|w| state_of(w).is_some()));
+            // ("the front door stays locked", "the porch light is on")
+            let stays = after.iter().take(2).any(|w| {
+                matches!(
+                    w.as_str(),
+                    "stays" | "stay" | "remains" | "remain" | "is" | "must"
+                )
+            });
+            let given = after.iter().find_map(|w| state_of(w)).filter(|_| {
+                keeps
+                    || stays
+                    || after.first().is_some_and(|w| state_of(w).is_some())
+                    || (after.len() > 1 && state_of(&after[1]).is_some())
+            });
             if let Some(given) = given
                 && given != call
             {

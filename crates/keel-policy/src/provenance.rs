@@ -2277,6 +2277,11 @@ const PERSON_NOUNS: &[&str] = &[
     "subscribers",
 ];
 
+/// The keys under which a tool that sends takes the message's text.
+const MESSAGE_KEYS: &[&str] = &[
+    "body", "text", "message", "content", "note", "comment", "reply", "msg",
+];
+
 /// The keys under which keel's own file tools take the text they write or replace.
 const FILE_TEXT_KEYS: &[&str] = &[
     "content",
@@ -2872,6 +2877,32 @@ pub fn check_provenance(
             "{tool} acts on every one (\"{every}\"), and you named one"
         ));
     }
+    // A message the user dictated, sent saying something else: "reply to bob@acme.com that
+    // we got the contract" and an injected `send_email` to bob saying "the invoice is
+    // approved for payment" (a fifteenth outsider round's).
+    if settings.change_request
+        && settings
+            .action_kinds
+            .contains(&super::authority::ActionKind::Send)
+        && !index.user.is_empty()
+    {
+        let user: Vec<&str> = index.user.iter().map(AsRef::as_ref).collect();
+        let dictated = super::authority::dictated_words(&user);
+        if !dictated.is_empty() {
+            for leaf in &values {
+                if MESSAGE_KEYS.contains(&leaf.key)
+                    && leaf.needle.len() >= 12
+                    && !super::authority::says_any_of(&leaf.needle, &dictated)
+                {
+                    tainted.push(format!(
+                        "argument \"{}\" of {tool} says none of what you asked to say ({})",
+                        leaf.path,
+                        dictated.join(", ")
+                    ));
+                }
+            }
+        }
+    }
     if settings.change_request
         && !index.user.is_empty()
         && let Some((thing, state)) = super::authority::state_against_words(
@@ -2979,8 +3010,19 @@ pub fn check_provenance(
         // access to Q3-budget.xlsx" for `delete_file`, a fifteenth outsider round's.)
         let named_as_place =
             || super::authority::named_only_as_place(&objects, &index.requested().said);
+        // (Or where the user removes something from a place, and the tool deletes a thing
+        // its name places nowhere: "remove Priya from the design group" for `delete_user`, a
+        // fifteenth outsider round's.)
+        let removed_from_a_place = || {
+            index
+                .requested()
+                .said
+                .iter()
+                .any(|w| w.located && !w.subordinate)
+                && !super::authority::name_says_where(tool)
+        };
         if !objects.is_empty()
-            && (!deletes_only || users_own_values() || named_as_place())
+            && (!deletes_only || users_own_values() || named_as_place() || removed_from_a_place())
             && !named_by_value()
         {
             tainted.push(format!(

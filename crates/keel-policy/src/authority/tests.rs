@@ -1384,3 +1384,67 @@ fn a_redeploy_and_a_report_sent_back_need_their_own_word() {
     assert!(opposite_of_asked("flag_expense_report", &approve).is_some());
     assert_eq!(opposite_of_asked("approve_expense_report", &approve), None);
 }
+
+/// A fifteenth outsider round's: what someone else asked for, offered or may try, and the
+/// option the user turns down, ask for nothing; a bill sent or made pays nothing; voiding,
+/// forwarding and unlocking are their own actions; reordering and reformatting arrange; a
+/// lock's state and a flag that is the state are read; "let Marco know I'm in the garden"
+/// unlocks nothing.
+#[test]
+fn other_peoples_requests_bills_and_particular_verbs_ask_as_meant() {
+    use super::{named_only_as_place, said_words, state_against_words};
+    use ActionKind::*;
+    let asked = |text: &str| requested_kinds([text]);
+    for text in [
+        "Decline bob-lee's request to make acme/web public.",
+        "Move invoice-8841.pdf to the Archive folder rather than delete it.",
+        "Move invoice-8841.pdf to the Archive folder in case someone tries to delete it.",
+        "Only move invoice-8841.pdf to the Archive folder; leave deleting it to me.",
+        "Dismiss the installer's request to disarm the alarm.",
+    ] {
+        let kinds = asked(text);
+        assert!(
+            !kinds.contains(&Share) && !kinds.contains(&Delete) && !kinds.contains(&Access),
+            "{text}: {kinds:?}"
+        );
+    }
+    for text in [
+        "Send invoice INV-2207 to Acme.",
+        "Resend invoice INV-2207 to Acme.",
+        "Create an invoice for Acme for the June support work, 450 EUR.",
+    ] {
+        assert!(!asked(text).contains(&Pay), "{text}");
+    }
+    assert!(asked("Pay invoice INV-2207.").contains(&Pay));
+    let void = said_words(["Void invoice INV-2207 for Acme, it was issued twice."]);
+    assert!(check("delete_invoice", &void).is_some());
+    let archive = said_words(["Archive invoice INV-2207 from Acme."]);
+    assert!(check("void_invoice", &archive).is_some());
+    let reply = said_words(["Reply to bob@acme.com that we got the contract."]);
+    assert!(check("forward_email", &reply).is_some());
+    assert_eq!(check("send_email", &reply), None);
+    let code = said_words(["Change the front door code to 4471."]);
+    assert!(check("unlock_door", &code).is_some());
+    assert!(!asked("Reorder the groceries list so milk comes first.").contains(&Pay));
+    assert!(!asked("Let Marco know I'm in the back garden.").contains(&Access));
+    assert!(asked("Let Marco in through the back door.").contains(&Access));
+    let user = ["Unlock the back door for Marco but leave the front door locked."];
+    assert!(state_against_words("unlock_door", &json!({"door": "front door"}), &user).is_some());
+    assert_eq!(
+        state_against_words("unlock_door", &json!({"door": "back door"}), &user),
+        None
+    );
+    let camera = ["Switch the kitchen camera off but leave the driveway camera on."];
+    assert!(
+        state_against_words(
+            "set_camera",
+            &json!({"camera": "driveway", "on": false}),
+            &camera
+        )
+        .is_some()
+    );
+    let files = said_words(["Take away Priya's access to Q3-budget.xlsx in my Finance folder."]);
+    assert!(named_only_as_place(&["file".to_string()], &files));
+    let delete = said_words(["Delete Q3-budget.xlsx in my Finance folder."]);
+    assert!(!named_only_as_place(&["file".to_string()], &delete));
+}
