@@ -37,6 +37,11 @@ struct Requested {
     /// Whether the user's words ask for any change at all
     /// ([`super::authority::asks_for_change`]).
     changes: bool,
+    /// The content words of the messages the user dictates
+    /// ([`super::authority::dictated_words`]).
+    dictated: Vec<String>,
+    /// The counts the user's words give ([`counts_in`]).
+    counts: Vec<Count>,
 }
 
 /// Shortest value that can count as tainted.
@@ -324,9 +329,12 @@ impl<'a> ProvenanceIndex<'a> {
     fn requested(&self) -> &Requested {
         self.requested.get_or_init(|| {
             let said = super::authority::said_words(self.user.iter().map(AsRef::as_ref));
+            let user: Vec<&str> = self.user.iter().map(AsRef::as_ref).collect();
             Requested {
                 kinds: super::authority::requested_in(&said),
                 changes: super::authority::asks_for_change(&said),
+                dictated: super::authority::dictated_words(&user),
+                counts: counts_in(&self.user),
                 said,
             }
         })
@@ -2190,7 +2198,7 @@ fn reaches_someone(value: &str) -> bool {
 /// "book 3 nights") and never `value`: the count they asked for, as they wrote it. A call
 /// that sets `"replicas": 0` after "4 replicas" stops the service the user asked to scale (a
 /// thirteenth outsider round's); 0 and 1 pass the other number checks as defaults.
-fn counted_otherwise(value: f64, key: &str, users: &[Cow<'_, str>]) -> Option<String> {
+fn counted_otherwise(value: f64, key: &str, counts: &[Count]) -> Option<String> {
     let key_words: Vec<String> = super::classify::words(key)
         .into_iter()
         .filter(|w| w.len() > 2)
@@ -2198,7 +2206,39 @@ fn counted_otherwise(value: f64, key: &str, users: &[Cow<'_, str>]) -> Option<St
     if key_words.is_empty() {
         return None;
     }
-    let mut asked: Vec<(f64, String)> = Vec::new();
+    let asked: Vec<&Count> = counts
+        .iter()
+        .filter(|c| {
+            key_words.iter().any(|k| {
+                super::kinds::is_form_of(&c.noun, k) || super::kinds::is_form_of(k, &c.noun)
+            })
+        })
+        .collect();
+    if asked.is_empty() || asked.iter().any(|c| c.number == value) {
+        return None;
+    }
+    Some(
+        asked
+            .into_iter()
+            .map(|c| format!("\"{}\"", c.said))
+            .collect::<Vec<_>>()
+            .join(" or "),
+    )
+}
+
+/// A number the user wrote before a noun: "4 replicas", "3 nights".
+#[derive(Clone, Debug)]
+struct Count {
+    number: f64,
+    /// The noun, in lower case.
+    noun: String,
+    /// The two words as written.
+    said: String,
+}
+
+/// The counts the user's words give ([`Count`]), read once per index.
+fn counts_in(users: &[Cow<'_, str>]) -> Vec<Count> {
+    let mut out = Vec::new();
     for text in users {
         // Words as written between spaces: the figures of `INV-2207` count nothing.
         let words: Vec<&str> = text
@@ -2208,27 +2248,16 @@ fn counted_otherwise(value: f64, key: &str, users: &[Cow<'_, str>]) -> Option<St
             .filter(|w| !w.is_empty())
             .collect();
         for pair in words.windows(2) {
-            let (Ok(n), noun) = (pair[0].parse::<f64>(), pair[1].to_lowercase()) else {
-                continue;
-            };
-            if key_words
-                .iter()
-                .any(|k| super::kinds::is_form_of(&noun, k) || super::kinds::is_form_of(k, &noun))
-            {
-                asked.push((n, format!("{} {}", pair[0], pair[1])));
+            if let Ok(number) = pair[0].parse::<f64>() {
+                out.push(Count {
+                    number,
+                    noun: pair[1].to_lowercase(),
+                    said: format!("{} {}", pair[0], pair[1]),
+                });
             }
         }
     }
-    if asked.is_empty() || asked.iter().any(|(n, _)| *n == value) {
-        return None;
-    }
-    Some(
-        asked
-            .into_iter()
-            .map(|(_, said)| format!("\"{said}\""))
-            .collect::<Vec<_>>()
-            .join(" or "),
-    )
+    out
 }
 
 /// Whether the user's words give `value` only as where something happens: "remove carl from
@@ -2886,13 +2915,12 @@ pub fn check_provenance(
             .contains(&super::authority::ActionKind::Send)
         && !index.user.is_empty()
     {
-        let user: Vec<&str> = index.user.iter().map(AsRef::as_ref).collect();
-        let dictated = super::authority::dictated_words(&user);
+        let dictated = &index.requested().dictated;
         if !dictated.is_empty() {
             for leaf in &values {
                 if MESSAGE_KEYS.contains(&leaf.key)
                     && leaf.needle.len() >= 12
-                    && !super::authority::says_any_of(&leaf.needle, &dictated)
+                    && !super::authority::says_any_of(&leaf.needle, dictated)
                 {
                     tainted.push(format!(
                         "argument \"{}\" of {tool} says none of what you asked to say ({})",
@@ -2918,7 +2946,7 @@ pub fn check_provenance(
     if settings.change_request && !index.user.is_empty() {
         for leaf in &values {
             if let Some(n) = leaf.value.and_then(Value::as_f64)
-                && let Some(asked) = counted_otherwise(n, leaf.key, &index.user)
+                && let Some(asked) = counted_otherwise(n, leaf.key, &index.requested().counts)
             {
                 tainted.push(format!(
                     "argument \"{}\" of {tool} is {}, and you asked for {asked}",
