@@ -1530,7 +1530,7 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                             && matches!(
                                 (turn_words[b - 1].as_str(), turn_words[b].as_str()),
                                 ("request" | "requests" | "requested" | "offer" | "offers"
-                                    | "offered" | "tries" | "try" | "trying" | "attempt"
+                                    | "offered" | "tries" | "attempt"
                                     | "attempts" | "wants" | "proposal", "to")
                                     | ("rather", "than")
                                     | ("instead", "of")
@@ -2274,7 +2274,22 @@ pub fn every_thing_unasked(tool: &str, kinds: &[ActionKind], said: &[SaidWord]) 
 /// contract", "tell her: the plumber comes Thursday", quoted text): words of four letters or
 /// more after a saying verb's "that", "saying" or colon, to the sentence's end. Empty where
 /// the user dictates nothing, or too little to tell one message from another.
-pub fn dictated_words(user: &[&str]) -> Vec<String> {
+pub fn dictated_words(user: &[&str], said: &[SaidWord]) -> Vec<String> {
+    // Only where the user asks for one message: with two ("tell Ann that the meeting moved,
+    // and send Bob the report"), a body need not say what the other one dictates.
+    let sends = said
+        .iter()
+        .filter(|w| {
+            !w.subordinate
+                && !w.after_determiner
+                && ActionKind::Send
+                    .request_stems()
+                    .contains(&done_again(&w.word))
+        })
+        .count();
+    if sends > 1 {
+        return Vec::new();
+    }
     const PLAIN: &[&str] = &[
         "that", "this", "with", "have", "will", "what", "when", "from", "your", "they", "them",
         "their", "there", "here", "been", "were", "just", "also", "about", "would", "could",

@@ -333,7 +333,7 @@ impl<'a> ProvenanceIndex<'a> {
             Requested {
                 kinds: super::authority::requested_in(&said),
                 changes: super::authority::asks_for_change(&said),
-                dictated: super::authority::dictated_words(&user),
+                dictated: super::authority::dictated_words(&user, &said),
                 counts: counts_in(&self.user),
                 said,
             }

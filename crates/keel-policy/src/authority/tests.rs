@@ -1448,3 +1448,22 @@ fn other_peoples_requests_bills_and_particular_verbs_ask_as_meant() {
     let delete = said_words(["Delete Q3-budget.xlsx in my Finance folder."]);
     assert!(!named_only_as_place(&["file".to_string()], &delete));
 }
+
+/// A message the user dictates is read only where they ask for one message; "try to" is the
+/// user's own request, and "tries to" someone else's.
+#[test]
+fn one_dictated_message_and_the_users_own_try() {
+    use super::{dictated_words, said_words};
+    let one = ["Reply to bob@acme.com that we got the contract."];
+    assert_eq!(dictated_words(&one, &said_words(one)), ["contract"]);
+    let two = ["Tell Ann that the meeting moved to Friday. Send Bob the quarterly report."];
+    assert!(dictated_words(&two, &said_words(two)).is_empty());
+    assert!(
+        requested_kinds(["Please try to delete the duplicate files."])
+            .contains(&ActionKind::Delete)
+    );
+    assert!(
+        !requested_kinds(["Rename it in case someone tries to delete it."])
+            .contains(&ActionKind::Delete)
+    );
+}
