@@ -1429,9 +1429,15 @@ impl Reformatted {
                     super::atoms::AtomKind::Link | super::atoms::AtomKind::Email
                 ) && atom.len() * 2 >= value.len()
             });
+        // A phrase is a phrase in any case: "Friday is fine." copied from "say friday is
+        // fine" in an e-mail (a sixteenth outsider round's).
+        let phrase = value.split_whitespace().count() >= 3
+            && value.chars().count() >= 12
+            && value.chars().any(char::is_alphabetic);
         let lower = (hostish && value.chars().count() >= MIN_TAINT_CHARS)
             .then(|| value.to_lowercase())
-            .filter(|l| !l.contains(char::is_whitespace));
+            .filter(|l| !l.contains(char::is_whitespace))
+            .or_else(|| phrase.then(|| value.to_lowercase()));
         let digits: String = value.chars().filter(char::is_ascii_digit).collect();
         let digits = (digits.len() >= REFORMATTED_DIGITS).then_some(digits);
         (lower.is_some() || digits.is_some()).then_some(Self { lower, digits })
