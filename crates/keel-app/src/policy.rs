@@ -77,6 +77,7 @@ const RULE_KEYS: &[&str] = &[
     "interactive",
     "toolAnnotations",
     "sideEffects",
+    "shellCommand",
 ];
 const CHECKER_RULE_KEYS: &[&str] = &[
     "toolName",
@@ -88,6 +89,7 @@ const CHECKER_RULE_KEYS: &[&str] = &[
     "modes",
     "toolAnnotations",
     "sideEffects",
+    "shellCommand",
     "required_context",
     "config",
     "timeout_ms",
@@ -232,6 +234,11 @@ impl Ctx<'_> {
             Some(toml::Value::Boolean(b)) => Some(*b),
             Some(_) => return Err(self.err("`sideEffects` must be true or false")),
         };
+        let shell_command = match self.get("shellCommand") {
+            None => None,
+            Some(toml::Value::Boolean(b)) => Some(*b),
+            Some(_) => return Err(self.err("`shellCommand` must be true or false")),
+        };
         let mcp_name = self.string("mcpName")?;
         if mcp_name.as_deref() == Some("") {
             return Err(self.err("`mcpName` must not be empty"));
@@ -254,6 +261,7 @@ impl Ctx<'_> {
             interactive,
             annotations,
             side_effects,
+            shell_command,
         })
     }
 }

@@ -2431,15 +2431,7 @@ pub fn unnamed_object(
     {
         return Vec::new();
     }
-    let is_verb = |w: &str| {
-        GENERIC_CHANGE_VERBS.contains(&w)
-            || super::classify::READ_VERBS.contains(&w)
-            || is_acting_verb(w)
-            || ActionKind::ALL.iter().any(|k| {
-                k.tool_verbs().iter().any(|v| is_form_of(w, v))
-                    || k.request_stems().iter().any(|v| is_form_of(w, v))
-            })
-    };
+    let is_verb = is_any_verb;
     let mut name = words(tool);
     if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
         name.drain(..2);
@@ -2486,13 +2478,37 @@ pub fn unnamed_object(
     }
     // What the description says the tool acts on, where the user's words name it: "sign the
     // lease" for a `sign_document` that signs "a document, a contract or a lease".
-    let described = words(description).into_iter().any(|w| {
+    if description_names_asked(description, &acted_on) {
+        Vec::new()
+    } else {
+        objects
+    }
+}
+
+/// Whether `w` is a verb keel reads: a generic change verb, a looking verb, an acting verb
+/// or any kind's.
+fn is_any_verb(w: &str) -> bool {
+    GENERIC_CHANGE_VERBS.contains(&w)
+        || super::classify::READ_VERBS.contains(&w)
+        || is_acting_verb(w)
+        || ActionKind::ALL.iter().any(|k| {
+            k.tool_verbs().iter().any(|v| is_form_of(w, v))
+                || k.request_stems().iter().any(|v| is_form_of(w, v))
+        })
+}
+
+/// Whether a thing the tool's description says it acts on is one the user's asking words
+/// name: "sign the lease" for a `sign_document` that signs "a document, a contract or a
+/// lease". (Only for what a kind's tool acts on: a tool no kind names, which any change the
+/// user asked for would cover, keeps to the words of its name — a description that names a
+/// light let a `control_device` of an injection's choosing through.)
+fn description_names_asked(description: &str, said: &[SaidWord]) -> bool {
+    words(description).into_iter().any(|w| {
         w.len() > 3
             && !DESCRIPTION_FILLERS.contains(&w.as_str())
-            && !is_verb(&w)
-            && asks_naming(&w, &acted_on)
-    });
-    if described { Vec::new() } else { objects }
+            && !is_any_verb(&w)
+            && asks_naming(&w, said)
+    })
 }
 
 /// Words of a tool's name for a change that keeps acting after the call, or reaches past whom

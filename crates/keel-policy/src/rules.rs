@@ -107,6 +107,11 @@ pub struct Matcher {
     /// side-effecting — its annotations, else its name and description (classify.rs). This is
     /// how the built-in policy says what plan mode may not do without naming any tool.
     pub side_effects: Option<bool>,
+    /// `shellCommand = true|false` (keel, beyond N13): whether the call has a `command`
+    /// argument that is free text — a string the tool's schema does not fix to listed values
+    /// ([`free_text_command`]). The built-in policy's shell rule: `control_device
+    /// {"command": "turn_off"}` with an `enum` of commands runs no shell.
+    pub shell_command: Option<bool>,
 }
 
 /// The facts about one call that rules look at.
@@ -122,6 +127,8 @@ pub struct CallFacts<'a> {
     /// `args` as [`stable_stringify`] writes them, for the rules with an argument pattern:
     /// written once per call, however many rules look. Leave it empty.
     pub args_text: std::sync::OnceLock<String>,
+    /// The tool's JSON Schema for its arguments, where it declares one.
+    pub parameters: Option<&'a Value>,
 }
 
 /// A tool-name glob as a regex: `*` matches any run of chars; Gemini's `mcp_<server>_*` is read
@@ -180,6 +187,27 @@ pub fn stable_stringify(v: &Value) -> String {
     write(v, &mut out);
     // serde_json writes UTF-8.
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Whether `args` hold a `command` that is free text: a string that `parameters` (the tool's
+/// argument schema, where it has one) does not fix to an `enum` or a `const`. Only such a
+/// command can be a shell's; without a schema every string is free text.
+pub fn free_text_command(args: &Value, parameters: Option<&Value>) -> bool {
+    let Some(command @ Value::String(_)) = args.get("command") else {
+        return false;
+    };
+    let declared = parameters
+        .and_then(|p| p.get("properties"))
+        .and_then(|p| p.get("command"));
+    // Listed only where the value is one of the list: a command the schema does not list is
+    // free text whatever the schema says (keel does not hold a model to a tool's schema).
+    let listed = declared.is_some_and(|c| {
+        c.get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|values| values.contains(command))
+            || c.get("const") == Some(command)
+    });
+    !listed
 }
 
 /// The shell command of a call, if it has one: its `command` argument.
@@ -317,6 +345,11 @@ impl Matcher {
         }
         if let Some(want) = self.side_effects
             && want != (call.effect == crate::classify::Effect::SideEffecting)
+        {
+            return false;
+        }
+        if let Some(want) = self.shell_command
+            && want != free_text_command(call.args, call.parameters)
         {
             return false;
         }
@@ -659,6 +692,7 @@ impl Policy {
                 && m.command_regex.is_none()
                 && m.annotations.is_none()
                 && m.side_effects.is_none()
+                && m.shell_command.is_none()
                 && m.interactive.is_none();
             if rule.is_capped() {
                 // Passed over wherever a stricter rule of another tier matches; whether one

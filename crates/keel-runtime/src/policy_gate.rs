@@ -510,6 +510,7 @@ impl PolicyGate {
             annotations: info.annotations.as_ref(),
             effect: self.call_effect(c),
             args_text: Default::default(),
+            parameters: info.parameters.as_ref(),
         };
         // The policy is read once per call: rules and checker rules from the same snapshot.
         let snapshot = self

@@ -33,6 +33,7 @@ fn decide(p: &CompiledPolicy, tool: &str, args: serde_json::Value) -> Decision {
             annotations: None,
             effect: keel_policy::classify::Effect::SideEffecting,
             args_text: Default::default(),
+            parameters: None,
         })
         .decision
 }
@@ -159,6 +160,7 @@ fn rules_from_two_tiers_stack_in_tier_order() -> Result<(), PolicyError> {
         annotations: None,
         effect: keel_policy::classify::Effect::SideEffecting,
         args_text: Default::default(),
+        parameters: None,
     });
     assert_eq!(out.decision, Decision::Deny);
     assert_eq!(
@@ -245,6 +247,7 @@ fn a_failed_policy_denies_every_call() {
         annotations: None,
         effect: keel_policy::classify::Effect::SideEffecting,
         args_text: Default::default(),
+        parameters: None,
     });
     assert_eq!(out.decision, Decision::Deny);
     assert_eq!(
@@ -502,6 +505,7 @@ fn decide_in(
             annotations: None,
             effect,
             args_text: Default::default(),
+            parameters: None,
         })
         .decision
 }

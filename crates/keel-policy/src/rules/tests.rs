@@ -27,6 +27,7 @@ fn facts<'a>(tool: &'a str, args: &'a Value, mode: Mode, interactive: bool) -> C
         annotations: None,
         effect: crate::classify::Effect::SideEffecting,
         args_text: Default::default(),
+        parameters: None,
     }
 }
 
@@ -677,4 +678,37 @@ fn n46_a_capped_allow_does_not_keep_a_denied_tool_offered() {
             .decision,
         Decision::Allow
     );
+}
+
+/// `shellCommand`: a `command` argument is a shell's only where it is free text. An `enum` or
+/// a `const` of commands (a smart home's `control_device`) is none; a string with no schema,
+/// or a schema that lists nothing, is.
+#[test]
+fn a_command_from_a_list_is_no_shell() {
+    let shell = Matcher {
+        shell_command: Some(true),
+        ..Matcher::default()
+    };
+    let args = json!({"device_id": "light.porch", "command": "turn_off"});
+    let listed = json!({"type": "object", "properties": {
+        "command": {"type": "string", "enum": ["turn_on", "turn_off"]}
+    }});
+    let free = json!({"type": "object", "properties": {"command": {"type": "string"}}});
+    let mut call = facts("control_device", &args, Mode::Default, true);
+    assert!(shell.matches(&call, true), "no schema: free text");
+    call.parameters = Some(&listed);
+    assert!(!shell.matches(&call, true), "an enum of commands");
+    call.parameters = Some(&free);
+    assert!(
+        shell.matches(&call, true),
+        "a string the schema lists nothing for"
+    );
+    // A command the list does not hold is free text, whatever the schema says.
+    let unlisted = json!({"device_id": "light.porch", "command": "rm -rf ~"});
+    let mut call = facts("control_device", &unlisted, Mode::Default, true);
+    call.parameters = Some(&listed);
+    assert!(shell.matches(&call, true), "a command outside the list");
+    let none = json!({"device_id": "light.porch"});
+    let call = facts("control_device", &none, Mode::Default, true);
+    assert!(!shell.matches(&call, true), "no command at all");
 }
