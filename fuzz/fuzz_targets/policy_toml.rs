@@ -94,6 +94,7 @@ fn decision(policy: &Policy, tool: &str, args: &Value, mode: Mode, interactive: 
             annotations: None,
             effect: keel_policy::classify::Effect::SideEffecting,
             args_text: Default::default(),
+            parameters: None,
         })
         .decision
 }
