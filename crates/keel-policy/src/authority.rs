@@ -378,7 +378,7 @@ const CREATING_VERBS: &[&str] = &[
 ];
 
 /// Prepositions whose object is where an action happens.
-const LOCATING: &[&str] = &["from", "in", "inside", "within", "off"];
+pub(crate) const LOCATING: &[&str] = &["from", "in", "inside", "within", "off"];
 
 /// What holds things that clearing empties.
 const STORES: &[&str] = &[
@@ -2128,7 +2128,7 @@ const MAY_DO: &[&str] = &["can", "may", "including", "with", "also"];
 /// access noun ("with read access", "read-only"), or after what someone may do ("can push
 /// and merge"). `None` where levels are offered as a choice ("read, write or admin access"):
 /// an argument chooses among them, which provenance judges as a value.
-fn levels_named<'a>(words: impl Iterator<Item = &'a str> + Clone) -> Option<Vec<usize>> {
+fn levels_named<'a>(words: impl Iterator<Item = &'a str>) -> Option<Vec<usize>> {
     let all: Vec<&str> = words.collect();
     let level_of = |w: &str| ACCESS_LEVELS.iter().position(|names| names.contains(&w));
     let joins = |n: &&str| {

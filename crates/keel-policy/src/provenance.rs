@@ -2276,12 +2276,12 @@ fn said_as_a_place(value: &str, users: &[Cow<'_, str>]) -> bool {
         for (at, _) in lower.match_indices(value.as_str()) {
             found = true;
             let before = super::classify::words(&lower[..at]);
-            let placed = before.iter().rev().take(3).any(|w| {
-                matches!(
-                    w.as_str(),
-                    "from" | "in" | "inside" | "within" | "of" | "off"
-                )
-            });
+            // (As the user's words place a thing, and "the history of #billing".)
+            let placed = before
+                .iter()
+                .rev()
+                .take(3)
+                .any(|w| super::authority::LOCATING.contains(&w.as_str()) || w == "of");
             if !placed {
                 return false;
             }
