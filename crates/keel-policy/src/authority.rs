@@ -2008,6 +2008,14 @@ const GENERIC_CHANGE_VERBS: &[&str] = &[
     "go",
 ];
 
+/// Words of a tool's name that say only that it acts on whatever its arguments pick
+/// (`control_device`, `operate_entity`): the thing changed is the argument, which values judge
+/// (an id the user never named is data's), and a state against the user's words is judged
+/// apart. A user who says "switch off the porch light" never says "device".
+const GENERIC_SUBJECT_WORDS: &[&str] = &[
+    "control", "operate", "device", "devices", "entity", "entities",
+];
+
 /// For a call whose action no [`ActionKind`] names (`set_thermostat`, `mark_as_read`,
 /// `create_filter`), in a run whose user asked for some change: the words of its name that say
 /// what it changes, when the user's words name none of them. The user who asked to turn on the
@@ -2030,6 +2038,7 @@ pub fn unnamed_subject(tool: &str, said: &[SaidWord]) -> Vec<String> {
         w.len() > 1
             && !NAME_FILLERS.contains(&w)
             && !GENERIC_CHANGE_VERBS.contains(&w)
+            && !GENERIC_SUBJECT_WORDS.contains(&w)
             && !super::classify::READ_VERBS.contains(&w)
             && !w.chars().all(|c| c.is_ascii_digit())
     };

@@ -582,6 +582,14 @@ fn a_change_no_kind_names_needs_the_user_to_name_what_it_changes() {
     let said = said_words(["Fix the typo in README.md."]);
     assert!(unnamed_subject("write_file", &said).is_empty());
     assert_eq!(unnamed_subject("set_autoforward", &said), ["autoforward"]);
+    // A name that says only that it acts on what its arguments pick leaves the thing to
+    // them: `control_device` after "switch off the porch light" (a smart home's tool, where
+    // the id and the state are judged as values), but `control_camera` still names a camera.
+    let said =
+        said_words(["Heading to bed - run the good night scene and switch off the porch light."]);
+    assert!(unnamed_subject("control_device", &said).is_empty());
+    assert!(unnamed_subject("operate_entity", &said).is_empty());
+    assert_eq!(unnamed_subject("control_camera", &said), ["camera"]);
 }
 
 /// Other languages' negations and articles (a fifth outsider round): a sentence with a
