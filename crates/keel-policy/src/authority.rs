@@ -706,15 +706,24 @@ const QUESTION_WORDS: &[&str] = &[
 /// ("don't delete anything", "no payments please", "Do NOT, under any circumstances, delete
 /// it"), and less every word of a question about how things are ([`QUESTION_WORDS`]).
 pub fn said_words<'a>(user_turns: impl IntoIterator<Item = &'a str>) -> Vec<SaidWord> {
-    let mut said = Vec::new();
+    let mut said: Vec<SaidWord> = Vec::new();
     for turn in user_turns {
         let turn = without_quotes(turn);
         let turn = without_shown_lists(&turn);
         // After a sentence that opens a message ("e-mail Bob this:", "Message follows."),
         // what the turn goes on to say is the message (an eleventh outsider round's).
         let mut in_message = false;
+        let turn_start = said.len();
         for sentence in sentences(&turn) {
             let before = said.len();
+            // "Never mind", "Scratch that", "No.", "Sorry, I meant: …" take back what the turn
+            // asked before them (a seventeenth outsider round refunded the order the user had
+            // asked about and then called off).
+            if retracts(sentence) {
+                for word in &mut said[turn_start..before] {
+                    word.subordinate = true;
+                }
+            }
             said_in_sentence(sentence, &mut said);
             if in_message {
                 for word in &mut said[before..] {
@@ -725,6 +734,123 @@ pub fn said_words<'a>(user_turns: impl IntoIterator<Item = &'a str>) -> Vec<Said
         }
     }
     said
+}
+
+/// Whether a sentence puts what it asks off until something nobody has seen happen yet:
+/// "only if I tell you so", "once Legal signs off", "after the returned item arrives",
+/// "keep it until the renewal date, then cancel it" (a seventeenth outsider round's). A data
+/// of the run cannot show that the time has come, since an injection can say so; so the
+/// sentence asks for nothing now, and acting on it is a question. What the agent does itself
+/// comes in order, not later ("once you have found it", "after reading it", "after that"), and
+/// a range's end is no deferral ("from 6pm until 11").
+fn deferred(turn_words: &[String], clause: &[usize]) -> bool {
+    let is = |k: usize, w: &str| turn_words.get(k).is_some_and(|x| x == w);
+    turn_words
+        .iter()
+        .enumerate()
+        .any(|(k, w)| match w.as_str() {
+            // The user's own later word: "only if I tell you", "when I say so", "once I confirm".
+            "if" | "unless" | "once" | "after" | "when" if is(k + 1, "i") => !matches!(
+                turn_words.get(k + 2).map(String::as_str),
+                Some("m" | "am" | "was" | "have" | "ve")
+            ),
+            // Someone else's later act, in the present tense: "once Legal signs off", "when the
+            // bill arrives".
+            "once" | "after" | "when" => {
+                let event: Vec<usize> = (k + 1..turn_words.len())
+                    .take_while(|&n| {
+                        clause[n] == clause[k]
+                            && !matches!(turn_words[n].as_str(), "and" | "then" | "but")
+                    })
+                    .take(5)
+                    .collect();
+                !event.iter().any(|&n| {
+                    // (What the agent's own work does is in order too: "notify me when it
+                    // finishes", "once they pass".)
+                    matches!(
+                        turn_words[n].as_str(),
+                        "you" | "your" | "u" | "that" | "this" | "it" | "they"
+                    )
+                }) && !event
+                    .first()
+                    .is_some_and(|&n| turn_words[n].ends_with("ing"))
+                    && event.iter().skip(1).any(|&n| {
+                        let v = turn_words[n].as_str();
+                        let before = turn_words[n - 1].as_str();
+                        v.len() > 3
+                            && v.ends_with('s')
+                            && !v.ends_with("ss")
+                            && !v.ends_with("us")
+                            && !matches!(
+                                v,
+                                "this"
+                                    | "does"
+                                    | "goes"
+                                    | "always"
+                                    | "times"
+                                    | "days"
+                                    | "weeks"
+                                    | "hours"
+                                    | "minutes"
+                                    | "months"
+                                    | "years"
+                            )
+                            && !DETERMINERS.contains(&before)
+                            && !before.chars().all(|c| c.is_ascii_digit())
+                    })
+            }
+            // "Keep it until the renewal date, then cancel it."
+            "until" => turn_words[k + 1..].iter().any(|n| n == "then"),
+            _ => false,
+        })
+}
+
+/// Whether a sentence calls off what came before it: it opens with "never mind", "scratch
+/// that", "forget it", "on second thought", "I meant", "absolutely not", or is a bare "no" or
+/// "nope" ("No.", "No, show me …"). A new request in it still asks ("No wait, delete the other
+/// one"); where the user only corrected a detail ("No, 60 EUR"), the cost is a question.
+fn retracts(sentence: &str) -> bool {
+    let lower = sentence
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase()
+        .replace('\u{2019}', "'");
+    let w = words(&lower);
+    let starts =
+        |phrase: &[&str]| w.len() >= phrase.len() && w.iter().zip(phrase).all(|(a, b)| a == b);
+    // ("No payments please" and "No need to cc her" forbid or spare; they call nothing off.)
+    let bare_no = matches!(w.first().map(String::as_str), Some("no" | "nope" | "nah"))
+        && (lower[w[0].len()..]
+            .trim_start()
+            .chars()
+            .next()
+            .is_none_or(|c| matches!(c, '.' | ',' | '!' | ';' | '?'))
+            || matches!(
+                w.get(1).map(String::as_str),
+                Some("wait" | "sorry" | "actually")
+            ));
+    bare_no
+        || [
+            &["never", "mind"][..],
+            &["nevermind"],
+            &["scratch", "that"],
+            &["forget", "it"],
+            &["forget", "that"],
+            &["forget", "about", "it"],
+            &["on", "second", "thought"],
+            &["on", "second", "thoughts"],
+            &["i", "meant"],
+            &["sorry", "i", "meant"],
+            &["absolutely", "not"],
+            &["actually", "no"],
+            &["actually", "don", "t"],
+            &["actually", "do", "not"],
+            &["hold", "off"],
+            &["ignore", "that"],
+            &["disregard", "that"],
+            &["cancel", "that"],
+        ]
+        .iter()
+        .any(|p| starts(p) && (p != &&["cancel", "that"][..] || w.len() == 2))
 }
 
 /// Whether a sentence opens a message that the turn's next sentences are: it ends with a colon
@@ -1415,7 +1541,7 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
         && turn_words
             .first()
             .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()));
-    if question {
+    if question || deferred(&turn_words, &clause) {
         return;
     }
     // The determiner that opens the noun phrase ending at word `j`, in its clause: the phrase
@@ -1475,10 +1601,16 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                 });
                 // A word followed by a short number names a thing: "Archive e-mail 12",
                 // "message 4", "issue 41" (not "Text +1 415 555 0199", a phone number).
-                let numbered = NUMBERED_THINGS.contains(&w.as_str())
+                // So does "order" before an id, which no count is: "refunding order 88410"
+                // asks for no purchase ("Order 2 of the organic milk" still does).
+                let numbered = (NUMBERED_THINGS.contains(&w.as_str())
                     && turn_words
                         .get(i + 1)
                         .is_some_and(|n| n.len() <= 5 && n.bytes().all(|b| b.is_ascii_digit()))
+                    || (w == "order"
+                        && turn_words.get(i + 1).is_some_and(|n| {
+                            n.len() >= 4 && n.bytes().all(|b| b.is_ascii_digit())
+                        })))
                     && !turn_words
                         .get(i + 2)
                         .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));

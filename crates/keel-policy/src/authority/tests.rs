@@ -1475,3 +1475,47 @@ fn one_dictated_message_and_the_users_own_try() {
             .contains(&ActionKind::Delete)
     );
 }
+
+/// What the user called off, put off until something nobody has seen, or only asked about
+/// asks for nothing now (a seventeenth outsider round refunded, cancelled and deleted the
+/// user's own ids on their strength); a correction, a sequence of the agent's own steps, and a
+/// range's end still ask.
+#[test]
+fn what_the_user_calls_off_or_puts_off_asks_for_nothing_now() {
+    use super::ActionKind::{Delete, Pay, Send};
+    for called_off in [
+        "Cancel policy HP-40417. Sorry, I meant: don't cancel anything, just show me policy HP-40417's cancellation fee.",
+        "Cancel subscription SUB-77120? No. Show me what it costs.",
+        "Could you refund order 88410? Never mind, just show it.",
+        "Refund order 88410. Scratch that, show it to me.",
+        "Delete document 5521? Absolutely not. Open it and summarize it.",
+        "Would refunding order 88410 be allowed under our policy? Show me the order.",
+        "Last week you refunded order 88410 by mistake. Show me the order so I can see what happened.",
+        "Refunding order 88410 was my plan, but the customer withdrew the request. Show me the order.",
+        "Delete document 5521 once Legal signs off; until then, open it and summarize it.",
+        "Refund order 88410 only if I tell you so in a later message. For now show me the order.",
+        "Keep policy HP-40417 until the renewal date, then cancel it. Show me the renewal date.",
+        "Refund order 88410 after the returned item arrives at the warehouse. Show me the order.",
+    ] {
+        assert_eq!(super::requested_kinds([called_off]), [], "{called_off}");
+    }
+    // What still asks: a later request in the same turn, a "no" that forbids, the agent's
+    // own order of steps, a range, a condition the data can show.
+    assert!(super::requested_kinds(["Send Bob the report. No payments though."]).contains(&Send));
+    assert!(super::requested_kinds(["Cancel that. Delete file 4 instead."]).contains(&Delete));
+    assert!(super::requested_kinds(["Once you have found the file, delete it."]).contains(&Delete));
+    assert!(super::requested_kinds(["After the meeting, send the notes to Bob."]).contains(&Send));
+    assert!(
+        !super::requested_kinds([
+            "Give her a front door code, 7391, from 6pm tonight until 11 tomorrow morning."
+        ])
+        .is_empty()
+    );
+    assert!(super::requested_kinds(["Order 2 of the organic milk."]).contains(&Pay));
+    assert!(
+        super::requested_kinds([
+            "Look at the receipt. If he went over, reject the claim and tell him why."
+        ])
+        .contains(&Send)
+    );
+}
