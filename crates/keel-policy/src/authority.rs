@@ -1092,6 +1092,12 @@ pub fn without_prohibitions(text: &str) -> std::borrow::Cow<'_, str> {
                     Some(at) if !forbids(&s[..at]) => {
                         format!("{}{}", &s[..at], " ".repeat(s.len() - at))
                     }
+                    // A sentence that calls off what came before still does, read as a bare
+                    // "No.": "Cancel it. Sorry, I meant: don't cancel anything."
+                    _ if retracts(s) && s.trim_start().len() >= 3 => {
+                        let lead = s.len() - s.trim_start().len();
+                        format!("{}No.{}", &s[..lead], " ".repeat(s.len() - lead - 3))
+                    }
                     _ => " ".repeat(s.len()),
                 }
             })
