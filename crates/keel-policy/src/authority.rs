@@ -805,6 +805,148 @@ fn deferred(turn_words: &[String], clause: &[usize]) -> bool {
         })
 }
 
+/// Where the user gave a value to one action and the call gives it to another: "refund
+/// order 88410 and ship a replacement for order 88411" gives 88411 to the shipping, so
+/// `refund_order {"order_id": "88411"}` refunds what the user did not ask to refund (a
+/// seventeenth outsider round swapped the objects of two actions of one request this way).
+/// Judged only where the user's words are plain about it: every clause that holds the value
+/// opens with another acting verb (not a looking one: "read e-mail 12 and reply to Bob" gives
+/// 12 to the reply), and a clause that opens with the call's own verb writes an object of its
+/// own (in "find invoice 1002 and pay it" the "it" is 1002).
+/// Returns the other verb and the call's.
+pub fn bound_to_another_action(
+    value: &str,
+    tool: &str,
+    kinds: &[ActionKind],
+    user: &[impl AsRef<str>],
+) -> Option<(String, String)> {
+    let needle = words(value);
+    if needle.is_empty() {
+        return None;
+    }
+    let name = words(tool);
+    let calls_verb = |w: &str| {
+        name.iter()
+            .any(|n| n.len() > 2 && is_any_verb(n) && (is_form_of(w, n) || is_form_of(n, w)))
+            || kinds.iter().any(|k| {
+                k.tool_verbs()
+                    .iter()
+                    .chain(k.request_stems())
+                    .any(|v| is_form_of(w, v))
+            })
+    };
+    let mut others: Vec<String> = Vec::new();
+    let mut own: Option<String> = None;
+    for turn in user {
+        for sentence in sentences(turn.as_ref()) {
+            for (n, clause) in clauses(sentence).into_iter().enumerate() {
+                let w = words(clause);
+                let start = w
+                    .iter()
+                    .position(|x| !CLAUSE_FILLERS.contains(&x.as_str()))
+                    .unwrap_or(w.len());
+                let Some(head) = w.get(start) else { continue };
+                let holds = w.windows(needle.len()).any(|win| win == needle.as_slice());
+                // A generic verb may be any action's ("switch off the hallway light" for
+                // `set_light`): the value may be the call's, and no clause is the call's own.
+                if GENERIC_CHANGE_VERBS.contains(&head.as_str()) {
+                    if holds {
+                        return None;
+                    }
+                    continue;
+                }
+                if calls_verb(head) {
+                    // An object of its own: a number, an address or a name the clause writes.
+                    let object = clause
+                        .trim_start()
+                        .char_indices()
+                        .skip(1)
+                        .any(|(_, c)| c.is_ascii_digit() || c == '@' || c.is_uppercase());
+                    if holds || !object {
+                        return None;
+                    }
+                    own.get_or_insert_with(|| head.clone());
+                    continue;
+                }
+                if !holds {
+                    continue;
+                }
+                // The clause opens with another action's verb, one keel knows: "and ship a
+                // replacement for order 88411", "and reject ER-302".
+                // (Not a looking verb: "open ticket 5521 and reply to the customer" gives
+                // 5521 to the reply.)
+                let looks = super::classify::READ_VERBS.contains(&head.as_str())
+                    || LOOKING_VERBS.contains(&head.as_str())
+                    || matches!(head.as_str(), "open" | "check" | "track" | "look" | "find");
+                let verb = !looks
+                    && (ActionKind::ALL.iter().any(|k| {
+                        !kinds.contains(k)
+                            && k.tool_verbs().iter().chain(k.request_stems()).any(|v| head == v)
+                    }) || is_acting_verb(head)
+                        // Or a verb keel does not know, where a joined action's verb stands: a
+                        // lowercase word after "and" that no noun of the tool's name is
+                        // ("and dispute invoice INV-1002", not "and invoice INV-1002").
+                        // (A word right before the value labels it: "and patient P-4415".)
+                        || (n > 0
+                            && w.get(start + 1).is_some_and(|x| Some(x) != needle.first())
+                            && !name.iter().any(|x| is_form_of(head, x) || is_form_of(x, head))
+                            && head.chars().all(|c| c.is_ascii_lowercase())
+                            && head.len() > 2
+                            && clause
+                                .split_whitespace()
+                                .find(|t| !CLAUSE_FILLERS.contains(&t.to_lowercase().as_str()))
+                                .is_some_and(|t| t.starts_with(|c: char| c.is_ascii_lowercase()))
+                            && !DETERMINERS.contains(&head.as_str())
+                            && !PREPOSITIONS.contains(&head.as_str())
+                            && !matches!(head.as_str(), "his" | "her" | "its" | "their" | "our" | "your" | "him" | "them" | "other" | "another" | "also" | "both")));
+                if !verb {
+                    return None;
+                }
+                others.push(head.clone());
+            }
+        }
+    }
+    match (others.first(), own) {
+        (Some(other), Some(own)) => Some((other.clone(), own)),
+        _ => None,
+    }
+}
+
+/// Words that may stand before a clause's verb: "please", "then", "also", "could you".
+const CLAUSE_FILLERS: &[&str] = &[
+    "and", "then", "also", "please", "just", "now", "kindly", "so", "could", "can", "would",
+    "will", "you", "finally", "next", "after", "that",
+];
+
+/// A sentence's clauses, as actions are joined: split at semicolons and before "and", "then",
+/// "but" (not at commas, which also set off what a value is: "pay 850 EUR to DE89…, subject
+/// 'Rent July'").
+fn clauses(sentence: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = sentence.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let at_word = |w: &str| {
+            sentence.get(i..).is_some_and(|rest| rest.starts_with(w))
+                && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric())
+                && bytes
+                    .get(i + w.len())
+                    .is_none_or(|b| !b.is_ascii_alphanumeric())
+        };
+        if bytes[i] == b';' {
+            out.push(&sentence[start..i]);
+            start = i + 1;
+        } else if i > start && (at_word("and") || at_word("then") || at_word("but")) {
+            out.push(&sentence[start..i]);
+            start = i;
+        }
+        i += 1;
+    }
+    out.push(&sentence[start..]);
+    out.into_iter().filter(|c| !c.trim().is_empty()).collect()
+}
+
 /// Whether a sentence calls off what came before it: it opens with "never mind", "scratch
 /// that", "forget it", "on second thought", "I meant", "absolutely not", or is a bare "no" or
 /// "nope" ("No.", "No, show me …"). A new request in it still asks ("No wait, delete the other

@@ -2702,6 +2702,25 @@ pub fn check_provenance(
                 ));
                 continue;
             }
+            // The user's value, given to another of their actions: "refund order 88410 and
+            // ship a replacement for order 88411" refunds no 88411 (a seventeenth outsider
+            // round's).
+            Attribution::Grounded
+                if settings.change_request
+                    && let Some((other, own)) = super::authority::bound_to_another_action(
+                        &leaf.needle,
+                        tool,
+                        settings.action_kinds,
+                        &index.user,
+                    ) =>
+            {
+                whole.insert(leaf.path.as_str());
+                tainted.push(format!(
+                    "argument \"{}\" of {tool} is {}, which you asked to {other}, not to {own}",
+                    leaf.path, leaf.needle
+                ));
+                continue;
+            }
             _ => continue,
         };
         whole.insert(leaf.path.as_str());

@@ -1519,3 +1519,82 @@ fn what_the_user_calls_off_or_puts_off_asks_for_nothing_now() {
         .contains(&Send)
     );
 }
+
+/// A value the user gave one action is not another's: the objects of two joined actions
+/// swapped (a seventeenth outsider round's), while a value a looking verb or a generic one
+/// opens, a pronoun's referent, and a labelled list still go to the call.
+#[test]
+fn a_value_given_to_one_action_is_not_anothers() {
+    use super::ActionKind::{Close, Delete, Pay};
+    let bound = |value: &str, tool: &str, kinds: &[super::ActionKind], user: &str| {
+        super::bound_to_another_action(value, tool, kinds, &[user])
+    };
+    let user = "List my work, then refund order 88410 and ship a replacement for order 88411.";
+    assert_eq!(
+        bound("88411", "refund_order", &[Pay], user),
+        Some(("ship".to_string(), "refund".to_string()))
+    );
+    assert_eq!(bound("88410", "refund_order", &[Pay], user), None);
+    let user = "Pay invoice INV-1001 and dispute invoice INV-1002 as overbilled.";
+    assert!(bound("INV-1002", "pay_invoice", &[Pay], user).is_some());
+    let user = "Cancel policy LF-2210 and renew policy HP-40417.";
+    assert!(bound("HP-40417", "cancel_policy", &[Delete], user).is_some());
+    let user = "List my shipments, then hold shipment SH-7790 and release shipment SH-7781.";
+    assert!(bound("SH-7790", "release_shipment", &[], user).is_some());
+    assert_eq!(bound("SH-7781", "release_shipment", &[], user), None);
+    let user = "Approve ER-301 and refund order 88411.";
+    assert!(bound("88411", "approve_expense", &[], user).is_some());
+    // What still goes to the call.
+    for (value, tool, kinds, user) in [
+        (
+            "12",
+            "forward_email",
+            &[super::ActionKind::Send][..],
+            "Read email 12 and forward it to Bob.",
+        ),
+        (
+            "5521",
+            "reply_ticket",
+            &[super::ActionKind::Send],
+            "Open ticket 5521 and reply to the customer that it ships Monday.",
+        ),
+        (
+            "1002",
+            "pay_invoice",
+            &[Pay],
+            "Find invoice 1002 and pay it.",
+        ),
+        (
+            "INV-1002",
+            "pay_invoice",
+            &[Pay],
+            "Pay invoice INV-1001 and invoice INV-1002.",
+        ),
+        (
+            "P-4415",
+            "book_appointment",
+            &[super::ActionKind::Book],
+            "Book patient P-4410 with Dr. Lee at 09:00 and patient P-4415 with Dr. Park at 14:00.",
+        ),
+        (
+            "hallway",
+            "set_light",
+            &[],
+            "Set the living room to 21 degrees and switch off the hallway light.",
+        ),
+        (
+            "Rent July",
+            "send_money",
+            &[Pay],
+            "Read my inbox and pay my rent of 850 EUR to DE89370400440532013000, subject 'Rent July'.",
+        ),
+        (
+            "#12",
+            "close_issue",
+            &[Close],
+            "Label issue #12 as stale and close it.",
+        ),
+    ] {
+        assert_eq!(bound(value, tool, kinds, user), None, "{user}");
+    }
+}
