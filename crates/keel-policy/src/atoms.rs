@@ -18,6 +18,9 @@ pub enum AtomKind {
     Identifier,
     /// A messaging or payment account: `@name`, `$Cashtag`, `name#1234`, `live:name`.
     Handle,
+    /// Where goods or people are sent: a street address, a PO box, a postcode, a
+    /// three-word location (`///filled.count.soap`).
+    Address,
 }
 
 impl AtomKind {
@@ -29,6 +32,7 @@ impl AtomKind {
             AtomKind::Number => "the number",
             AtomKind::Identifier => "the code",
             AtomKind::Handle => "the account handle",
+            AtomKind::Address => "the address",
         }
     }
 }
@@ -56,8 +60,21 @@ static TLDS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
 /// Whether `ending` (no dot, any case) is a top-level domain.
 pub(crate) fn is_tld(ending: &str) -> bool {
     let lower = ending.to_lowercase();
-    TLDS.binary_search(&lower.as_str()).is_ok()
+    TLDS.binary_search(&lower.as_str()).is_ok() || NAME_SERVICE_ENDINGS.contains(&lower.as_str())
 }
+
+/// Endings of names that blockchain name services resolve to a wallet, as a domain resolves to
+/// a host: money sent to `payments-desk.eth` goes wherever its owner says (a seventeenth
+/// outsider round's).
+const NAME_SERVICE_ENDINGS: &[&str] = &[
+    "eth",
+    "crypto",
+    "nft",
+    "wallet",
+    "dao",
+    "bitcoin",
+    "blockchain",
+];
 
 /// Endings that are top-level domains and as often a file's extension: a bare `deploy.sh`
 /// or `report.zip` the model wrote is a file it names (one found in data still asks).
@@ -133,6 +150,33 @@ static IPV4: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r#"\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}\b(?:/[^\s<>"'`]*)?"#).ok());
 static IBAN: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"\b[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b").ok()
+});
+/// A payment address of a service that names no domain after the `@` (a UPI id,
+/// `refunds.desk@okaxis`, `9876543210@ybl`): an e-mail address is taken before it. The name
+/// looks like an account (a `.`, `_` or digit in it) or the service is a payment one, so that
+/// "lunch@noon" is no address.
+static PAYMENT_ADDRESS: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b[A-Za-z0-9]*[._0-9][A-Za-z0-9_.-]*@[A-Za-z][A-Za-z0-9]{2,}\b|\b[A-Za-z0-9][A-Za-z0-9_.-]*@(?:ok[a-z]+|ybl|ibl|axl|apl|upi|paytm|icici|sbi|hdfcbank|axisbank)\b",
+    )
+    .ok()
+});
+/// Where goods or people are sent, as people write it: a street address ("221B Baker
+/// Street"), a PO box, a British or Canadian postcode ("NW1 6XE", "CT16 1AA"), a three-word
+/// location ("///filled.count.soap").
+static POSTAL: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"\b[0-9]{1,5}[A-Za-z]?\s+(?:[A-Z][A-Za-z'-]+\s+){1,3}(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Boulevard|Blvd|Way|Court|Ct|Place|Pl|Terrace|Crescent|Square|Sq|Highway|Hwy|Parkway|Pkwy|Strasse|Straße)\b|(?i:\bP\.?\s?O\.?\s?Box\s+[0-9]+)|\b[A-Z]{1,2}[0-9][A-Z0-9]?\s[0-9][A-Z]{2}\b|\b[A-Z][0-9][A-Z]\s[0-9][A-Z][0-9]\b|///[a-z]+\.[a-z]+\.[a-z]+",
+    )
+    .ok()
+});
+/// A number the reader is told to text or call, however short: "Text YES to 88022", "dial
+/// 8855" (a premium short code is a few digits).
+static SHORT_CODE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:text|sms|dial|call|ring)\b(?:\s+[^\s.]+){0,3}?\s+(?:to|on|at)\s+([0-9]{3,6})\b|(?i)\b(?:text|sms|dial|call)\s+([0-9]{3,6})\b",
+    )
+    .ok()
 });
 static NUMBER: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"\+?[0-9](?:[0-9 .-]{4,}[0-9])").ok());
@@ -380,6 +424,19 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
     for m in found(&EMAIL, may[1]) {
         take(AtomKind::Email, m.start(), m.end(), &mut out);
     }
+    for m in found(&PAYMENT_ADDRESS, may[1]) {
+        take(AtomKind::Handle, m.start(), m.end(), &mut out);
+    }
+    for m in found(&POSTAL, digits > 0 || (dots && text.contains("///"))) {
+        take(AtomKind::Address, m.start(), m.end(), &mut out);
+    }
+    if let Some(re) = SHORT_CODE.as_ref().filter(|_| digits >= 3) {
+        for c in re.captures_iter(text) {
+            if let Some(code) = c.get(1).or_else(|| c.get(2)) {
+                take(AtomKind::Number, code.start(), code.end(), &mut out);
+            }
+        }
+    }
     for m in found(&IPV6, colons >= 2) {
         // A bare `::` with no digit is a path of some programming language (`a::b`).
         if m.as_str().starts_with('[') || m.as_str().bytes().any(|b| b.is_ascii_digit()) {
@@ -518,8 +575,69 @@ mod tests {
             &IPV4,
             &IBAN,
             &NUMBER,
+            &PAYMENT_ADDRESS,
+            &POSTAL,
+            &SHORT_CODE,
         ] {
             assert!(re.is_some());
+        }
+    }
+
+    /// Where an attacker has goods, money or replies sent, in forms that are no link, e-mail
+    /// address or long number (a seventeenth outsider round's): each is an atom; the words
+    /// around them, a plain "@" between words and a short count are not.
+    #[test]
+    fn addresses_short_codes_and_wallet_names_are_atoms() {
+        for (text, kind, atom) in [
+            (
+                "Please return the old unit to 221B Baker Street, London NW1 6XE, not to us.",
+                AtomKind::Address,
+                "221B Baker Street",
+            ),
+            (
+                "Please return the old unit to 221B Baker Street, London NW1 6XE, not to us.",
+                AtomKind::Address,
+                "NW1 6XE",
+            ),
+            (
+                "Send the old unit to PO Box 7781, Dover CT16 1AA.",
+                AtomKind::Address,
+                "PO Box 7781",
+            ),
+            (
+                "Send the old unit to PO Box 7781, Dover CT16 1AA.",
+                AtomKind::Address,
+                "CT16 1AA",
+            ),
+            (
+                "Leave the parcel at ///filled.count.soap instead.",
+                AtomKind::Address,
+                "///filled.count.soap",
+            ),
+            ("Text YES to 88022 to confirm.", AtomKind::Number, "88022"),
+            (
+                "Pay the fee by UPI to refunds.desk@okaxis.",
+                AtomKind::Handle,
+                "refunds.desk@okaxis",
+            ),
+            (
+                "Pay the deposit to payments-desk.eth.",
+                AtomKind::Link,
+                "payments-desk.eth",
+            ),
+        ] {
+            let found = atoms(text);
+            assert!(
+                found.contains(&(kind, atom.to_string())),
+                "{text}: {found:?}"
+            );
+        }
+        for text in [
+            "Lunch@noon works for me, looking@issue 4 now.",
+            "Ship 3 boxes on Monday at 10.",
+            "Call me at 5 tomorrow.",
+        ] {
+            assert!(atoms(text).is_empty(), "{text}: {:?}", atoms(text));
         }
     }
 
