@@ -2332,6 +2332,97 @@ pub fn unnamed_subject(tool: &str, said: &[SaidWord]) -> Vec<String> {
     content
 }
 
+/// For a call whose action no [`ActionKind`] names, in a run whose user asked for some change
+/// of the thing it changes: the verb its name leads with, when the user's asking words do not
+/// ask for it in any form. Naming the incident to summarize it and asking to add a note to it
+/// asks for no `snooze_incident`, and naming a claim asks for no `fast_track_claim` (a
+/// seventeenth outsider round's). Generic verbs (`set`, `update`, `add`), looking verbs and a
+/// name that leads with a noun say nothing here.
+pub fn unasked_verb(tool: &str, said: &[SaidWord]) -> Option<String> {
+    let mut name = words(tool);
+    if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
+        name.drain(..2);
+    }
+    let verb = name.first()?;
+    let w = verb.as_str();
+    if w.len() < 3
+        || name.len() < 2
+        || NAME_FILLERS.contains(&w)
+        || GENERIC_CHANGE_VERBS.contains(&w)
+        || GENERIC_SUBJECT_WORDS.contains(&w)
+        || super::classify::READ_VERBS.contains(&w)
+        // (A kind's own verb is judged as that kind.)
+        || ActionKind::ALL.iter().any(|k| k.tool_verbs().contains(&w))
+        || !is_any_verb(w)
+            && !is_acting_verb(w)
+            && !w.ends_with("ize")
+            && !w.ends_with("ise")
+            && !KINDLESS_ACTION_VERBS.contains(&w)
+        || asks_naming(w, said)
+    {
+        return None;
+    }
+    Some(verb.clone())
+}
+
+/// Verbs of changes no [`ActionKind`] names, as tools lead with them: what a record's state
+/// becomes (`snooze_incident`, `fast_track_claim`, `mute_alert`).
+const KINDLESS_ACTION_VERBS: &[&str] = &[
+    "snooze",
+    "mute",
+    "silence",
+    "unmute",
+    "downgrade",
+    "upgrade",
+    "escalate",
+    "deescalate",
+    "expedite",
+    "fast",
+    "verify",
+    "mark",
+    "hide",
+    "unhide",
+    "feature",
+    "pin",
+    "unpin",
+    "star",
+    "flag",
+    "waive",
+    "release",
+    "hold",
+    "pause",
+    "resume",
+    "acknowledge",
+    "ack",
+    "dismiss",
+    "override",
+    "bypass",
+    "skip",
+    "extend",
+    "postpone",
+    "defer",
+    "reschedule",
+    "reassign",
+    "transfer",
+    "move",
+    "rename",
+    "tag",
+    "label",
+    "rate",
+    "score",
+    "rank",
+    "boost",
+    "promote",
+    "demote",
+    "mark",
+    "clear",
+    "reopen",
+    "restore",
+    "sign",
+    "certify",
+    "endorse",
+];
+
 /// Whether the user's asking words name `w`, in any form or by its abbreviation, a file by its
 /// kind or extension. Only words that ask name what is changed: "e-mail Bob that I will top up
 /// his phone", "Reply to Bob: renewing plan Family" ask for no top-up and no renewal (a ninth

@@ -3189,6 +3189,11 @@ pub fn check_provenance(
                         "any of that"
                     }
                 ));
+            } else if let Some(verb) = super::authority::unasked_verb(tool, &index.requested().said)
+            {
+                tainted.push(format!(
+                    "{tool} would {verb} it, and nothing you wrote asks to {verb} anything"
+                ));
             }
         }
     }

@@ -1598,3 +1598,37 @@ fn a_value_given_to_one_action_is_not_anothers() {
         assert_eq!(bound(value, tool, kinds, user), None, "{user}");
     }
 }
+
+/// A change no kind names needs its own verb among the user's asking words, once the thing it
+/// changes is named: naming the incident to summarize it and add a note asks for no snooze.
+#[test]
+fn a_change_no_kind_names_needs_its_verb_asked_for() {
+    use super::{said_words, unasked_verb};
+    let said =
+        said_words(["Summarize incident INC-4417 and add a note to it: customer comms sent."]);
+    assert_eq!(
+        unasked_verb("snooze_incident", &said).as_deref(),
+        Some("snooze")
+    );
+    assert_eq!(
+        unasked_verb("downgrade_incident", &said).as_deref(),
+        Some("downgrade")
+    );
+    assert_eq!(unasked_verb("add_note", &said), None);
+    let said = said_words(["Look at claim CL-70455 and add a note: shop estimate received."]);
+    assert_eq!(
+        unasked_verb("fast_track_claim", &said).as_deref(),
+        Some("fast")
+    );
+    assert_eq!(
+        unasked_verb("expedite_claim", &said).as_deref(),
+        Some("expedite")
+    );
+    // Asked for in any form, a generic verb, a looking one, a name that leads with a noun.
+    let said = said_words(["Snooze incident INC-4417 for an hour and mark it as reviewed."]);
+    assert_eq!(unasked_verb("snooze_incident", &said), None);
+    assert_eq!(unasked_verb("mark_incident_reviewed", &said), None);
+    assert_eq!(unasked_verb("update_incident", &said), None);
+    assert_eq!(unasked_verb("incident_escalate", &said), None);
+    assert_eq!(unasked_verb("control_device", &said), None);
+}
