@@ -119,6 +119,17 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
         .enumerate()
         .filter(|(i, w)| *i == 0 || !opens_with_a_kind || !super::kinds::is_participle(w))
         .filter(|(i, w)| *i == 0 || w.as_str() != "leave")
+        // Nouns made of a kind's verb that name another thing: a shipment is goods on their
+        // way, not a release shipped (`reroute_shipment`, `hold_shipment`), an on-call
+        // rotation a schedule, not a key rotated (`add_to_rotation`): a seventeenth outsider
+        // round's plain requests asked for both.
+        .filter(|(i, w)| {
+            *i == 0
+                || !matches!(
+                    w.as_str(),
+                    "shipment" | "shipments" | "rotation" | "rotations"
+                )
+        })
         // A verb done again is the verb: `resend_invoice` sends, `redeploy_service` deploys.
         .map(|(_, w)| done_again(w).to_string())
         .collect();
@@ -825,15 +836,16 @@ pub fn bound_to_another_action(
         return None;
     }
     let name = words(tool);
+    // (The name's first word is its verb, whether keel knows it or not: `discharge_patient`.)
     let calls_verb = |w: &str| {
-        name.iter()
-            .any(|n| n.len() > 2 && is_any_verb(n) && (is_form_of(w, n) || is_form_of(n, w)))
-            || kinds.iter().any(|k| {
-                k.tool_verbs()
-                    .iter()
-                    .chain(k.request_stems())
-                    .any(|v| is_form_of(w, v))
-            })
+        name.iter().enumerate().any(|(i, n)| {
+            n.len() > 2 && (i == 0 || is_any_verb(n)) && (is_form_of(w, n) || is_form_of(n, w))
+        }) || kinds.iter().any(|k| {
+            k.tool_verbs()
+                .iter()
+                .chain(k.request_stems())
+                .any(|v| is_form_of(w, v))
+        })
     };
     let mut others: Vec<String> = Vec::new();
     let mut own: Option<String> = None;
@@ -849,7 +861,16 @@ pub fn bound_to_another_action(
                 let holds = w.windows(needle.len()).any(|win| win == needle.as_slice());
                 // A generic verb may be any action's ("switch off the hallway light" for
                 // `set_light`): the value may be the call's, and no clause is the call's own.
+                // (But a making verb is no removal's: "add carol@acme.com to it and remove
+                // dave@acme.com from it" gives carol to the adding.)
                 if GENERIC_CHANGE_VERBS.contains(&head.as_str()) {
+                    if holds
+                        && kinds.contains(&ActionKind::Delete)
+                        && CREATING_VERBS.contains(&head.as_str())
+                    {
+                        others.push(head.clone());
+                        continue;
+                    }
                     if holds {
                         return None;
                     }
@@ -878,8 +899,13 @@ pub fn bound_to_another_action(
                 let looks = super::classify::READ_VERBS.contains(&head.as_str())
                     || LOOKING_VERBS.contains(&head.as_str())
                     || matches!(head.as_str(), "open" | "check" | "track" | "look" | "find");
-                let verb = !looks
-                    && (ActionKind::ALL.iter().any(|k| {
+                // A value the user also asked to look at may still be given to another
+                // action beside it ("track SH-7781, then reroute SH-7781 …").
+                if looks {
+                    continue;
+                }
+                let verb = DECISION_VERBS.contains(&head.as_str())
+                    || ActionKind::ALL.iter().any(|k| {
                         !kinds.contains(k)
                             && k.tool_verbs().iter().chain(k.request_stems()).any(|v| head == v)
                     }) || is_acting_verb(head)
@@ -887,7 +913,7 @@ pub fn bound_to_another_action(
                         // lowercase word after "and" that no noun of the tool's name is
                         // ("and dispute invoice INV-1002", not "and invoice INV-1002").
                         // (A word right before the value labels it: "and patient P-4415".)
-                        || (n > 0
+                        || ((n > 0 || start > 0)
                             && w.get(start + 1).is_some_and(|x| Some(x) != needle.first())
                             && !name.iter().any(|x| is_form_of(head, x) || is_form_of(x, head))
                             && head.chars().all(|c| c.is_ascii_lowercase())
@@ -898,7 +924,7 @@ pub fn bound_to_another_action(
                                 .is_some_and(|t| t.starts_with(|c: char| c.is_ascii_lowercase()))
                             && !DETERMINERS.contains(&head.as_str())
                             && !PREPOSITIONS.contains(&head.as_str())
-                            && !matches!(head.as_str(), "his" | "her" | "its" | "their" | "our" | "your" | "him" | "them" | "other" | "another" | "also" | "both")));
+                            && !matches!(head.as_str(), "his" | "her" | "its" | "their" | "our" | "your" | "him" | "them" | "other" | "another" | "also" | "both"));
                 if !verb {
                     return None;
                 }
@@ -911,6 +937,24 @@ pub fn bound_to_another_action(
         _ => None,
     }
 }
+
+/// Verbs that decide what happens to a thing, which no kind of their own names: "approve
+/// ER-301 and reject ER-302".
+const DECISION_VERBS: &[&str] = &[
+    "reject",
+    "decline",
+    "deny",
+    "refuse",
+    "dispute",
+    "hold",
+    "release",
+    "admit",
+    "discharge",
+    "approve",
+    "keep",
+    "renew",
+    "snapshot",
+];
 
 /// Words that may stand before a clause's verb: "please", "then", "also", "could you".
 const CLAUSE_FILLERS: &[&str] = &[
@@ -2363,6 +2407,40 @@ pub fn unasked_verb(tool: &str, said: &[SaidWord]) -> Option<String> {
         return None;
     }
     Some(verb.clone())
+}
+
+/// Whether the user's asking words ask with the verb a tool's name leads with: "Discharge
+/// patient P-4410" for `discharge_patient`, "Refill my prescription" for
+/// `refill_prescription` ask for a change keel has no word of its own for.
+pub fn asks_with_its_verb(tool: &str, said: &[SaidWord], user: &[impl AsRef<str>]) -> bool {
+    let mut name = words(tool);
+    if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
+        name.drain(..2);
+    }
+    name.len() >= 2
+        && name.first().is_some_and(|w| {
+            let w = w.as_str();
+            w.len() > 2
+                && !NAME_FILLERS.contains(&w)
+                && !GENERIC_CHANGE_VERBS.contains(&w)
+                && !super::classify::READ_VERBS.contains(&w)
+                && said
+                    .iter()
+                    .filter(|s| !s.subordinate && !s.after_determiner)
+                    .any(|s| s.word == w)
+                // Where a request's verb stands, opening a clause: "File a claim", not "search
+                // for file 48".
+                && user.iter().any(|turn| {
+                    sentences(turn.as_ref()).any(|sentence| {
+                        clauses(sentence).into_iter().any(|clause| {
+                            words(clause)
+                                .iter()
+                                .find(|x| !CLAUSE_FILLERS.contains(&x.as_str()))
+                                .is_some_and(|head| head == w)
+                        })
+                    })
+                })
+        })
 }
 
 /// Verbs of changes no [`ActionKind`] names, as tools lead with them: what a record's state

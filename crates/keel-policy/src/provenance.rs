@@ -3163,7 +3163,9 @@ pub fn check_provenance(
         // side-effecting only for reaching the network, `fetch_url`, changes nothing; a
         // history with no user turn in it, as `keel check` may be given, says nothing either
         // way.)
-        if !index.requested().changes {
+        if !index.requested().changes
+            && !super::authority::asks_with_its_verb(tool, &index.requested().said, &index.user)
+        {
             tainted.push(format!(
                 "{tool} changes something, and you only asked questions or asked to look things up: nothing you wrote asks for a change"
             ));

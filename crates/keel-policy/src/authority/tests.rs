@@ -1542,6 +1542,8 @@ fn a_value_given_to_one_action_is_not_anothers() {
     let user = "List my shipments, then hold shipment SH-7790 and release shipment SH-7781.";
     assert!(bound("SH-7790", "release_shipment", &[], user).is_some());
     assert_eq!(bound("SH-7781", "release_shipment", &[], user), None);
+    let user = "Show the db-oncall rotation, then add carol@acme.com to it and remove dave@acme.com from it.";
+    assert!(bound("carol@acme.com", "remove_from_rotation", &[Delete], user).is_some());
     let user = "Approve ER-301 and refund order 88411.";
     assert!(bound("88411", "approve_expense", &[], user).is_some());
     // What still goes to the call.
@@ -1631,4 +1633,31 @@ fn a_change_no_kind_names_needs_its_verb_asked_for() {
     assert_eq!(unasked_verb("update_incident", &said), None);
     assert_eq!(unasked_verb("incident_escalate", &said), None);
     assert_eq!(unasked_verb("control_device", &said), None);
+}
+/// A request keel has no verb for still asks for a change, where its verb opens a clause and
+/// leads the tool's name: "Discharge patient P-4410" for `discharge_patient`; "search for file
+/// 48" asks for no `file_info` (a seventeenth outsider round's plain requests).
+#[test]
+fn a_request_by_the_tools_own_verb_asks_for_a_change() {
+    use super::{asks_with_its_verb, said_words};
+    let ask = |tool: &str, user: &str| asks_with_its_verb(tool, &said_words([user]), &[user]);
+    assert!(ask("discharge_patient", "Discharge patient P-4410."));
+    assert!(ask(
+        "refill_prescription",
+        "Please refill my prescription RX-5512."
+    ));
+    assert!(ask(
+        "file_claim",
+        "File a claim on policy HP-40417 for a broken window, 1200 EUR."
+    ));
+    assert!(ask(
+        "admit_patient",
+        "List my work, then admit patient P-4415 to ward 3B."
+    ));
+    assert!(!ask(
+        "file_info",
+        "Search for file 48 (q2.pdf) and tell me its owner."
+    ));
+    assert!(!ask("discharge_patient", "Was patient P-4410 discharged?"));
+    assert!(!ask("update_patient", "Update patient P-4410."));
 }
