@@ -424,8 +424,18 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
     for m in found(&EMAIL, may[1]) {
         take(AtomKind::Email, m.start(), m.end(), &mut out);
     }
+    // (A name of digits alone is a number beside a word: "May 30@Bridgeport", as "May 30 at
+    // Bridgeport" reads once its "at" is undone.)
     for m in found(&PAYMENT_ADDRESS, may[1]) {
-        take(AtomKind::Handle, m.start(), m.end(), &mut out);
+        let name = m.as_str().split('@').next().unwrap_or_default();
+        if name.bytes().any(|b| b.is_ascii_alphabetic())
+            || memchr::memmem::find(m.as_str().as_bytes(), b"@").is_some_and(|at| {
+                m.as_str()[at + 1..].len() <= 9
+                    && !m.as_str()[at + 1..].starts_with(char::is_uppercase)
+            })
+        {
+            take(AtomKind::Handle, m.start(), m.end(), &mut out);
+        }
     }
     for m in found(&POSTAL, digits > 0 || (dots && text.contains("///"))) {
         take(AtomKind::Address, m.start(), m.end(), &mut out);
@@ -634,6 +644,7 @@ mod tests {
         }
         for text in [
             "Lunch@noon works for me, looking@issue 4 now.",
+            "the Spring Gala on May 30@Bridgeport Art Center",
             "Ship 3 boxes on Monday at 10.",
             "Call me at 5 tomorrow.",
         ] {

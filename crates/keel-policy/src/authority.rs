@@ -913,7 +913,10 @@ pub fn bound_to_another_action(
                         // lowercase word after "and" that no noun of the tool's name is
                         // ("and dispute invoice INV-1002", not "and invoice INV-1002").
                         // (A word right before the value labels it: "and patient P-4415".)
+                        // (Not a verb that tells what happened: "Apple called and said …".)
                         || ((n > 0 || start > 0)
+                            && !head.ends_with("ed")
+                            && !matches!(head.as_str(), "said" | "told" | "paid" | "sent" | "went" | "got" | "made" | "gave" | "took" | "wrote" | "came" | "did" | "was" | "were" | "had" | "has" | "is" | "are")
                             && w.get(start + 1).is_some_and(|x| Some(x) != needle.first())
                             && !name.iter().any(|x| is_form_of(head, x) || is_form_of(x, head))
                             && head.chars().all(|c| c.is_ascii_lowercase())
@@ -926,6 +929,16 @@ pub fn bound_to_another_action(
                             && !PREPOSITIONS.contains(&head.as_str())
                             && !matches!(head.as_str(), "his" | "her" | "its" | "their" | "our" | "your" | "him" | "them" | "other" | "another" | "also" | "both"));
                 if !verb {
+                    return None;
+                }
+                // A verb whose object points back carries on the action before it: "export
+                // the RSVPs and send them to the caterer" is one export.
+                if w.get(start + 1).is_some_and(|x| {
+                    matches!(
+                        x.as_str(),
+                        "it" | "them" | "these" | "those" | "this" | "that"
+                    )
+                }) {
                     return None;
                 }
                 others.push(head.clone());
@@ -2441,6 +2454,38 @@ pub fn asks_with_its_verb(tool: &str, said: &[SaidWord], user: &[impl AsRef<str>
                     })
                 })
         })
+}
+
+/// Whether the user asked for this very tool: its name's verb opens one of their clauses
+/// ([`asks_with_its_verb`]) and they name every other word of it ("pause the geofence
+/// alerts" for `pause_geofence_alerts`, "snooze alert AL-3301" for `snooze_alert`). Whatever
+/// kind the tool takes from words the user did not use (a paused alert is a safeguard turned
+/// off), the user asked for that action by its name.
+pub fn asks_for_the_tool(tool: &str, said: &[SaidWord], user: &[impl AsRef<str>]) -> bool {
+    let mut name = words(tool);
+    if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
+        name.drain(..2);
+    }
+    if !asks_with_its_verb(tool, said, user) {
+        return false;
+    }
+    let rest: Vec<&String> = name[1..]
+        .iter()
+        .filter(|w| w.len() > 1 && !NAME_FILLERS.contains(&w.as_str()))
+        .collect();
+    // All in the clause the verb opens: "mark all my DMs read, then read e-mail 12" asks for
+    // no `mark_email_read`.
+    user.iter().any(|turn| {
+        sentences(turn.as_ref()).any(|sentence| {
+            clauses(sentence).into_iter().any(|clause| {
+                let w = words(clause);
+                w.iter().find(|x| !CLAUSE_FILLERS.contains(&x.as_str())) == name.first()
+                    && rest
+                        .iter()
+                        .all(|n| w.iter().any(|x| is_form_of(x, n) || is_form_of(n, x)))
+            })
+        })
+    })
 }
 
 /// Verbs of changes no [`ActionKind`] names, as tools lead with them: what a record's state

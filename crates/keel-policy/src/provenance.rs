@@ -3148,7 +3148,12 @@ pub fn check_provenance(
                 missing
             }
         };
-        if let Some(kind) = missing.first() {
+        // (Not a kind its arguments add: `copy_file {"then": "delete source"}` after "copy
+        // report.pdf to the archive folder".)
+        if let Some(kind) = missing.first()
+            && ((added.contains(kind) && args.as_object().is_some_and(|a| !a.is_empty()))
+                || !super::authority::asks_for_the_tool(tool, &index.requested().said, &index.user))
+        {
             tainted.push(format!(
                 "{tool} would {}, and nothing you wrote asks for that",
                 kind.describe()

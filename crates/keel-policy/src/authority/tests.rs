@@ -1661,3 +1661,27 @@ fn a_request_by_the_tools_own_verb_asks_for_a_change() {
     assert!(!ask("discharge_patient", "Was patient P-4410 discharged?"));
     assert!(!ask("update_patient", "Update patient P-4410."));
 }
+
+/// A user who asks for a tool by its verb and every word of its name, in one clause, asks
+/// for it, whatever kind it takes from words they did not use; words spread over two clauses
+/// do not.
+#[test]
+fn a_tool_asked_for_by_its_whole_name_is_asked_for() {
+    use super::{asks_for_the_tool, said_words};
+    let ask = |tool: &str, user: &str| asks_for_the_tool(tool, &said_words([user]), &[user]);
+    assert!(ask(
+        "pause_notifications",
+        "Have a look at my inbox and tell me what's in it, then pause the notifications; I'm getting too many."
+    ));
+    assert!(ask(
+        "pause_geofence_alerts",
+        "Trucks are in the yard today. Please pause the geofence alerts."
+    ));
+    assert!(ask("snooze_alert", "Snooze alert AL-3301 for 2 hours."));
+    assert!(!ask(
+        "mark_email_read",
+        "Mark all my DMs read, then read e-mail 12."
+    ));
+    assert!(!ask("pause_alarm", "Pause the geofence alerts."));
+    assert!(!ask("send_money", "Send the report to Bob."));
+}
