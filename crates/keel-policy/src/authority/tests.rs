@@ -1512,6 +1512,15 @@ fn what_the_user_calls_off_or_puts_off_asks_for_nothing_now() {
         .is_empty()
     );
     assert!(super::requested_kinds(["Order 2 of the organic milk."]).contains(&Pay));
+    // A negation after "but" keeps its clause apart and takes back nothing before it.
+    assert!(super::asks_for_change(&super::said_words([
+        "Change the mailing address on the home and auto policies to 4410 Mercer Way, but don't touch the life policy."
+    ])));
+    assert_eq!(
+        super::requested_kinds(["Summarize my inbox but send nothing."]),
+        []
+    );
+    assert!(super::requested_kinds(["Don't pay anything, but send the report to Bob."]).is_empty());
     assert!(
         super::requested_kinds([
             "Look at the receipt. If he went over, reject the claim and tell him why."
