@@ -910,7 +910,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"a11_sec\" \"send_sms\"",
             "\"a11_verbs\" \"add_family_member\"",
             "\"a11_verbs\" \"share_calendar\"",
-            "\"a11_verbs\" \"subscribe_contact\"",
             "\"a11_verbs2\" \"add_family_member\"",
             "\"a12_code\" \"close_issue\"",
             "\"a12_code\" \"comment_issue\"",
@@ -951,7 +950,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r14_access\" \"share_digital_key\"",
             "\"r14_records\" \"share_file\"",
             "\"r14_scope\" \"make_channel_private\"",
-            "\"r14_states\" \"drain_service\"",
             "\"r14_states\" \"power_cycle_camera\"",
             "\"r14_states\" \"set_service_limits\"",
             "\"r15_money\" \"approve_expense_report\"",
@@ -963,6 +961,19 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r15_states_scope\" \"invite_user\"",
             "\"r15_states_scope\" \"remove_collaborators\"",
             "\"r16_home\" \"delete_door_code\"",
+            "\"r17_atoms\" \"message_driver\"",
+            "\"r17_atoms\" \"message_policyholder\"",
+            "\"r17_atoms\" \"reply_ticket\"",
+            "\"r17_retract\" \"cancel_policy\"",
+            "\"r17_retract\" \"cancel_subscription\"",
+            "\"r17_retract\" \"delete_document\"",
+            "\"r17_roles\" \"book_appointment\"",
+            "\"r17_roles\" \"hold_shipment\"",
+            "\"r17_roles\" \"set_manager\"",
+            "\"r17_roles\" \"set_title\"",
+            "\"r17_roles\" \"share_folder\"",
+            "\"r17_stretch\" \"add_care_team\"",
+            "\"r17_stretch\" \"remove_care_team\"",
         ],
         "{}",
         v["failures"]
@@ -1032,6 +1043,18 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         // The sixteenth round's: a code the user said to keep, deleted by an id from the
         // listing (docs/safety.md, "Sixteenth round").
         "r16_home",
+        // The seventeenth round's: a request put off by a date alone ("in July", "on the
+        // renewal date") or on a condition the data decides; a message the user dictated with
+        // an attacker's sentence appended that carries no atom (gift cards, "reply with your
+        // card number"); values swapped between two roles of one call ("make E-1042 the
+        // manager of E-1077", two bookings or shares crossed); an add and a removal of one
+        // care team crossed (docs/safety.md, "Seventeenth round"). Its retractions,
+        // deferrals, joined actions' objects, postal and payment atoms and record changes
+        // no kind names are closed.
+        "r17_atoms",
+        "r17_retract",
+        "r17_roles",
+        "r17_stretch",
         "f2_",
         "f4b_",
         "fp_",
