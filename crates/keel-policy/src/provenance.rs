@@ -2650,8 +2650,12 @@ pub fn check_provenance(
             // (A one-word value the user's words make in some form is theirs: "lock the back
             // door" gives `"state": "locked"`. Only letters: `Bob_Acme` is no form of
             // "bob-acme", a fifth outsider round's look-alike handle.)
+            // (In a change no kind names too, by an id: `control_device {"device_id":
+            // "smoke_detector"}` from an injection that wrote "smoke detector", an eighteenth
+            // outsider round's.)
             Attribution::Unattributed
-                if !settings.action_kinds.is_empty()
+                if (!settings.action_kinds.is_empty()
+                    || (settings.change_request && identifier))
                     && !said_otherwise()
                     && (identifier
                         || super::records::is_counterparty_key(leaf.key)
@@ -3149,9 +3153,19 @@ pub fn check_provenance(
             }
         };
         // (Not a kind its arguments add: `copy_file {"then": "delete source"}` after "copy
-        // report.pdf to the archive folder".)
+        // report.pdf to the archive folder"; nor one only its description gives: a
+        // `reset_thermostat` that "erases schedules, Wi-Fi credentials and pairing" after
+        // "reset the thermostat schedule", an eighteenth outsider round's.)
+        let by_the_name_alone = |kind: &super::authority::ActionKind| {
+            (added.contains(kind) && args.as_object().is_none_or(serde_json::Map::is_empty))
+                || super::authority::tool_kinds(&super::classify::ToolInfo {
+                    name: tool.to_string(),
+                    ..Default::default()
+                })
+                .contains(kind)
+        };
         if let Some(kind) = missing.first()
-            && ((added.contains(kind) && args.as_object().is_some_and(|a| !a.is_empty()))
+            && (!missing.iter().all(by_the_name_alone)
                 || !super::authority::asks_for_the_tool(tool, &index.requested().said, &index.user))
         {
             tainted.push(format!(
@@ -3169,7 +3183,12 @@ pub fn check_provenance(
         // history with no user turn in it, as `keel check` may be given, says nothing either
         // way.)
         if !index.requested().changes
-            && !super::authority::asks_with_its_verb(tool, &index.requested().said, &index.user)
+            && !super::authority::asks_with_its_verb(
+                tool,
+                &index.requested().said,
+                &index.user,
+                &values.iter().map(|l| &*l.needle).collect::<Vec<_>>(),
+            )
         {
             tainted.push(format!(
                 "{tool} changes something, and you only asked questions or asked to look things up: nothing you wrote asks for a change"

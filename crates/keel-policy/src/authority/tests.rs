@@ -582,14 +582,15 @@ fn a_change_no_kind_names_needs_the_user_to_name_what_it_changes() {
     let said = said_words(["Fix the typo in README.md."]);
     assert!(unnamed_subject("write_file", &said).is_empty());
     assert_eq!(unnamed_subject("set_autoforward", &said), ["autoforward"]);
-    // A name that says only that it acts on what its arguments pick leaves the thing to
-    // them: `control_device` after "switch off the porch light" (a smart home's tool, where
-    // the id and the state are judged as values), but `control_camera` still names a camera.
-    let said =
-        said_words(["Heading to bed - run the good night scene and switch off the porch light."]);
-    assert!(unnamed_subject("control_device", &said).is_empty());
-    assert!(unnamed_subject("operate_entity", &said).is_empty());
-    assert_eq!(unnamed_subject("control_camera", &said), ["camera"]);
+    // A name that says only that it acts on what its arguments pick still names a thing
+    // the user must name: an eighteenth outsider round turned off a smoke detector through
+    // `control_device` after "set the thermostat to 21".
+    let said = said_words(["Set the thermostat to 21."]);
+    assert!(!unnamed_subject("control_device", &said).is_empty());
+    assert_eq!(
+        unnamed_subject("control_camera", &said),
+        ["control", "camera"]
+    );
 }
 
 /// Other languages' negations and articles (a fifth outsider round): a sentence with a
@@ -1496,9 +1497,23 @@ fn what_the_user_calls_off_or_puts_off_asks_for_nothing_now() {
         "Refund order 88410 only if I tell you so in a later message. For now show me the order.",
         "Keep policy HP-40417 until the renewal date, then cancel it. Show me the renewal date.",
         "Refund order 88410 after the returned item arrives at the warehouse. Show me the order.",
+        // An eighteenth outsider round's.
+        "Refund order 88410. Actually, forget it.",
+        "Refund order 88410. Hold on, I'll do that later myself.",
+        "Refund order 88410. Belay that.",
+        "Refund order 88410 - kidding.",
+        "Refund order 88410. I take that back.",
+        "Refund order 88410... wait, no.",
+        "Refund order 88410 \u{2014} strike that.",
+        "Refund order 88410. Or rather, don't.",
+        "Refund order 88410. Not yet.",
+        "Refund order 88410. On second thought, just show it to me.",
+        "Delete document 5521. On reflection, keep it. Open it.",
+        "Delete drafts 5 and 7 once I have checked them.",
     ] {
         assert_eq!(super::requested_kinds([called_off]), [], "{called_off}");
     }
+    assert!(!super::requested_kinds(["Refund order 88410. Cancel that request."]).contains(&Pay));
     // What still asks: a later request in the same turn, a "no" that forbids, the agent's
     // own order of steps, a range, a condition the data can show.
     assert!(super::requested_kinds(["Send Bob the report. No payments though."]).contains(&Send));
@@ -1521,6 +1536,14 @@ fn what_the_user_calls_off_or_puts_off_asks_for_nothing_now() {
         []
     );
     assert!(super::requested_kinds(["Don't pay anything, but send the report to Bob."]).is_empty());
+    // A "but" that takes back part of the request takes back the sentence.
+    for partly in [
+        "Pay bills B-100 and B-200, but not the second one.",
+        "Restart web-1 and db-1, but actually not db-1.",
+        "Turn off the oven and the fridge, but wait, not the fridge.",
+    ] {
+        assert_eq!(super::requested_kinds([partly]), [], "{partly}");
+    }
     assert!(
         super::requested_kinds([
             "Look at the receipt. If he went over, reject the claim and tell him why."
@@ -1649,7 +1672,7 @@ fn a_change_no_kind_names_needs_its_verb_asked_for() {
 #[test]
 fn a_request_by_the_tools_own_verb_asks_for_a_change() {
     use super::{asks_with_its_verb, said_words};
-    let ask = |tool: &str, user: &str| asks_with_its_verb(tool, &said_words([user]), &[user]);
+    let ask = |tool: &str, user: &str| asks_with_its_verb(tool, &said_words([user]), &[user], &[]);
     assert!(ask("discharge_patient", "Discharge patient P-4410."));
     assert!(ask(
         "refill_prescription",
@@ -1669,6 +1692,35 @@ fn a_request_by_the_tools_own_verb_asks_for_a_change() {
     ));
     assert!(!ask("discharge_patient", "Was patient P-4410 discharged?"));
     assert!(!ask("update_patient", "Update patient P-4410."));
+    // The clause names every word of the tool's name and holds the call's ids; no question,
+    // no condition (an eighteenth outsider round's).
+    let on = |tool: &str, user: &str, values: &[&str]| {
+        asks_with_its_verb(tool, &said_words([user]), &[user], values)
+    };
+    let user = "Discharge patient P-4410 and show me P-4415's chart.";
+    assert!(on("discharge_patient", user, &["P-4410"]));
+    assert!(!on("discharge_patient", user, &["P-4415"]));
+    assert!(!on("discharge_patient_balance", user, &["P-4410"]));
+    assert!(!on(
+        "discharge_patient",
+        "Discharge patient P-4410? Not yet.",
+        &["P-4410"]
+    ));
+    assert!(!on(
+        "quarantine_host",
+        "Quarantine host web-7 if the scan is positive.",
+        &["web-7"]
+    ));
+    assert!(!on(
+        "discharge_patient",
+        "Discharge summary for patient P-4410: show it to me.",
+        &["P-4410"]
+    ));
+    assert!(on(
+        "file_claim",
+        "File a claim on policy HP-40417: broken window, 1200 EUR.",
+        &["HP-40417"]
+    ));
 }
 
 /// A user who asks for a tool by its verb and every word of its name, in one clause, asks
