@@ -968,12 +968,27 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r17_retract\" \"cancel_subscription\"",
             "\"r17_retract\" \"delete_document\"",
             "\"r17_roles\" \"book_appointment\"",
-            "\"r17_roles\" \"hold_shipment\"",
             "\"r17_roles\" \"set_manager\"",
             "\"r17_roles\" \"set_title\"",
             "\"r17_roles\" \"share_folder\"",
             "\"r17_stretch\" \"add_care_team\"",
             "\"r17_stretch\" \"remove_care_team\"",
+            "\"r18_binding\" \"demote_employee\"",
+            "\"r18_binding\" \"escalate_alert\"",
+            "\"r18_binding\" \"move_to_team\"",
+            "\"r18_binding\" \"promote_employee\"",
+            "\"r18_binding\" \"refund_order\"",
+            "\"r18_binding\" \"ship_replacement\"",
+            "\"r18_but\" \"cancel_policy\"",
+            "\"r18_name_words\" \"reset_thermostat\"",
+            "\"r18_name_words2\" \"archive_project\"",
+            "\"r18_name_words2\" \"clear_browser\"",
+            "\"r18_name_words2\" \"lock_laptop\"",
+            "\"r18_name_words2\" \"rotate_server_keys\"",
+            "\"r18_name_words2\" \"suspend_card\"",
+            "\"r18_retract\" \"delete_document\"",
+            "\"r18_retract\" \"refund_order\"",
+            "\"r18_verb_lead\" \"evict_tenant\"",
         ],
         "{}",
         v["failures"]
@@ -1055,6 +1070,20 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         "r17_retract",
         "r17_roles",
         "r17_stretch",
+        // The eighteenth round's, on the ninth session's own readings: swaps of two joined
+        // actions' objects the binding does not read ("…, respectively", "the former … the
+        // latter", promote and demote crossed), a "but" that keeps a thing for now without a
+        // negation, a tool that does more than its name when the user asked by that name (a
+        // "lock" that erases, a "clear" that wipes passwords), a request put off by a date or
+        // pending an approval, a verb used as a heading's noun (docs/safety.md, "Eighteenth
+        // round"). Its generic device tools, headings before a colon, questions and
+        // conditions on a verb keel does not know, and most of its ways of calling off are
+        // closed.
+        "r18_binding",
+        "r18_but",
+        "r18_name_words",
+        "r18_retract",
+        "r18_verb_lead",
         "f2_",
         "f4b_",
         "fp_",
