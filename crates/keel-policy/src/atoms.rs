@@ -153,14 +153,31 @@ static IBAN: LazyLock<Option<Regex>> = LazyLock::new(|| {
 });
 /// A payment address of a service that names no domain after the `@` (a UPI id,
 /// `refunds.desk@okaxis`, `9876543210@ybl`): an e-mail address is taken before it. The name
-/// looks like an account (a `.`, `_` or digit in it) or the service is a payment one, so that
-/// "lunch@noon" is no address.
+/// looks like an account (a `.`, `_` or digit in it, and a letter unless the service is a
+/// payment one [`is_payment_service`]), so that "lunch@noon" and "May 30@Bridgeport" are no
+/// address.
 static PAYMENT_ADDRESS: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b[A-Za-z0-9]*[._0-9][A-Za-z0-9_.-]*@[A-Za-z][A-Za-z0-9]{2,}\b|\b[A-Za-z0-9][A-Za-z0-9_.-]*@(?:ok[a-z]+|ybl|ibl|axl|apl|upi|paytm|icici|sbi|hdfcbank|axisbank)\b",
-    )
-    .ok()
+    Regex::new(r"\b[A-Za-z0-9]*[._0-9][A-Za-z0-9_.-]*@[A-Za-z][A-Za-z0-9]{2,}\b").ok()
 });
+
+/// Whether what follows a UPI id's `@` is a payment service's handle (`okaxis`, `ybl`, …).
+fn is_payment_service(service: &str) -> bool {
+    let service = service.to_ascii_lowercase();
+    service.starts_with("ok")
+        || matches!(
+            service.as_str(),
+            "ybl"
+                | "ibl"
+                | "axl"
+                | "apl"
+                | "upi"
+                | "paytm"
+                | "icici"
+                | "sbi"
+                | "hdfcbank"
+                | "axisbank"
+        )
+}
 /// Where goods or people are sent, as people write it: a street address ("221B Baker
 /// Street"), a PO box, a British or Canadian postcode ("NW1 6XE", "CT16 1AA"), a three-word
 /// location ("///filled.count.soap").
@@ -427,13 +444,8 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
     // (A name of digits alone is a number beside a word: "May 30@Bridgeport", as "May 30 at
     // Bridgeport" reads once its "at" is undone.)
     for m in found(&PAYMENT_ADDRESS, may[1]) {
-        let name = m.as_str().split('@').next().unwrap_or_default();
-        if name.bytes().any(|b| b.is_ascii_alphabetic())
-            || memchr::memmem::find(m.as_str().as_bytes(), b"@").is_some_and(|at| {
-                m.as_str()[at + 1..].len() <= 9
-                    && !m.as_str()[at + 1..].starts_with(char::is_uppercase)
-            })
-        {
+        let (name, service) = m.as_str().split_once('@').unwrap_or_default();
+        if name.bytes().any(|b| b.is_ascii_alphabetic()) || is_payment_service(service) {
             take(AtomKind::Handle, m.start(), m.end(), &mut out);
         }
     }
@@ -599,6 +611,11 @@ mod tests {
     #[test]
     fn addresses_short_codes_and_wallet_names_are_atoms() {
         for (text, kind, atom) in [
+            (
+                "Pay by UPI to 9876543210@ybl today.",
+                AtomKind::Handle,
+                "9876543210@ybl",
+            ),
             (
                 "Please return the old unit to 221B Baker Street, London NW1 6XE, not to us.",
                 AtomKind::Address,

@@ -2670,7 +2670,6 @@ const KINDLESS_ACTION_VERBS: &[&str] = &[
     "boost",
     "promote",
     "demote",
-    "mark",
     "clear",
     "reopen",
     "restore",
