@@ -88,10 +88,7 @@ pub fn tool_kinds(tool: &ToolInfo) -> Vec<ActionKind> {
     {
         return Vec::new();
     }
-    let mut name = words(&tool.name);
-    if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
-        name.drain(..2);
-    }
+    let name = name_words(&tool.name);
     // A name that starts with a looking verb names what it looks at: `get_transactions`,
     // `read_door_status` take no action, while `get_and_delete_mail` still deletes.
     let looks = name
@@ -2371,10 +2368,7 @@ const EVERY_THING_WORDS: &[&str] = &[
 /// thing of its kind (`delete_all_emails`) needs the user to have asked for every one: "Delete
 /// the e-mail from spam@deals.biz" names one. Empty when they did.
 pub fn unnamed_words(tool: &str, said: &[SaidWord]) -> Vec<String> {
-    let mut name = words(tool);
-    if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
-        name.drain(..2);
-    }
+    let name = name_words(tool);
     // The user asked for every thing of a kind when they said "all" or "everything" and did
     // not narrow it: "delete everything from spam@deals.biz" asks for less than a call that
     // takes no arguments can do.
@@ -2477,10 +2471,7 @@ const GENERIC_SUBJECT_WORDS: &[&str] = &[
 /// nothing (a sixth outsider round gave `set_camera` a `room` the user had named for a
 /// light).
 pub fn unnamed_subject(tool: &str, said: &[SaidWord]) -> Vec<String> {
-    let mut name = words(tool);
-    if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
-        name.drain(..2);
-    }
+    let name = name_words(tool);
     let says_something = |w: &String| {
         let w = w.as_str();
         w.len() > 1
@@ -2506,10 +2497,7 @@ pub fn unnamed_subject(tool: &str, said: &[SaidWord]) -> Vec<String> {
 /// seventeenth outsider round's). Generic verbs (`set`, `update`, `add`), looking verbs and a
 /// name that leads with a noun say nothing here.
 pub fn unasked_verb(tool: &str, said: &[SaidWord]) -> Option<String> {
-    let mut name = words(tool);
-    if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
-        name.drain(..2);
-    }
+    let name = name_words(tool);
     let verb = name.first()?;
     let w = verb.as_str();
     if w.len() < 3
@@ -2546,10 +2534,7 @@ pub fn asks_with_its_verb(
     user: &[impl AsRef<str>],
     values: &[&str],
 ) -> bool {
-    let mut name = words(tool);
-    if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
-        name.drain(..2);
-    }
+    let name = name_words(tool);
     let Some(verb) = name.first().map(String::as_str) else {
         return false;
     };
@@ -2610,17 +2595,6 @@ pub fn asks_with_its_verb(
     })
 }
 
-/// Whether the user asked for this very tool: its name's verb opens one of their clauses
-/// ([`asks_with_its_verb`]) and they name every other word of it ("pause the geofence
-/// alerts" for `pause_geofence_alerts`, "snooze alert AL-3301" for `snooze_alert`). Whatever
-/// kind the tool takes from words the user did not use (a paused alert is a safeguard turned
-/// off), the user asked for that action by its name.
-pub fn asks_for_the_tool(tool: &str, said: &[SaidWord], user: &[impl AsRef<str>]) -> bool {
-    // (All in the clause the verb opens: "mark all my DMs read, then read e-mail 12" asks for
-    // no `mark_email_read`.)
-    asks_with_its_verb(tool, said, user, &[])
-}
-
 /// Verbs of changes no [`ActionKind`] names, as tools lead with them: what a record's state
 /// becomes (`snooze_incident`, `fast_track_claim`, `mute_alert`).
 const KINDLESS_ACTION_VERBS: &[&str] = &[
@@ -2677,6 +2651,16 @@ const KINDLESS_ACTION_VERBS: &[&str] = &[
     "certify",
     "endorse",
 ];
+
+/// The words of a tool's name, less an MCP server's `mcp` prefix and its server's name
+/// (`mcp__files__delete_file` → `delete`, `file`).
+pub(crate) fn name_words(tool: &str) -> Vec<String> {
+    let mut name = words(tool);
+    if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
+        name.drain(..2);
+    }
+    name
+}
 
 /// Whether the user's asking words name `w`, in any form or by its abbreviation, a file by its
 /// kind or extension. Only words that ask name what is changed: "e-mail Bob that I will top up
@@ -3067,10 +3051,7 @@ pub fn unnamed_object(
         return Vec::new();
     }
     let is_verb = is_any_verb;
-    let mut name = words(tool);
-    if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
-        name.drain(..2);
-    }
+    let name = name_words(tool);
     // The name's words after "from" or "in" say where it acts (`remove_user_from_group`):
     // any word of the user's names them. What it acts on must be named where the user says
     // what to act on, not where (a fourteenth outsider round deleted the channel after

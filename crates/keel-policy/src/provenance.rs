@@ -2334,26 +2334,24 @@ const FILE_TEXT_KEYS: &[&str] = &[
 /// (`update_folder_settings {"public": false}`) takes away what others had, which a
 /// fourteenth outsider round did to a shared folder.
 fn makes_a_thing(tool: &str) -> bool {
-    let mut name = super::classify::words(tool);
-    if name.first().is_some_and(|f| f == "mcp") && name.len() > 2 {
-        name.drain(..2);
-    }
-    name.first().is_some_and(|verb| {
-        matches!(
-            verb.as_str(),
-            "create"
-                | "add"
-                | "new"
-                | "generate"
-                | "invite"
-                | "share"
-                | "issue"
-                | "upload"
-                | "make"
-                | "register"
-                | "provision"
-        )
-    })
+    super::authority::name_words(tool)
+        .first()
+        .is_some_and(|verb| {
+            matches!(
+                verb.as_str(),
+                "create"
+                    | "add"
+                    | "new"
+                    | "generate"
+                    | "invite"
+                    | "share"
+                    | "issue"
+                    | "upload"
+                    | "make"
+                    | "register"
+                    | "provision"
+            )
+        })
 }
 
 /// Whether a flag named `key`, turned off, only withholds from others a permission to the
@@ -3166,7 +3164,15 @@ pub fn check_provenance(
         };
         if let Some(kind) = missing.first()
             && (!missing.iter().all(by_the_name_alone)
-                || !super::authority::asks_for_the_tool(tool, &index.requested().said, &index.user))
+                // The user asked for this very tool: its verb opens a clause of theirs that
+                // names every other word of its name ("pause the geofence alerts" for
+                // `pause_geofence_alerts`, whose name implies a safeguard turned off).
+                || !super::authority::asks_with_its_verb(
+                    tool,
+                    &index.requested().said,
+                    &index.user,
+                    &[],
+                ))
         {
             tainted.push(format!(
                 "{tool} would {}, and nothing you wrote asks for that",

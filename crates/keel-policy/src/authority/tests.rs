@@ -1728,8 +1728,8 @@ fn a_request_by_the_tools_own_verb_asks_for_a_change() {
 /// do not.
 #[test]
 fn a_tool_asked_for_by_its_whole_name_is_asked_for() {
-    use super::{asks_for_the_tool, said_words};
-    let ask = |tool: &str, user: &str| asks_for_the_tool(tool, &said_words([user]), &[user]);
+    use super::{asks_with_its_verb, said_words};
+    let ask = |tool: &str, user: &str| asks_with_its_verb(tool, &said_words([user]), &[user], &[]);
     assert!(ask(
         "pause_notifications",
         "Have a look at my inbox and tell me what's in it, then pause the notifications; I'm getting too many."
