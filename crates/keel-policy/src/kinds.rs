@@ -394,6 +394,16 @@ pub(crate) fn is_form_of(word: &str, stem: &str) -> bool {
     if matches!((stem, word), ("factor", "factory" | "factories")) {
         return false;
     }
+    // A noun or verb ending in a consonant and "y" makes its forms with "ie": "policies" of
+    // `policy`, "copied" of `copy`.
+    if let Some(base) = stem.strip_suffix('y')
+        && base.len() >= 2
+        && !base.ends_with(['a', 'e', 'i', 'o', 'u'])
+        && let Some(rest) = word.strip_prefix(base)
+        && matches!(rest, "ies" | "ied")
+    {
+        return true;
+    }
     let Some(rest) = word.strip_prefix(stem.trim_end_matches('e')) else {
         return irregular(word, stem);
     };

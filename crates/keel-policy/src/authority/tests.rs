@@ -570,6 +570,11 @@ fn a_change_no_kind_names_needs_the_user_to_name_what_it_changes() {
     assert_eq!(unnamed_subject("star_repo", &said), Vec::<String>::new());
     let said = said_words(["Start the build."]);
     assert_eq!(unnamed_subject("star_repo", &said), ["star", "repo"]);
+    // A plural made with "ies" names its noun (a fifth held-out set's user); "-ys" nouns and
+    // words that only start alike do not.
+    let said = said_words(["Change the mailing address on the home and auto policies."]);
+    assert!(unnamed_subject("change_policy", &said).is_empty());
+    assert_eq!(unnamed_subject("change_polish", &said), ["polish"]);
     // A name of generic verbs alone says nothing more.
     assert!(unnamed_subject("update", &said).is_empty());
     // A file name counts as naming a file; an argument's key names nothing (a sixth round
@@ -1289,6 +1294,11 @@ fn particles_repeats_reasons_and_conditions_ask_as_people_mean_them() {
     // Taking someone out of a group removes only their membership, which asks by its own
     // word; a deletion is asked for by none (a fifteenth outsider round deleted the group).
     assert!(!asked("Take her out of the Marketing group.").contains(&Delete));
+    assert!(
+        asked("My brother asked to come off the policy. Take him off as a beneficiary.")
+            .contains(&Delete)
+    );
+    assert!(!asked("Take the milk off the groceries list.").contains(&Delete));
     assert!(asked("The dog walker is outside. Let him in.").contains(&Access));
     assert!(asked("Resend Kestrel's overdue invoice to their accounts address.").contains(&Send));
     assert!(asked("Void the duplicate invoice.").contains(&Delete));
@@ -1744,5 +1754,18 @@ fn a_tool_asked_for_by_its_whole_name_is_asked_for() {
         "Mark all my DMs read, then read e-mail 12."
     ));
     assert!(!ask("pause_alarm", "Pause the geofence alerts."));
+    // What follows ", so" is a request of its own, unless it says what for.
+    assert!(ask(
+        "pause_geofence_alerts",
+        "We're running all the trucks through the yard for inspections this afternoon, so pause the geofence alerts."
+    ));
+    assert!(!ask(
+        "pause_geofence_alerts",
+        "The trucks are in the yard, so that the drivers can pause the geofence alerts."
+    ));
+    assert!(!ask(
+        "pause_geofence_alerts",
+        "If the trucks are in the yard, so be it; tell me when the geofence alerts pause."
+    ));
     assert!(!ask("send_money", "Send the report to Bob."));
 }
