@@ -433,6 +433,73 @@ fn key_acts(key: &str, value: &Value) -> bool {
     leads || sends_to || desired || words.iter().any(|w| always(w))
 }
 
+/// Words of a key whose value answers someone: a reply to an invitation, a request for
+/// money or access, a sign-in to approve (`{"response": "accept"}`, `{"rsvp": "yes"}`,
+/// `{"decision": "grant"}`). A nineteenth outsider round answered them through tools named
+/// for looking (`get_payment_request`, `view_login_attempt`).
+const REPLY_KEYS: &[&str] = &[
+    "response",
+    "respond",
+    "reply",
+    "rsvp",
+    "decision",
+    "answer",
+    "verdict",
+    "resolution",
+    "outcome",
+];
+
+/// Words of a key that, set on, give consent: `{"agree": true}` to a vendor's terms, `{"accept":
+/// "yes"}`.
+const CONSENT_KEYS: &[&str] = &[
+    "agree",
+    "accept",
+    "consent",
+    "approve",
+    "authorize",
+    "authorise",
+    "allow",
+    "grant",
+];
+
+/// Whether a value under `key` answers someone ([`REPLY_KEYS`]) or gives consent
+/// ([`CONSENT_KEYS`]). Leaving the answer open (`"none"`, `"pending"`) answers nothing, and
+/// a state in the past (`"accepted"`, `"declined"`) is what a lookup filters by.
+fn answers(key: &str, value: &Value) -> bool {
+    let words = super::classify::words(key);
+    // (`answer_id`, `response_time` name an answer, not give one.)
+    let reply = words.iter().any(|w| REPLY_KEYS.contains(&w.as_str()))
+        && !words.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "id" | "ids" | "number" | "date" | "time" | "type" | "count" | "code" | "format"
+            )
+        });
+    let consent = words.iter().any(|w| CONSENT_KEYS.contains(&w.as_str()));
+    match value {
+        Value::Bool(b) => *b && (reply || consent),
+        Value::String(s) => {
+            let v = s.trim().to_ascii_lowercase();
+            if consent {
+                return matches!(
+                    v.as_str(),
+                    "yes" | "y" | "true" | "1" | "on" | "agree" | "accept"
+                );
+            }
+            reply
+                && !v.is_empty()
+                && !v.ends_with("ed")
+                && v.len() <= 20
+                && !v.contains(char::is_whitespace)
+                && !matches!(
+                    v.as_str(),
+                    "none" | "null" | "pending" | "open" | "unanswered" | "any" | "all"
+                )
+        }
+        _ => false,
+    }
+}
+
 /// Code a value hands to an interpreter that can reach the system: Python's `__import__`,
 /// `os.system`, `subprocess`, a template's `__globals__`, an `eval(`/`exec(`, or an option that
 /// writes a file (`--output=`). A calculator or a template renderer given one runs it.
@@ -573,6 +640,7 @@ fn acts(key: &str, v: &Value, reach: bool) -> bool {
             };
             (reach && (linked || hosted()))
                 || names_an_action(key, t)
+                || answers(key, v)
                 || key_acts(key, v)
                 || CODE_THAT_ACTS.as_ref().is_none_or(|re| re.is_match(s))
                 || SQL_WRITE.as_ref().is_none_or(|re| {
@@ -583,7 +651,7 @@ fn acts(key: &str, v: &Value, reach: bool) -> bool {
         }
         Value::Array(items) => key_acts(key, v) || items.iter().any(|i| acts(key, i, reach)),
         Value::Object(map) => map.iter().any(|(k, v)| acts(k, v, reach)),
-        other => key_acts(key, other),
+        other => key_acts(key, other) || answers(key, other),
     }
 }
 
@@ -765,6 +833,45 @@ mod tests {
 
     /// A fifth outsider round ran lookups whose arguments act: a verb under a key that says
     /// what happens, an action key turned on, a safe mode turned off, a thing opened to all.
+    /// A nineteenth outsider round answered requests through tools named for looking: a reply
+    /// under a key that answers, consent set on. A reply left open, a past state to filter
+    /// by, and a key that only names what is answered do not act.
+    #[test]
+    fn an_answer_in_a_lookups_arguments_acts() {
+        use super::{call_effect, changes_by_arguments};
+        use crate::classify::Effect;
+        for args in [
+            json!({"request_id": "PR-77", "response": "accept"}),
+            json!({"invite_id": "MI-55", "reply": "accept"}),
+            json!({"request_id": "PR-77", "response": "pay"}),
+            json!({"request_id": "SR-41", "decision": "grant"}),
+            json!({"attempt_id": "LG-5", "answer": "authorize"}),
+            json!({"request_id": "FR-66", "rsvp": "yes"}),
+            json!({"request_id": "FR-66", "rsvp": "no"}),
+            json!({"vendor": "QuickLoans", "agree": true}),
+            json!({"vendor": "QuickLoans", "accept_terms": "yes"}),
+        ] {
+            assert_eq!(
+                call_effect(Effect::ReadOnly, &args),
+                Effect::SideEffecting,
+                "{args}"
+            );
+            assert!(changes_by_arguments(&args), "{args}");
+        }
+        for args in [
+            json!({"invite_id": "MI-55", "reply": "none"}),
+            json!({"status": "pending", "response": "declined"}),
+            json!({"vendor": "QuickLoans", "agree": false}),
+            json!({"answer_id": "A-4"}),
+        ] {
+            assert_eq!(
+                call_effect(Effect::ReadOnly, &args),
+                Effect::ReadOnly,
+                "{args}"
+            );
+        }
+    }
+
     #[test]
     fn what_a_lookups_arguments_do_is_read() {
         use super::super::authority::ActionKind::*;

@@ -854,41 +854,292 @@ fn deferred(turn_words: &[String], clause: &[usize]) -> bool {
         })
 }
 
-/// Where the user gave a value to one action and the call gives it to another: "refund
-/// order 88410 and ship a replacement for order 88411" gives 88411 to the shipping, so
-/// `refund_order {"order_id": "88411"}` refunds what the user did not ask to refund (a
-/// seventeenth outsider round swapped the objects of two actions of one request this way).
+/// Why a value the user wrote is not given to the call that carries it
+/// ([`bound_to_another_action`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotGiven {
+    /// Given to another action: "refund order 88410 and ship a replacement for order 88411"
+    /// gives 88411 to the shipping. The other verb and the call's.
+    ToAnother { other: String, own: String },
+    /// Only mentioned, in a sentence that asks for nothing ("Did I already pay B-200?", "I
+    /// paid B-200 yesterday", "PR 96 is the risky one"), while the request for this action
+    /// names its own object of the same form ("Pay B-100 now"). The call's verb.
+    OnlyMentioned { own: String },
+    /// Excepted from the request: "pay all my open bills except B-200".
+    Excepted,
+    /// Corrected away: "refund order 88411, sorry, typo: 88410", "Pay bill B-200. Wrong
+    /// one, B-100."
+    Corrected,
+}
+
+/// Words that open a correction of what was just written ("88411, sorry, typo: 88410").
+const CORRECTING: &[&str] = &[
+    "sorry",
+    "typo",
+    "err",
+    "erm",
+    "um",
+    "umm",
+    "uh",
+    "correction",
+    "oops",
+    "rather",
+    "i mean",
+    "i meant",
+    "meant to say",
+    "make that",
+    "no wait",
+    "wait no",
+    "wrong one",
+    "wrong person",
+    "wrong",
+    "should be",
+    "not that one",
+];
+
+/// Words that except what follows them from a request: "pay all open bills except B-200".
+const EXCEPTING: &[&str] = &[
+    "except",
+    "excepting",
+    "excluding",
+    "minus",
+    "other than",
+    "apart from",
+    "aside from",
+    "leaving out",
+    "leave out",
+    "not including",
+    "with the exception of",
+    "save for",
+    "save",
+    "bar",
+];
+
+/// The form of a value, as a correction or a request repeats it: letters as `a`, digits as
+/// `9`, each run once (`B-200` and `BK-5521` are `a-9`, `88410` is `9`), or `@` for an
+/// address.
+fn value_form(token: &str) -> Option<String> {
+    let token = token.trim_matches(|c: char| !c.is_alphanumeric());
+    if token.contains('@') {
+        return Some("@".into());
+    }
+    if !token.chars().any(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let mut form = String::new();
+    for c in token.chars() {
+        let class = if c.is_ascii_digit() {
+            '9'
+        } else if c.is_alphabetic() {
+            'a'
+        } else {
+            c
+        };
+        if !form.ends_with(class) {
+            form.push(class);
+        }
+    }
+    Some(form)
+}
+
+/// Whether `text` holds a token of the form `form` ([`value_form`]).
+fn holds_form(text: &str, form: &str) -> bool {
+    text.split_whitespace()
+        .any(|t| value_form(t).as_deref() == Some(form))
+}
+
+/// Where a whole phrase of `phrases` first stands in `lower` (lowercase text), as the byte
+/// offset just past it.
+fn phrase_end(lower: &str, phrases: &[&str]) -> Option<usize> {
+    phrases
+        .iter()
+        .filter_map(|p| {
+            lower.match_indices(p).find_map(|(at, _)| {
+                let before = lower[..at].chars().next_back();
+                let after = lower[at + p.len()..].chars().next();
+                (before.is_none_or(|c| !c.is_alphanumeric())
+                    && after.is_none_or(|c| !c.is_alphanumeric()))
+                .then_some(at + p.len())
+            })
+        })
+        .min()
+}
+
+/// Whether the sentence corrects the value `value` (of form `form`) it writes: a correcting
+/// word after it, then another value of its form.
+fn corrected_within(sentence: &str, value: &str, form: &str) -> bool {
+    let lower = sentence.to_lowercase();
+    let Some(at) = lower.find(&value.to_lowercase()) else {
+        return false;
+    };
+    let after = &lower[at + value.len()..];
+    phrase_end(after, CORRECTING).is_some_and(|end| holds_form(&after[end..], form))
+}
+
+/// Whether a sentence opens by correcting the one before it and gives a value of the form
+/// `form` instead: "Wrong one, B-100", "Sorry, should be BK-5521", "Oops, wrong person: with
+/// ana@acme.com".
+fn opens_a_correction(sentence: &str, form: &str) -> bool {
+    let lower = sentence.trim_start().to_lowercase();
+    let opening = lower.get(..40.min(lower.len())).unwrap_or(&lower);
+    let starts = words(opening);
+    let interjections = starts
+        .iter()
+        .take_while(|w| {
+            matches!(
+                w.as_str(),
+                "oops"
+                    | "sorry"
+                    | "ah"
+                    | "oh"
+                    | "no"
+                    | "hmm"
+                    | "argh"
+                    | "ugh"
+                    | "wait"
+                    | "erm"
+                    | "err"
+                    | "um"
+                    | "uh"
+            )
+        })
+        .count();
+    let rest = starts[interjections..].join(" ");
+    (CORRECTING
+        .iter()
+        .any(|c| rest.starts_with(c) && rest[c.len()..].chars().next().is_none_or(|n| n == ' '))
+        || (interjections > 0
+            && starts.get(interjections).is_some_and(|_| {
+                lower
+                    .split_whitespace()
+                    .nth(interjections)
+                    .and_then(value_form)
+                    .as_deref()
+                    == Some(form)
+            })))
+        && holds_form(&lower, form)
+}
+
+/// Prepositions that name where an action acts: "to the care team", "from it".
+const PLACE_PREPOSITIONS: &[&str] = &["to", "from", "in", "into", "on", "onto", "off", "of"];
+
+/// Whether `clause` excepts `value` from its request: an [`EXCEPTING`] word, then the value
+/// within four words ("except B-200", "other than the porch light"; not "850 EUR minus the 50
+/// EUR I advanced to DE89…", which is a sum).
+fn excepts(clause: &str, value: &str) -> bool {
+    let lower = clause.to_lowercase();
+    let value = value.to_lowercase();
+    let mut from = 0;
+    while let Some(end) = phrase_end(&lower[from..], EXCEPTING) {
+        let after = &lower[from + end..];
+        // (Something is asked before the exception: "Save a draft reply to bob@acme.com"
+        // opens with a verb, and excepts nothing.)
+        let asked_before = words(&lower[..from + end])
+            .iter()
+            .rev()
+            .skip(1)
+            .any(|w| !CLAUSE_FILLERS.contains(&w.as_str()));
+        if asked_before
+            && let Some(at) = after.find(&value)
+            && after[..at].split_whitespace().count() <= 4
+        {
+            return true;
+        }
+        from += end;
+    }
+    false
+}
+
+/// Whether the word after a clause's first is a name or an id, which the first labels ("and
+/// patient P-4415 with Dr. Park at 14:00"): the first is then no verb.
+fn labels_a_value(clause: &str) -> bool {
+    let mut tokens = clause
+        .split_whitespace()
+        .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric() && c != '@'))
+        .filter(|t| !t.is_empty())
+        .skip_while(|t| CLAUSE_FILLERS.contains(&t.to_lowercase().as_str()));
+    tokens.next();
+    tokens.next().is_some_and(|t| {
+        t.chars().any(|c| c.is_ascii_digit()) || t.chars().next().is_some_and(char::is_uppercase)
+    })
+}
+
+/// Where the user gave a value to one action and the call gives it to another, or did not
+/// give it to any: "refund order 88410 and ship a replacement for order 88411" gives 88411 to
+/// the shipping, so `refund_order {"order_id": "88411"}` refunds what the user did not ask to
+/// refund (a seventeenth outsider round swapped the objects of two actions of one request
+/// this way); a nineteenth round gave the call a value the user excepted ("pay all my open
+/// bills except B-200"), corrected ("refund order 88411, sorry, typo: 88410") or only
+/// mentioned in a question or a statement ("Did I already pay B-200? Pay B-100 now.").
 /// Judged only where the user's words are plain about it: every clause that holds the value
 /// opens with another acting verb (not a looking one: "read e-mail 12 and reply to Bob" gives
-/// 12 to the reply), and a clause that opens with the call's own verb writes an object of its
-/// own (in "find invoice 1002 and pay it" the "it" is 1002).
-/// Returns the other verb and the call's.
+/// 12 to the reply), excepts it or corrects it, or stands in a sentence that asks for nothing
+/// while this action's request writes an object of the value's form; and a clause that opens
+/// with the call's own verb writes an object of its own (in "find invoice 1002 and pay it"
+/// the "it" is 1002). `identifier` says the value names a thing (not an amount or text).
 pub fn bound_to_another_action(
     value: &str,
     tool: &str,
     kinds: &[ActionKind],
     user: &[impl AsRef<str>],
-) -> Option<(String, String)> {
+    identifier: bool,
+) -> Option<NotGiven> {
     let needle = words(value);
     if needle.is_empty() {
         return None;
     }
+    let form = value_form(value).filter(|_| identifier && !value.contains(char::is_whitespace));
     let name = words(tool);
     // (The name's first word is its verb, whether keel knows it or not: `discharge_patient`.)
     let calls_verb = |w: &str| {
-        name.iter().enumerate().any(|(i, n)| {
-            n.len() > 2 && (i == 0 || is_any_verb(n)) && (is_form_of(w, n) || is_form_of(n, w))
-        }) || kinds.iter().any(|k| {
-            k.tool_verbs()
-                .iter()
-                .chain(k.request_stems())
-                .any(|v| is_form_of(w, v))
-        })
+        !w.ends_with("ing")
+            && (name.iter().enumerate().any(|(i, n)| {
+                n.len() > 2 && (i == 0 || is_any_verb(n)) && (is_form_of(w, n) || is_form_of(n, w))
+            }) || kinds.iter().any(|k| {
+                k.tool_verbs()
+                    .iter()
+                    .chain(k.request_stems())
+                    .any(|v| is_form_of(w, v))
+            }))
     };
     let mut others: Vec<String> = Vec::new();
     let mut own: Option<String> = None;
+    // Whether a request for this action writes an object of the value's form.
+    let mut own_of_form = false;
+    let mut mentioned = false;
+    let mut excepted = false;
+    let mut corrected = false;
+    let mut open_object = false;
+    let mut points_back = false;
+    let mut place_of_another = false;
     for turn in user {
-        for sentence in sentences(turn.as_ref()) {
+        let turn_sentences: Vec<&str> = sentences(turn.as_ref()).collect();
+        for (at, sentence) in turn_sentences.iter().enumerate() {
+            let sentence_words = words(sentence);
+            let sentence_holds = sentence_words
+                .windows(needle.len())
+                .any(|win| win == needle.as_slice());
+            if let Some(form) = &form
+                && sentence_holds
+                && (corrected_within(sentence, value, form)
+                    || turn_sentences
+                        .get(at + 1)
+                        .is_some_and(|next| opens_a_correction(next, form)))
+            {
+                corrected = true;
+                continue;
+            }
+            // A correction's own values are the request's.
+            if sentence_holds
+                && at > 0
+                && form
+                    .as_ref()
+                    .is_some_and(|form| opens_a_correction(sentence, form))
+            {
+                return None;
+            }
+            let mut asks_here = false;
+            let mut mentioned_here = false;
             for (n, clause) in clauses(sentence).into_iter().enumerate() {
                 let w = words(clause);
                 let start = w
@@ -896,7 +1147,31 @@ pub fn bound_to_another_action(
                     .position(|x| !CLAUSE_FILLERS.contains(&x.as_str()))
                     .unwrap_or(w.len());
                 let Some(head) = w.get(start) else { continue };
-                let holds = w.windows(needle.len()).any(|win| win == needle.as_slice());
+                let at_value = w
+                    .windows(needle.len())
+                    .position(|win| win == needle.as_slice());
+                let holds = at_value.is_some();
+                // The value names the place an action acts in ("add Dr. Lee to patient
+                // P-4410's care team"), which another action may share ("and remove Dr. Park
+                // from it").
+                let names_a_place = at_value.is_some_and(|at| {
+                    (at.saturating_sub(2)..at).any(|k| PLACE_PREPOSITIONS.contains(&w[k].as_str()))
+                });
+                // "but 55211" after "archive every resolved ticket": the clause excepts it.
+                if head == "but"
+                    && w.get(start + 1..).is_some_and(|rest| {
+                        rest.starts_with(&needle) || rest.first().is_some_and(|r| r == "not")
+                    })
+                    && holds
+                {
+                    excepted = true;
+                    continue;
+                }
+                // Excepted where it is written: "unlock every door except the front door".
+                if holds && excepts(clause, value) {
+                    excepted = true;
+                    continue;
+                }
                 // A generic verb may be any action's ("switch off the hallway light" for
                 // `set_light`): the value may be the call's, and no clause is the call's own.
                 // (But a making verb is no removal's: "add carol@acme.com to it and remove
@@ -906,6 +1181,7 @@ pub fn bound_to_another_action(
                         && kinds.contains(&ActionKind::Delete)
                         && CREATING_VERBS.contains(&head.as_str())
                     {
+                        place_of_another |= names_a_place;
                         others.push(head.clone());
                         continue;
                     }
@@ -921,10 +1197,22 @@ pub fn bound_to_another_action(
                         .char_indices()
                         .skip(1)
                         .any(|(_, c)| c.is_ascii_digit() || c == '@' || c.is_uppercase());
-                    if holds || !object {
+                    if holds {
                         return None;
                     }
+                    // (Its object may be a value named before: "find invoice 1002 and pay it".)
+                    if !object {
+                        open_object = true;
+                        continue;
+                    }
+                    // "… and remove Dr. Park from it": the place is one named before.
+                    points_back |= w.windows(2).any(|pair| {
+                        PLACE_PREPOSITIONS.contains(&pair[0].as_str())
+                            && matches!(pair[1].as_str(), "it" | "them" | "there")
+                    });
                     own.get_or_insert_with(|| head.clone());
+                    own_of_form |= form.as_ref().is_some_and(|form| holds_form(clause, form));
+                    asks_here = true;
                     continue;
                 }
                 if !holds {
@@ -956,6 +1244,9 @@ pub fn bound_to_another_action(
                             && !head.ends_with("ed")
                             && !matches!(head.as_str(), "said" | "told" | "paid" | "sent" | "went" | "got" | "made" | "gave" | "took" | "wrote" | "came" | "did" | "was" | "were" | "had" | "has" | "is" | "are")
                             && w.get(start + 1).is_some_and(|x| Some(x) != needle.first())
+                            // (Nor one before a name or an id: "and patient P-4415 with Dr.
+                            // Park".)
+                            && !labels_a_value(clause)
                             && !name.iter().any(|x| is_form_of(head, x) || is_form_of(x, head))
                             && head.chars().all(|c| c.is_ascii_lowercase())
                             && head.len() > 2
@@ -967,7 +1258,10 @@ pub fn bound_to_another_action(
                             && !PREPOSITIONS.contains(&head.as_str())
                             && !matches!(head.as_str(), "his" | "her" | "its" | "their" | "our" | "your" | "him" | "them" | "other" | "another" | "also" | "both"));
                 if !verb {
-                    return None;
+                    // No verb: the value is named, not acted on, unless the sentence asks
+                    // for this action too ("pay B-100 and B-200").
+                    mentioned_here = true;
+                    continue;
                 }
                 // A verb whose object points back carries on the action before it: "export
                 // the RSVPs and send them to the caterer" is one export.
@@ -979,12 +1273,26 @@ pub fn bound_to_another_action(
                 }) {
                     return None;
                 }
+                place_of_another |= names_a_place;
                 others.push(head.clone());
+            }
+            if mentioned_here {
+                if asks_here {
+                    return None;
+                }
+                mentioned = true;
             }
         }
     }
     match (others.first(), own) {
-        (Some(other), Some(own)) => Some((other.clone(), own)),
+        _ if corrected => Some(NotGiven::Corrected),
+        _ if excepted => Some(NotGiven::Excepted),
+        _ if open_object || (points_back && place_of_another) => None,
+        (Some(other), Some(own)) => Some(NotGiven::ToAnother {
+            other: other.clone(),
+            own,
+        }),
+        (_, Some(own)) if mentioned && own_of_form => Some(NotGiven::OnlyMentioned { own }),
         _ => None,
     }
 }
@@ -1469,6 +1777,11 @@ fn purpose_clause_at(sentence: &str) -> Option<usize> {
     None
 }
 
+/// Titles written with a stop before a name, which ends no sentence.
+const TITLES: &[&str] = &[
+    "Dr", "Mr", "Mrs", "Ms", "Mx", "Prof", "St", "Sr", "Jr", "Capt", "Lt",
+];
+
 /// `text` cut into sentences at `.`, `!`, `?`, `;`, their full-width forms and line breaks;
 /// each keeps its own end.
 fn sentences(text: &str) -> impl Iterator<Item = &str> {
@@ -1483,7 +1796,18 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
         while let Some((at, c)) = chars.next() {
             let stop = match c {
                 '\n' | '\u{3002}' | '\u{ff01}' | '\u{ff1f}' | '\u{ff1b}' => true,
-                '.' | '!' | '?' | ';' => chars.peek().is_none_or(|(_, n)| n.is_whitespace()),
+                // (Not the stop of a title: "with Dr. Park at 14:00".)
+                '.' => {
+                    chars.peek().is_none_or(|(_, n)| n.is_whitespace())
+                        && !TITLES.iter().any(|t| {
+                            rest[..at].ends_with(t)
+                                && rest[..at - t.len()]
+                                    .chars()
+                                    .next_back()
+                                    .is_none_or(|c| !c.is_alphanumeric())
+                        })
+                }
+                '!' | '?' | ';' => chars.peek().is_none_or(|(_, n)| n.is_whitespace()),
                 _ => false,
             };
             if stop {

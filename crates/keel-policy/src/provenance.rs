@@ -957,6 +957,92 @@ fn part_of_quantity(text: &str, start: usize, end: usize) -> bool {
         || (matches!(a1, Some('.' | ',')) && digit(a2))
 }
 
+/// Words that measure what a number before them counts: units of time, size and people.
+const UNITS: &[&str] = &[
+    "am", "pm", "a.m.", "p.m.", "h", "hr", "hrs", "hour", "hours", "min", "mins", "minute",
+    "minutes", "sec", "secs", "seconds", "day", "days", "week", "weeks", "month", "months", "year",
+    "years", "kb", "mb", "gb", "tb", "kib", "mib", "gib", "bytes", "people", "persons", "guests",
+    "adults", "children", "kids", "times", "percent", "kg", "km", "miles", "o'clock",
+];
+
+/// Words that describe what a count counts, between the two ("3 old drafts"), besides those
+/// ending like "oldest", "damaged", "bigger".
+const DESCRIBING: &[&str] = &[
+    "old",
+    "new",
+    "big",
+    "small",
+    "large",
+    "open",
+    "unread",
+    "recent",
+    "unpaid",
+    "paid",
+    "duplicate",
+    "more",
+    "other",
+    "same",
+    "last",
+    "first",
+    "spam",
+    "empty",
+];
+
+/// Whether `text` holds the number `number` as a whole token anywhere but as a count, a size,
+/// a time or a year: before a unit ("30 days", "9 am", "100 MB", "2 people"), before a plural
+/// noun up to two words on ("3 oldest drafts", "one of 12 duplicates"), or a year after a
+/// preposition ("from 2023").
+fn holds_as_other_than_count(text: &str, number: &str) -> bool {
+    let clean = |t: &str| {
+        t.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+            .to_lowercase()
+    };
+    text.match_indices(number).any(|(at, _)| {
+        let end = at + number.len();
+        if !user_holds_at(text, at, end) {
+            return false;
+        }
+        let after: Vec<String> = text[end..].split_whitespace().take(3).map(clean).collect();
+        // (A stop or a comma right after the number ends what it could count.)
+        let closed = text[end..].starts_with(['.', ',', ';', ':', '!', '?', ')']);
+        let next = |k: usize| after.get(k - 1).map(String::as_str).filter(|_| !closed);
+        let before_a_unit = next(1).is_some_and(|n| UNITS.contains(&n));
+        // "12 duplicates", or with one word that describes them: "3 oldest drafts", "5
+        // damaged items" (not "5521 once Legal signs off").
+        let counts_a_plural = (1..=2).any(|k| {
+            next(k).is_some_and(|n| {
+                n.len() > 3
+                    && n.ends_with('s')
+                    && !n.ends_with("ss")
+                    && !n.ends_with("us")
+                    && n.chars().all(char::is_alphabetic)
+            }) && (1..k).all(|j| {
+                next(j).is_some_and(|w| {
+                    ["est", "ed", "er"].iter().any(|e| w.ends_with(e)) || DESCRIBING.contains(&w)
+                })
+            })
+        });
+        let word_before = text[..at].split_whitespace().next_back().map(clean);
+        let a_year = number.len() == 4
+            && (number.starts_with("19") || number.starts_with("20"))
+            && word_before.as_deref().is_some_and(|w| {
+                matches!(
+                    w,
+                    "from"
+                        | "in"
+                        | "since"
+                        | "before"
+                        | "after"
+                        | "until"
+                        | "till"
+                        | "during"
+                        | "of"
+                )
+            });
+        !(before_a_unit || counts_a_plural || a_year)
+    })
+}
+
 /// Whether the user's words hold the value as whole tokens that are not part of a date or of
 /// a larger quantity.
 fn user_holds(finder: &memchr::memmem::Finder<'_>, text: &str) -> bool {
@@ -2704,21 +2790,51 @@ pub fn check_provenance(
                 ));
                 continue;
             }
+            // A number the user wrote as a count, a size, a time or a year is no record's id:
+            // "delete my 3 oldest drafts" deletes no draft 3, "older than 30 days" no e-mail 30
+            // (a nineteenth outsider round's).
+            Attribution::Grounded
+                if super::records::is_identifier_key(leaf.key)
+                    && leaf.needle.bytes().all(|b| b.is_ascii_digit())
+                    && !index
+                        .user
+                        .iter()
+                        .any(|u| holds_as_other_than_count(u, &leaf.needle)) =>
+            {
+                whole.insert(leaf.path.as_str());
+                tainted.push(format!(
+                    "argument \"{}\" of {tool} is {}, a number you wrote as a count, a size, a time or a year, not as the id of anything",
+                    leaf.path, leaf.needle
+                ));
+                continue;
+            }
             // The user's value, given to another of their actions: "refund order 88410 and
             // ship a replacement for order 88411" refunds no 88411 (a seventeenth outsider
             // round's).
             Attribution::Grounded
                 if settings.change_request
-                    && let Some((other, own)) = super::authority::bound_to_another_action(
+                    && let Some(not_given) = super::authority::bound_to_another_action(
                         &leaf.needle,
                         tool,
                         settings.action_kinds,
                         &index.user,
+                        !super::amounts::is_amount_key(leaf.key),
                     ) =>
             {
+                use super::authority::NotGiven;
                 whole.insert(leaf.path.as_str());
+                let why = match not_given {
+                    NotGiven::ToAnother { other, own } => {
+                        format!("which you asked to {other}, not to {own}")
+                    }
+                    NotGiven::OnlyMentioned { own } => format!(
+                        "which you only mentioned, in words that ask for nothing; what you asked to {own} is another"
+                    ),
+                    NotGiven::Excepted => "which you excepted from what you asked for".into(),
+                    NotGiven::Corrected => "which you corrected to another".into(),
+                };
                 tainted.push(format!(
-                    "argument \"{}\" of {tool} is {}, which you asked to {other}, not to {own}",
+                    "argument \"{}\" of {tool} is {}, {why}",
                     leaf.path, leaf.needle
                 ));
                 continue;

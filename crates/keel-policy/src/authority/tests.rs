@@ -1569,12 +1569,15 @@ fn what_the_user_calls_off_or_puts_off_asks_for_nothing_now() {
 fn a_value_given_to_one_action_is_not_anothers() {
     use super::ActionKind::{Close, Delete, Pay};
     let bound = |value: &str, tool: &str, kinds: &[super::ActionKind], user: &str| {
-        super::bound_to_another_action(value, tool, kinds, &[user])
+        super::bound_to_another_action(value, tool, kinds, &[user], true)
     };
     let user = "List my work, then refund order 88410 and ship a replacement for order 88411.";
     assert_eq!(
         bound("88411", "refund_order", &[Pay], user),
-        Some(("ship".to_string(), "refund".to_string()))
+        Some(super::NotGiven::ToAnother {
+            other: "ship".to_string(),
+            own: "refund".to_string()
+        })
     );
     assert_eq!(bound("88410", "refund_order", &[Pay], user), None);
     let user = "Pay invoice INV-1001 and dispute invoice INV-1002 as overbilled.";
@@ -1641,6 +1644,164 @@ fn a_value_given_to_one_action_is_not_anothers() {
     ] {
         assert_eq!(bound(value, tool, kinds, user), None, "{user}");
     }
+}
+
+/// A value the user excepted, corrected away or only mentioned in words that ask for nothing
+/// is not given to the action they asked for (a nineteenth outsider round's), while the value
+/// they asked for, a correction's new value, a request in a question's form, a value named
+/// before a request that points back to it, and an amount still go to the call.
+#[test]
+fn a_value_excepted_corrected_or_only_mentioned_is_not_given() {
+    use super::ActionKind::{Delete, Pay, Share};
+    use super::NotGiven::{Corrected, Excepted, OnlyMentioned};
+    let bound = |value: &str, tool: &str, kinds: &[super::ActionKind], user: &str| {
+        super::bound_to_another_action(value, tool, kinds, &[user], true)
+    };
+    for user in [
+        "Pay all my open bills except B-200.",
+        "Pay every open bill other than B-200.",
+        "Pay all open bills, excluding B-200.",
+        "Pay all open bills except for B-200, which I'm disputing.",
+    ] {
+        assert_eq!(
+            bound("B-200", "pay_bill", &[Pay], user),
+            Some(Excepted),
+            "{user}"
+        );
+    }
+    assert_eq!(
+        bound(
+            "55211",
+            "archive_ticket",
+            &[Delete],
+            "Archive every resolved ticket but 55211."
+        ),
+        Some(Excepted)
+    );
+    for (value, tool, user) in [
+        ("B-200", "pay_bill", "Pay all open bills save B-200."),
+        (
+            "front door",
+            "unlock_door",
+            "The cleaners are coming: unlock every door except the front door.",
+        ),
+        (
+            "porch light",
+            "turn_off_light",
+            "Turn off all the lights except the porch light.",
+        ),
+    ] {
+        assert_eq!(bound(value, tool, &[], user), Some(Excepted), "{user}");
+    }
+    for (value, user) in [
+        ("88411", "Refund order 88411, sorry, typo: 88410."),
+        ("BK-5522", "Cancel booking BK-5522 (correction: BK-5521)."),
+        ("4471", "Delete file 4471 - I mean 4470."),
+        ("db-1", "Restart db-1, err, web-1 I meant."),
+        ("B-200", "Pay bill B-200. Wrong one, B-100."),
+        ("BK-5522", "Cancel BK-5522. Sorry, should be BK-5521."),
+        (
+            "bob@acme.com",
+            "Share file 4470 with bob@acme.com. Oops, wrong person: with ana@acme.com.",
+        ),
+    ] {
+        assert_eq!(
+            bound(value, "act", &[Pay, Delete, Share], user),
+            Some(Corrected),
+            "{user}"
+        );
+    }
+    for (value, user) in [
+        ("B-200", "Did I already pay B-200? Pay B-100 now."),
+        ("B-200", "I paid B-200 yesterday by card. Pay B-100."),
+        ("B-200", "Pay B-100. B-200 is disputed."),
+        ("B-200", "Pay B-100; B-200 can wait."),
+        (
+            "88411",
+            "Refunding order 88411 would be a mistake, it's under investigation. Refund order 88410.",
+        ),
+        (
+            "88411",
+            "According to the fraud team, order 88411 is a chargeback scam. Refund order 88410.",
+        ),
+    ] {
+        assert!(
+            matches!(
+                bound(value, "pay_bill", &[Pay], user),
+                Some(OnlyMentioned { .. } | Excepted)
+            ),
+            "{user}"
+        );
+    }
+    // What still goes to the call.
+    for (value, user) in [
+        ("B-100", "Pay all my open bills except B-200."),
+        ("88410", "Refund order 88411, sorry, typo: 88410."),
+        ("B-100", "Pay bill B-200. Wrong one, B-100."),
+        (
+            "ana@acme.com",
+            "Share file 4470 with bob@acme.com. Oops, wrong person: with ana@acme.com.",
+        ),
+        (
+            "4470",
+            "Share file 4470 with bob@acme.com. Oops, wrong person: with ana@acme.com.",
+        ),
+        ("B-200", "Can you pay B-200? And pay B-100 too."),
+        ("B-200", "Pay B-100 and B-200."),
+        (
+            "bob@acme.com",
+            "Save a draft reply to bob@acme.com saying we received it.",
+        ),
+        (
+            "CLM-58120",
+            "My roof claim CLM-58120 got approved. Pay it out to account 1.",
+        ),
+        (
+            "INV-2207",
+            "Invoice INV-2207 from Acme is due. Pay it to DE89370400440532013000.",
+        ),
+    ] {
+        assert_eq!(
+            bound(value, "pay_bill", &[Pay, Share], user),
+            None,
+            "{user}"
+        );
+    }
+    // A name after a label is no verb's object; a place both actions share; a sum less
+    // another is no exception.
+    for (value, tool, kinds, user) in [
+        (
+            "Dr. Park",
+            "book_appointment",
+            &[super::ActionKind::Book][..],
+            "Check free slots and book patient P-4410 with Dr. Lee at 09:00 and patient P-4415 with Dr. Park at 14:00.",
+        ),
+        (
+            "P-4410",
+            "remove_care_team",
+            &[Delete],
+            "List my work, then add Dr. Lee to patient P-4410's care team and remove Dr. Park from it.",
+        ),
+        (
+            "DE89370400440532013000",
+            "send_money",
+            &[Pay],
+            "Read my inbox and pay my 850 EUR rent minus the 50 EUR I advanced to DE89370400440532013000.",
+        ),
+    ] {
+        assert_eq!(bound(value, tool, kinds, user), None, "{user}");
+    }
+    // An amount the user wrote in a statement is theirs to pay.
+    assert_eq!(
+        super::bound_to_another_action(
+            "800",
+            "send_money",
+            &[Pay],
+            &["The rent is 800 EUR. Pay 800 EUR to DE89370400440532013000 and 35 EUR to B-1."],
+            false
+        ),
+        None
+    );
 }
 
 /// A change no kind names needs its own verb among the user's asking words, once the thing it
