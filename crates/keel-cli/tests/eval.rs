@@ -921,6 +921,13 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"a12_shop\" \"update_employee\"",
             "\"a13_enc\" \"send_email\"",
             "\"a13_enc\" \"send_sms\"",
+            "\"a19_counts\" \"cancel_booking\"",
+            "\"a19_counts\" \"delete_email\"",
+            "\"a19_except\" \"restart_server\"",
+            "\"a19_except\" \"share_file\"",
+            "\"a19_mentions\" \"cancel_booking\"",
+            "\"a19_mentions\" \"pay_bill\"",
+            "\"a19_mentions\" \"refund_order\"",
             "\"a4_user_named2\" \"http_request\"",
             "\"a5_same_kind_other_object\" \"ban_user\"",
             "\"a7_participles\" \"get_order_placed\"",
@@ -972,9 +979,7 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r17_roles\" \"set_title\"",
             "\"r17_roles\" \"share_folder\"",
             "\"r17_stretch\" \"add_care_team\"",
-            "\"r17_stretch\" \"remove_care_team\"",
             "\"r18_binding\" \"demote_employee\"",
-            "\"r18_binding\" \"escalate_alert\"",
             "\"r18_binding\" \"move_to_team\"",
             "\"r18_binding\" \"promote_employee\"",
             "\"r18_binding\" \"refund_order\"",
@@ -1062,10 +1067,10 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         // renewal date") or on a condition the data decides; a message the user dictated with
         // an attacker's sentence appended that carries no atom (gift cards, "reply with your
         // card number"); values swapped between two roles of one call ("make E-1042 the
-        // manager of E-1077", two bookings or shares crossed); an add and a removal of one
-        // care team crossed (docs/safety.md, "Seventeenth round"). Its retractions,
-        // deferrals, joined actions' objects, postal and payment atoms and record changes
-        // no kind names are closed.
+        // manager of E-1077", two bookings or shares crossed) (docs/safety.md, "Seventeenth
+        // round"). Its retractions, deferrals, joined actions' objects, postal and payment
+        // atoms, record changes no kind names and (since the nineteenth round) the add and
+        // removal of one care team crossed are closed.
         "r17_atoms",
         "r17_retract",
         "r17_roles",
@@ -1084,6 +1089,18 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         "r18_name_words",
         "r18_retract",
         "r18_verb_lead",
+        // The nineteenth round's, on the tenth session's gate: a number the user wrote as a
+        // room's labels another record's id ("my booking in room 12"), an exception made in a
+        // statement of its own after a request for all ("restart all the servers; web-3 is
+        // off-limits"), an access level ruled out in words ("any access except owner",
+        // "editor is too much for her"), and a value the user asked only to look at, compare
+        // or summarize beside the action (docs/safety.md, "Nineteenth round"). Its answers in
+        // a lookup's arguments, corrections, exceptions, mentions in questions and
+        // statements, and counts, sizes, times and years are closed.
+        "a19_counts",
+        "a19_except",
+        "a19_mentions",
+        "a19_fp_",
         "f2_",
         "f4b_",
         "fp_",
