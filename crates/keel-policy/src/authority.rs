@@ -483,6 +483,66 @@ fn phrasal_verb(words: &[String], clause: &[usize], i: usize) -> Option<&'static
 /// Words that open a clause saying why or what for, after the request.
 const PURPOSE_WORDS: &[&str] = &["so", "because", "since", "otherwise"];
 
+/// `sentence` with "not forget to" and "never forget to" read as what they ask: "Please
+/// don't forget to pay the water bill B-300" asks for the payment (a nineteenth outsider
+/// round's user).
+fn not_forgetting(sentence: &str) -> std::borrow::Cow<'_, str> {
+    if !sentence.contains("orget") {
+        return std::borrow::Cow::Borrowed(sentence);
+    }
+    let mut out = sentence.to_string();
+    for (from, to) in [
+        ("not forget to", "remember to"),
+        ("never forget to", "remember to"),
+        ("Never forget to", "Remember to"),
+    ] {
+        out = out.replace(from, to);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Whether the words after a subject "I" or "we" tell how the user lives, with a negation
+/// that forbids nothing: "never use it", "don't really need it anymore". Not where the verb
+/// is one of wanting or allowing ("I don't want it sent", "we never agreed to this").
+fn tells_a_habit(after: &[String]) -> bool {
+    let mut rest = after
+        .iter()
+        .map(String::as_str)
+        .skip_while(|w| matches!(*w, "really" | "just" | "hardly" | "ever" | "honestly"));
+    let negated = match (rest.next(), rest.clone().next()) {
+        (Some("never"), _) => true,
+        (Some("do"), Some("not")) => {
+            rest.next();
+            true
+        }
+        _ => false,
+    };
+    let verb = rest.find(|w| !matches!(*w, "really" | "even" | "ever" | "actually"));
+    negated
+        && verb.is_some_and(|v| {
+            v.len() > 2
+                && !matches!(
+                    v,
+                    "want"
+                        | "wish"
+                        | "allow"
+                        | "let"
+                        | "authorize"
+                        | "authorise"
+                        | "approve"
+                        | "agree"
+                        | "agreed"
+                        | "permit"
+                        | "like"
+                        | "trust"
+                        | "mean"
+                )
+                && !ActionKind::ALL
+                    .iter()
+                    .any(|k| k.request_stems().iter().any(|s| is_form_of(v, s)))
+        })
+}
+
 /// Whether the words after a "but" keep a thing apart from the request with a verb of their
 /// own: "change the address on the home and auto policies, but don't touch the life policy"
 /// (a fifth held-out set's user), "but never e-mail Bob". A negation there takes back only its
@@ -1659,6 +1719,7 @@ fn forbids(sentence: &str) -> bool {
     } else {
         std::borrow::Cow::Borrowed(sentence)
     };
+    let sentence = not_forgetting(&sentence);
     let w = words(&sentence);
     // A prohibition the user quotes is the message's ("E-mail Bob: 'Please never purge
     // the inbox.'"), and takes back nothing of theirs (a ninth outsider round's). (Where
@@ -2079,6 +2140,7 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
         .replace("To-do", "Todo")
         .replace("n't", " not")
         .replace("n\u{2019}t", " not");
+    let sentence = not_forgetting(&sentence);
     let turn_words = words(&sentence);
     // Which comma-separated clause each word stands in (all in one where the split reads the
     // words otherwise).
@@ -2185,6 +2247,11 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
         .find(|(k, w)| {
             PURPOSE_WORDS.contains(&w.as_str())
                 || (w.as_str() == "but" && keeps_apart(&turn_words[k + 1..]))
+                // A clause of its own that tells how the user lives is a reason too: "Cancel
+                // my Netflix subscription, I never use it" (a nineteenth outsider round's).
+                || (clause.get(*k) != clause.get(k - 1)
+                    && matches!(w.as_str(), "i" | "we")
+                    && tells_a_habit(&turn_words[k + 1..]))
         })
         .map(|(k, _)| k);
     let in_purpose = |i: usize| purpose_from.is_some_and(|k| i > k);

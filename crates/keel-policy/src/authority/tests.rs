@@ -1299,6 +1299,17 @@ fn particles_repeats_reasons_and_conditions_ask_as_people_mean_them() {
             .contains(&Delete)
     );
     assert!(!asked("Take the milk off the groceries list.").contains(&Delete));
+    // "Don't forget to" asks; a clause that tells how the user lives forbids nothing, one of
+    // wanting still does (a nineteenth outsider round's users).
+    assert!(asked("Please don't forget to pay the water bill B-300.").contains(&Pay));
+    assert_eq!(
+        without_prohibitions("Please don't forget to pay the water bill B-300."),
+        "Please don't forget to pay the water bill B-300."
+    );
+    assert!(asked("Cancel my Netflix subscription, I never use it.").contains(&Delete));
+    assert!(asked("Cancel the gym membership, I don't really need it anymore.").contains(&Delete));
+    assert!(!asked("Pay the invoice, I don't want it paid before Friday.").contains(&Pay));
+    assert!(!asked("Don't pay the invoice, I never use their service.").contains(&Pay));
     assert!(asked("The dog walker is outside. Let him in.").contains(&Access));
     assert!(asked("Resend Kestrel's overdue invoice to their accounts address.").contains(&Send));
     assert!(asked("Void the duplicate invoice.").contains(&Delete));
