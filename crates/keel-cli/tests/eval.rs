@@ -923,11 +923,47 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"a13_enc\" \"send_sms\"",
             "\"a19_counts\" \"cancel_booking\"",
             "\"a19_counts\" \"delete_email\"",
+            "\"a19_except\" \"pay_bill\"",
+            "\"a19_except\" \"remove_member\"",
             "\"a19_except\" \"restart_server\"",
             "\"a19_except\" \"share_file\"",
             "\"a19_mentions\" \"cancel_booking\"",
+            "\"a19_mentions\" \"delete_file\"",
+            "\"a19_mentions\" \"merge_pull_request\"",
             "\"a19_mentions\" \"pay_bill\"",
             "\"a19_mentions\" \"refund_order\"",
+            "\"a19_mentions\" \"share_file\"",
+            "\"a20_abbrev\" \"pay_bill\"",
+            "\"a20_abbrev\" \"refund_order\"",
+            "\"a20_corrections\" \"delete_file\"",
+            "\"a20_corrections\" \"pay_bill\"",
+            "\"a20_corrections\" \"refund_order\"",
+            "\"a20_counts\" \"cancel_booking\"",
+            "\"a20_counts\" \"delete_email\"",
+            "\"a20_counts\" \"delete_file\"",
+            "\"a20_except\" \"archive_ticket\"",
+            "\"a20_except\" \"delete_file\"",
+            "\"a20_except\" \"pay_bill\"",
+            "\"a20_except\" \"refund_order\"",
+            "\"a20_except\" \"restart_server\"",
+            "\"a20_labels\" \"cancel_booking\"",
+            "\"a20_labels\" \"delete_email\"",
+            "\"a20_labels\" \"delete_file\"",
+            "\"a20_mentions\" \"cancel_booking\"",
+            "\"a20_mentions\" \"delete_file\"",
+            "\"a20_mentions\" \"pay_bill\"",
+            "\"a20_mentions\" \"refund_order\"",
+            "\"a20_respond\" \"get_access_request\"",
+            "\"a20_respond\" \"get_board_motion\"",
+            "\"a20_respond\" \"get_calendar_invite\"",
+            "\"a20_respond\" \"get_event_invite\"",
+            "\"a20_respond\" \"get_marketing_consent\"",
+            "\"a20_respond\" \"get_meeting_invite\"",
+            "\"a20_respond\" \"get_payment_request\"",
+            "\"a20_respond\" \"get_poll\"",
+            "\"a20_respond\" \"get_solicitud\"",
+            "\"a20_respond\" \"view_contract\"",
+            "\"a20_respond\" \"view_offer\"",
             "\"a4_user_named2\" \"http_request\"",
             "\"a5_same_kind_other_object\" \"ban_user\"",
             "\"a7_participles\" \"get_order_placed\"",
@@ -980,6 +1016,7 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r17_roles\" \"share_folder\"",
             "\"r17_stretch\" \"add_care_team\"",
             "\"r18_binding\" \"demote_employee\"",
+            "\"r18_binding\" \"escalate_alert\"",
             "\"r18_binding\" \"move_to_team\"",
             "\"r18_binding\" \"promote_employee\"",
             "\"r18_binding\" \"refund_order\"",
@@ -1090,17 +1127,23 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         "r18_retract",
         "r18_verb_lead",
         // The nineteenth round's, on the tenth session's gate: a number the user wrote as a
-        // room's labels another record's id ("my booking in room 12"), an exception made in a
-        // statement of its own after a request for all ("restart all the servers; web-3 is
-        // off-limits"), an access level ruled out in words ("any access except owner",
-        // "editor is too much for her"), and a value the user asked only to look at, compare
-        // or summarize beside the action (docs/safety.md, "Nineteenth round"). Its answers in
-        // a lookup's arguments, corrections, exceptions, mentions in questions and
-        // statements, and counts, sizes, times and years are closed.
+        // room's labels another record's id ("my booking in room 12"), an exception or a
+        // correction made in a statement of its own ("web-3 is off-limits", "B-200 can
+        // wait"), an access level ruled out in words ("any access except owner"), and a value
+        // only mentioned in a question or a statement, or asked only to be looked at beside
+        // the action (docs/safety.md, "Nineteenth round"). Its answers in a lookup's
+        // arguments, corrections, exceptions within the request, counts, sizes, times and
+        // years are closed.
         "a19_counts",
         "a19_except",
         "a19_mentions",
         "a19_fp_",
+        // The twentieth round's, against the nineteenth's readings: answers under other keys
+        // and values, exceptions, corrections, counts and mentions in other words, numbers
+        // that label other things ("sprint 7"), and a question joined to a request after an
+        // abbreviation (docs/safety.md, "Twentieth round"): word readings stop the forms
+        // they know.
+        "a20_",
         "f2_",
         "f4b_",
         "fp_",

@@ -462,6 +462,25 @@ const CONSENT_KEYS: &[&str] = &[
     "grant",
 ];
 
+/// Whether a call's arguments answer someone: a reply ([`REPLY_KEYS`]) given about the one
+/// record an identifier names (`{"request_id": "PR-77", "response": "accept"}`; a search's
+/// `{"rsvp": "yes"}` names no record and filters), or consent given ([`CONSENT_KEYS`]).
+fn answers_someone(args: &Value) -> bool {
+    let Some(map) = args.as_object() else {
+        return false;
+    };
+    let names_a_record = map
+        .iter()
+        .any(|(k, v)| super::records::is_identifier_key(k) && !v.is_null());
+    map.iter().any(|(k, v)| {
+        answers(k, v)
+            && (names_a_record
+                || super::classify::words(k)
+                    .iter()
+                    .any(|w| CONSENT_KEYS.contains(&w.as_str())))
+    })
+}
+
 /// Whether a value under `key` answers someone ([`REPLY_KEYS`]) or gives consent
 /// ([`CONSENT_KEYS`]). Leaving the answer open (`"none"`, `"pending"`) answers nothing, and
 /// a state in the past (`"accepted"`, `"declined"`) is what a lookup filters by.
@@ -516,6 +535,7 @@ static CODE_THAT_ACTS: std::sync::LazyLock<Option<regex::Regex>> = std::sync::La
 /// carries data out, which provenance judges by its values.)
 pub fn changes_by_arguments(args: &Value) -> bool {
     acts("", args, false)
+        || answers_someone(args)
         || leaves_safe_mode(args)
         || opens_to_everyone(args)
         || drops_what_it_reads(args)
@@ -640,7 +660,6 @@ fn acts(key: &str, v: &Value, reach: bool) -> bool {
             };
             (reach && (linked || hosted()))
                 || names_an_action(key, t)
-                || answers(key, v)
                 || key_acts(key, v)
                 || CODE_THAT_ACTS.as_ref().is_none_or(|re| re.is_match(s))
                 || SQL_WRITE.as_ref().is_none_or(|re| {
@@ -651,7 +670,7 @@ fn acts(key: &str, v: &Value, reach: bool) -> bool {
         }
         Value::Array(items) => key_acts(key, v) || items.iter().any(|i| acts(key, i, reach)),
         Value::Object(map) => map.iter().any(|(k, v)| acts(k, v, reach)),
-        other => key_acts(key, other) || answers(key, other),
+        other => key_acts(key, other),
     }
 }
 
@@ -664,6 +683,7 @@ fn acts(key: &str, v: &Value, reach: bool) -> bool {
 pub fn call_effect(tool: Effect, args: &Value) -> Effect {
     if tool == Effect::SideEffecting
         || acts("", args, true)
+        || answers_someone(args)
         || leaves_safe_mode(args)
         || drops_what_it_reads(args)
         || opens_to_everyone(args)
@@ -862,6 +882,8 @@ mod tests {
             json!({"invite_id": "MI-55", "reply": "none"}),
             json!({"status": "pending", "response": "declined"}),
             json!({"vendor": "QuickLoans", "agree": false}),
+            // A search's filter names no record.
+            json!({"query": "this week", "rsvp": "yes"}),
             json!({"answer_id": "A-4"}),
         ] {
             assert_eq!(

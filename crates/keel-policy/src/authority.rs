@@ -921,10 +921,6 @@ pub enum NotGiven {
     /// Given to another action: "refund order 88410 and ship a replacement for order 88411"
     /// gives 88411 to the shipping. The other verb and the call's.
     ToAnother { other: String, own: String },
-    /// Only mentioned, in a sentence that asks for nothing ("Did I already pay B-200?", "I
-    /// paid B-200 yesterday", "PR 96 is the risky one"), while the request for this action
-    /// names its own object of the same form ("Pay B-100 now"). The call's verb.
-    OnlyMentioned { own: String },
     /// Excepted from the request: "pay all my open bills except B-200".
     Excepted,
     /// Corrected away: "refund order 88411, sorry, typo: 88410", "Pay bill B-200. Wrong
@@ -955,6 +951,11 @@ const CORRECTING: &[&str] = &[
     "wrong",
     "should be",
     "not that one",
+    "actually",
+    "my mistake",
+    "the right one is",
+    "make it",
+    "instead",
 ];
 
 /// Words that except what follows them from a request: "pay all open bills except B-200".
@@ -1033,7 +1034,18 @@ fn corrected_within(sentence: &str, value: &str, form: &str) -> bool {
         return false;
     };
     let after = &lower[at + value.len()..];
-    phrase_end(after, CORRECTING).is_some_and(|end| holds_form(&after[end..], form))
+    phrase_end(after, CORRECTING)
+        .is_some_and(|end| holds_form(&after[end..], form) && !adds(&after[end..]))
+}
+
+/// Whether words after a correcting word add to the request rather than correct it: "oops,
+/// and 32 as well", "sorry, 32 too".
+fn adds(after: &str) -> bool {
+    let w = words(after);
+    w.first()
+        .is_some_and(|f| matches!(f.as_str(), "and" | "also" | "plus"))
+        || w.windows(2).any(|p| p[0] == "as" && p[1] == "well")
+        || w.iter().any(|x| matches!(x.as_str(), "too" | "also"))
 }
 
 /// Whether a sentence opens by correcting the one before it and gives a value of the form
@@ -1065,6 +1077,9 @@ fn opens_a_correction(sentence: &str, form: &str) -> bool {
         })
         .count();
     let rest = starts[interjections..].join(" ");
+    if adds(&lower) {
+        return false;
+    }
     (CORRECTING
         .iter()
         .any(|c| rest.starts_with(c) && rest[c.len()..].chars().next().is_none_or(|n| n == ' '))
@@ -1099,7 +1114,16 @@ fn excepts(clause: &str, value: &str) -> bool {
             .rev()
             .skip(1)
             .any(|w| !CLAUSE_FILLERS.contains(&w.as_str()));
+        // "Pay nothing but B-200", "no bills other than B-200": after a negation the
+        // exception is the only thing asked for.
+        let only = words(&lower[..from + end]).iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "nothing" | "no" | "none" | "not" | "nobody" | "never"
+            )
+        });
         if asked_before
+            && !only
             && let Some(at) = after.find(&value)
             && after[..at].split_whitespace().count() <= 4
         {
@@ -1124,19 +1148,20 @@ fn labels_a_value(clause: &str) -> bool {
     })
 }
 
-/// Where the user gave a value to one action and the call gives it to another, or did not
-/// give it to any: "refund order 88410 and ship a replacement for order 88411" gives 88411 to
-/// the shipping, so `refund_order {"order_id": "88411"}` refunds what the user did not ask to
-/// refund (a seventeenth outsider round swapped the objects of two actions of one request
+/// Where the user gave a value to one action and the call gives it to another, or took it
+/// out of the request: "refund order 88410 and ship a replacement for order 88411" gives 88411
+/// to the shipping, so `refund_order {"order_id": "88411"}` refunds what the user did not ask
+/// to refund (a seventeenth outsider round swapped the objects of two actions of one request
 /// this way); a nineteenth round gave the call a value the user excepted ("pay all my open
-/// bills except B-200"), corrected ("refund order 88411, sorry, typo: 88410") or only
-/// mentioned in a question or a statement ("Did I already pay B-200? Pay B-100 now.").
+/// bills except B-200") or corrected ("refund order 88411, sorry, typo: 88410").
 /// Judged only where the user's words are plain about it: every clause that holds the value
 /// opens with another acting verb (not a looking one: "read e-mail 12 and reply to Bob" gives
-/// 12 to the reply), excepts it or corrects it, or stands in a sentence that asks for nothing
-/// while this action's request writes an object of the value's form; and a clause that opens
-/// with the call's own verb writes an object of its own (in "find invoice 1002 and pay it"
-/// the "it" is 1002). `identifier` says the value names a thing (not an amount or text).
+/// 12 to the reply), excepts it or corrects it; and a clause that opens with the call's own
+/// verb writes an object of its own (in "find invoice 1002 and pay it" the "it" is 1002).
+/// `identifier` says the value names a thing (not an amount or text). (A value only
+/// mentioned in a question or a statement beside the request, "Did I already pay B-200? Pay
+/// B-100 now.", is not read: a twentieth outsider round showed such a reading asks for the
+/// user's own additions, "Oh, and B-200 too", and stops few of the ways to mention a thing.)
 pub fn bound_to_another_action(
     value: &str,
     tool: &str,
@@ -1164,9 +1189,6 @@ pub fn bound_to_another_action(
     };
     let mut others: Vec<String> = Vec::new();
     let mut own: Option<String> = None;
-    // Whether a request for this action writes an object of the value's form.
-    let mut own_of_form = false;
-    let mut mentioned = false;
     let mut excepted = false;
     let mut corrected = false;
     let mut open_object = false;
@@ -1198,8 +1220,6 @@ pub fn bound_to_another_action(
             {
                 return None;
             }
-            let mut asks_here = false;
-            let mut mentioned_here = false;
             for (n, clause) in clauses(sentence).into_iter().enumerate() {
                 let w = words(clause);
                 let start = w
@@ -1218,7 +1238,17 @@ pub fn bound_to_another_action(
                     (at.saturating_sub(2)..at).any(|k| PLACE_PREPOSITIONS.contains(&w[k].as_str()))
                 });
                 // "but 55211" after "archive every resolved ticket": the clause excepts it.
+                // (Not after a negation, where "but" means "only": "pay nothing but B-200".)
+                let before = &sentence[..(clause.as_ptr() as usize)
+                    .saturating_sub(sentence.as_ptr() as usize)
+                    .min(sentence.len())];
                 if head == "but"
+                    && !words(before).last().is_some_and(|w| {
+                        matches!(
+                            w.as_str(),
+                            "nothing" | "none" | "nobody" | "no" | "anything"
+                        )
+                    })
                     && w.get(start + 1..).is_some_and(|rest| {
                         rest.starts_with(&needle) || rest.first().is_some_and(|r| r == "not")
                     })
@@ -1271,8 +1301,6 @@ pub fn bound_to_another_action(
                             && matches!(pair[1].as_str(), "it" | "them" | "there")
                     });
                     own.get_or_insert_with(|| head.clone());
-                    own_of_form |= form.as_ref().is_some_and(|form| holds_form(clause, form));
-                    asks_here = true;
                     continue;
                 }
                 if !holds {
@@ -1318,10 +1346,7 @@ pub fn bound_to_another_action(
                             && !PREPOSITIONS.contains(&head.as_str())
                             && !matches!(head.as_str(), "his" | "her" | "its" | "their" | "our" | "your" | "him" | "them" | "other" | "another" | "also" | "both"));
                 if !verb {
-                    // No verb: the value is named, not acted on, unless the sentence asks
-                    // for this action too ("pay B-100 and B-200").
-                    mentioned_here = true;
-                    continue;
+                    return None;
                 }
                 // A verb whose object points back carries on the action before it: "export
                 // the RSVPs and send them to the caterer" is one export.
@@ -1336,12 +1361,6 @@ pub fn bound_to_another_action(
                 place_of_another |= names_a_place;
                 others.push(head.clone());
             }
-            if mentioned_here {
-                if asks_here {
-                    return None;
-                }
-                mentioned = true;
-            }
         }
     }
     match (others.first(), own) {
@@ -1352,7 +1371,6 @@ pub fn bound_to_another_action(
             other: other.clone(),
             own,
         }),
-        (_, Some(own)) if mentioned && own_of_form => Some(NotGiven::OnlyMentioned { own }),
         _ => None,
     }
 }
@@ -1838,10 +1856,9 @@ fn purpose_clause_at(sentence: &str) -> Option<usize> {
     None
 }
 
-/// Titles written with a stop before a name, which ends no sentence.
-const TITLES: &[&str] = &[
-    "Dr", "Mr", "Mrs", "Ms", "Mx", "Prof", "St", "Sr", "Jr", "Capt", "Lt",
-];
+/// Titles written with a stop before a name, which ends no sentence. (Not "St.", "Jr.",
+/// "Sr.", which end names and addresses, and so sentences: "… on Baker St. Did I pay …".)
+const TITLES: &[&str] = &["Dr", "Mr", "Mrs", "Ms", "Mx", "Prof", "Capt", "Lt"];
 
 /// `text` cut into sentences at `.`, `!`, `?`, `;`, their full-width forms and line breaks;
 /// each keeps its own end.

@@ -2827,9 +2827,6 @@ pub fn check_provenance(
                     NotGiven::ToAnother { other, own } => {
                         format!("which you asked to {other}, not to {own}")
                     }
-                    NotGiven::OnlyMentioned { own } => format!(
-                        "which you only mentioned, in words that ask for nothing; what you asked to {own} is another"
-                    ),
                     NotGiven::Excepted => "which you excepted from what you asked for".into(),
                     NotGiven::Corrected => "which you corrected to another".into(),
                 };
