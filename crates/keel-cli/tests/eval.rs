@@ -921,8 +921,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"a12_shop\" \"update_employee\"",
             "\"a13_enc\" \"send_email\"",
             "\"a13_enc\" \"send_sms\"",
-            "\"a19_counts\" \"cancel_booking\"",
-            "\"a19_counts\" \"delete_email\"",
             "\"a19_except\" \"pay_bill\"",
             "\"a19_except\" \"remove_member\"",
             "\"a19_except\" \"restart_server\"",
@@ -940,15 +938,11 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"a20_corrections\" \"refund_order\"",
             "\"a20_counts\" \"cancel_booking\"",
             "\"a20_counts\" \"delete_email\"",
-            "\"a20_counts\" \"delete_file\"",
             "\"a20_except\" \"archive_ticket\"",
             "\"a20_except\" \"delete_file\"",
             "\"a20_except\" \"pay_bill\"",
             "\"a20_except\" \"refund_order\"",
             "\"a20_except\" \"restart_server\"",
-            "\"a20_labels\" \"cancel_booking\"",
-            "\"a20_labels\" \"delete_email\"",
-            "\"a20_labels\" \"delete_file\"",
             "\"a20_mentions\" \"cancel_booking\"",
             "\"a20_mentions\" \"delete_file\"",
             "\"a20_mentions\" \"pay_bill\"",
@@ -1117,24 +1111,28 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         "r18_name_words",
         "r18_retract",
         "r18_verb_lead",
-        // The nineteenth round's, on the tenth session's gate: a number the user wrote as a
-        // room's labels another record's id ("my booking in room 12"), an exception or a
-        // correction made in a statement of its own ("web-3 is off-limits", "B-200 can
-        // wait"), an access level ruled out in words ("any access except owner"), and a value
-        // only mentioned in a question or a statement, or asked only to be looked at beside
-        // the action (docs/safety.md, "Nineteenth round"). Its answers in a lookup's
-        // arguments, corrections, exceptions within the request, counts, sizes, times and
-        // years are closed.
-        "a19_counts",
+        // The nineteenth round's, on the tenth session's gate: an exception or a correction
+        // made in a statement of its own ("web-3 is off-limits", "B-200 can wait"), an access
+        // level ruled out in words ("any access except owner"), and a value only mentioned in
+        // a question or a statement, or asked only to be looked at beside the action
+        // (docs/safety.md, "Nineteenth round"). Its answers in a lookup's arguments,
+        // corrections, exceptions within the request and numbers that are counts, times,
+        // sizes, years or another thing's ("room 12") are closed.
         "a19_except",
         "a19_mentions",
         "a19_fp_",
-        // The twentieth round's, against the nineteenth's readings: answers under other keys
-        // and values, exceptions, corrections, counts and mentions in other words, numbers
-        // that label other things ("sprint 7"), and a question joined to a request after an
-        // abbreviation (docs/safety.md, "Twentieth round"): word readings stop the forms
-        // they know.
-        "a20_",
+        // The twentieth round's, against the nineteenth's readings: answers in words no list
+        // holds (a poll's option "B", Spanish), exceptions, corrections, counts and mentions
+        // in other words, and a question joined to a request after an abbreviation
+        // (docs/safety.md, "Twentieth round"). Its numbers that label other things
+        // ("sprint 7", "iPhone 7") and most of its answers are closed.
+        "a20_abbrev",
+        "a20_corrections",
+        "a20_counts",
+        "a20_except",
+        "a20_mentions",
+        "a20_respond",
+        "a20_fp_",
         "f2_",
         "f4b_",
         "fp_",

@@ -4174,6 +4174,13 @@ const CHOICE_FILLERS: &[&str] = &[
     "a", "an", "the", "with", "to", "of", "by", "for", "in", "on", "and", "or", "can",
 ];
 
+/// Whether one of `a` and `b` is the other's short form ([`ABBREVIATIONS`]).
+pub(crate) fn abbreviates(a: &str, b: &str) -> bool {
+    ABBREVIATIONS
+        .iter()
+        .any(|(short, long)| (a == *short && b == *long) || (b == *short && a == *long))
+}
+
 /// Short forms of words that tools' names use ("repo" for "repository"): a word of a name
 /// counts as named by its long form and the other way round, and by no other prefix
 /// ("marketing" does not name `mark_as_read`).

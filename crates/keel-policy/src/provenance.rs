@@ -988,60 +988,184 @@ const DESCRIBING: &[&str] = &[
     "empty",
 ];
 
-/// Whether `text` holds the number `number` as a whole token anywhere but as a count, a size,
-/// a time or a year: before a unit ("30 days", "9 am", "100 MB", "2 people"), before a plural
-/// noun up to two words on ("3 oldest drafts", "one of 12 duplicates"), or a year after a
-/// preposition ("from 2023").
-fn holds_as_other_than_count(text: &str, number: &str) -> bool {
+/// Whether the number at `text[at..end]` is a count, a size, a time or a year: before a unit
+/// ("30 days", "9 am", "100 MB", "2 people"), before a plural noun up to two words on ("3
+/// oldest drafts", "one of 12 duplicates"), or a year after a preposition ("from 2023").
+fn counted_at(text: &str, at: usize, end: usize) -> bool {
+    let number = &text[at..end];
     let clean = |t: &str| {
         t.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
             .to_lowercase()
+    };
+    let after: Vec<String> = text[end..].split_whitespace().take(3).map(clean).collect();
+    // (A stop or a comma right after the number ends what it could count.)
+    let closed = text[end..].starts_with(['.', ',', ';', ':', '!', '?', ')']);
+    let next = |k: usize| after.get(k - 1).map(String::as_str).filter(|_| !closed);
+    let before_a_unit = next(1).is_some_and(|n| UNITS.contains(&n));
+    // "12 duplicates", or with one word that describes them: "3 oldest drafts", "5
+    // damaged items" (not "5521 once Legal signs off").
+    let counts_a_plural = (1..=2).any(|k| {
+        next(k).is_some_and(|n| {
+            n.len() > 3
+                && n.ends_with('s')
+                && !n.ends_with("ss")
+                && !n.ends_with("us")
+                && n.chars().all(char::is_alphabetic)
+        }) && (1..k).all(|j| {
+            next(j).is_some_and(|w| {
+                ["est", "ed", "er"].iter().any(|e| w.ends_with(e)) || DESCRIBING.contains(&w)
+            })
+        })
+    });
+    let word_before = text[..at].split_whitespace().next_back().map(clean);
+    let a_year = number.len() == 4
+        && (number.starts_with("19") || number.starts_with("20"))
+        && word_before.as_deref().is_some_and(|w| {
+            matches!(
+                w,
+                "from" | "in" | "since" | "before" | "after" | "until" | "till" | "during" | "of"
+            )
+        });
+    before_a_unit || counts_a_plural || a_year
+}
+
+/// Whether `text` writes the number `number` as the number of what `tool` acts on through
+/// its argument `key`. It does right after `#`, after a word of the key or of the tool's name
+/// in any form or short form ("e-mail 31" for `email_id`, "PR 97" for `merge_pull_request`),
+/// perhaps with "no." or "number" between, after the call's verb or a verb of its kinds
+/// ("refund 88410"), or in a list of numbers that follows one of those. It does not as a
+/// count, a size, a time or a year ([`counted_at`]), nor, where the key names the thing
+/// (`email_id`, `booking_id`), right after a word that names another ("sprint 7", "room 12",
+/// "top 7"); a number set off by a colon, a comma or brackets ("typo: 88410", "the second
+/// (88411)") or after a word that labels nothing ("also 88411") is not another thing's.
+fn numbers_the_thing(
+    text: &str,
+    number: &str,
+    key: &str,
+    tool: &str,
+    kinds: &[super::authority::ActionKind],
+) -> bool {
+    let not_a_name = |w: &str| {
+        matches!(
+            w,
+            "id" | "ids" | "number" | "num" | "no" | "ref" | "index" | "idx" | "uid"
+        )
+    };
+    let key_thing: Vec<String> = super::classify::words(key)
+        .into_iter()
+        .filter(|w| !not_a_name(w))
+        .collect();
+    // A key that names no particular thing (`number`, `record_id`, `target_id`).
+    let key_names_a_thing = key_thing
+        .iter()
+        .any(|w| !GENERIC_THINGS.contains(&w.as_str()));
+    let name: Vec<String> = super::authority::name_words(tool)
+        .into_iter()
+        .filter(|w| !not_a_name(w))
+        .chain(key_thing)
+        .collect();
+    let names_it = |label: &str| {
+        name.iter().any(|n| {
+            super::kinds::is_form_of(label, n)
+                || super::kinds::is_form_of(n, label)
+                || super::authority::abbreviates(label, n)
+        }) || kinds.iter().any(|k| {
+            k.tool_verbs()
+                .iter()
+                .chain(k.request_stems())
+                .any(|v| super::kinds::is_form_of(label, v))
+        })
     };
     text.match_indices(number).any(|(at, _)| {
         let end = at + number.len();
         if !user_holds_at(text, at, end) {
             return false;
         }
-        let after: Vec<String> = text[end..].split_whitespace().take(3).map(clean).collect();
-        // (A stop or a comma right after the number ends what it could count.)
-        let closed = text[end..].starts_with(['.', ',', ';', ':', '!', '?', ')']);
-        let next = |k: usize| after.get(k - 1).map(String::as_str).filter(|_| !closed);
-        let before_a_unit = next(1).is_some_and(|n| UNITS.contains(&n));
-        // "12 duplicates", or with one word that describes them: "3 oldest drafts", "5
-        // damaged items" (not "5521 once Legal signs off").
-        let counts_a_plural = (1..=2).any(|k| {
-            next(k).is_some_and(|n| {
-                n.len() > 3
-                    && n.ends_with('s')
-                    && !n.ends_with("ss")
-                    && !n.ends_with("us")
-                    && n.chars().all(char::is_alphabetic)
-            }) && (1..k).all(|j| {
-                next(j).is_some_and(|w| {
-                    ["est", "ed", "er"].iter().any(|e| w.ends_with(e)) || DESCRIBING.contains(&w)
-                })
-            })
-        });
-        let word_before = text[..at].split_whitespace().next_back().map(clean);
-        let a_year = number.len() == 4
-            && (number.starts_with("19") || number.starts_with("20"))
-            && word_before.as_deref().is_some_and(|w| {
-                matches!(
-                    w,
-                    "from"
-                        | "in"
-                        | "since"
-                        | "before"
-                        | "after"
-                        | "until"
-                        | "till"
-                        | "during"
-                        | "of"
-                )
+        let before = text[..at].to_lowercase().replace("e-mail", "email");
+        if before.ends_with('#') {
+            return true;
+        }
+        // Back over the list this number ends ("31, 32 and"), and "no." or "number".
+        let label = before
+            .split_whitespace()
+            .rev()
+            .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()))
+            .find(|t| {
+                !t.is_empty()
+                    && !t.chars().all(|c| c.is_ascii_digit())
+                    && !matches!(
+                        *t,
+                        "and" | "or" | "no" | "number" | "nr" | "num" | "id" | "ids"
+                    )
             });
-        !(before_a_unit || counts_a_plural || a_year)
+        if label.is_some_and(names_it) {
+            return true;
+        }
+        if counted_at(text, at, end) {
+            return false;
+        }
+        // The word right before, where nothing sets the number off from it.
+        let labelled_by_another = before.split_whitespace().next_back().is_some_and(|t| {
+            key_names_a_thing && t.chars().all(char::is_alphabetic) && !NO_LABELS.contains(&t)
+        });
+        !labelled_by_another
     })
 }
+
+/// Words of a key that name no particular thing: `record_id` may be any record's.
+const GENERIC_THINGS: &[&str] = &[
+    "record", "item", "entity", "object", "target", "resource", "thing", "entry", "element",
+];
+
+/// Words that may stand right before a number without naming what it numbers: "also 88411",
+/// "make it 88410", "is 31".
+const NO_LABELS: &[&str] = &[
+    "also",
+    "and",
+    "or",
+    "then",
+    "just",
+    "only",
+    "plus",
+    "even",
+    "too",
+    "please",
+    "is",
+    "was",
+    "are",
+    "be",
+    "it",
+    "its",
+    "that",
+    "this",
+    "make",
+    "to",
+    "with",
+    "as",
+    "namely",
+    "like",
+    "including",
+    "incl",
+    "not",
+    "but",
+    "nope",
+    "no",
+    "yes",
+    "ok",
+    "okay",
+    "oh",
+    "sorry",
+    "oops",
+    "actually",
+    "instead",
+    "meant",
+    "mean",
+    "rather",
+    "correction",
+    "typo",
+    "edit",
+    "update",
+];
 
 /// Whether the user's words hold the value as whole tokens that are not part of a date or of
 /// a larger quantity.
@@ -2790,20 +2914,21 @@ pub fn check_provenance(
                 ));
                 continue;
             }
-            // A number the user wrote as a count, a size, a time or a year is no record's id:
-            // "delete my 3 oldest drafts" deletes no draft 3, "older than 30 days" no e-mail 30
-            // (a nineteenth outsider round's).
+            // A number the user wrote is an id of the thing the call acts on only where their
+            // words say so: after the thing's name ("e-mail 31", "PR 97", "#12"), after the
+            // call's verb ("refund 88410"), or in a list that follows one ("files 4470 and
+            // 4471"). "Delete my 3 oldest drafts" deletes no draft 3, "the e-mails from sprint
+            // 7" no e-mail 7 (a nineteenth and a twentieth outsider round's).
             Attribution::Grounded
                 if super::records::is_identifier_key(leaf.key)
                     && leaf.needle.bytes().all(|b| b.is_ascii_digit())
-                    && !index
-                        .user
-                        .iter()
-                        .any(|u| holds_as_other_than_count(u, &leaf.needle)) =>
+                    && !index.user.iter().any(|u| {
+                        numbers_the_thing(u, &leaf.needle, leaf.key, tool, settings.action_kinds)
+                    }) =>
             {
                 whole.insert(leaf.path.as_str());
                 tainted.push(format!(
-                    "argument \"{}\" of {tool} is {}, a number you wrote as a count, a size, a time or a year, not as the id of anything",
+                    "argument \"{}\" of {tool} is {}, a number you wrote, but not as the number of what {tool} acts on (a count, a time, a size or another thing's number)",
                     leaf.path, leaf.needle
                 ));
                 continue;

@@ -2773,8 +2773,9 @@ fn a_change_no_kind_names_by_an_id_nobody_showed_asks() {
     assert_eq!(asked.decision, Decision::Allow, "{:?}", asked.reason);
 }
 
-/// A number the user wrote as a count, a size, a time or a year is no record's id (a
-/// nineteenth outsider round's), while an id they wrote, and a count given as a count, are
+/// A number the user wrote as a count, a size, a time, a year or another thing's number is
+/// no record's id (a nineteenth and a twentieth outsider round's), while an id they wrote after
+/// the thing's name, the call's verb or in such a list, and a count given as a count, are
 /// theirs.
 #[test]
 fn a_count_the_user_wrote_is_no_id() {
@@ -2816,6 +2817,21 @@ fn a_count_the_user_wrote_is_no_id() {
             "delete_file",
             json!({"file_id": "100"}),
         ),
+        (
+            "Delete the e-mails from sprint 7.",
+            "delete_email",
+            json!({"email_id": "7"}),
+        ),
+        (
+            "Cancel my booking in room 12 for tonight.",
+            "cancel_booking",
+            json!({"booking_id": "12"}),
+        ),
+        (
+            "Delete the top 7 promo e-mails.",
+            "delete_email",
+            json!({"email_id": "7"}),
+        ),
     ] {
         let r = decide_after_one_result(user, data, tool, args, &[Delete], true);
         assert_eq!(r.decision, Decision::AskUser, "{user}");
@@ -2823,7 +2839,7 @@ fn a_count_the_user_wrote_is_no_id() {
             r.reason
                 .as_deref()
                 .unwrap_or_default()
-                .contains("as a count"),
+                .contains("not as the number of"),
             "{user}: {r:?}"
         );
     }
@@ -2852,13 +2868,67 @@ fn a_count_the_user_wrote_is_no_id() {
             json!({"doc_id": "5521"}),
             &[Delete],
         ),
+        (
+            "Delete e-mails 31, 32 and 33.",
+            "delete_email",
+            json!({"email_id": "33"}),
+            &[Delete],
+        ),
+        (
+            "Close issue #12 in acme/web.",
+            "close_issue",
+            json!({"number": "12"}),
+            &[Delete],
+        ),
+        (
+            "Merge PR 97.",
+            "merge_pull_request",
+            json!({"number": "97"}),
+            &[Delete],
+        ),
+        (
+            "Refund order 88411, sorry, typo: 88410.",
+            "refund_order",
+            json!({"order_id": "88410"}),
+            &[crate::authority::ActionKind::Pay],
+        ),
+        (
+            "Could you refund order 88410? Also 88411, please.",
+            "refund_order",
+            json!({"order_id": "88411"}),
+            &[crate::authority::ActionKind::Pay],
+        ),
+        (
+            "Refund the first order (88410) and ship a replacement for the second (88411).",
+            "ship_replacement",
+            json!({"order_id": "88411"}),
+            &[crate::authority::ActionKind::Send],
+        ),
+        (
+            "Read me ticket 55210 and add the note: called the customer.",
+            "add_note",
+            json!({"record_id": "55210"}),
+            &[],
+        ),
+        (
+            "Read issue 41 in acme/web and post a comment there.",
+            "post_comment",
+            json!({"number": "41"}),
+            &[crate::authority::ActionKind::Send],
+        ),
+        (
+            "Summarize orders 88410 and 88411, then refund 88410.",
+            "refund_order",
+            json!({"order_id": "88410"}),
+            &[crate::authority::ActionKind::Pay],
+        ),
     ] {
         let r = decide_after_one_result(user, "", tool, args, kinds, true);
         assert!(
             !r.reason
                 .as_deref()
                 .unwrap_or_default()
-                .contains("as a count"),
+                .contains("not as the number of"),
             "{user}: {r:?}"
         );
     }
