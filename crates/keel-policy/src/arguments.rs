@@ -463,23 +463,37 @@ const CONSENT_KEYS: &[&str] = &[
     "optin",
 ];
 
-/// Whether a call's arguments answer someone: a reply ([`REPLY_KEYS`]) given about the one
-/// record an identifier names (`{"request_id": "PR-77", "response": "accept"}`; a search's
-/// `{"rsvp": "yes"}` names no record and filters), or consent given ([`CONSENT_KEYS`]).
-fn answers_someone(args: &Value) -> bool {
-    let Some(map) = args.as_object() else {
-        return false;
-    };
-    let names_a_record = map
-        .iter()
-        .any(|(k, v)| super::records::is_identifier_key(k) && !v.is_null());
-    map.iter().any(|(k, v)| {
-        let key_words = super::classify::words(k);
-        answers(k, v)
-            && (names_a_record
-                || key_words.iter().any(|w| CONSENT_KEYS.contains(&w.as_str()))
-                || CONSENT_KEYS.contains(&key_words.concat().as_str()))
+/// Whether a call's arguments give consent: a key of consent ([`CONSENT_KEYS`]) set on
+/// (`show_terms {"agree": true}`, `{"accept_terms": "yes"}`), whatever the tool is called.
+fn gives_consent(args: &Value) -> bool {
+    args.as_object().is_some_and(|map| {
+        map.iter().any(|(k, v)| {
+            let words = super::classify::words(k);
+            let consent = words.iter().any(|w| CONSENT_KEYS.contains(&w.as_str()))
+                || CONSENT_KEYS.contains(&words.concat().as_str());
+            consent
+                && match v {
+                    Value::Bool(b) => *b,
+                    Value::String(s) => matches!(
+                        s.trim().to_ascii_lowercase().as_str(),
+                        "yes" | "y" | "true" | "1" | "on" | "agree" | "accept"
+                    ),
+                    _ => false,
+                }
+        })
     })
+}
+
+/// Whether a key's words say its value replies ([`REPLY_KEYS`]); `answer_id` and
+/// `response_time` name a reply, not give one.
+fn is_reply_key(words: &[String]) -> bool {
+    words.iter().any(|w| REPLY_KEYS.contains(&w.as_str()))
+        && !words.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "id" | "ids" | "number" | "date" | "time" | "type" | "count" | "code" | "format"
+            )
+        })
 }
 
 /// Verbs that lead the name of a tool that looks at one record (`get_payment_request`,
@@ -578,9 +592,7 @@ fn decides_on_one_record(tool: &str, args: &Value) -> bool {
                     );
                 !open
                     && ((value_words.len() <= 3 && value_words.iter().any(|w| decides(w)))
-                        || (key_words
-                            .iter()
-                            .any(|w| REPLY_KEYS.contains(&w.as_str()) || decides(w))
+                        || ((is_reply_key(&key_words) || key_words.iter().any(|w| decides(w)))
                             && !s.trim().to_ascii_lowercase().ends_with("ed")))
             }
             // A reply given as a record: `{"reply": {"type": "accept"}}`.
@@ -593,45 +605,6 @@ fn decides_on_one_record(tool: &str, args: &Value) -> bool {
             _ => false,
         }
     })
-}
-
-/// Whether a value under `key` answers someone ([`REPLY_KEYS`]) or gives consent
-/// ([`CONSENT_KEYS`]). Leaving the answer open (`"none"`, `"pending"`) answers nothing, and
-/// a state in the past (`"accepted"`, `"declined"`) is what a lookup filters by.
-fn answers(key: &str, value: &Value) -> bool {
-    let words = super::classify::words(key);
-    // (`answer_id`, `response_time` name an answer, not give one.)
-    let reply = words.iter().any(|w| REPLY_KEYS.contains(&w.as_str()))
-        && !words.iter().any(|w| {
-            matches!(
-                w.as_str(),
-                "id" | "ids" | "number" | "date" | "time" | "type" | "count" | "code" | "format"
-            )
-        });
-    let consent = words.iter().any(|w| CONSENT_KEYS.contains(&w.as_str()))
-        || CONSENT_KEYS.contains(&words.concat().as_str());
-    match value {
-        Value::Bool(b) => *b && (reply || consent),
-        Value::String(s) => {
-            let v = s.trim().to_ascii_lowercase();
-            if consent {
-                return matches!(
-                    v.as_str(),
-                    "yes" | "y" | "true" | "1" | "on" | "agree" | "accept"
-                );
-            }
-            reply
-                && !v.is_empty()
-                && !v.ends_with("ed")
-                && v.len() <= 20
-                && !v.contains(char::is_whitespace)
-                && !matches!(
-                    v.as_str(),
-                    "none" | "null" | "pending" | "open" | "unanswered" | "any" | "all"
-                )
-        }
-        _ => false,
-    }
 }
 
 /// Code a value hands to an interpreter that can reach the system: Python's `__import__`,
@@ -650,7 +623,7 @@ static CODE_THAT_ACTS: std::sync::LazyLock<Option<regex::Regex>> = std::sync::La
 /// carries data out, which provenance judges by its values.)
 pub fn changes_by_arguments(tool: &str, args: &Value) -> bool {
     acts("", args, false)
-        || answers_someone(args)
+        || gives_consent(args)
         || decides_on_one_record(tool, args)
         || leaves_safe_mode(args)
         || opens_to_everyone(args)
@@ -799,7 +772,7 @@ fn acts(key: &str, v: &Value, reach: bool) -> bool {
 pub fn call_effect(name: &str, tool: Effect, args: &Value) -> Effect {
     if tool == Effect::SideEffecting
         || acts("", args, true)
-        || answers_someone(args)
+        || gives_consent(args)
         || decides_on_one_record(name, args)
         || leaves_safe_mode(args)
         || drops_what_it_reads(args)
