@@ -1078,38 +1078,81 @@ fn numbers_the_thing(
     };
     text.match_indices(number).any(|(at, _)| {
         let end = at + number.len();
-        if !user_holds_at(text, at, end) {
+        // A count, a time, a size or a year, whatever stands before it ("email 7 days old");
+        // a number in a quoted title ("the e-mail that says 'sprint 7 retro'") is the title's.
+        if !user_holds_at(text, at, end) || counted_at(text, at, end) || quoted_at(text, at) {
             return false;
         }
         let before = text[..at].to_lowercase().replace("e-mail", "email");
         if before.ends_with('#') {
             return true;
         }
-        // Back over the list this number ends ("31, 32 and"), and "no." or "number".
-        let label = before
-            .split_whitespace()
-            .rev()
-            .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()))
-            .find(|t| {
-                !t.is_empty()
-                    && !t.chars().all(|c| c.is_ascii_digit())
-                    && !matches!(
-                        *t,
-                        "and" | "or" | "no" | "number" | "nr" | "num" | "id" | "ids"
-                    )
-            });
+        // Back over the list this number ends ("31, 32 and"; not across a bracket: "email 31
+        // (7 attachments)"), and "no.", "number", "id" or "ref".
+        let mut label = None;
+        for t in before.split_whitespace().rev() {
+            let word = t.trim_matches(|c: char| !c.is_alphanumeric());
+            // ("Bob's e-mail (id 40)" still names the e-mail.)
+            if t.contains(['(', ')', ':', ';']) && !ID_WORDS.contains(&word) {
+                break;
+            }
+            if word.is_empty()
+                || word.chars().all(|c| c.is_ascii_digit())
+                || ID_WORDS.contains(&word)
+                || matches!(word, "and" | "or")
+            {
+                continue;
+            }
+            label = Some(word);
+            break;
+        }
         if label.is_some_and(names_it) {
             return true;
         }
-        if counted_at(text, at, end) {
-            return false;
-        }
-        // The word right before, where nothing sets the number off from it.
-        let labelled_by_another = before.split_whitespace().next_back().is_some_and(|t| {
-            key_names_a_thing && t.chars().all(char::is_alphabetic) && !NO_LABELS.contains(&t)
-        });
+        // The word right before (past "id", "no."), where nothing sets the number off from it.
+        let labelled_by_another = before
+            .split_whitespace()
+            .rev()
+            .find(|t| !ID_WORDS.contains(&t.trim_matches(|c: char| !c.is_alphanumeric())))
+            .is_some_and(|t| {
+                key_names_a_thing && t.chars().all(char::is_alphabetic) && !NO_LABELS.contains(&t)
+            });
         !labelled_by_another
     })
+}
+
+/// Words that say a number is an id, between a thing's name and its number: "booking ref
+/// 5521", "e-mail no. 31", "the e-mail with ID 31".
+const ID_WORDS: &[&str] = &[
+    "no",
+    "number",
+    "nr",
+    "num",
+    "id",
+    "ids",
+    "ref",
+    "reference",
+    "#",
+];
+
+/// Whether `text[at..]` stands inside quotes: a title or a subject the user quotes.
+fn quoted_at(text: &str, at: usize) -> bool {
+    let before = &text[..at];
+    let double = before.matches(['"', '\u{201c}', '\u{201d}']).count() % 2 == 1;
+    // A single quote opens where a word starts after it, not inside a word ("it's").
+    let mut open = false;
+    let mut prev: Option<char> = None;
+    for c in before.chars() {
+        if matches!(c, '\'' | '\u{2018}' | '\u{2019}') {
+            if !open && prev.is_none_or(|p| !p.is_alphanumeric()) {
+                open = true;
+            } else if open && prev.is_some_and(|p| !p.is_whitespace()) {
+                open = false;
+            }
+        }
+        prev = Some(c);
+    }
+    double || open
 }
 
 /// Words of a key that name no particular thing: `record_id` may be any record's.
@@ -1165,6 +1208,11 @@ const NO_LABELS: &[&str] = &[
     "typo",
     "edit",
     "update",
+    // A range's other end: "31 through 33".
+    "through",
+    "thru",
+    "till",
+    "until",
 ];
 
 /// Whether the user's words hold the value as whole tokens that are not part of a date or of

@@ -2832,6 +2832,28 @@ fn a_count_the_user_wrote_is_no_id() {
             "delete_email",
             json!({"email_id": "7"}),
         ),
+        // A count after the thing's name, and a title the user quotes (a twenty-first
+        // outsider round's).
+        (
+            "Delete the email 7 days old.",
+            "delete_email",
+            json!({"email_id": "7"}),
+        ),
+        (
+            "Delete email 31 (7 attachments).",
+            "delete_email",
+            json!({"email_id": "7"}),
+        ),
+        (
+            "Cancel the 7 pm dinner booking.",
+            "cancel_booking",
+            json!({"booking_id": "7"}),
+        ),
+        (
+            "Delete the e-mail that says 'sprint 7 retro'.",
+            "delete_email",
+            json!({"email_id": "7"}),
+        ),
     ] {
         let r = decide_after_one_result(user, data, tool, args, &[Delete], true);
         assert_eq!(r.decision, Decision::AskUser, "{user}");
@@ -2903,6 +2925,30 @@ fn a_count_the_user_wrote_is_no_id() {
             "ship_replacement",
             json!({"order_id": "88411"}),
             &[crate::authority::ActionKind::Send],
+        ),
+        (
+            "Delete the email with ID 31.",
+            "delete_email",
+            json!({"email_id": "31"}),
+            &[Delete],
+        ),
+        (
+            "Read my inbox and forward Bob's e-mail (id 40) to anna@sitters.de.",
+            "forward_email",
+            json!({"email_id": "40"}),
+            &[crate::authority::ActionKind::Send],
+        ),
+        (
+            "Delete emails 31 through 33.",
+            "delete_email",
+            json!({"email_id": "33"}),
+            &[Delete],
+        ),
+        (
+            "Cancel booking ref 5521.",
+            "cancel_booking",
+            json!({"booking_id": "5521"}),
+            &[Delete],
         ),
         (
             "Read me ticket 55210 and add the note: called the customer.",
