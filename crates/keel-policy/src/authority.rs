@@ -1083,15 +1083,14 @@ fn opens_a_correction(sentence: &str, form: &str) -> bool {
     (CORRECTING
         .iter()
         .any(|c| rest.starts_with(c) && rest[c.len()..].chars().next().is_none_or(|n| n == ' '))
+        // Or an interjection, then the value itself: "Sorry, B-100."
         || (interjections > 0
-            && starts.get(interjections).is_some_and(|_| {
-                lower
-                    .split_whitespace()
-                    .nth(interjections)
-                    .and_then(value_form)
-                    .as_deref()
-                    == Some(form)
-            })))
+            && lower
+                .split_whitespace()
+                .nth(interjections)
+                .and_then(value_form)
+                .as_deref()
+                == Some(form)))
         && holds_form(&lower, form)
 }
 
@@ -1220,8 +1219,11 @@ pub fn bound_to_another_action(
             {
                 return None;
             }
+            // The last word of the clause before, in this sentence.
+            let mut previous_last: Option<String> = None;
             for (n, clause) in clauses(sentence).into_iter().enumerate() {
                 let w = words(clause);
+                let last_before = std::mem::replace(&mut previous_last, w.last().cloned());
                 let start = w
                     .iter()
                     .position(|x| !CLAUSE_FILLERS.contains(&x.as_str()))
@@ -1239,11 +1241,8 @@ pub fn bound_to_another_action(
                 });
                 // "but 55211" after "archive every resolved ticket": the clause excepts it.
                 // (Not after a negation, where "but" means "only": "pay nothing but B-200".)
-                let before = &sentence[..(clause.as_ptr() as usize)
-                    .saturating_sub(sentence.as_ptr() as usize)
-                    .min(sentence.len())];
                 if head == "but"
-                    && !words(before).last().is_some_and(|w| {
+                    && !last_before.as_ref().is_some_and(|w| {
                         matches!(
                             w.as_str(),
                             "nothing" | "none" | "nobody" | "no" | "anything"
