@@ -483,11 +483,12 @@ fn phrasal_verb(words: &[String], clause: &[usize], i: usize) -> Option<&'static
 /// Words that open a clause saying why or what for, after the request.
 const PURPOSE_WORDS: &[&str] = &["so", "because", "since", "otherwise"];
 
-/// `sentence` with "not forget to" and "never forget to" read as what they ask: "Please
-/// don't forget to pay the water bill B-300" asks for the payment (a nineteenth outsider
-/// round's user).
-fn not_forgetting(sentence: &str) -> std::borrow::Cow<'_, str> {
-    if !sentence.contains("orget") {
+/// `sentence` with idioms read as what they say: "not forget to" and "never forget to" ask
+/// ("Please don't forget to pay the water bill B-300", a nineteenth outsider round's user),
+/// and "no." before a number is "number", not a "no" ("Delete e-mail no. 31", a
+/// twenty-first's).
+fn plain_idioms(sentence: &str) -> std::borrow::Cow<'_, str> {
+    if !sentence.contains("orget") && !sentence.contains("o.") {
         return std::borrow::Cow::Borrowed(sentence);
     }
     let mut out = sentence.to_string();
@@ -497,6 +498,22 @@ fn not_forgetting(sentence: &str) -> std::borrow::Cow<'_, str> {
         ("Never forget to", "Remember to"),
     ] {
         out = out.replace(from, to);
+    }
+    for no in ["no.", "No.", "NO."] {
+        let mut from = 0;
+        while let Some(at) = out[from..].find(no).map(|at| at + from) {
+            let starts_word = out[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric());
+            let number_follows = out[at + no.len()..]
+                .trim_start()
+                .starts_with(|c: char| c.is_ascii_digit());
+            if starts_word && number_follows {
+                out.replace_range(at..at + no.len(), "number");
+            }
+            from = at + no.len();
+        }
     }
     std::borrow::Cow::Owned(out)
 }
@@ -1736,7 +1753,7 @@ fn forbids(sentence: &str) -> bool {
     } else {
         std::borrow::Cow::Borrowed(sentence)
     };
-    let sentence = not_forgetting(&sentence);
+    let sentence = plain_idioms(&sentence);
     let w = words(&sentence);
     // A prohibition the user quotes is the message's ("E-mail Bob: 'Please never purge
     // the inbox.'"), and takes back nothing of theirs (a ninth outsider round's). (Where
@@ -1876,6 +1893,16 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
                 // (Not the stop of a title: "with Dr. Park at 14:00".)
                 '.' => {
                     chars.peek().is_none_or(|(_, n)| n.is_whitespace())
+                        // (Nor the stop of "no." before a number: "e-mail no. 31".)
+                        && !(["no", "No", "NO"].iter().any(|t| {
+                            rest[..at].ends_with(t)
+                                && rest[..at - t.len()]
+                                    .chars()
+                                    .next_back()
+                                    .is_none_or(|c| !c.is_alphanumeric())
+                        }) && rest[at + 1..]
+                            .trim_start()
+                            .starts_with(|c: char| c.is_ascii_digit()))
                         && !TITLES.iter().any(|t| {
                             rest[..at].ends_with(t)
                                 && rest[..at - t.len()]
@@ -2156,7 +2183,7 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
         .replace("To-do", "Todo")
         .replace("n't", " not")
         .replace("n\u{2019}t", " not");
-    let sentence = not_forgetting(&sentence);
+    let sentence = plain_idioms(&sentence);
     let turn_words = words(&sentence);
     // Which comma-separated clause each word stands in (all in one where the split reads the
     // words otherwise).

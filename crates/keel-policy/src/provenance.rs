@@ -1069,6 +1069,10 @@ fn numbers_the_thing(
             super::kinds::is_form_of(label, n)
                 || super::kinds::is_form_of(n, label)
                 || super::authority::abbreviates(label, n)
+                || RECORD_NAMES.iter().any(|names| {
+                    names.iter().any(|x| super::kinds::is_form_of(label, x))
+                        && names.iter().any(|x| super::kinds::is_form_of(n, x))
+                })
         }) || kinds.iter().any(|k| {
             k.tool_verbs()
                 .iter()
@@ -1154,6 +1158,16 @@ fn quoted_at(text: &str, at: usize) -> bool {
     }
     double || open
 }
+
+/// Names products give one kind of record: "mails 31 and 32" are e-mails, "reservation 5521"
+/// a booking (a twenty-first outsider round's users).
+const RECORD_NAMES: &[&[&str]] = &[
+    &["email", "mail", "message"],
+    &["booking", "reservation"],
+    &["file", "document", "doc"],
+    &["event", "meeting", "appointment"],
+    &["invoice", "bill"],
+];
 
 /// Words of a key that name no particular thing: `record_id` may be any record's.
 const GENERIC_THINGS: &[&str] = &[

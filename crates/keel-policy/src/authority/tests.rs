@@ -1302,6 +1302,9 @@ fn particles_repeats_reasons_and_conditions_ask_as_people_mean_them() {
     // "Don't forget to" asks; a clause that tells how the user lives forbids nothing, one of
     // wanting still does (a nineteenth outsider round's users).
     assert!(asked("Please don't forget to pay the water bill B-300.").contains(&Pay));
+    assert!(asked("Delete e-mail no. 31.").contains(&Delete));
+    assert!(asked("Refund order No. 88410.").contains(&Pay));
+    assert!(!asked("No. Don't refund order 88410.").contains(&Pay));
     assert_eq!(
         without_prohibitions("Please don't forget to pay the water bill B-300."),
         "Please don't forget to pay the water bill B-300."

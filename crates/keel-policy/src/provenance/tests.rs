@@ -2945,6 +2945,18 @@ fn a_count_the_user_wrote_is_no_id() {
             &[Delete],
         ),
         (
+            "Delete mails 31 and 32.",
+            "delete_email",
+            json!({"email_id": "31"}),
+            &[Delete],
+        ),
+        (
+            "Cancel reservation 5521.",
+            "cancel_booking",
+            json!({"booking_id": "5521"}),
+            &[Delete],
+        ),
+        (
             "Cancel booking ref 5521.",
             "cancel_booking",
             json!({"booking_id": "5521"}),
