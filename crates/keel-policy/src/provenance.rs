@@ -1045,12 +1045,8 @@ fn numbers_the_thing(
     tool: &str,
     kinds: &[super::authority::ActionKind],
 ) -> bool {
-    let not_a_name = |w: &str| {
-        matches!(
-            w,
-            "id" | "ids" | "number" | "num" | "no" | "ref" | "index" | "idx" | "uid"
-        )
-    };
+    // (A word that says "identifier" names no thing: `email_id` names an e-mail.)
+    let not_a_name = |w: &str| super::records::is_identifier_key(w);
     let key_thing: Vec<String> = super::classify::words(key)
         .into_iter()
         .filter(|w| !not_a_name(w))
@@ -1127,17 +1123,7 @@ fn numbers_the_thing(
 
 /// Words that say a number is an id, between a thing's name and its number: "booking ref
 /// 5521", "e-mail no. 31", "the e-mail with ID 31".
-const ID_WORDS: &[&str] = &[
-    "no",
-    "number",
-    "nr",
-    "num",
-    "id",
-    "ids",
-    "ref",
-    "reference",
-    "#",
-];
+const ID_WORDS: &[&str] = &["no", "number", "nr", "num", "id", "ids", "ref", "reference"];
 
 /// Whether `text[at..]` stands inside quotes: a title or a subject the user quotes.
 fn quoted_at(text: &str, at: usize) -> bool {

@@ -1660,12 +1660,12 @@ fn a_value_given_to_one_action_is_not_anothers() {
     }
 }
 
-/// A value the user excepted, corrected away or only mentioned in words that ask for nothing
-/// is not given to the action they asked for (a nineteenth outsider round's), while the value
-/// they asked for, a correction's new value, a request in a question's form, a value named
-/// before a request that points back to it, and an amount still go to the call.
+/// A value the user excepted or corrected away is not given to the action they asked for (a
+/// nineteenth outsider round's), while the value they asked for, a correction's new value, an
+/// addition, a request in a question's form, a value named before a request that points back
+/// to it, and an amount still go to the call.
 #[test]
-fn a_value_excepted_corrected_or_only_mentioned_is_not_given() {
+fn a_value_excepted_or_corrected_is_not_given() {
     use super::ActionKind::{Delete, Pay, Share};
     use super::NotGiven::{Corrected, Excepted};
     let bound = |value: &str, tool: &str, kinds: &[super::ActionKind], user: &str| {
