@@ -19,10 +19,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use keel_policy::Decision;
-use keel_policy::protocol::FunctionCall;
 use keel_policy::provenance::{OnTainted, ProvenanceIndex};
 use keel_policy::rules::Mode;
-use keel_runtime::policy_gate::{CallToDecide, GateEnv, HistorySource, PolicyGate};
+use keel_runtime::policy_gate::{CallRef, CallToDecide, GateEnv, HistorySource, PolicyGate};
 use serde_json::json;
 
 const CANARIES: [&str; 5] = [
@@ -392,10 +391,11 @@ fn shell_fuzz_no_allowed_command_reads_a_canary_or_writes_outside() {
         if !seen.insert(cmd.clone()) {
             continue;
         }
+        let args = json!({ "command": cmd });
         let decision = gate.decide(&CallToDecide {
-            call: FunctionCall {
-                name: "shell".into(),
-                args: json!({ "command": cmd }),
+            call: CallRef {
+                name: "shell",
+                args: &args,
                 id: None,
             },
             history: HistorySource::Given(Default::default()),

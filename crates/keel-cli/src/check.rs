@@ -9,7 +9,7 @@ use keel_policy::Decision;
 use keel_policy::protocol::{SafetyCheckInput, SafetyCheckResult};
 use keel_policy::provenance::{OnTainted, ProvenanceIndex};
 use keel_policy::rules::Mode;
-use keel_runtime::policy_gate::{CallToDecide, GateEnv, PolicyGate};
+use keel_runtime::policy_gate::{CallRef, CallToDecide, GateEnv, PolicyGate};
 
 use keel_app::config::{self, Sources};
 use keel_app::policy::{CompiledPolicy, compile_or_deny, denying};
@@ -111,7 +111,7 @@ pub fn check(stdin: &[u8], policy: CompiledPolicy) -> Result<SafetyCheckResult, 
     )
     .with_guarded_paths(guarded);
     let decision = gate.decide(&CallToDecide {
-        call: input.tool_call,
+        call: CallRef::of(&input.tool_call),
         history: keel_runtime::policy_gate::HistorySource::Given(history),
         provenance: &provenance,
     });

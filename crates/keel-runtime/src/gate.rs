@@ -14,12 +14,11 @@ use keel_core::ToolCall;
 use keel_core::item::Item;
 use keel_core::notify::{ResponseOrigin, authorize};
 use keel_policy::Decision;
-use keel_policy::protocol::FunctionCall;
 use keel_policy::provenance::ProvenanceIndex;
 use keel_policy::rules::{Final, non_interactive};
 
 use crate::approval::{Answer, Approver};
-use crate::policy_gate::{CallToDecide, HistorySource, PolicyDecision, PolicyGate};
+use crate::policy_gate::{CallRef, CallToDecide, HistorySource, PolicyDecision, PolicyGate};
 
 /// The pipeline's stages, in their order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -251,10 +250,10 @@ impl Gate {
     ) -> (Verdict, PolicyDecision) {
         let decide = |provenance: &ProvenanceIndex<'_>| {
             policy.decide(&CallToDecide {
-                call: FunctionCall {
-                    name: input.call.name.clone(),
-                    args: input.call.arguments.clone(),
-                    id: Some(input.call.id.clone()),
+                call: CallRef {
+                    name: &input.call.name,
+                    args: &input.call.arguments,
+                    id: Some(&input.call.id),
                 },
                 history: HistorySource::Items(input.items),
                 provenance,

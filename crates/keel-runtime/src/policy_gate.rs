@@ -68,10 +68,37 @@ pub struct GateEnv {
     pub tools: HashMap<String, ToolInfo>,
 }
 
+/// The call being decided, borrowed from whoever proposed it: copied only into an external
+/// checker's wire input, since a decision that runs no external checker only reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct CallRef<'a> {
+    pub name: &'a str,
+    pub args: &'a serde_json::Value,
+    pub id: Option<&'a str>,
+}
+
+impl<'a> CallRef<'a> {
+    pub fn of(call: &'a FunctionCall) -> Self {
+        Self {
+            name: &call.name,
+            args: &call.args,
+            id: call.id.as_deref(),
+        }
+    }
+
+    fn to_wire(self) -> FunctionCall {
+        FunctionCall {
+            name: self.name.to_string(),
+            args: self.args.clone(),
+            id: self.id.map(str::to_string),
+        }
+    }
+}
+
 /// One call to decide, with what the run has seen so far.
 #[derive(Clone, Debug)]
 pub struct CallToDecide<'a> {
-    pub call: FunctionCall,
+    pub call: CallRef<'a>,
     /// Real user turns and model turns, for `history.turns` (N10).
     pub history: HistorySource<'a>,
     /// Where every value of the conversation came from.
@@ -289,16 +316,16 @@ impl PolicyGate {
     /// ([`keel_policy::arguments::call_effect`]).
     fn call_effect(&self, c: &CallToDecide<'_>) -> keel_policy::classify::Effect {
         keel_policy::arguments::call_effect(
-            &c.call.name,
-            self.tool_facts(&c.call.name).effect,
-            &c.call.args,
+            c.call.name,
+            self.tool_facts(c.call.name).effect,
+            c.call.args,
         )
     }
 
     fn input(&self, c: &CallToDecide<'_>) -> SafetyCheckInput {
         SafetyCheckInput {
             protocol_version: PROTOCOL_VERSION.into(),
-            tool_call: c.call.clone(),
+            tool_call: c.call.to_wire(),
             context: CheckContext {
                 environment: Some(Environment {
                     cwd: self.env.cwd.display().to_string(),
@@ -325,7 +352,7 @@ impl PolicyGate {
         memo: &'p DecisionMemo,
     ) -> &'p [ResolvedArg] {
         memo.paths.get_or_init(|| {
-            resolve_path_args(&c.call.args, &PathConfig::default(), &self.env.cwd, fs)
+            resolve_path_args(c.call.args, &PathConfig::default(), &self.env.cwd, fs)
         })
     }
 
@@ -357,10 +384,10 @@ impl PolicyGate {
                 let resolved = if config == PathConfig::default() {
                     self.default_paths(c, fs, memo)
                 } else {
-                    own = resolve_path_args(&c.call.args, &config, &self.env.cwd, fs);
+                    own = resolve_path_args(c.call.args, &config, &self.env.cwd, fs);
                     &own
                 };
-                let result = check_resolved_paths(&c.call.args, resolved, &self.roots, fs);
+                let result = check_resolved_paths(c.call.args, resolved, &self.roots, fs);
                 if start.elapsed() > budget {
                     return SafetyCheckResult::deny(format!(
                         "Failed to run in-process checker \"allowed-path\": timed out after {}ms",
@@ -411,13 +438,13 @@ impl PolicyGate {
                         .get(tool)
                         .is_some_and(|t| t.structured_output)
                 };
-                let info = self.tool_info(&c.call.name);
-                let facts = self.tool_facts(&c.call.name);
+                let info = self.tool_info(c.call.name);
+                let facts = self.tool_facts(c.call.name);
                 let settings = ProvenanceSettings {
                     on_tainted,
                     structured_tools: named_records.then_some(&structured as &dyn Fn(&str) -> bool),
                     action_kinds: &facts.kinds,
-                    change_request: !KEEL_OWN_TOOLS.contains(&c.call.name.as_str()),
+                    change_request: !KEEL_OWN_TOOLS.contains(&c.call.name),
                     description: &info.description,
                 };
                 let budget = rule
@@ -426,8 +453,8 @@ impl PolicyGate {
                 let start = std::time::Instant::now();
                 let result = check_provenance(
                     memo.effect,
-                    &c.call.name,
-                    &c.call.args,
+                    c.call.name,
+                    c.call.args,
                     info.parameters.as_ref(),
                     c.provenance,
                     settings,
@@ -505,10 +532,10 @@ impl PolicyGate {
     /// Rules, then checkers unless the rules denied (N16); checkers run concurrently and their
     /// verdicts are folded in priority order (N37).
     pub fn decide(&self, c: &CallToDecide<'_>) -> PolicyDecision {
-        let info = self.tool_info(&c.call.name);
+        let info = self.tool_info(c.call.name);
         let facts = CallFacts {
-            tool: &c.call.name,
-            args: &c.call.args,
+            tool: c.call.name,
+            args: c.call.args,
             mode: self.env.mode,
             interactive: self.env.interactive,
             annotations: info.annotations.as_ref(),
