@@ -869,11 +869,14 @@ pub fn said_words<'a>(user_turns: impl IntoIterator<Item = &'a str>) -> Vec<Said
 /// sentence asks for nothing now, and acting on it is a question. What the agent does itself
 /// comes in order, not later ("once you have found it", "after reading it", "after that"), and
 /// a range's end is no deferral ("from 6pm until 11").
-fn deferred(turn_words: &[String], clause: &[usize]) -> bool {
+fn deferred(turn_words: &[String], clause: &[usize], reported: &dyn Fn(usize) -> bool) -> bool {
     let is = |k: usize, w: &str| turn_words.get(k).is_some_and(|x| x == w);
     turn_words
         .iter()
         .enumerate()
+        // A deferral in the message the user dictates is its reader's: "Reply to counsel: we'll
+        // sign once the funds have cleared" asks for the reply now (a held-out suite's user).
+        .filter(|(k, _)| !reported(*k))
         .any(|(k, w)| match w.as_str() {
             // The user's own later word: "only if I tell you", "when I say so", "once I confirm".
             "if" | "unless" | "once" | "after" | "when" if is(k + 1, "i") => !matches!(
@@ -2104,11 +2107,23 @@ fn foreign_negation(sentence: &str, words: &[String]) -> bool {
         || (!sentence.is_ascii() && UNSPACED_NEGATIONS.iter().any(|n| sentence.contains(n)))
 }
 
-/// Words that, anywhere in a sentence, take back every action it names: a prohibition or
-/// a negation after the verb ("send nothing", "Sending is forbidden", "Refrain from
+/// Words after a negation that put a request off rather than refuse part of it: "not yet",
+/// "not until Friday", "not before the 5th".
+const PUT_OFF_UNTIL: &[&str] = &[
+    "yet", "now", "until", "till", "before", "today", "tonight", "tomorrow", "right",
+];
+
+/// Verbs that stand for a request already made: "I'll do it myself", "I'll handle that myself".
+const REFERS_BACK: &[&str] = &[
+    "do", "doing", "handle", "handling", "care", "deal", "sort", "manage",
+];
+
+/// Words that take back the actions a sentence names from their part of it on: a prohibition
+/// or a negation after the verb ("send nothing", "Sending is forbidden", "Refrain from
 /// replying"), advice rather than a request ("which I should pay"), a deferral ("replying can
-/// wait", "I will unlock it myself later"). A sentence that holds one asks for nothing; where
-/// that was wrong, the cost is a question, never an action nobody asked for.
+/// wait", "I will unlock it myself later"). Advice and deferrals take back the whole
+/// sentence; where a reading was wrong, the cost is a question, never an action nobody asked
+/// for.
 const TAKES_BACK: &[&str] = &[
     // Beside every word that forbids ([`FORBIDS`]):
     "forbids",
@@ -2305,15 +2320,142 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                 || NEGATIONS.contains(&w.as_str())
         })
     });
-    if turn_words.iter().enumerate().any(|(i, w)| {
-        (FORBIDS.contains(&w.as_str()) || TAKES_BACK.contains(&w.as_str()))
-            && !in_condition(i)
-            && !reported(i)
-            && !in_purpose(i)
-    }) || foreign_negation(&sentence, &turn_words)
-    {
+    // A negation takes back its own part of the sentence and what follows, not the request
+    // before it: "Cancel the later one, and don't text them about it" asks for the cancel,
+    // "Cancel our booking on Thursday, Ravi's samples won't be ready" too (a held-out suite's
+    // users). A part runs from a comma or an "and", "but" or "then". What puts the whole
+    // request off or hands it back takes back the whole sentence: "Pay Bob, but not until
+    // Friday", "…, later", "…, wait", "…, I'll do it myself".
+    let taken_back_from = if foreign_negation(&sentence, &turn_words) {
+        Some(0)
+    } else {
+        turn_words
+            .iter()
+            .enumerate()
+            .filter(|&(i, w)| {
+                (FORBIDS.contains(&w.as_str()) || TAKES_BACK.contains(&w.as_str()))
+                    // "the later one" picks which booking; it puts nothing off.
+                    && !(w == "later" && i > 0 && DETERMINERS.contains(&turn_words[i - 1].as_str()))
+                    && !in_condition(i)
+                    && !reported(i)
+                    && !in_purpose(i)
+            })
+            .map(|(i, w)| {
+                let part_start = (0..i)
+                    .rev()
+                    .take_while(|&b| {
+                        clause[b] == clause[i]
+                            && !matches!(turn_words[b].as_str(), "and" | "but" | "then")
+                    })
+                    .last()
+                    .unwrap_or(i);
+                let part_end = (i..turn_words.len())
+                    .take_while(|&n| {
+                        clause[n] == clause[i]
+                            && !matches!(turn_words[n].as_str(), "and" | "but" | "then")
+                    })
+                    .last()
+                    .unwrap_or(i);
+                let part = &turn_words[part_start..=part_end];
+                if w == "myself" {
+                    // "I'll call them myself" does something else; "I'll do it myself" takes
+                    // the request back.
+                    return if part.iter().any(|p| REFERS_BACK.contains(&p.as_str())) {
+                        0
+                    } else {
+                        part_start
+                    };
+                }
+                if !FORBIDS.contains(&w.as_str()) || part_start == 0 {
+                    return 0;
+                }
+                let after = &turn_words[i + 1..=part_end];
+                if after
+                    .iter()
+                    .take(2)
+                    .any(|n| PUT_OFF_UNTIL.contains(&n.as_str()))
+                {
+                    return 0;
+                }
+                // Another action refused: the negation's own verb, which the request before it
+                // does not use ("and don't text them", "but never touch the inbox"). Refusing
+                // the same action again, or part of what was asked ("but not the second one",
+                // "Delete it, don't."), takes the whole request back.
+                let asked_before = |verb: &str| {
+                    turn_words[..part_start].iter().any(|b| {
+                        is_acting_verb(b)
+                            && (b == verb || is_form_of(b, verb) || is_form_of(verb, b))
+                    })
+                };
+                let refuses_another = after
+                    .iter()
+                    .find(|n| {
+                        !matches!(n.as_str(), "ever" | "you" | "even" | "do" | "to" | "please")
+                    })
+                    .is_some_and(|verb| is_acting_verb(verb) && !asked_before(verb));
+                // A statement of how things stand, about someone or something else: "Ravi's
+                // samples won't be ready", "the customer doesn't want it".
+                let tells_how_things_stand = !matches!(
+                    turn_words[part_start].as_str(),
+                    "i" | "we" | "you" | "please" | "just" | "also" | "so"
+                ) && !is_acting_verb(&turn_words[part_start])
+                    && part_start < i
+                    && w == "not"
+                    && matches!(
+                        turn_words[i - 1].as_str(),
+                        "is" | "are"
+                            | "was"
+                            | "were"
+                            | "wo"
+                            | "will"
+                            | "does"
+                            | "do"
+                            | "did"
+                            | "ca"
+                            | "can"
+                            | "could"
+                            | "would"
+                            | "has"
+                            | "have"
+                            | "had"
+                    )
+                    && after.first().is_some_and(|n| n != "to")
+                    && !after.iter().any(|n| {
+                        is_acting_verb(n)
+                            || matches!(
+                                n.as_str(),
+                                "paid"
+                                    | "sent"
+                                    | "sold"
+                                    | "bought"
+                                    | "done"
+                                    | "made"
+                                    | "given"
+                                    | "shown"
+                                    | "told"
+                                    | "taken"
+                                    | "kept"
+                                    | "spent"
+                                    | "written"
+                                    | "shut"
+                                    | "put"
+                                    | "set"
+                                    | "cut"
+                                    | "left"
+                            )
+                    });
+                if refuses_another || tells_how_things_stand {
+                    part_start
+                } else {
+                    0
+                }
+            })
+            .min()
+    };
+    if taken_back_from == Some(0) {
         return;
     }
+    let asking = taken_back_from.unwrap_or(turn_words.len());
     let question = sentence.trim_end().ends_with('?')
         && turn_words
             .first()
@@ -2329,7 +2471,7 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
         // ("… next month, not now" puts off; the sentence's own words say when.)
         .filter(|part| !part.trim_start().to_lowercase().starts_with("not "))
         .any(retracts);
-    if question || called_off_within || deferred(&turn_words, &clause) {
+    if question || called_off_within || deferred(&turn_words, &clause, &reported) {
         return;
     }
     // The determiner that opens the noun phrase ending at word `j`, in its clause: the phrase
@@ -2345,7 +2487,7 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
         })
     };
     {
-        for (i, w) in turn_words.iter().enumerate() {
+        for (i, w) in turn_words.iter().enumerate().take(asking) {
             let negated =
                 turn_words[..i].iter().enumerate().any(|(j, b)| {
                     NEGATIONS.contains(&b.as_str()) && !in_condition(j) && !reported(j)

@@ -1939,3 +1939,40 @@ fn a_tool_asked_for_by_its_whole_name_is_asked_for() {
     ));
     assert!(!ask("send_money", "Send the report to Bob."));
 }
+
+#[test]
+fn a_negation_takes_back_its_own_part_and_not_the_request_before_it() {
+    use ActionKind::*;
+    for (sentence, kinds) in [
+        // Another action refused, or a statement of how things stand: the request stands.
+        (
+            "Cancel the later one, and don't text them about it, I'll call them myself.",
+            vec![Delete],
+        ),
+        (
+            "Cancel our flow sorter booking on Thursday, Ravi's samples won't be ready.",
+            vec![Delete],
+        ),
+        ("Forward the invoice to Bob, but do not delete it.", vec![Send]),
+        ("Delete the spam and don't reply to anyone.", vec![Delete]),
+        ("Refund the order, the customer doesn't want it.", vec![Pay]),
+        // A deferral in the message the user dictates is the message's.
+        (
+            "Reply to counsel's e-mail: we'll sign once the settlement funds have cleared.",
+            vec![Send],
+        ),
+        // The same action refused again, a part of what was asked, a negation that negates
+        // nothing of its own, a deferral, or the request handed back: nothing is asked.
+        ("Delete the spam, don't delete the newsletters.", vec![]),
+        ("Delete it, don't.", vec![]),
+        ("Pay it, never.", vec![]),
+        ("Pay Bob, but not until Friday.", vec![]),
+        ("Pay Bob, not yet.", vec![]),
+        ("Pay the bills, Bob's won't be paid.", vec![]),
+        ("Pay the bills, but Bob's are not to be paid.", vec![]),
+        ("Delete the file, actually I'll do it myself.", vec![]),
+        ("Don't, under any circumstances, delete the backups.", vec![]),
+    ] {
+        assert_eq!(requested_kinds([sentence]), kinds, "{sentence}");
+    }
+}
