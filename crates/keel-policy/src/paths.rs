@@ -154,7 +154,8 @@ const PATH_KEYS: &[&str] = &[
 /// folder (`~`), from a variable (`$HOME/…`), up out of the folder (`../`), or a `file:` URI.
 /// Only a value without whitespace: prose that begins with `/` is not a path.
 fn shaped_like_a_path(value: &str) -> bool {
-    let value = value.trim();
+    let value =
+        value.trim_matches(|c: char| c.is_whitespace() || c.is_control() || c == '\u{feff}');
     !value.is_empty()
         && !value.contains(char::is_whitespace)
         && (value.starts_with(['/', '~'])
@@ -235,6 +236,32 @@ fn file_uri_path(value: &str) -> Option<String> {
         }
     }
     Some(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// Every path a tool may take `value` for, each checked: as written, and trimmed of what a
+/// server's trim drops (a Python `strip()` drops the separators U+001C–U+001F, a JavaScript
+/// `trim()` the byte-order mark) — `"\u{1c}/etc/cron.d/job"` is `/etc/cron.d/job` there; and
+/// a `file:` URI both as the path it names and as the name it is, which keel's own file
+/// tools open as given (a repository can ship a link named `file:.` that leads to `.git`, an
+/// outsider's round 22).
+fn path_readings(value: &str) -> Vec<String> {
+    let trimmed = value.trim_matches(|c: char| {
+        c.is_whitespace()
+            || c.is_control()
+            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}' | '\u{ad}' | '\u{180e}')
+    });
+    let mut readings: Vec<String> = Vec::with_capacity(2);
+    for form in [value, trimmed] {
+        for reading in [file_uri_path(form), Some(form.to_string())]
+            .into_iter()
+            .flatten()
+        {
+            if !readings.contains(&reading) {
+                readings.push(reading);
+            }
+        }
+    }
+    readings
 }
 
 /// Whether keel cannot say where `value` points before the tool runs: `~` and `$VAR` are the
@@ -432,11 +459,13 @@ pub fn collect_path_args(args: &Value, config: &PathConfig) -> Vec<PathArg> {
                     // Under a path's key, a key can name the file too:
                     // `{"files": {"/home/u/.bashrc": "…"}}`.
                     if under_path && shaped_like_a_path(k) {
-                        out.push(PathArg {
-                            arg: format!("{path} (key)"),
-                            value: file_uri_path(k).unwrap_or_else(|| k.clone()),
-                            inferred: true,
-                        });
+                        for value in path_readings(k) {
+                            out.push(PathArg {
+                                arg: format!("{path} (key)"),
+                                value,
+                                inferred: true,
+                            });
+                        }
                     }
                     walk(child, &path, Some(k), under_path, config, out);
                 }
@@ -469,14 +498,10 @@ pub fn collect_path_args(args: &Value, config: &PathConfig) -> Vec<PathArg> {
                 let declared = included || effective.is_some_and(n23_path_key);
                 let shaped = shaped_like_a_path(s) && !effective.is_some_and(free_text);
                 if declared || under_path || shaped {
-                    // A `file:` URI is checked as the path it names; a value with spaces
-                    // around it both as written and trimmed (a server may trim it).
-                    let trimmed = s.trim();
-                    let forms = [Some(s.as_str()), (trimmed != s).then_some(trimmed)];
-                    for form in forms.into_iter().flatten() {
+                    for value in path_readings(s) {
                         out.push(PathArg {
                             arg: dot.to_string(),
-                            value: file_uri_path(form).unwrap_or_else(|| form.to_string()),
+                            value,
                             inferred: !declared,
                         });
                     }

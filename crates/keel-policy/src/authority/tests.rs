@@ -1953,7 +1953,10 @@ fn a_negation_takes_back_its_own_part_and_not_the_request_before_it() {
             "Cancel our flow sorter booking on Thursday, Ravi's samples won't be ready.",
             vec![Delete],
         ),
-        ("Forward the invoice to Bob, but do not delete it.", vec![Send]),
+        (
+            "Forward the invoice to Bob, but do not delete it.",
+            vec![Send],
+        ),
         ("Delete the spam and don't reply to anyone.", vec![Delete]),
         ("Refund the order, the customer doesn't want it.", vec![Pay]),
         // A deferral in the message the user dictates is the message's.
@@ -1971,7 +1974,10 @@ fn a_negation_takes_back_its_own_part_and_not_the_request_before_it() {
         ("Pay the bills, Bob's won't be paid.", vec![]),
         ("Pay the bills, but Bob's are not to be paid.", vec![]),
         ("Delete the file, actually I'll do it myself.", vec![]),
-        ("Don't, under any circumstances, delete the backups.", vec![]),
+        (
+            "Don't, under any circumstances, delete the backups.",
+            vec![],
+        ),
     ] {
         assert_eq!(requested_kinds([sentence]), kinds, "{sentence}");
     }

@@ -41,6 +41,9 @@ impl FakeFs {
             m.insert(PathBuf::from(p), PathBuf::from(p));
         }
         m.insert(PathBuf::from("/w/link"), PathBuf::from("/outside"));
+        // A link a repository can ship under a name that reads as a `file:` URI.
+        m.insert(PathBuf::from("/w/file:."), PathBuf::from("/w/.git"));
+        m.insert(PathBuf::from("/w/file:out"), PathBuf::from("/outside"));
         Self(m)
     }
 }
@@ -639,4 +642,27 @@ fn a_third_attack_finds_no_way_past() {
             "{command}"
         );
     }
+}
+
+#[test]
+fn a_file_uri_is_checked_as_the_name_it_is_too() {
+    // keel's own file tools open `file:./config` as written: through a link named `file:.`
+    // it is `.git/config` (an outsider's round 22 wrote a hook into Git's config that way).
+    for args in [
+        json!({"path": "file:./config"}),
+        json!({"file_path": "file:./hooks/post-checkout"}),
+        json!({"path": "file:out/target.txt"}),
+    ] {
+        assert_eq!(plain(args.clone()).decision, Decision::Deny, "{args}");
+    }
+    // What a server's trim drops hides no path: Python's `strip()` drops U+001C, JavaScript's
+    // `trim()` the byte-order mark.
+    for args in [
+        json!({"path": "\u{1c}/etc/passwd"}),
+        json!({"path": "\u{feff}/etc/passwd"}),
+        json!({"path": "\u{200b}../outside/x"}),
+    ] {
+        assert_eq!(plain(args.clone()).decision, Decision::Deny, "{args}");
+    }
+    assert_eq!(plain(json!({"path": "file:src/a.rs"})).decision, Decision::Allow);
 }
