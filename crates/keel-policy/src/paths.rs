@@ -897,22 +897,68 @@ fn runs_what_it_says(names: &[Cow<'_, str>]) -> Option<&'static str> {
         Some("a JetBrains IDE's project settings (run configurations)")
     } else if matches!(last, ".nvim.lua" | ".nvimrc" | ".exrc") {
         Some("a Vim or Neovim project config, which the editor runs")
-    } else if last == ".dir-locals.el" {
+    } else if matches!(last, ".dir-locals.el" | ".dir-locals-2.el") {
         Some("Emacs's directory variables, which can run code")
     } else if last == ".envrc" {
         Some("direnv's .envrc, which the shell runs on entering the folder")
-    } else if matches!(last, ".mise.toml" | "mise.toml" | ".rtx.toml")
-        || pair(".mise", "config.toml")
+    } else if matches!(
+        last,
+        ".mise.toml" | "mise.toml" | ".rtx.toml" | "mise.local.toml" | ".mise.local.toml"
+    ) || pair(".mise", "config.toml")
     {
         Some("mise's config, which runs what it names on entering the folder")
     } else if last == ".pre-commit-config.yaml" {
         Some("pre-commit's hooks, which run on every commit")
-    } else if has(".devcontainer") {
+    } else if has(".devcontainer") || last == ".devcontainer.json" {
         Some("a dev container's definition, which the editor builds and runs on opening")
-    } else if pair(".github", "workflows") || last == ".gitlab-ci.yml" {
+    } else if last.ends_with(".code-workspace") || has(".helix") {
+        Some("an editor's workspace settings, which name tasks and programs it runs on opening")
+    } else if pair(".github", "workflows")
+        || pair(".github", "actions")
+        || has(".circleci")
+        || has(".buildkite")
+        || has(".woodpecker")
+        || pair(".gitea", "workflows")
+        || pair(".forgejo", "workflows")
+        || matches!(
+            last,
+            ".gitlab-ci.yml"
+                | "jenkinsfile"
+                | ".travis.yml"
+                | "azure-pipelines.yml"
+                | "bitbucket-pipelines.yml"
+                | ".drone.yml"
+                | ".woodpecker.yml"
+        )
+    {
         Some("a CI workflow, which runs with the repository's secrets")
-    } else if has(".husky") {
-        Some("a Git hook (husky), which runs on every commit")
+    } else if has(".husky")
+        || has(".githooks")
+        || has(".lefthook")
+        || matches!(
+            last,
+            "lefthook.yml"
+                | ".lefthook.yml"
+                | "lefthook-local.yml"
+                | ".lefthook-local.yml"
+                | ".overcommit.yml"
+        )
+    {
+        Some("a Git hook or a hook manager's config, which runs on every commit")
+    } else if pair(".hg", "hgrc") {
+        Some("Mercurial's repository config, whose hooks run on every hg command")
+    } else if matches!(
+        last,
+        ".yarnrc.yml"
+            | ".yarnrc"
+            | "rust-toolchain.toml"
+            | "rust-toolchain"
+            | ".pylintrc"
+            | "pylintrc"
+    ) {
+        Some(
+            "a tool's config that names a program it runs (yarnPath, a toolchain's path, an init-hook)",
+        )
     } else if pair(".cargo", "config.toml") || pair(".cargo", "config") {
         Some("Cargo's configuration, which can name the programs a build runs")
     } else {
@@ -1039,23 +1085,27 @@ pub fn check_guarded_paths(
     writes: bool,
     fs: &dyn PathResolver,
 ) -> SafetyCheckResult {
-    check_guarded_paths_in(args, cwd, guarded, None, writes, fs)
+    check_guarded_paths_in(args, cwd, guarded, None, &[], writes, fs)
 }
 
 /// [`check_guarded_paths`], knowing the user's home folder (resolved): what lies in its
 /// settings — a dot-file or dot-folder right under it, where programs keep credentials and
 /// the code they run at start (`.ssh`, `.config`, `.vim`, `.local/bin`, …) — asks, read or
 /// written, whatever its name. A list of names cannot keep up with every program's.
+///
+/// `hook_folders`: the folders Git runs hooks from that the repository's config names
+/// (`core.hooksPath`), resolved; writing a file there asks as writing `.git/hooks` does.
 pub fn check_guarded_paths_in(
     args: &Value,
     cwd: &Path,
     guarded: &[PathBuf],
     home: Option<&Path>,
+    hook_folders: &[PathBuf],
     writes: bool,
     fs: &dyn PathResolver,
 ) -> SafetyCheckResult {
     let paths = resolve_path_args(args, &PathConfig::default(), cwd, fs);
-    check_guarded_resolved(&paths, guarded, home, writes, fs)
+    check_guarded_resolved(&paths, guarded, home, hook_folders, writes, fs)
 }
 
 /// [`check_guarded_paths_in`] over arguments already resolved ([`resolve_path_args`] with
@@ -1064,6 +1114,7 @@ pub fn check_guarded_resolved(
     paths: &[ResolvedArg],
     guarded: &[PathBuf],
     home: Option<&Path>,
+    hook_folders: &[PathBuf],
     writes: bool,
     fs: &dyn PathResolver,
 ) -> SafetyCheckResult {
@@ -1103,6 +1154,11 @@ pub fn check_guarded_resolved(
         if writes && in_a_git_directory(resolved, &names, fs) {
             return SafetyCheckResult::ask(format!(
                 "\"{value}\" in argument \"{arg}\" is inside a Git repository's own folder (its config or hooks): Git runs what they say, so writing them runs code later, outside keel's gate."
+            ));
+        }
+        if writes && hook_folders.iter().any(|h| resolved.starts_with(h)) {
+            return SafetyCheckResult::ask(format!(
+                "\"{value}\" in argument \"{arg}\" is in the folder Git runs hooks from (core.hooksPath in the repository's config): writing it runs code on the next commit, outside keel's gate."
             ));
         }
         if writes && let Some(what) = runs_what_it_says(&names) {

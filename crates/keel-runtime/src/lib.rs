@@ -18,6 +18,7 @@ pub mod checker;
 pub mod computer;
 mod fs_answers;
 pub mod gate;
+mod hook_folders;
 pub mod mcp;
 pub mod policy_gate;
 pub mod proposal;

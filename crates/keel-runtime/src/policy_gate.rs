@@ -183,6 +183,9 @@ pub struct PolicyGate {
     guarded: Vec<PathBuf>,
     /// The user's home folder, resolved: its dot-files and dot-folders are guarded too.
     home: Option<PathBuf>,
+    /// The folders Git runs hooks from (`core.hooksPath`) in the repositories of `cwd` and
+    /// the workspaces, resolved ([`crate::hook_folders`]).
+    hook_folders: Vec<PathBuf>,
 }
 
 impl PolicyGate {
@@ -216,6 +219,15 @@ impl PolicyGate {
             .iter()
             .map(|(name, info)| (name.clone(), ToolFacts::of(info)))
             .collect();
+        let mut hook_folders: Vec<PathBuf> = std::iter::once(&env.cwd)
+            .chain(&env.workspaces)
+            .flat_map(|d| crate::hook_folders::hook_folders(d))
+            .map(|h| {
+                keel_policy::paths::resolve(&h.to_string_lossy(), &env.cwd, &StdResolver)
+                    .unwrap_or(h)
+            })
+            .collect();
+        hook_folders.dedup();
         Self {
             policy: std::sync::RwLock::new(std::sync::Arc::new(policy)),
             facts,
@@ -228,6 +240,7 @@ impl PolicyGate {
             home: std::env::var_os("HOME")
                 .filter(|h| !h.is_empty())
                 .and_then(|h| std::fs::canonicalize(h).ok()),
+            hook_folders,
         }
     }
 
@@ -405,6 +418,7 @@ impl PolicyGate {
                     self.default_paths(c, fs, memo),
                     &self.guarded,
                     self.home.as_deref(),
+                    &self.hook_folders,
                     memo.effect == keel_policy::classify::Effect::SideEffecting,
                     fs,
                 );

@@ -302,6 +302,26 @@ fn writing_what_an_editor_or_ci_runs_asks() {
         "sub/mise.toml",
         ".pre-commit-config.yaml",
         ".devcontainer/devcontainer.json",
+        // Round 22's: their siblings, hook managers, other CI services and editors.
+        ".devcontainer.json",
+        ".dir-locals-2.el",
+        "mise.local.toml",
+        "project.code-workspace",
+        ".helix/languages.toml",
+        ".github/actions/setup/action.yml",
+        ".circleci/config.yml",
+        "Jenkinsfile",
+        ".travis.yml",
+        "azure-pipelines.yml",
+        "bitbucket-pipelines.yml",
+        ".buildkite/pipeline.yml",
+        "lefthook.yml",
+        ".overcommit.yml",
+        ".githooks/pre-commit",
+        ".hg/hgrc",
+        ".yarnrc.yml",
+        "rust-toolchain.toml",
+        ".pylintrc",
     ] {
         assert_eq!(decide(path, true), Decision::AskUser, "{path}");
         assert_eq!(decide(path, false), Decision::Allow, "{path}");
@@ -593,6 +613,7 @@ fn a_third_attack_finds_no_way_past() {
             Path::new("/w"),
             &[],
             home,
+            &[],
             true,
             &fs,
         )
@@ -664,5 +685,31 @@ fn a_file_uri_is_checked_as_the_name_it_is_too() {
     ] {
         assert_eq!(plain(args.clone()).decision, Decision::Deny, "{args}");
     }
-    assert_eq!(plain(json!({"path": "file:src/a.rs"})).decision, Decision::Allow);
+    assert_eq!(
+        plain(json!({"path": "file:src/a.rs"})).decision,
+        Decision::Allow
+    );
+}
+
+/// A folder the repository's config names for hooks (`core.hooksPath`) is Git's hooks: an
+/// outsider's round 22 overwrote `tools/hooks/pre-commit`, which ran on the next commit.
+#[test]
+fn writing_where_git_runs_hooks_from_asks() {
+    let fs = FakeFs::new();
+    let hooks = [PathBuf::from("/w/src")];
+    let decide = |path: &str, writes: bool| {
+        check_guarded_paths_in(
+            &json!({"path": path}),
+            Path::new("/w"),
+            &[],
+            None,
+            &hooks,
+            writes,
+            &fs,
+        )
+        .decision
+    };
+    assert_eq!(decide("src/a.rs", true), Decision::AskUser);
+    assert_eq!(decide("src/a.rs", false), Decision::Allow);
+    assert_eq!(decide("docs/HEAD", true), Decision::Allow);
 }
