@@ -64,10 +64,8 @@ impl Sources {
             workspace.push(local);
         }
         workspace.extend(policy_files.iter().cloned());
-        let config_home = std::env::var_os("XDG_CONFIG_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")));
+        let config_home = crate::paths::base_dir("XDG_CONFIG_HOME")
+            .or_else(|| crate::paths::base_dir("HOME").map(|h| h.join(".config")));
         Self {
             workspace,
             user: config_home.map(|d| d.join("keel").join("config.toml")),

@@ -224,3 +224,37 @@ fn config_json_says_what_is_in_effect() {
         "{v}"
     );
 }
+
+/// An empty `HOME` or a relative `XDG_CONFIG_HOME` names no config folder: read as they are,
+/// they would be the working directory's, and a cloned repository's `.config/keel/config.toml`
+/// (or `keel/config.toml`) would be the user's own, free to set yolo and register programs
+/// (an outsider's round 22).
+#[test]
+fn a_relative_or_empty_base_directory_is_no_config_folder() {
+    let env = Env::new();
+    for planted in [".config/keel", "keel"] {
+        let dir = env.work().join(planted);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.join("config.toml"), "mode = \"yolo\"\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    for (home, xdg) in [("", None), ("", Some(".")), ("relative", Some("."))] {
+        let mut cmd = env.cmd(&["config", "--json"]);
+        cmd.env("HOME", home);
+        match xdg {
+            Some(x) => cmd.env("XDG_CONFIG_HOME", x),
+            None => cmd.env_remove("XDG_CONFIG_HOME"),
+        };
+        let out = cmd.output().unwrap_or_else(|e| panic!("{e}"));
+        let text = String::from_utf8_lossy(&out.stdout);
+        let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_ne!(
+            v["settings"]["mode"]["value"], "yolo",
+            "HOME={home:?} XDG={xdg:?}: {v}"
+        );
+        assert!(
+            !text.contains("config.toml"),
+            "HOME={home:?} XDG={xdg:?}: {v}"
+        );
+    }
+}

@@ -19,6 +19,7 @@ pub fn hook_folders(dir: &Path) -> Vec<PathBuf> {
         .into_iter()
         .map(|value| match value.strip_prefix("~/") {
             Some(rest) => std::env::var_os("HOME")
+                .filter(|home| Path::new(home).is_absolute())
                 .map_or_else(|| top.join(&value), |home| PathBuf::from(home).join(rest)),
             None => top.join(value),
         })

@@ -4,7 +4,7 @@
 //! and real runs decide alike.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use keel_core::item::Item;
 use keel_policy::Decision;
@@ -237,8 +237,9 @@ impl PolicyGate {
             roots,
             known_dirs,
             guarded: Vec::new(),
+            // (An empty or relative HOME is no home: it would be the working directory.)
             home: std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
+                .filter(|h| Path::new(h).is_absolute())
                 .and_then(|h| std::fs::canonicalize(h).ok()),
             hook_folders,
         }
