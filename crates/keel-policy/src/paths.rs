@@ -357,15 +357,62 @@ fn shell_words(command: &str) -> Vec<String> {
             .map(|c| super::shell::commands::path_operands(&c.words))
             .collect();
         if let Ok(operands) = operands {
-            // And what a word carries inside it, which no option table reads
-            // (`sort -o/x`, `curl -d @file`).
-            let embedded = parsed
-                .iter()
-                .flat_map(|c| c.words.iter().skip(1).filter_map(|w| embedded_path(w)));
-            return operands.into_iter().flatten().chain(embedded).collect();
+            let mut words = Vec::new();
+            let mut moved_to: Option<String> = None;
+            for (command, operands) in parsed.iter().zip(operands) {
+                if let Some(target) = directory_change(&command.words) {
+                    let target = under(moved_to.as_deref(), target);
+                    words.push(target.clone());
+                    moved_to = Some(target);
+                    continue;
+                }
+                // And what a word carries inside it, which no option table reads
+                // (`sort -o/x`, `curl -d @file`).
+                let embedded = command
+                    .words
+                    .iter()
+                    .skip(1)
+                    .filter_map(|w| embedded_path(w));
+                words.extend(
+                    operands
+                        .into_iter()
+                        .chain(embedded)
+                        .map(|w| under(moved_to.as_deref(), w)),
+                );
+            }
+            return words;
         }
     }
     plain_shell_words(command)
+}
+
+/// Where a `cd`, `pushd` or `popd` moves the shell, as a path word: its operand, `~` with
+/// none, and `$OLDPWD` for `cd -` and `popd` (which keel cannot follow). `None` for any other
+/// command.
+fn directory_change(words: &[String]) -> Option<String> {
+    let (program, args) = words.split_first()?;
+    match program.as_str() {
+        "cd" | "pushd" | "chdir" => {
+            let operand = args.iter().find(|a| !a.starts_with('-') || *a == "-");
+            Some(match operand.map(String::as_str) {
+                None => "~".to_string(),
+                Some("-") => "$OLDPWD".to_string(),
+                Some(dir) => dir.to_string(),
+            })
+        }
+        "popd" => Some("$OLDPWD".to_string()),
+        _ => None,
+    }
+}
+
+/// `word` as the shell reads it after moving to `dir` (where an earlier `cd` in the same
+/// command went): a relative word is under it. (`cd .github && cd workflows && printf … >
+/// ci.yml` writes `.github/workflows/ci.yml`, an outsider's round 22.)
+fn under(dir: Option<&str>, word: String) -> String {
+    match dir {
+        Some(dir) if !word.starts_with(['/', '~', '$']) => format!("{dir}/{word}"),
+        _ => word,
+    }
 }
 
 /// A path a word carries inside it: curl's `@file`, a `file:` URL, a path glued to a short
@@ -382,18 +429,29 @@ fn embedded_path(word: &str) -> Option<String> {
     let rest = word
         .strip_prefix('-')
         .filter(|rest| !rest.starts_with('-'))?;
-    let at = rest.find(['/', '~', '$'])?;
+    // (A dot-file or `..` glued on too: `sort -o.npmrc`, `cp -t.git`, `-o../x`.)
+    let at = rest.find(['/', '~', '$', '.'])?;
     let (letters, value) = rest.split_at(at);
     (letters.len() <= 2
+        && !letters.is_empty()
         && letters.bytes().all(|b| b.is_ascii_alphabetic())
-        && value.bytes().any(|b| b != b'/')
-        && shaped_like_a_path(value))
+        && (value == ".." || value.bytes().any(|b| b != b'/' && b != b'.'))
+        && (shaped_like_a_path(value) || value.starts_with('.')))
     .then(|| value.to_string())
 }
 
 fn plain_shell_words(command: &str) -> Vec<String> {
     let mut words = Vec::new();
+    let mut moved_to: Option<String> = None;
     for part in super::rules::split_commands(command) {
+        let part_words: Vec<String> = part.split_whitespace().map(str::to_string).collect();
+        if let Some(target) = directory_change(&part_words) {
+            let target = under(moved_to.as_deref(), target);
+            words.push(target.clone());
+            moved_to = Some(target);
+            continue;
+        }
+        let first_of_part = words.len();
         let mut program = true;
         for word in part.split_whitespace() {
             // A redirection's target is a path wherever it is written: `cat </etc/passwd`,
@@ -421,16 +479,19 @@ fn plain_shell_words(command: &str) -> Vec<String> {
                     words.push(path);
                     continue;
                 }
-                // An option's or an assignment's value that is written as a path
-                // (`--output=/x`, dd's `of=/x`).
+                // An option's or an assignment's value, a path as any word is (`--output=/x`,
+                // dd's `of=/x`, `of=.envrc`, `of=keel.toml`).
                 let piece = match piece.split_once('=') {
-                    Some((_, value)) if shaped_like_a_path(value) => value,
+                    Some((_, value)) if !value.is_empty() => value,
                     Some(_) => continue,
                     None if piece.starts_with('-') => continue,
                     None => piece,
                 };
                 words.push(piece.to_string());
             }
+        }
+        for word in &mut words[first_of_part..] {
+            *word = under(moved_to.as_deref(), std::mem::take(word));
         }
     }
     words

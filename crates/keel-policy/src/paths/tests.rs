@@ -713,3 +713,55 @@ fn writing_where_git_runs_hooks_from_asks() {
     assert_eq!(decide("src/a.rs", false), Decision::Allow);
     assert_eq!(decide("docs/HEAD", true), Decision::Allow);
 }
+
+/// What a command's words name once the shell reads them, found by an outsider's round 22 in
+/// yolo (where only the paths a command's words show are checked): a dot-name glued to a
+/// short option, an assignment's bare value, and words after a `cd`.
+#[test]
+fn glued_options_assignments_and_cd_are_read_as_the_shell_reads_them() {
+    let fs = FakeFs::new();
+    for command in [
+        "sort -o../outside/s.txt a.txt",
+        "cp -t.git a.txt",
+        "dd if=.env of=copy.txt",
+        "cd /outside && touch x",
+        "cd .. && cat w/src/a.rs",
+        "cd && cat .ssh/id_rsa",
+        "cd src && cd ../.git && cat config",
+    ] {
+        assert_eq!(
+            plain(json!({ "command": command })).decision,
+            Decision::Deny,
+            "{command}"
+        );
+    }
+    let writes = |command: &str| {
+        check_guarded_paths(
+            &json!({ "command": command }),
+            Path::new("/w"),
+            &[],
+            true,
+            &fs,
+        )
+        .decision
+    };
+    for command in [
+        "dd of=.envrc",
+        "sort -o.envrc a.txt",
+        "cd .github && cd workflows && printf x > ci.yml",
+    ] {
+        assert_eq!(writes(command), Decision::AskUser, "{command}");
+    }
+    for command in [
+        "cd src && cat a.rs",
+        "sort -t. -k2 a.txt",
+        "cut -d. -f1 a.txt",
+    ] {
+        assert_eq!(
+            plain(json!({ "command": command })).decision,
+            Decision::Allow,
+            "{command}"
+        );
+        assert_eq!(writes(command), Decision::Allow, "{command}");
+    }
+}

@@ -428,6 +428,11 @@ fn generic(args: &[String]) -> Vec<String> {
     for arg in args {
         if options_end || !arg.starts_with('-') || arg == "-" {
             paths.push(arg.clone());
+            // An operand that assigns (dd's `of=.envrc`, `make DESTDIR=..`) names its value
+            // too.
+            if let Some((_, value)) = arg.split_once('=').filter(|(key, _)| !key.is_empty()) {
+                paths.push(value.to_string());
+            }
         } else if arg == "--" {
             options_end = true;
         } else if let Some((_, value)) = arg.split_once('=') {
