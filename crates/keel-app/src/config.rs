@@ -481,6 +481,7 @@ pub fn load_text(
         |key| unknown.push(key.to_string()),
     )
     .map_err(|e| err(path, e.to_string()))?;
+    check_modes(path, &file)?;
     if tier == Tier::Workspace {
         check_workspace_limits(path, &file)?;
     }
@@ -492,6 +493,30 @@ pub fn load_text(
     merge(config, tier, path, file, policy);
     if tier != Tier::Default {
         config.files.push((tier, path.to_path_buf()));
+    }
+    Ok(())
+}
+
+/// Every mode a file names is one keel knows, so `keel config` says what `keel run` would
+/// refuse, naming the file (a workspace's `mode = "YOLO"` looked valid there and stopped every
+/// run in its folder, an outsider's round 22).
+fn check_modes(path: &Path, file: &FileSettings) -> Result<(), ConfigError> {
+    let named = std::iter::once(("mode".to_string(), file.mode.as_deref())).chain(
+        file.presets
+            .iter()
+            .map(|(name, p)| (format!("[presets.{name}] mode"), p.mode.as_deref())),
+    );
+    for (key, mode) in named {
+        if let Some(mode) = mode
+            && keel_policy::rules::Mode::parse(mode).is_none()
+        {
+            return Err(err(
+                path,
+                format!(
+                    "{key} = {mode:?} is no mode keel knows: write \"default\", \"plan\" or \"yolo\""
+                ),
+            ));
+        }
     }
     Ok(())
 }

@@ -255,3 +255,31 @@ fn admin_tier_wins_and_must_be_locked_down() -> Result<(), Box<dyn std::error::E
     assert!(e.contains("not writable by group or others"), "{e}");
     Ok(())
 }
+
+/// A mode keel does not know is a load error naming the file, in any tier, so `keel config`
+/// says what `keel run` would refuse (a workspace's `mode = "YOLO"` looked valid there).
+#[test]
+fn an_unknown_mode_is_a_load_error_naming_the_file() -> std::io::Result<()> {
+    let dir = tempfile::tempdir()?;
+    for (i, text) in [
+        "mode = \"YOLO\"\n",
+        "mode = \"bogus\"\n",
+        "[presets.p]\nmode = \"Plan\"\n",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let path = write(dir.path(), &format!("m{i}.toml"), text);
+        for source in [
+            sources(vec![path.clone()], None),
+            sources(vec![], Some(path.clone())),
+        ] {
+            let e = load(&source).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.starts_with(&path.display().to_string()), "{e}");
+            assert!(e.contains("no mode keel knows"), "{e}");
+        }
+    }
+    let plan = write(dir.path(), "plan.toml", "mode = \"plan\"\n");
+    assert!(load(&sources(vec![plan], None)).is_ok());
+    Ok(())
+}
