@@ -262,3 +262,34 @@ fn keels_extension_carries_the_tool_results_provenance_needs() {
     let (code, _, err) = env.check(&[], &input);
     assert_eq!(code, 2, "{err}");
 }
+
+/// An outsider's round 22 on a real clone: a link named `file:.` that leads to `.git` (keel's
+/// file tools open `file:./config` as written), and a hook folder the repository's Git config
+/// names (`core.hooksPath`). Both are decided on the real file system.
+#[test]
+fn a_repository_cannot_lead_a_write_into_what_git_runs() -> std::io::Result<()> {
+    let env = Env::new();
+    let work = env.work();
+    std::fs::create_dir_all(work.join(".git"))?;
+    std::fs::write(
+        work.join(".git/config"),
+        "[core]\n\thooksPath = tools/hooks\n",
+    )?;
+    std::fs::create_dir_all(work.join("tools/hooks"))?;
+    std::os::unix::fs::symlink(".git", work.join("file:."))?;
+    let decide = |path: &str| {
+        let (code, out, err) = env.check(
+            &[],
+            &env.input("write_file", json!({"path": path, "content": "x"})),
+        );
+        assert_eq!(code, 0, "{err}");
+        result(&out)["decision"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(decide("file:./config"), "deny");
+    assert_eq!(decide("tools/hooks/pre-commit"), "ask_user");
+    assert_eq!(decide("tools/readme.md"), "allow");
+    Ok(())
+}

@@ -274,7 +274,10 @@ fn an_unknown_mode_is_a_load_error_naming_the_file() -> std::io::Result<()> {
             sources(vec![path.clone()], None),
             sources(vec![], Some(path.clone())),
         ] {
-            let e = load(&source).err().map(|e| e.to_string()).unwrap_or_default();
+            let e = load(&source)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
             assert!(e.starts_with(&path.display().to_string()), "{e}");
             assert!(e.contains("no mode keel knows"), "{e}");
         }
