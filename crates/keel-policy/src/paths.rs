@@ -154,8 +154,7 @@ const PATH_KEYS: &[&str] = &[
 /// folder (`~`), from a variable (`$HOME/…`), up out of the folder (`../`), or a `file:` URI.
 /// Only a value without whitespace: prose that begins with `/` is not a path.
 fn shaped_like_a_path(value: &str) -> bool {
-    let value =
-        value.trim_matches(|c: char| c.is_whitespace() || c.is_control() || c == '\u{feff}');
+    let value = value.trim_matches(unseen);
     !value.is_empty()
         && !value.contains(char::is_whitespace)
         && (value.starts_with(['/', '~'])
@@ -238,6 +237,38 @@ fn file_uri_path(value: &str) -> Option<String> {
     Some(String::from_utf8_lossy(&out).into_owned())
 }
 
+/// Whether a character shows nothing where it stands, so a server may drop it before a path:
+/// white space, control characters, and Unicode's format and default-ignorable characters
+/// (zero-width and bidirectional marks, the byte-order mark, variation selectors, tags, the
+/// Hangul fillers, the Braille blank), which outsider rounds 22 and 23 put before `/etc/…`.
+fn unseen(c: char) -> bool {
+    c.is_whitespace()
+        || c.is_control()
+        || matches!(
+            c,
+            '\u{ad}'
+                | '\u{34f}'
+                | '\u{61c}'
+                | '\u{115f}'
+                | '\u{1160}'
+                | '\u{17b4}'
+                | '\u{17b5}'
+                | '\u{180b}'..='\u{180f}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2060}'..='\u{206f}'
+                | '\u{2800}'
+                | '\u{3164}'
+                | '\u{fe00}'..='\u{fe0f}'
+                | '\u{feff}'
+                | '\u{ffa0}'
+                | '\u{fff0}'..='\u{fffb}'
+                | '\u{1bca0}'..='\u{1bca3}'
+                | '\u{1d173}'..='\u{1d17a}'
+                | '\u{e0000}'..='\u{e0fff}'
+        )
+}
+
 /// Every path a tool may take `value` for, each checked: as written, and trimmed of what a
 /// server's trim drops (a Python `strip()` drops the separators U+001C–U+001F, a JavaScript
 /// `trim()` the byte-order mark) — `"\u{1c}/etc/cron.d/job"` is `/etc/cron.d/job` there; and
@@ -245,11 +276,7 @@ fn file_uri_path(value: &str) -> Option<String> {
 /// tools open as given (a repository can ship a link named `file:.` that leads to `.git`, an
 /// outsider's round 22).
 fn path_readings(value: &str) -> Vec<String> {
-    let trimmed = value.trim_matches(|c: char| {
-        c.is_whitespace()
-            || c.is_control()
-            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}' | '\u{ad}' | '\u{180e}')
-    });
+    let trimmed = value.trim_matches(unseen);
     let mut readings: Vec<String> = Vec::with_capacity(2);
     for form in [value, trimmed] {
         for reading in [file_uri_path(form), Some(form.to_string())]
@@ -359,25 +386,37 @@ fn shell_words(command: &str) -> Vec<String> {
         if let Ok(operands) = operands {
             let mut words = Vec::new();
             let mut moved_to: Option<String> = None;
+            let searched = command.contains("CDPATH");
             for (command, operands) in parsed.iter().zip(operands) {
-                if let Some(target) = directory_change(&command.words) {
+                if let Some(target) = directory_change(&command.words, searched) {
                     let target = under(moved_to.as_deref(), target);
-                    words.push(target.clone());
+                    if !target.starts_with('$') {
+                        words.push(target.clone());
+                    }
                     moved_to = Some(target);
                     continue;
                 }
+                // A directory this one command runs in (`env -C .github`, `git -C x`, `make
+                // -C build`, `tar --directory=x`).
+                let own_dir = runs_in(&command.words).map(|d| under(moved_to.as_deref(), d));
+                let base = own_dir.clone().or_else(|| moved_to.clone());
                 // And what a word carries inside it, which no option table reads
                 // (`sort -o/x`, `curl -d @file`).
+                let known = command
+                    .words
+                    .first()
+                    .is_some_and(|p| super::shell::commands::is_known(p));
                 let embedded = command
                     .words
                     .iter()
                     .skip(1)
-                    .filter_map(|w| embedded_path(w));
+                    .flat_map(|w| embedded_paths(w, known));
+                words.extend(own_dir);
                 words.extend(
                     operands
                         .into_iter()
                         .chain(embedded)
-                        .map(|w| under(moved_to.as_deref(), w)),
+                        .map(|w| under(base.as_deref(), w)),
                 );
             }
             return words;
@@ -386,23 +425,79 @@ fn shell_words(command: &str) -> Vec<String> {
     plain_shell_words(command)
 }
 
+/// Words that may stand before a command without being it: `command cd x`, `if cd x; then`.
+const COMMAND_PREFIXES: &[&str] = &[
+    "command", "builtin", "exec", "if", "then", "else", "elif", "do", "while", "until", "!", "{",
+    "time", "nohup",
+];
+
 /// Where a `cd`, `pushd` or `popd` moves the shell, as a path word: its operand, `~` with
-/// none, and `$OLDPWD` for `cd -` and `popd` (which keel cannot follow). `None` for any other
-/// command.
-fn directory_change(words: &[String]) -> Option<String> {
-    let (program, args) = words.split_first()?;
+/// none, `$OLDPWD` for `cd -` and `popd`, and `$CDPATH/…` for a relative operand where the
+/// command sets a search path for `cd` (keel follows neither). `None` for any other command.
+fn directory_change(words: &[String], searched: bool) -> Option<String> {
+    // (An assignment before it sets the command's environment: `CDPATH=.github cd x`.)
+    let assigns = |w: &str| {
+        w.split_once('=').is_some_and(|(name, _)| {
+            !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        })
+    };
+    let at = words
+        .iter()
+        .position(|w| !COMMAND_PREFIXES.contains(&w.as_str()) && !assigns(w))?;
+    let (program, args) = words[at..].split_first()?;
     match program.as_str() {
         "cd" | "pushd" | "chdir" => {
             let operand = args.iter().find(|a| !a.starts_with('-') || *a == "-");
             Some(match operand.map(String::as_str) {
                 None => "~".to_string(),
                 Some("-") => "$OLDPWD".to_string(),
+                // (Only `/…`, `./…` and `../…` are not searched for: `.local` is.)
+                Some(dir)
+                    if searched
+                        && !(dir.starts_with(['/', '~', '$'])
+                            || matches!(dir, "." | "..")
+                            || dir.starts_with("./")
+                            || dir.starts_with("../")) =>
+                {
+                    format!("$CDPATH/{dir}")
+                }
                 Some(dir) => dir.to_string(),
             })
         }
         "popd" => Some("$OLDPWD".to_string()),
         _ => None,
     }
+}
+
+/// The directory one command runs in by its own option: `-C DIR`, `-CDIR`, `--chdir[=]DIR`,
+/// `--directory[=]DIR` (`env`, `git`, `make`, `tar` and many more). The commands keel has
+/// tables of read their options by them (`grep -C 3` is context).
+fn runs_in(words: &[String]) -> Option<String> {
+    let (program, args) = words.split_first()?;
+    if super::shell::commands::is_known(program) {
+        return None;
+    }
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            break;
+        }
+        for long in ["--chdir", "--directory"] {
+            if arg == long {
+                return args.next().cloned();
+            }
+            if let Some(dir) = arg.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
+                return Some(dir.to_string());
+            }
+        }
+        if arg == "-C" {
+            return args.next().cloned();
+        }
+        if let Some(dir) = arg.strip_prefix("-C").filter(|d| !d.is_empty()) {
+            return Some(dir.to_string());
+        }
+    }
+    None
 }
 
 /// `word` as the shell reads it after moving to `dir` (where an earlier `cd` in the same
@@ -415,42 +510,61 @@ fn under(dir: Option<&str>, word: String) -> String {
     }
 }
 
-/// A path a word carries inside it: curl's `@file`, a `file:` URL, a path glued to a short
-/// option (`-o/x`, `-C$HOME/.ssh`, `-cf/x`).
-fn embedded_path(word: &str) -> Option<String> {
+/// The paths a word carries inside it: curl's `@file`, a `file:` URL, and — for a program
+/// keel has no table of (`known`: a table reads its options) — the value glued to a short
+/// option, whatever it looks like: `sort -o/x`, `-C$HOME/.ssh`, `-cf/x`, `sort -o.npmrc`,
+/// `sort -okeel.toml`, `sort -otools/hooks/pre-commit` (outsider rounds 22 and 23). Read
+/// after one option letter and after two, since keel cannot know how many the program takes.
+fn embedded_paths(word: &str, known: bool) -> Vec<String> {
     if let Some(file) = word.strip_prefix('@').filter(|f| !f.is_empty()) {
-        return Some(file_uri_path(file).unwrap_or_else(|| file.to_string()));
+        return vec![file_uri_path(file).unwrap_or_else(|| file.to_string())];
     }
     if let Some(path) = file_uri_path(word) {
-        return Some(path);
+        return vec![path];
     }
-    // One or two option letters, then a path with a name in it (`-F/` and `-d/` are a
-    // separator, not the root).
-    let rest = word
-        .strip_prefix('-')
-        .filter(|rest| !rest.starts_with('-'))?;
-    // (A dot-file or `..` glued on too: `sort -o.npmrc`, `cp -t.git`, `-o../x`.)
-    let at = rest.find(['/', '~', '$', '.'])?;
-    let (letters, value) = rest.split_at(at);
-    (letters.len() <= 2
-        && !letters.is_empty()
-        && letters.bytes().all(|b| b.is_ascii_alphabetic())
-        && (value == ".." || value.bytes().any(|b| b != b'/' && b != b'.'))
-        && (shaped_like_a_path(value) || value.starts_with('.')))
-    .then(|| value.to_string())
+    let Some(rest) = word.strip_prefix('-').filter(|rest| !rest.starts_with('-')) else {
+        return Vec::new();
+    };
+    if known || rest.contains('=') {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for letters in 1..=2 {
+        let Some((option, value)) = rest.split_at_checked(letters) else {
+            break;
+        };
+        // (A separator or a number is no name: `cut -d/`, `sort -t.`, `-k1,2`, `-n5`.)
+        let no_name = value
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b',' | b'/'));
+        if option.bytes().all(|b| b.is_ascii_alphabetic())
+            && !value.is_empty()
+            && (value.trim_end_matches('/') == ".." || !no_name)
+        {
+            out.push(value.to_string());
+        }
+    }
+    out
 }
 
 fn plain_shell_words(command: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut moved_to: Option<String> = None;
+    let searched = command.contains("CDPATH");
     for part in super::rules::split_commands(command) {
         let part_words: Vec<String> = part.split_whitespace().map(str::to_string).collect();
-        if let Some(target) = directory_change(&part_words) {
+        if let Some(target) = directory_change(&part_words, searched) {
             let target = under(moved_to.as_deref(), target);
-            words.push(target.clone());
+            if !target.starts_with('$') {
+                words.push(target.clone());
+            }
             moved_to = Some(target);
             continue;
         }
+        let own_dir = runs_in(&part_words).map(|d| under(moved_to.as_deref(), d));
+        let known = part_words
+            .first()
+            .is_some_and(|p| super::shell::commands::is_known(p));
         let first_of_part = words.len();
         let mut program = true;
         for word in part.split_whitespace() {
@@ -475,14 +589,22 @@ fn plain_shell_words(command: &str) -> Vec<String> {
                 {
                     continue;
                 }
-                if let Some(path) = embedded_path(piece) {
-                    words.push(path);
+                let carried = embedded_paths(piece, known);
+                if !carried.is_empty() {
+                    words.extend(carried);
                     continue;
                 }
-                // An option's or an assignment's value, a path as any word is (`--output=/x`,
-                // dd's `of=/x`, `of=.envrc`, `of=keel.toml`).
+                // An assignment's value, a path as any word is (dd's `of=/x`, `of=.envrc`,
+                // `of=keel.toml`); an option's where it is written as one, or as a dot-name
+                // the option does not leave out (`--output=.envrc`, not `--exclude-dir=.git`).
                 let piece = match piece.split_once('=') {
-                    Some((_, value)) if !value.is_empty() => value,
+                    Some((key, value)) if !value.is_empty() && !key.starts_with('-') => value,
+                    Some((key, value))
+                        if shaped_like_a_path(value)
+                            || (value.starts_with('.') && !names_a_pattern(key)) =>
+                    {
+                        value
+                    }
                     Some(_) => continue,
                     None if piece.starts_with('-') => continue,
                     None => piece,
@@ -490,11 +612,23 @@ fn plain_shell_words(command: &str) -> Vec<String> {
                 words.push(piece.to_string());
             }
         }
+        let base = own_dir.clone().or_else(|| moved_to.clone());
         for word in &mut words[first_of_part..] {
-            *word = under(moved_to.as_deref(), std::mem::take(word));
+            *word = under(base.as_deref(), std::mem::take(word));
         }
+        words.extend(own_dir);
     }
     words
+}
+
+/// Whether an option's name says its value is a pattern of what to leave out or take in, not a
+/// file (`--exclude-dir=.git`, `--ignore=.env`).
+fn names_a_pattern(option: &str) -> bool {
+    [
+        "exclude", "include", "ignore", "hide", "filter", "skip", "prune",
+    ]
+    .iter()
+    .any(|p| option.contains(p))
 }
 
 /// Collects the string arguments to check, depth-first, keys in the order received (N23, N28,
@@ -555,6 +689,17 @@ pub fn collect_path_args(args: &Value, config: &PathConfig) -> Vec<PathArg> {
                 }
             }
             Value::String(s) => {
+                // Options a server takes as a JSON text are read as what they hold:
+                // `{"opts": "{\"path\": \"/etc/cron.d/x\"}"}` (an outsider's round 23).
+                // (Not a file's content or a message: a `tsconfig.json` written names paths
+                // of its own.)
+                if s.trim_start().starts_with(['{', '['])
+                    && !effective.is_some_and(free_text)
+                    && let Ok(inner) = serde_json::from_str::<Value>(s)
+                    && (inner.is_object() || inner.is_array())
+                {
+                    walk(&inner, dot, effective, under_path, config, out);
+                }
                 let included = config.included.iter().any(|i| i == dot);
                 let declared = included || effective.is_some_and(n23_path_key);
                 let shaped = shaped_like_a_path(s) && !effective.is_some_and(free_text);
@@ -1219,7 +1364,7 @@ pub fn check_guarded_resolved(
         }
         if writes && hook_folders.iter().any(|h| resolved.starts_with(h)) {
             return SafetyCheckResult::ask(format!(
-                "\"{value}\" in argument \"{arg}\" is in the folder Git runs hooks from (core.hooksPath in the repository's config): writing it runs code on the next commit, outside keel's gate."
+                "\"{value}\" in argument \"{arg}\" is where Git runs code from for this repository (a folder core.hooksPath names, or a config file Git reads): writing it runs code on the next commit or git status, outside keel's gate."
             ));
         }
         if writes && let Some(what) = runs_what_it_says(&names) {

@@ -1992,10 +1992,19 @@ fn roles_given_and_things_made_public_are_read_where_the_words_carry_them() {
         [Share]
     );
     // A role given is access granted; "make sure" gives none.
-    for sentence in ["Ben is now lab manager, so make him a manager.", "Make Sofia an admin."] {
+    for sentence in [
+        "Ben is now lab manager, so make him a manager.",
+        "Make Sofia an admin.",
+    ] {
         assert!(requested_kinds([sentence]).contains(&Access), "{sentence}");
     }
     assert!(requested_kinds(["Make sure the editor is saved."]).is_empty());
+    // A message answered is a reply; a question answered is the user told.
+    assert_eq!(
+        requested_kinds(["Answer the e-mail from the couple about the dinner."]),
+        [Send]
+    );
+    assert!(requested_kinds(["Answer my question about the budget."]).is_empty());
     // A role the user gave someone else is not theirs.
     let user = ["List my work, then make ana an admin of #ops and bob a member of #ops."];
     assert_eq!(

@@ -765,3 +765,85 @@ fn glued_options_assignments_and_cd_are_read_as_the_shell_reads_them() {
         assert_eq!(writes(command), Decision::Allow, "{command}");
     }
 }
+
+/// An outsider's round 23, against round 22's readings: directories a command moves to by
+/// other means, values glued to short options whatever they look like, invisible characters
+/// beyond the first list, and paths in options given as a JSON text.
+#[test]
+fn the_twenty_third_round_finds_no_way_past() {
+    let fs = FakeFs::new();
+    for command in [
+        "env -C /outside cp a.txt x",
+        "env --chdir=/outside touch x",
+        "git -C /outside mv a b",
+        "tar --directory /outside -xf w.tar",
+        "command cd /outside && touch x",
+        "if cd /outside; then touch x; fi",
+        "export CDPATH=a:/; cd outside && touch o2",
+        "CDPATH=/ cd outside && touch x",
+        "export CDPATH=a:/home; cd .local && touch bin/git",
+        "sort -osub/../../outside/g1 a.txt",
+        "cd src && cd - && touch ../../outside/x",
+    ] {
+        assert_eq!(
+            plain(json!({ "command": command })).decision,
+            Decision::Deny,
+            "{command}"
+        );
+    }
+    let writes = |command: &str| {
+        check_guarded_paths(
+            &json!({ "command": command }),
+            Path::new("/w"),
+            &[],
+            true,
+            &fs,
+        )
+        .decision
+    };
+    for command in [
+        "env -C .github cp /w/a workflows/e1.yml",
+        "sort -oJenkinsfile a.txt",
+        "sort -okeel.toml a.txt",
+        "cp -t.github/workflows a.txt",
+    ] {
+        assert_eq!(writes(command), Decision::AskUser, "{command}");
+    }
+    for invisible in [
+        '\u{202e}',
+        '\u{2066}',
+        '\u{61c}',
+        '\u{3164}',
+        '\u{2800}',
+        '\u{e0020}',
+    ] {
+        let args = json!({ "path": format!("{invisible}/etc/passwd") });
+        assert_eq!(plain(args.clone()).decision, Decision::Deny, "{args}");
+    }
+    assert_eq!(
+        plain(json!({"opts": "{\"path\": \"/etc/cron.d/x\"}"})).decision,
+        Decision::Deny
+    );
+    // What ordinary work looks like passes: a build in a folder of the workspace, patterns of
+    // what to leave out, a return with nothing after it, a file's JSON content.
+    for command in [
+        "cd src && cargo test",
+        "make -C src",
+        "gcc -O2 -Wall -o out main.c",
+        "grep -rn --exclude-dir=.git TODO .",
+        "ls -I.git",
+        "cd src && cd -",
+        "pushd src && make && popd",
+    ] {
+        assert_eq!(
+            plain(json!({ "command": command })).decision,
+            Decision::Allow,
+            "{command}"
+        );
+    }
+    assert_eq!(
+        plain(json!({"path": "tsconfig.json", "content": "{\"extends\": \"../base.json\"}"}))
+            .decision,
+        Decision::Allow
+    );
+}
