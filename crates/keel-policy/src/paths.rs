@@ -567,7 +567,25 @@ fn plain_shell_words(command: &str) -> Vec<String> {
             .is_some_and(|p| super::shell::commands::is_known(p));
         let first_of_part = words.len();
         let mut program = true;
+        // What `echo` and `printf` print is text, not files: only where they write is a path
+        // (`echo ".env" >> .gitignore`).
+        let prints = part_words
+            .first()
+            .is_some_and(|p| matches!(p.as_str(), "echo" | "printf"));
+        let mut redirected = false;
         for word in part.split_whitespace() {
+            // A redirection written apart from its target: `>> .gitignore`, `2> log`.
+            if word.ends_with(['<', '>'])
+                && word
+                    .trim_start_matches(|c: char| c.is_ascii_digit() || c == '&')
+                    .bytes()
+                    .all(|b| b == b'<' || b == b'>')
+            {
+                redirected = true;
+                program = false;
+                continue;
+            }
+            let target = std::mem::take(&mut redirected);
             // A redirection's target is a path wherever it is written: `cat </etc/passwd`,
             // `cat x</etc/passwd`, `echo a >/outside/x`, `2>&1`.
             for (n, piece) in word.split(['<', '>']).enumerate() {
@@ -580,6 +598,9 @@ fn plain_shell_words(command: &str) -> Vec<String> {
                     continue;
                 }
                 program = false;
+                if prints && n == 0 && !target {
+                    continue;
+                }
                 // Not files: a file descriptor's number, the null device and the streams.
                 if piece.bytes().all(|b| b.is_ascii_digit())
                     || matches!(

@@ -784,6 +784,9 @@ fn the_twenty_third_round_finds_no_way_past() {
         "export CDPATH=a:/home; cd .local && touch bin/git",
         "sort -osub/../../outside/g1 a.txt",
         "cd src && cd - && touch ../../outside/x",
+        "echo x > /etc/passwd",
+        "echo x>/outside/y",
+        "printf x 2> /outside/log",
     ] {
         assert_eq!(
             plain(json!({ "command": command })).decision,
@@ -806,6 +809,8 @@ fn the_twenty_third_round_finds_no_way_past() {
         "sort -oJenkinsfile a.txt",
         "sort -okeel.toml a.txt",
         "cp -t.github/workflows a.txt",
+        "echo x >> .envrc",
+        "printf x > .github/workflows/ci.yml",
     ] {
         assert_eq!(writes(command), Decision::AskUser, "{command}");
     }
@@ -834,6 +839,8 @@ fn the_twenty_third_round_finds_no_way_past() {
         "ls -I.git",
         "cd src && cd -",
         "pushd src && make && popd",
+        "echo \".env\" >> .gitignore",
+        "printf \"node_modules/\\n.env\\n\" > .gitignore",
     ] {
         assert_eq!(
             plain(json!({ "command": command })).decision,
