@@ -390,7 +390,12 @@ fn shell_words(command: &str) -> Vec<String> {
             let mut words = Vec::new();
             let mut moved_to: Option<String> = None;
             let searched = command.contains("CDPATH");
+            // Names an earlier part of the command made stand for another path: a link
+            // (`ln -s .github g`) or a rename (`mv .github gh`), so `g/workflows/x` is
+            // `.github/workflows/x` (an outsider's round 23).
+            let mut aliases: Vec<(String, String)> = Vec::new();
             for (command, operands) in parsed.iter().zip(operands) {
+                let operands = relinked(&command.words, operands, &mut aliases);
                 if let Some(target) = directory_change(&command.words, searched) {
                     let target = under(moved_to.as_deref(), target);
                     if !target.starts_with('$') {
@@ -426,6 +431,57 @@ fn shell_words(command: &str) -> Vec<String> {
         }
     }
     plain_shell_words(command)
+}
+
+/// `operands` of one command with what earlier links and renames of the same command stand
+/// for ([`shell_words`]), and the links and renames this one makes added to `aliases`. A
+/// symbolic link's relative target is read from the link's folder, where it points
+/// (`ln -s ../main.c src/main.c` is `main.c`).
+fn relinked(
+    words: &[String],
+    operands: Vec<String>,
+    aliases: &mut Vec<(String, String)>,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(operands.len());
+    for word in operands {
+        for (name, meant) in aliases.iter() {
+            if let Some(rest) = word.strip_prefix(name.as_str())
+                && (rest.is_empty() || rest.starts_with('/'))
+            {
+                out.push(format!("{meant}{rest}"));
+            }
+        }
+        out.push(word);
+    }
+    let program = words.first().map_or("", String::as_str);
+    let given: Vec<&String> = words
+        .iter()
+        .skip(1)
+        .filter(|w| !w.starts_with('-'))
+        .collect();
+    let symbolic = words.iter().skip(1).any(|w| {
+        w == "--symbolic" || (w.starts_with('-') && !w.starts_with("--") && w.contains('s'))
+    });
+    if let [from, to] = given.as_slice()
+        && matches!(program, "ln" | "mv")
+    {
+        let to = to.trim_end_matches('/').to_string();
+        let meant = if program == "ln" && symbolic && !from.starts_with(['/', '~', '$']) {
+            // Where the link points: its target read from the link's own folder.
+            let pointed = match to.rsplit_once('/') {
+                Some((folder, _)) => format!("{folder}/{from}"),
+                None => from.to_string(),
+            };
+            if let Some(at) = out.iter().position(|w| w == *from) {
+                out[at] = pointed.clone();
+            }
+            pointed
+        } else {
+            from.to_string()
+        };
+        aliases.push((to, meant));
+    }
+    out
 }
 
 /// Words that may stand before a command without being it: `command cd x`, `if cd x; then`.

@@ -809,6 +809,8 @@ fn the_twenty_third_round_finds_no_way_past() {
         "sort -oJenkinsfile a.txt",
         "sort -okeel.toml a.txt",
         "cp -t.github/workflows a.txt",
+        "ln -s .github g && cp a.txt g/workflows/l1.yml",
+        "mv .github gh && cp a.txt gh/workflows/l3.yml && mv gh .github",
         "echo x >> .envrc",
         "printf x > .github/workflows/ci.yml",
     ] {
@@ -840,6 +842,7 @@ fn the_twenty_third_round_finds_no_way_past() {
         "cd src && cd -",
         "pushd src && make && popd",
         "echo \".env\" >> .gitignore",
+        "ln -s ../a.rs src/b.rs",
         "printf \"node_modules/\\n.env\\n\" > .gitignore",
     ] {
         assert_eq!(
