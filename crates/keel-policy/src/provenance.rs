@@ -77,7 +77,25 @@ impl Source<'_> {
 /// that does not grow with the run).
 /// Hashed with foldhash, seeded per process: SipHash was a third of a run's decision.
 #[derive(Clone, Debug, Default)]
-struct Trigrams(HashMap<u32, Vec<u32>, foldhash::fast::RandomState>);
+struct Trigrams(HashMap<u32, Postings, foldhash::fast::RandomState>);
+
+/// The texts one trigram occurs in, in order. Most trigrams of a run occur in one text (an
+/// id, a name, a number), so one position is kept without a list of its own: a list for each
+/// was most of what indexing a new text cost.
+#[derive(Clone, Debug)]
+enum Postings {
+    One(u32),
+    Many(Vec<u32>),
+}
+
+impl Postings {
+    fn as_slice(&self) -> &[u32] {
+        match self {
+            Postings::One(at) => std::slice::from_ref(at),
+            Postings::Many(list) => list,
+        }
+    }
+}
 
 fn trigram(w: &[u8]) -> u32 {
     (u32::from(w[0]) << 16) | (u32::from(w[1]) << 8) | u32::from(w[2])
@@ -89,9 +107,18 @@ impl Trigrams {
         // Each trigram once per text: texts are added in order (a text's forms one after
         // another), so a posting list that already ends with this text has it.
         for key in text.as_bytes().windows(3).map(trigram) {
-            let list = self.0.entry(key).or_default();
-            if list.last() != Some(&at) {
-                list.push(at);
+            match self.0.entry(key) {
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(Postings::One(at));
+                }
+                std::collections::hash_map::Entry::Occupied(mut slot) => match slot.get_mut() {
+                    Postings::One(first) if *first != at => {
+                        let first = *first;
+                        *slot.get_mut() = Postings::Many(vec![first, at]);
+                    }
+                    Postings::Many(list) if list.last() != Some(&at) => list.push(at),
+                    _ => {}
+                },
             }
         }
     }
@@ -105,7 +132,7 @@ impl Trigrams {
         }
         let mut best: &[u32] = &[];
         for (n, w) in bytes.windows(3).enumerate() {
-            let Some(list) = self.0.get(&trigram(w)) else {
+            let Some(list) = self.0.get(&trigram(w)).map(Postings::as_slice) else {
                 return Some(&[]);
             };
             if n == 0 || list.len() < best.len() {

@@ -96,7 +96,10 @@ impl Trigrams {
         };
         let mut best: Option<(usize, Vec<u32>)> = None;
         for w in bytes.windows(3) {
-            let lists: Vec<&Vec<u32>> = spellings(w).iter().filter_map(|k| self.0.get(k)).collect();
+            let lists: Vec<&[u32]> = spellings(w)
+                .iter()
+                .filter_map(|k| self.0.get(k).map(super::Postings::as_slice))
+                .collect();
             let size: usize = lists.iter().map(|l| l.len()).sum();
             if best.as_ref().is_some_and(|(s, _)| *s <= size) {
                 continue;
