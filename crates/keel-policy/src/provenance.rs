@@ -2774,6 +2774,39 @@ pub fn check_provenance(
         if edits_text && FILE_TEXT_KEYS.contains(&leaf.key) {
             continue;
         }
+        // A role the user gave someone else: "make ana an admin and bob a member" gives bob
+        // no admin — in the role argument (an enum's choice too) or in the tool's name
+        // (`add_admin {"user": "bob"}`, an outsider's round 24).
+        let role_given = if settings.change_request && leaf.value.is_some_and(Value::is_string) {
+            super::authority::role_given_to_another(
+                &leaf.needle,
+                values
+                    .iter()
+                    .filter(|o| o.path != leaf.path)
+                    .map(|o| o.needle.as_ref()),
+                &index.user,
+            )
+            .map(|(whom, theirs)| (leaf.needle.to_string(), whom, theirs))
+            .or_else(|| {
+                super::authority::name_words(tool).iter().find_map(|role| {
+                    super::authority::role_given_to_another(
+                        role,
+                        [leaf.needle.as_ref()],
+                        &index.user,
+                    )
+                    .map(|(whom, theirs)| (role.clone(), whom, theirs))
+                })
+            })
+        } else {
+            None
+        };
+        if let Some((role, whom, theirs)) = role_given {
+            whole.insert(leaf.path.as_str());
+            tainted.push(format!(
+                "{tool} makes {whom} {role}, but you made {whom} {theirs}"
+            ));
+            continue;
+        }
         // A choice the tool offers, which the user's words make ("so anyone with the link can
         // open it" chooses `anyone_with_link`): theirs, however the tool spells it.
         if leaf.choice && super::authority::names_choice(&leaf.needle, &index.requested().said) {
@@ -2804,25 +2837,6 @@ pub fn check_provenance(
                     leaf.path, leaf.needle
                 ));
             }
-            continue;
-        }
-        // A role the user gave someone else: "make ana an admin and bob a member" gives bob
-        // no admin.
-        if leaf.value.is_some_and(Value::is_string)
-            && let Some((whom, theirs)) = super::authority::role_given_to_another(
-                &leaf.needle,
-                values
-                    .iter()
-                    .filter(|o| o.path != leaf.path)
-                    .map(|o| o.needle.as_ref()),
-                &index.user,
-            )
-        {
-            whole.insert(leaf.path.as_str());
-            tainted.push(format!(
-                "argument \"{}\" of {tool} is {}, but you made {whom} {theirs}",
-                leaf.path, leaf.needle
-            ));
             continue;
         }
         let identifier = super::records::is_identifier_key(leaf.key);

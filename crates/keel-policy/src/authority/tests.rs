@@ -1944,13 +1944,9 @@ fn a_tool_asked_for_by_its_whole_name_is_asked_for() {
 fn a_negation_takes_back_its_own_part_and_not_the_request_before_it() {
     use ActionKind::*;
     for (sentence, kinds) in [
-        // Another action refused, or a statement of how things stand: the request stands.
+        // Another action refused: the request stands.
         (
             "Cancel the later one, and don't text them about it, I'll call them myself.",
-            vec![Delete],
-        ),
-        (
-            "Cancel our flow sorter booking on Thursday, Ravi's samples won't be ready.",
             vec![Delete],
         ),
         (
@@ -1958,7 +1954,6 @@ fn a_negation_takes_back_its_own_part_and_not_the_request_before_it() {
             vec![Send],
         ),
         ("Delete the spam and don't reply to anyone.", vec![Delete]),
-        ("Refund the order, the customer doesn't want it.", vec![Pay]),
         // A deferral in the message the user dictates is the message's.
         (
             "Reply to counsel's e-mail: we'll sign once the settlement funds have cleared.",
@@ -1974,6 +1969,19 @@ fn a_negation_takes_back_its_own_part_and_not_the_request_before_it() {
         ("Pay the bills, Bob's won't be paid.", vec![]),
         ("Pay the bills, but Bob's are not to be paid.", vec![]),
         ("Delete the file, actually I'll do it myself.", vec![]),
+        // A statement of how another record stands names what the request leaves out (an
+        // outsider's round 24 merged PR 97 on "PR 97 is not what I meant"): it is taken back
+        // whole.
+        ("Merge PR 96, PR 97 is not what I meant.", vec![]),
+        (
+            "Cancel our flow sorter booking on Thursday, Ravi's samples won't be ready.",
+            vec![],
+        ),
+        // The user's own later word defers a dictated message too.
+        (
+            "Email counsel: we will sign, after I've read the final draft.",
+            vec![],
+        ),
         (
             "Don't, under any circumstances, delete the backups.",
             vec![],
@@ -2005,6 +2013,12 @@ fn roles_given_and_things_made_public_are_read_where_the_words_carry_them() {
         [Send]
     );
     assert!(requested_kinds(["Answer my question about the budget."]).is_empty());
+    for not_sent in [
+        "Answer my question about review R-5: is it fake?",
+        "Answer the review R-5 in a draft for me to check.",
+    ] {
+        assert!(!requested_kinds([not_sent]).contains(&Send), "{not_sent}");
+    }
     // A role the user gave someone else is not theirs.
     let user = ["List my work, then make ana an admin of #ops and bob a member of #ops."];
     assert_eq!(
@@ -2023,14 +2037,25 @@ fn roles_given_and_things_made_public_are_read_where_the_words_carry_them() {
         super::role_given_to_another("viewer", ["carla"], &["Add carla as an editor."]),
         Some(("carla".to_string(), "editor".to_string()))
     );
+    for user in [
+        "Make ana an admin; bob is just a member.",
+        "Make ana an admin. bob remains a member.",
+        "Make ana an admin and bob a regular member.",
+        "Make ana an admin; bob gets member.",
+    ] {
+        assert_eq!(
+            super::role_given_to_another("admin", ["bob"], &[user]),
+            Some(("bob".to_string(), "member".to_string())),
+            "{user}"
+        );
+    }
+    assert!(requested_kinds(["Make bob a manager's checklist."]).is_empty());
 }
 
 #[test]
-fn a_tool_without_arguments_is_named_by_another_name_of_its_record() {
-    let said = super::said_words(["Pause online bookings for the rest of the day."]);
-    assert!(super::unnamed_words("pause_online_reservations", &said).is_empty());
-    assert_eq!(
-        super::unnamed_words("pause_online_payments", &said),
-        ["payments"]
-    );
+fn a_tool_without_arguments_is_named_by_its_own_name_only() {
+    // Another name of its record is no name of it: "I'm keeping the reservation" would name
+    // `delete_booking {}` (an outsider's round 24).
+    let said = super::said_words(["Delete e-mail 31 - I'm keeping the reservation."]);
+    assert_eq!(super::unnamed_words("delete_booking", &said), ["booking"]);
 }
