@@ -479,26 +479,23 @@ fn phrasal_verb(words: &[String], clause: &[usize], i: usize) -> Option<&'static
         // Its object right after it, past a determiner and a word that picks one ("the latest
         // review"): "answer my question about review R-5" answers the user, and an answer "in
         // a draft" or "in your head" sends nothing (an outsider's round 24).
-        let object = in_clause
-            .iter()
-            .skip_while(|w| {
-                DETERMINERS.contains(w)
-                    || matches!(
-                        **w,
-                        "her"
-                            | "his"
-                            | "their"
-                            | "our"
-                            | "its"
-                            | "latest"
-                            | "last"
-                            | "new"
-                            | "newest"
-                            | "first"
-                            | "unread"
-                    )
-            })
-            .next();
+        let object = in_clause.iter().find(|w| {
+            !(DETERMINERS.contains(w)
+                || matches!(
+                    **w,
+                    "her"
+                        | "his"
+                        | "their"
+                        | "our"
+                        | "its"
+                        | "latest"
+                        | "last"
+                        | "new"
+                        | "newest"
+                        | "first"
+                        | "unread"
+                ))
+        });
         let answered = object.is_some_and(|w| {
             matches!(
                 *w,
