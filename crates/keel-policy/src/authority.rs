@@ -453,7 +453,7 @@ fn phrasal_verb(words: &[String], clause: &[usize], i: usize) -> Option<&'static
         let word = |k: usize| words.get(k).map_or("", String::as_str);
         // (Not a role's possession: "make bob a manager's checklist".)
         let role = |k: usize| {
-            ROLE_WORDS.contains(&word(k)) && clause.get(k) == clause.get(i) && word(k + 1) != "s"
+            ROLE_NAMES.contains(&word(k)) && clause.get(k) == clause.get(i) && word(k + 1) != "s"
         };
         let pronoun = matches!(word(i + 1), "him" | "her" | "them" | "me" | "us");
         let named = matches!(word(i + 2), "a" | "an")
@@ -553,22 +553,6 @@ fn phrasal_verb(words: &[String], clause: &[usize], i: usize) -> Option<&'static
             _ => None,
         })
 }
-
-/// Roles a person is given: "make him a manager" grants access.
-const ROLE_WORDS: &[&str] = &[
-    "admin",
-    "administrator",
-    "manager",
-    "owner",
-    "editor",
-    "moderator",
-    "maintainer",
-    "collaborator",
-    "approver",
-    "reviewer",
-    "contributor",
-    "superuser",
-];
 
 /// Words that open a clause saying why or what for, after the request.
 const PURPOSE_WORDS: &[&str] = &["so", "because", "since", "otherwise"];
@@ -4515,7 +4499,8 @@ pub fn unrequested(tool: &[ActionKind], requested: &[ActionKind]) -> Vec<ActionK
 #[cfg(test)]
 mod tests;
 
-/// Roles a person may be given or hold, as a role argument names them.
+/// Roles a person may be given or hold, as a role argument or the user's words name them
+/// ("make him a manager" grants access).
 const ROLE_NAMES: &[&str] = &[
     "admin",
     "administrator",

@@ -68,6 +68,18 @@ fn plain(args: serde_json::Value) -> SafetyCheckResult {
     check(args, PathConfig::default())
 }
 
+/// What guarded-paths decides of a shell command that writes, run in `/w`.
+fn guarded_write(command: &str) -> Decision {
+    check_guarded_paths(
+        &json!({ "command": command }),
+        Path::new("/w"),
+        &[],
+        true,
+        &FakeFs::new(),
+    )
+    .decision
+}
+
 #[test]
 fn t5_allowed_paths() {
     for args in [
@@ -719,7 +731,6 @@ fn writing_where_git_runs_hooks_from_asks() {
 /// short option, an assignment's bare value, and words after a `cd`.
 #[test]
 fn glued_options_assignments_and_cd_are_read_as_the_shell_reads_them() {
-    let fs = FakeFs::new();
     for command in [
         "sort -o../outside/s.txt a.txt",
         "cp -t.git a.txt",
@@ -735,16 +746,7 @@ fn glued_options_assignments_and_cd_are_read_as_the_shell_reads_them() {
             "{command}"
         );
     }
-    let writes = |command: &str| {
-        check_guarded_paths(
-            &json!({ "command": command }),
-            Path::new("/w"),
-            &[],
-            true,
-            &fs,
-        )
-        .decision
-    };
+    let writes = guarded_write;
     for command in [
         "dd of=.envrc",
         "sort -o.envrc a.txt",
@@ -771,7 +773,6 @@ fn glued_options_assignments_and_cd_are_read_as_the_shell_reads_them() {
 /// beyond the first list, and paths in options given as a JSON text.
 #[test]
 fn the_twenty_third_round_finds_no_way_past() {
-    let fs = FakeFs::new();
     for command in [
         "env -C /outside cp a.txt x",
         "env --chdir=/outside touch x",
@@ -794,16 +795,7 @@ fn the_twenty_third_round_finds_no_way_past() {
             "{command}"
         );
     }
-    let writes = |command: &str| {
-        check_guarded_paths(
-            &json!({ "command": command }),
-            Path::new("/w"),
-            &[],
-            true,
-            &fs,
-        )
-        .decision
-    };
+    let writes = guarded_write;
     for command in [
         "env -C .github cp /w/a workflows/e1.yml",
         "sort -oJenkinsfile a.txt",
