@@ -54,6 +54,16 @@ pub struct Sources {
 
 pub const ADMIN_POLICY_DIR: &str = "/etc/keel/policy.d";
 
+/// A base directory from the environment (`HOME`, `XDG_CONFIG_HOME`, `XDG_DATA_HOME`): only
+/// an absolute one, as the XDG spec says. An empty or relative one would be the working
+/// directory's — a cloned repository's `.config/keel/config.toml` read as the user's own
+/// (an outsider's round 22, with `HOME` empty).
+pub fn base_dir(var: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+}
+
 impl Sources {
     /// The standard locations: `./keel.toml` if present, then `--policy` files, the user file
     /// under `$XDG_CONFIG_HOME` (or `~/.config`), and the admin directory.
@@ -64,8 +74,8 @@ impl Sources {
             workspace.push(local);
         }
         workspace.extend(policy_files.iter().cloned());
-        let config_home = crate::paths::base_dir("XDG_CONFIG_HOME")
-            .or_else(|| crate::paths::base_dir("HOME").map(|h| h.join(".config")));
+        let config_home =
+            base_dir("XDG_CONFIG_HOME").or_else(|| base_dir("HOME").map(|h| h.join(".config")));
         Self {
             workspace,
             user: config_home.map(|d| d.join("keel").join("config.toml")),

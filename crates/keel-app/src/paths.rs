@@ -12,23 +12,15 @@ fn non_empty(var: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// A base directory from the environment (`HOME`, `XDG_CONFIG_HOME`, `XDG_DATA_HOME`): only
-/// an absolute one, as the XDG spec says. An empty or relative one would be the working
-/// directory's — a cloned repository's `.config/keel/config.toml` read as the user's own
-/// (an outsider's round 22, with `HOME` empty).
-pub fn base_dir(var: &str) -> Option<PathBuf> {
-    non_empty(var).filter(|p| p.is_absolute())
-}
-
 /// keel's data directory: `KEEL_HOME`, else `$XDG_DATA_HOME/keel`, else `~/.local/share/keel`.
 pub fn data_dir() -> Result<PathBuf, AppError> {
     if let Some(home) = non_empty("KEEL_HOME") {
         return Ok(home);
     }
-    if let Some(data) = base_dir("XDG_DATA_HOME") {
+    if let Some(data) = crate::config::base_dir("XDG_DATA_HOME") {
         return Ok(data.join("keel"));
     }
-    if let Some(home) = base_dir("HOME") {
+    if let Some(home) = crate::config::base_dir("HOME") {
         return Ok(home.join(".local/share/keel"));
     }
     Err(AppError::Setup(
