@@ -2431,10 +2431,19 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                     .last()
                     .unwrap_or(i);
                 let part = &turn_words[part_start..=part_end];
+                let asked_before = |verb: &str| {
+                    turn_words[..part_start].iter().any(|b| {
+                        is_acting_verb(b)
+                            && (b == verb || is_form_of(b, verb) || is_form_of(verb, b))
+                    })
+                };
+                // "I'll call them myself" does something else; "I'll do it myself", or doing
+                // the same action myself ("PR 97 I'll merge myself"), takes the request back.
                 if w == "myself" {
-                    // "I'll call them myself" does something else; "I'll do it myself" takes
-                    // the request back.
-                    return if part.iter().any(|p| REFERS_BACK.contains(&p.as_str())) {
+                    return if part
+                        .iter()
+                        .any(|p| REFERS_BACK.contains(&p.as_str()) || asked_before(p))
+                    {
                         0
                     } else {
                         part_start
@@ -2455,12 +2464,6 @@ fn said_in_sentence(sentence: &str, said: &mut Vec<SaidWord>) {
                 // does not use ("and don't text them", "but never touch the inbox"). Refusing
                 // the same action again, or part of what was asked ("but not the second one",
                 // "Delete it, don't."), takes the whole request back.
-                let asked_before = |verb: &str| {
-                    turn_words[..part_start].iter().any(|b| {
-                        is_acting_verb(b)
-                            && (b == verb || is_form_of(b, verb) || is_form_of(verb, b))
-                    })
-                };
                 let refuses_another = after
                     .iter()
                     .find(|n| {

@@ -2770,6 +2770,12 @@ pub fn check_provenance(
     // to `The`, both in the file read (a fifth outsider round's false positive).
     let writes_code = super::scripts::writes_code(args);
     let edits_text = !settings.change_request && !writes_code;
+    // The words of the tool's name, for a role it gives by its name (`add_admin`).
+    let tool_words = if settings.change_request {
+        super::authority::name_words(tool)
+    } else {
+        Vec::new()
+    };
     for leaf in &values {
         if edits_text && FILE_TEXT_KEYS.contains(&leaf.key) {
             continue;
@@ -2788,7 +2794,7 @@ pub fn check_provenance(
             )
             .map(|(whom, theirs)| (leaf.needle.to_string(), whom, theirs))
             .or_else(|| {
-                super::authority::name_words(tool).iter().find_map(|role| {
+                tool_words.iter().find_map(|role| {
                     super::authority::role_given_to_another(
                         role,
                         [leaf.needle.as_ref()],

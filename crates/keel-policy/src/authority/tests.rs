@@ -1973,6 +1973,8 @@ fn a_negation_takes_back_its_own_part_and_not_the_request_before_it() {
         // outsider's round 24 merged PR 97 on "PR 97 is not what I meant"): it is taken back
         // whole.
         ("Merge PR 96, PR 97 is not what I meant.", vec![]),
+        // Doing the same action oneself hands it back too.
+        ("Merge PR 96, PR 97 I'll merge myself.", vec![]),
         (
             "Cancel our flow sorter booking on Thursday, Ravi's samples won't be ready.",
             vec![],
