@@ -7,6 +7,11 @@
 // Printing to the terminal is the binary's job (libraries may not print), and it is done in
 // one place, `out`, which escapes what a person reads: the printing macros stay denied here.
 
+/// keel's allocator: a gate decision alone makes some sixty small allocations (Cargo.toml says
+/// what it saves). The benches that measure keel's paths in process use it too.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod acp;
 mod bench;
 mod call;

@@ -11,6 +11,10 @@
 // A bench prints its figures.
 #![allow(clippy::print_stdout)]
 
+/// The allocator the `keel` binary runs with (keel-cli/src/main.rs), so the figures are its.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::time::{Duration, Instant};
 
 use keel_core::bridge::message::{ChatMessage, ToolNode};

@@ -15,6 +15,10 @@
 #[path = "../tests/fixture/mod.rs"]
 mod fixture;
 
+/// The allocator the `keel` binary runs with (keel-cli/src/main.rs), so the figures are its.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::time::{Duration, Instant};
 
 use keel_computer::desktop::Desktop;

@@ -96,10 +96,7 @@ impl PathConfig {
 
 pub(crate) fn path_like(written: &str) -> bool {
     let key = lower(written);
-    key.contains("path")
-        || key.contains("directory")
-        || key.contains("file")
-        || key.contains("folder")
+    holds_any(&key, &["path", "directory", "file", "folder"])
         // keel's own beyond N23: the names MCP servers give paths (an outsider's attack
         // copied `src` to `dest` past the check, a key nobody read as a path).
         || PATH_KEYS.contains(&key.as_ref())
@@ -168,11 +165,14 @@ fn shaped_like_a_path(value: &str) -> bool {
 /// Whether N23 itself names `key` as a path's (its effective key, N28).
 fn n23_path_key(key: &str) -> bool {
     let key = lower(key);
-    key.contains("path")
-        || key.contains("directory")
-        || key.contains("file")
-        || key == "source"
-        || key == "destination"
+    holds_any(&key, &["path", "directory", "file"]) || key == "source" || key == "destination"
+}
+
+/// Whether `key` holds one of `parts`: one pass over a key's few bytes, where a search for
+/// each part set up a searcher of its own (every key of every call is asked).
+fn holds_any(key: &str, parts: &[&str]) -> bool {
+    let key = key.as_bytes();
+    (0..key.len()).any(|at| parts.iter().any(|p| key[at..].starts_with(p.as_bytes())))
 }
 
 /// Keys whose value is text to write or send, never where to: a file's content that reads

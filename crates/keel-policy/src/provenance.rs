@@ -399,7 +399,7 @@ impl<'a> ProvenanceIndex<'a> {
     fn add_calls(&mut self, calls: &[keel_core::ToolCall]) {
         for call in calls {
             let mut values = Vec::new();
-            leaves(&call.arguments, None, "", "", &mut values);
+            leaves(&call.arguments, None, Cow::Borrowed(""), "", &mut values);
             // What a call that acts sent, for a secret split over several (below).
             // (Only the last few are read, so only they are kept, as written: whether each
             // acts and what digits it says are read when a call is checked for a secret, not
@@ -1577,9 +1577,9 @@ fn plain_number(value: &str) -> Option<String> {
         None => (false, t),
     };
     let radix = |prefix: &str, radix: u32| {
-        body.strip_prefix(prefix)
-            .or_else(|| body.strip_prefix(&prefix.to_uppercase()))
-            .and_then(|digits| u128::from_str_radix(digits, radix).ok())
+        body.get(..prefix.len())
+            .filter(|given| given.eq_ignore_ascii_case(prefix))
+            .and_then(|_| u128::from_str_radix(&body[prefix.len()..], radix).ok())
     };
     if let Some(n) = radix("0x", 16)
         .or_else(|| radix("0o", 8))
@@ -2043,7 +2043,9 @@ fn fixed_by_schema(schema: Option<&Value>, value: &Value) -> bool {
 /// elements, their array's), the text looked for, and the value itself (`None` for an object
 /// key, which is never a record's field).
 struct Leaf<'a> {
-    path: String,
+    /// Where the value stands (`path`, `paths.0`, `options.target`): a top-level key's is
+    /// the key itself, borrowed.
+    path: Cow<'a, str>,
     key: &'a str,
     needle: Cow<'a, str>,
     value: Option<&'a Value>,
@@ -2056,7 +2058,7 @@ struct Leaf<'a> {
 fn leaves<'a>(
     v: &'a Value,
     schema: Option<&Value>,
-    dot: &str,
+    dot: Cow<'a, str>,
     key: &'a str,
     out: &mut Vec<Leaf<'a>>,
 ) {
@@ -2071,26 +2073,30 @@ fn leaves<'a>(
         Value::Object(map) => {
             let properties = schema.and_then(|s| s.get("properties"));
             for (k, child) in map {
-                let path = super::dot_join(dot, k);
+                let path: Cow<'a, str> = if dot.is_empty() {
+                    Cow::Borrowed(k)
+                } else {
+                    Cow::Owned(format!("{dot}.{k}"))
+                };
                 let declared = properties.and_then(|p| p.get(k));
                 // A nested key can carry a value too (`{"grants": {"<attacker id>": "admin"}}`);
                 // top-level keys and keys the schema declares are the tool's own names.
                 if !dot.is_empty() && declared.is_none() {
                     out.push(Leaf {
-                        path: format!("{path} (key)"),
+                        path: format!("{path} (key)").into(),
                         key: k,
                         needle: Cow::Borrowed(k),
                         value: None,
                         choice: false,
                     });
                 }
-                leaves(child, declared, &path, k, out);
+                leaves(child, declared, path, k, out);
             }
         }
         Value::Array(items) => {
             let item_schema = schema.and_then(|s| s.get("items"));
             for (i, child) in items.iter().enumerate() {
-                leaves(child, item_schema, &format!("{dot}.{i}"), key, out);
+                leaves(child, item_schema, format!("{dot}.{i}").into(), key, out);
             }
         }
         other => {
@@ -2103,7 +2109,7 @@ fn leaves<'a>(
                     .and_then(Value::as_array)
                     .is_some_and(|choices| choices.contains(other));
                 out.push(Leaf {
-                    path: dot.to_string(),
+                    path: dot,
                     key,
                     needle: n,
                     value: Some(other),
@@ -2391,7 +2397,7 @@ fn tainted_atoms(
 ) -> Vec<String> {
     let mut out = Vec::new();
     for leaf in values {
-        if whole.contains(leaf.path.as_str()) || !matches!(leaf.value, Some(Value::String(_))) {
+        if whole.contains(leaf.path.as_ref()) || !matches!(leaf.value, Some(Value::String(_))) {
             continue;
         }
         // The text as written, and read past the tricks that hide an address from a search
@@ -2726,7 +2732,7 @@ pub fn check_provenance(
         settings
     };
     let mut values = Vec::new();
-    leaves(args, schema, "", "", &mut values);
+    leaves(args, schema, Cow::Borrowed(""), "", &mut values);
     // Short values count, compared as whole tokens: in a delete, a share or an access change
     // (an id alone is the whole damage); in an identifier argument; and wherever they hold a
     // digit — an id (`97` from a listing or an injected note) picks which pull request is
@@ -2807,7 +2813,7 @@ pub fn check_provenance(
             None
         };
         if let Some((role, whom, theirs)) = role_given {
-            whole.insert(leaf.path.as_str());
+            whole.insert(leaf.path.as_ref());
             tainted.push(format!(
                 "{tool} makes {whom} {role}, but you made {whom} {theirs}"
             ));
@@ -2837,7 +2843,7 @@ pub fn check_provenance(
                     || super::authority::switched_off(leaf.key, &index.requested().said)
             };
             if !theirs {
-                whole.insert(leaf.path.as_str());
+                whole.insert(leaf.path.as_ref());
                 tainted.push(format!(
                     "argument \"{}\" of {tool} is {}, a setting nothing you wrote chose",
                     leaf.path, leaf.needle
@@ -2886,7 +2892,7 @@ pub fn check_provenance(
                         index.record_figures(leaf.key, settings.structured_tools, &reads)
                     }) =>
             {
-                whole.insert(leaf.path.as_str());
+                whole.insert(leaf.path.as_ref());
                 tainted.push(format!(
                     "argument \"{}\" of {tool} is {}, an amount neither you nor any result has shown, and no sum of the numbers you wrote makes it: it was worked out from data or made up",
                     leaf.path, leaf.needle
@@ -2907,7 +2913,7 @@ pub fn check_provenance(
                     && leaf_number(leaf).is_some_and(|n| n.abs() > 1.0)
                     && !user_makes(leaf_number(leaf).unwrap_or(0.0), index) =>
             {
-                whole.insert(leaf.path.as_str());
+                whole.insert(leaf.path.as_ref());
                 tainted.push(format!(
                     "argument \"{}\" of {tool} is {}, a number neither you nor any result has shown, and no sum of the numbers you wrote makes it",
                     leaf.path, leaf.needle
@@ -2924,7 +2930,7 @@ pub fn check_provenance(
                         .into_iter()
                         .find_map(|date| index.other_user_dates(&date).map(|t| (date, t))) =>
             {
-                whole.insert(leaf.path.as_str());
+                whole.insert(leaf.path.as_ref());
                 tainted.push(format!(
                     "argument \"{}\" of {tool} is the date {date}, which neither you nor any result has shown; you gave {theirs}",
                     leaf.path
@@ -2946,7 +2952,7 @@ pub fn check_provenance(
                         index.today.as_deref(),
                     ) =>
             {
-                whole.insert(leaf.path.as_str());
+                whole.insert(leaf.path.as_ref());
                 tainted.push(format!(
                     "argument \"{}\" of {tool} is \"{}\", no date you gave",
                     leaf.path, leaf.needle
@@ -2975,7 +2981,7 @@ pub fn check_provenance(
                         || (short_everywhere && !leaf.needle.trim().contains(char::is_whitespace)))
                     && !leaf.needle.trim().is_empty() =>
             {
-                whole.insert(leaf.path.as_str());
+                whole.insert(leaf.path.as_ref());
                 if leaf.choice {
                     tainted.push(format!(
                         "argument \"{}\" of {tool} is \"{}\", one of the choices the tool offers, and nothing you wrote chose it",
@@ -3008,7 +3014,7 @@ pub fn check_provenance(
                         index.record_figures(leaf.key, settings.structured_tools, &reads)
                     }) =>
             {
-                whole.insert(leaf.path.as_str());
+                whole.insert(leaf.path.as_ref());
                 tainted.push(format!(
                     "argument \"{}\" of {tool} is {}, a number you wrote but not a sum you asked to pay",
                     leaf.path, leaf.needle
@@ -3027,7 +3033,7 @@ pub fn check_provenance(
                         numbers_the_thing(u, &leaf.needle, leaf.key, tool, settings.action_kinds)
                     }) =>
             {
-                whole.insert(leaf.path.as_str());
+                whole.insert(leaf.path.as_ref());
                 tainted.push(format!(
                     "argument \"{}\" of {tool} is {}, a number you wrote, but not as the number of what {tool} acts on (a count, a time, a size or another thing's number)",
                     leaf.path, leaf.needle
@@ -3048,7 +3054,7 @@ pub fn check_provenance(
                     ) =>
             {
                 use super::authority::NotGiven;
-                whole.insert(leaf.path.as_str());
+                whole.insert(leaf.path.as_ref());
                 let why = match not_given {
                     NotGiven::ToAnother { other, own } => {
                         format!("which you asked to {other}, not to {own}")
@@ -3064,7 +3070,7 @@ pub fn check_provenance(
             }
             _ => continue,
         };
-        whole.insert(leaf.path.as_str());
+        whole.insert(leaf.path.as_ref());
         let named = settings.structured_tools.is_some_and(|structured| {
             leaf.value.as_ref().is_some_and(|v| {
                 index
@@ -3151,11 +3157,11 @@ pub fn check_provenance(
     // (Any call that acts outside keel: a new issue or a page is as public as a comment.)
     if settings.change_request && !index.steered().is_empty() {
         for leaf in &values {
-            if whole.contains(leaf.path.as_str()) {
+            if whole.contains(leaf.path.as_ref()) {
                 continue;
             }
             if let Some((part, source)) = index.carries_steered(&leaf.needle) {
-                whole.insert(leaf.path.as_str());
+                whole.insert(leaf.path.as_ref());
                 tainted.push(format!(
                     "argument \"{}\" of {tool} carries \"{}\" from {source}, which was read because data asked for it, not you",
                     leaf.path,
@@ -3172,14 +3178,14 @@ pub fn check_provenance(
     // (A line copied from data has said where it came from already.)
     let copied_lines = !tainted.is_empty();
     for leaf in values.iter().filter(|_| !copied_lines) {
-        if whole.contains(leaf.path.as_str()) {
+        if whole.contains(leaf.path.as_ref()) {
             continue;
         }
         if let Some(host) = super::scripts::fetched_and_run(&leaf.needle)
             .into_iter()
             .find(|host| !matches!(attribute(index, host), Attribution::Grounded))
         {
-            whole.insert(leaf.path.as_str());
+            whole.insert(leaf.path.as_ref());
             tainted.push(format!(
                 "argument \"{}\" of {tool} holds a command that downloads a program from \"{host}\" and runs it, and you never named that place",
                 leaf.path

@@ -86,7 +86,7 @@ impl RuleOrigin {
 #[derive(Clone, Debug, Default)]
 pub struct Matcher {
     /// Tool-name globs (`*`); empty matches every tool.
-    pub tool_names: Vec<Regex>,
+    pub tool_names: Vec<ToolGlob>,
     pub mcp_name: Option<String>,
     /// Over the stable stringified args (N41).
     pub args_pattern: Option<Regex>,
@@ -131,9 +131,36 @@ pub struct CallFacts<'a> {
     pub parameters: Option<&'a Value>,
 }
 
-/// A tool-name glob as a regex: `*` matches any run of chars; Gemini's `mcp_<server>_*` is read
-/// as keel's `mcp__<server>__*`.
-pub fn tool_glob(pattern: &str) -> Result<Regex, regex::Error> {
+/// A tool-name glob: `*` matches any run of characters but a line feed. Every rule's names
+/// are compared with every call's tool, so the common shapes — a name, `*`, `write_*`,
+/// `*_file` — are compared as text (a regex search cost more than the rest of a rule), and
+/// only a glob with `*` inside it is a regex.
+#[derive(Clone, Debug)]
+pub enum ToolGlob {
+    Any,
+    Exact(String),
+    Prefix(String),
+    Suffix(String),
+    Pattern(Regex),
+}
+
+impl ToolGlob {
+    pub fn is_match(&self, name: &str) -> bool {
+        // What `*` stands for holds no line feed, as in the regex form (`.`).
+        let starred = |rest: &str| !rest.contains('\n');
+        match self {
+            ToolGlob::Any => starred(name),
+            ToolGlob::Exact(exact) => name == exact,
+            ToolGlob::Prefix(prefix) => name.strip_prefix(prefix.as_str()).is_some_and(starred),
+            ToolGlob::Suffix(suffix) => name.strip_suffix(suffix.as_str()).is_some_and(starred),
+            ToolGlob::Pattern(regex) => regex.is_match(name),
+        }
+    }
+}
+
+/// A tool-name glob: `*` matches any run of chars; Gemini's `mcp_<server>_*` is read as keel's
+/// `mcp__<server>__*`.
+pub fn tool_glob(pattern: &str) -> Result<ToolGlob, regex::Error> {
     let pattern = match pattern.strip_prefix("mcp_") {
         Some(rest) if !rest.starts_with('_') => match rest.split_once('_') {
             Some((server, tail)) => format!("mcp__{server}__{tail}"),
@@ -141,8 +168,19 @@ pub fn tool_glob(pattern: &str) -> Result<Regex, regex::Error> {
         },
         _ => pattern.to_string(),
     };
-    let body: Vec<String> = pattern.split('*').map(regex::escape).collect();
-    Regex::new(&format!("^{}$", body.join(".*")))
+    let stars = pattern.matches('*').count();
+    Ok(
+        match (stars, pattern.strip_prefix('*'), pattern.strip_suffix('*')) {
+            (0, _, _) => ToolGlob::Exact(pattern),
+            (1, Some(""), _) => ToolGlob::Any,
+            (1, Some(suffix), _) => ToolGlob::Suffix(suffix.to_string()),
+            (1, _, Some(prefix)) => ToolGlob::Prefix(prefix.to_string()),
+            _ => {
+                let body: Vec<String> = pattern.split('*').map(regex::escape).collect();
+                ToolGlob::Pattern(Regex::new(&format!("^{}$", body.join(".*")))?)
+            }
+        },
+    )
 }
 
 /// Stable stringify (N41): compact JSON, object keys sorted by code point at every level.
@@ -531,7 +569,7 @@ impl Policy {
     pub fn allow_for_run_rule(tool: &str) -> Option<Rule> {
         Some(Rule {
             matcher: Matcher {
-                tool_names: vec![Regex::new(&format!("^{}$", regex::escape(tool))).ok()?],
+                tool_names: vec![ToolGlob::Exact(tool.to_string())],
                 ..Matcher::default()
             },
             decision: Decision::Allow,
@@ -548,7 +586,7 @@ impl Policy {
     pub fn deny_for_run_rule(tool: &str) -> Option<Rule> {
         Some(Rule {
             matcher: Matcher {
-                tool_names: vec![Regex::new(&format!("^{}$", regex::escape(tool))).ok()?],
+                tool_names: vec![ToolGlob::Exact(tool.to_string())],
                 ..Matcher::default()
             },
             decision: Decision::Deny,

@@ -69,6 +69,7 @@ const RUN_FILE_NAMES: &[&str] = &[
 ];
 
 /// Folders whose files run (CI workflows, commit hooks), segment by segment.
+/// Each one or two folders deep ([`in_a_run_folder`]).
 const RUN_FOLDERS: &[&[&str]] = &[
     &[".github", "workflows"],
     &[".circleci"],
@@ -84,8 +85,17 @@ pub const MIN_LINE_CHARS: usize = 8;
 
 /// Whether a file at `path` will run as code.
 pub fn runs_as_code(path: &str) -> bool {
-    let normal = path.replace('\\', "/").to_lowercase();
-    let name = normal.rsplit('/').next().unwrap_or(&normal);
+    // Borrowed when already normal: every path of every call is asked.
+    let normal: std::borrow::Cow<'_, str> = if path
+        .bytes()
+        .any(|b| b == b'\\' || b.is_ascii_uppercase() || !b.is_ascii())
+    {
+        path.replace('\\', "/").to_lowercase().into()
+    } else {
+        path.into()
+    };
+    let normal = normal.as_ref();
+    let name = normal.rsplit('/').next().unwrap_or(normal);
     let extension = name.rsplit_once('.').map(|(_, e)| e);
     // A test runner runs its tests: pytest collects `test_*.py` and `*_test.py`.
     let test_file =
@@ -93,18 +103,31 @@ pub fn runs_as_code(path: &str) -> bool {
     extension.is_some_and(|e| SCRIPT_EXTENSIONS.contains(&e))
         || test_file
         || RUN_FILE_NAMES.contains(&name)
-        || in_a_run_folder(&normal)
+        || in_a_run_folder(normal)
 }
 
 /// Whether a folder of `normal` (a path in lower case with `/` between its segments) is one
 /// of [`RUN_FOLDERS`].
 fn in_a_run_folder(normal: &str) -> bool {
-    let mut folders: Vec<&str> = normal.split('/').collect();
     // The last segment is the file's name, not a folder.
-    folders.pop();
-    RUN_FOLDERS
-        .iter()
-        .any(|run| folders.windows(run.len()).any(|w| w == *run))
+    let Some((folders, _)) = normal.rsplit_once('/') else {
+        return false;
+    };
+    // One pass over the folders, each compared with the runs' last folder and the one before
+    // (a run is one or two folders deep).
+    let mut before = None;
+    for folder in folders.split('/') {
+        let found = RUN_FOLDERS.iter().any(|run| match run {
+            [one] => *one == folder,
+            [first, second] => *second == folder && before == Some(*first),
+            _ => false,
+        });
+        if found {
+            return true;
+        }
+        before = Some(folder);
+    }
+    false
 }
 
 /// A command that downloads a program and runs it, in any file or argument: `curl -s
@@ -256,6 +279,16 @@ mod tests {
         assert!(
             !writes_code(&json!({"title": "run.sh"})),
             "not a path argument"
+        );
+    }
+
+    /// `in_a_run_folder` compares a folder with a run's last one and the one before.
+    #[test]
+    fn every_run_folder_is_one_or_two_deep() {
+        assert!(
+            super::RUN_FOLDERS
+                .iter()
+                .all(|run| matches!(run.len(), 1 | 2))
         );
     }
 

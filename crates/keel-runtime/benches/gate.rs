@@ -20,6 +20,10 @@
 //! Arguments that are not flags pick rows by a part of their label (`cargo bench -p
 //! keel-runtime --bench gate -- 50-item`), so a profiler can watch one row.
 
+/// The allocator the `keel` binary runs with (keel-cli/src/main.rs), so the figures are its.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 

@@ -12,6 +12,10 @@
 //! On a CPU with AVX2 (asked at run time) the envelope rows time `push_json_string`'s AVX2
 //! build, elsewhere its portable one; the figures in docs/notifications.md say which.
 
+/// The allocator the `keel` binary runs with (keel-cli/src/main.rs), so the figures are its.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::time::Instant;
 
 use keel_core::Timestamp;

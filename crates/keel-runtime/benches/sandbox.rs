@@ -7,6 +7,10 @@
 //! system calls in the child) and the cost of laying the workspace out. Only the difference
 //! between the rows of one workspace is the sandbox's.
 
+/// The allocator the `keel` binary runs with (keel-cli/src/main.rs), so the figures are its.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::time::{Duration, Instant};
 
 use keel_runtime::tools::{ShellSandbox, ToolContext, Toolbox};

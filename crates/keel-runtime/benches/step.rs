@@ -31,6 +31,10 @@
 // A bench prints its figures.
 #![allow(clippy::print_stdout)]
 
+/// The allocator the `keel` binary runs with (keel-cli/src/main.rs), so the figures are its.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 

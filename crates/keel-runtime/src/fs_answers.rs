@@ -4,7 +4,9 @@
 //! call costs about as much as the rest of a decision, so a decision looks at each entry once
 //! (one `lstat` answers "missing?", "a link?" and "other names?") and resolves a path under a
 //! directory whose canonical form the gate already knows by looking only at the components
-//! below it.
+//! below it. Those looks start from the directory itself (a descriptor the gate holds), not
+//! from `/`: on a virtual machine the kernel's walk of each leading component is a sixth of
+//! a look, and a decision makes three.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -76,12 +78,14 @@ fn remembered<T: Clone>(seen: &Remembered<T>, path: &Path, ask: impl FnOnce() ->
 }
 
 /// A directory as given (the session's cwd, a workspace) with its canonical form and which
-/// directory that is (device and inode), resolved when the gate was made.
+/// directory that is (device and inode), resolved when the gate was made, and a descriptor
+/// of it (`O_PATH`: it grants no reading) that entries below it are looked at from.
 #[derive(Clone, Debug)]
 pub struct KnownDir {
     given: PathBuf,
     canonical: PathBuf,
     id: (u64, u64),
+    handle: std::sync::Arc<std::os::fd::OwnedFd>,
 }
 
 impl KnownDir {
@@ -96,12 +100,38 @@ impl KnownDir {
     }
 
     pub fn of(given: &Path) -> Option<Self> {
+        use nix::fcntl::OFlag;
+        use std::os::unix::fs::MetadataExt;
         let canonical = std::fs::canonicalize(given).ok()?;
-        let id = dir_id(&canonical)?;
+        let handle = nix::fcntl::open(
+            &canonical,
+            OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
+            nix::sys::stat::Mode::empty(),
+        )
+        .ok()?;
+        // The identity is the descriptor's, so the two cannot name different directories.
+        let meta = std::fs::File::from(handle.try_clone().ok()?)
+            .metadata()
+            .ok()?;
         Some(Self {
             given: given.to_path_buf(),
             canonical,
-            id,
+            id: (meta.dev(), meta.ino()),
+            handle: std::sync::Arc::new(handle),
+        })
+    }
+
+    /// What of `path` lies below this directory as given or in its canonical form, without
+    /// leading `/`; `None` when it lies in neither or names the directory itself (whose own
+    /// entry may be a link, which a look from inside it would not see).
+    fn below<'p>(&self, path: &'p [u8]) -> Option<&'p [u8]> {
+        use std::os::unix::ffi::OsStrExt;
+        [&self.given, &self.canonical].into_iter().find_map(|dir| {
+            let dir = dir.as_os_str().as_bytes();
+            let rest = path.strip_prefix(dir)?;
+            let at_boundary = rest.first() == Some(&b'/') || dir.ends_with(b"/");
+            let rest = &rest[rest.iter().take_while(|&&b| b == b'/').count()..];
+            (at_boundary && !rest.is_empty()).then_some(rest)
         })
     }
 }
@@ -144,6 +174,9 @@ impl<'a> DecisionFs<'a> {
 
     fn entry(&self, path: &Path) -> Entry {
         remembered(&self.entries, path, || {
+            if let Some(entry) = self.entry_from_known(path) {
+                return entry;
+            }
             match std::fs::symlink_metadata(path) {
                 Ok(meta) => {
                     use std::os::unix::fs::MetadataExt;
@@ -166,6 +199,37 @@ impl<'a> DecisionFs<'a> {
         })
     }
 
+    /// `path`'s entry looked at from a known directory it lies below, when that directory's
+    /// given path still names it: what `lstat` of the whole path would say, with the walk of
+    /// the directory's own components left out. `None` for any other path.
+    fn entry_from_known(&self, path: &Path) -> Option<Entry> {
+        use nix::fcntl::AtFlags;
+        use nix::sys::stat::{SFlag, fstatat};
+        use std::os::unix::ffi::OsStrExt;
+        let bytes = path.as_os_str().as_bytes();
+        let (known, rest) = self.known.iter().find_map(|k| Some((k, k.below(bytes)?)))?;
+        if !self.unchanged(known) {
+            return None;
+        }
+        let rest = std::ffi::OsStr::from_bytes(rest);
+        Some(
+            match fstatat(&*known.handle, rest, AtFlags::AT_SYMLINK_NOFOLLOW) {
+                Ok(stat) => match SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT {
+                    SFlag::S_IFLNK => Entry::Link,
+                    SFlag::S_IFDIR => Entry::Dir,
+                    // `nlink_t` is 32 bits wide on some targets.
+                    #[allow(clippy::useless_conversion)]
+                    SFlag::S_IFREG => Entry::File {
+                        links: u64::from(stat.st_nlink),
+                    },
+                    _ => Entry::Special,
+                },
+                Err(nix::errno::Errno::ENOENT) => Entry::Missing,
+                Err(e) => Entry::Unreadable(std::io::Error::from(e).to_string()),
+            },
+        )
+    }
+
     /// `path` canonicalized from a known directory it lies under, when every component below
     /// that directory is a plain entry (the ones before the last, directories): then the
     /// canonical form is the directory's with those components appended, as `realpath` would
@@ -181,7 +245,8 @@ impl<'a> DecisionFs<'a> {
             let rest = bytes.strip_prefix(given)?;
             (rest.is_empty() || rest[0] == b'/' || given.ends_with(b"/")).then_some((k, rest))
         })?;
-        if !self.unchanged(known) {
+        // A trailing `/` asks for a directory (a file there is an error): the OS's to judge.
+        if !self.unchanged(known) || below.ends_with(b"/") || below.ends_with(b"/.") {
             return None;
         }
         let mut out = known.canonical.clone();
@@ -295,12 +360,21 @@ mod tests {
             "missing/x.md",
             "notes/a.md/x",
             "./notes/a.md",
+            "notes//a.md",
+            "notes/a.md/",
+            "escape/",
+            "../outside.txt",
+            "notes/../../outside.txt",
+            " notes",
         ] {
-            let path = given.join(rel);
-            let fs = DecisionFs::new(&known);
-            // Asked twice, from a fresh resolver and a used one.
-            for _ in 0..2 {
-                assert_eq!(answers(&fs, &path), answers(&StdResolver, &path), "{rel}");
+            // Below the directory as given and in its canonical form (looked at from the
+            // directory's descriptor), and beside it (looked at from `/`).
+            for path in [given.join(rel), work.join(rel), real.join(rel)] {
+                let fs = DecisionFs::new(&known);
+                // Asked twice, from a fresh resolver and a used one.
+                for _ in 0..2 {
+                    assert_eq!(answers(&fs, &path), answers(&StdResolver, &path), "{rel}");
+                }
             }
         }
         Ok(())

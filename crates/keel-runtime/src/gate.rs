@@ -473,7 +473,7 @@ mod tests {
         use keel_policy::rules::{Matcher, Policy, Rule, RuleOrigin};
         let rule = Rule {
             matcher: Matcher {
-                tool_names: vec![regex::Regex::new("^write_file$")?],
+                tool_names: vec![keel_policy::rules::ToolGlob::Exact("write_file".into())],
                 ..Matcher::default()
             },
             decision: Decision::Deny,

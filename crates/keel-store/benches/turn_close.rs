@@ -5,6 +5,10 @@
 //! A plain timing harness (no criterion) because the target is a percentile: each size runs
 //! `SAMPLES` timed writes on a real database file and prints p50, p90 and p99.
 
+/// The allocator the `keel` binary runs with (keel-cli/src/main.rs), so the figures are its.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::time::Instant;
 
 use keel_core::{ItemBody, NoteLifetime, Timestamp};

@@ -712,3 +712,53 @@ fn a_command_from_a_list_is_no_shell() {
     let call = facts("control_device", &none, Mode::Default, true);
     assert!(!shell.matches(&call, true), "no command at all");
 }
+
+#[test]
+fn a_tool_glob_matches_as_its_regex_form_does() {
+    // The regex every glob once was: `*` as `.*`, the rest literal, anchored.
+    let regex_form = |glob: &str| {
+        let body: Vec<String> = glob.split('*').map(regex::escape).collect();
+        regex::Regex::new(&format!("^{}$", body.join(".*"))).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let globs = [
+        "*",
+        "write_file",
+        "write_*",
+        "*_file",
+        "*file*",
+        "a*b",
+        "**",
+        "read.file",
+        "w*e_*",
+    ];
+    let names = [
+        "",
+        "write_file",
+        "write_",
+        "write_file\n",
+        "write\n_file",
+        "read_file",
+        "readXfile",
+        "read.file",
+        "ab",
+        "a\nb",
+        "axb",
+        "file",
+        "_file",
+        "x\n_file",
+        "wee_x",
+    ];
+    for glob in globs {
+        let fast = tool_glob(glob).unwrap_or_else(|e| panic!("{e}"));
+        let slow = regex_form(glob);
+        for name in names {
+            assert_eq!(
+                fast.is_match(name),
+                slow.is_match(name),
+                "{glob:?} on {name:?}"
+            );
+        }
+    }
+    assert!(matches!(tool_glob("write_*"), Ok(ToolGlob::Prefix(_))));
+    assert!(matches!(tool_glob("*"), Ok(ToolGlob::Any)));
+}
