@@ -912,8 +912,14 @@ fn is_under(path: &Path, dir: &Path) -> bool {
 /// case. Borrowed when that changes nothing but the cut: the gate reads every segment of every
 /// path of every call.
 fn segment_key(segment: &str) -> Cow<'_, str> {
-    let cut = segment.split(':').next().unwrap_or("");
-    lower(cut.trim_end_matches([' ', '.']))
+    // By bytes: `:`, ` ` and `.` are ASCII, so every cut falls between characters.
+    let bytes = segment.as_bytes();
+    let cut = bytes.iter().position(|&b| b == b':').unwrap_or(bytes.len());
+    let kept = bytes[..cut]
+        .iter()
+        .rposition(|&b| b != b' ' && b != b'.')
+        .map_or(0, |last| last + 1);
+    lower(&segment[..kept])
 }
 
 /// `text` in lower case, borrowed when it is already.
@@ -1427,10 +1433,13 @@ pub fn check_guarded_resolved(
         };
         let names = segment_keys(resolved);
         let env_file = names.iter().any(|key| is_env_key(key));
+        // (Compared as bytes: `resolved` is absolute, without `.`, `..` or a doubled `/`.)
+        let bytes = resolved.as_os_str().as_encoded_bytes();
         // keel reads the `keel.toml` of whatever folder it starts in, so every one is keel's.
-        let keel_file = resolved
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("keel.toml"));
+        let keel_file = bytes
+            .rsplit(|&b| b == b'/')
+            .next()
+            .is_some_and(|name| name.eq_ignore_ascii_case(b"keel.toml"));
         if keel_file {
             return SafetyCheckResult::ask(format!(
                 "\"{value}\" in argument \"{arg}\" is a keel.toml, which a keel run started in its folder reads as configuration: only you may let a tool touch it."
@@ -1468,9 +1477,9 @@ pub fn check_guarded_resolved(
             ));
         }
         let home_settings = home
-            .and_then(|home| resolved.strip_prefix(home).ok())
-            .and_then(|below| below.components().next())
-            .is_some_and(|first| first.as_os_str().as_encoded_bytes().starts_with(b"."));
+            .and_then(|home| below(bytes, home))
+            .and_then(|rest| rest.strip_prefix(b"/"))
+            .is_some_and(|first| first.starts_with(b"."));
         if home_settings {
             return SafetyCheckResult::ask(format!(
                 "\"{value}\" in argument \"{arg}\" is in your home folder's settings, where programs keep credentials and the code they run at start: only you may let a tool touch it."

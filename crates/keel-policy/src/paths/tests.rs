@@ -849,3 +849,17 @@ fn the_twenty_third_round_finds_no_way_past() {
         Decision::Allow
     );
 }
+
+proptest::proptest! {
+    /// A segment's key is the segment up to a `:`, without trailing spaces and dots, in lower
+    /// case, whatever characters it holds.
+    #[test]
+    fn a_segment_key_is_the_segment_cut_trimmed_and_lowered(
+        segment in "[a-zA-Z0-9 .:_\\-é\u{130}\u{1F600}]{0,12}",
+    ) {
+        let cut = segment.split(':').next().unwrap_or("");
+        let want = cut.trim_end_matches([' ', '.']).to_lowercase();
+        let key = segment_key(&segment);
+        proptest::prop_assert_eq!(key.as_ref(), want.as_str());
+    }
+}

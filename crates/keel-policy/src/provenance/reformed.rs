@@ -18,7 +18,7 @@
 //! - A number's digits are in a text's runs of digits ([`super::digit_runs`]) only where the
 //!   runs hold its trigrams: the runs are posted as they are added.
 
-use super::{REFORMATTED_DIGITS, Trigrams, trigram};
+use super::{Trigrams, trigram};
 
 /// The postings of the texts' tidied forms.
 #[derive(Clone, Debug, Default)]
@@ -37,11 +37,8 @@ impl Reformed {
             self.unfolded.push(at32);
         }
         for form in forms {
-            // Most texts hold too few digits for a run: counted first, without a search.
-            if form.bytes().filter(u8::is_ascii_digit).count() >= REFORMATTED_DIGITS {
-                for run in super::digit_runs(form) {
-                    self.runs.add(at, &run);
-                }
+            for run in super::digit_runs(form) {
+                self.runs.add(at, &run);
             }
         }
     }

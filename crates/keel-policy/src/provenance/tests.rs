@@ -2991,3 +2991,29 @@ fn a_count_the_user_wrote_is_no_id() {
         );
     }
 }
+
+proptest::proptest! {
+    /// A text's runs of digits, read by bytes, are what a walk over its characters finds.
+    #[test]
+    fn digit_runs_are_read_as_a_walk_over_characters_reads_them(
+        text in "[0-9 ./()+a-z\\-٣é]{0,40}",
+    ) {
+        let mut want = Vec::new();
+        let (mut run, mut gap) = (String::new(), 0usize);
+        for c in text.chars().chain(std::iter::once('x')) {
+            if c.is_ascii_digit() {
+                run.push(c);
+                gap = 0;
+            } else if matches!(c, ' ' | '-' | '.' | '/' | '(' | ')' | '+') && gap < 2 {
+                gap += 1;
+            } else {
+                if run.len() >= REFORMATTED_DIGITS {
+                    want.push(std::mem::take(&mut run));
+                }
+                run.clear();
+                gap = 0;
+            }
+        }
+        proptest::prop_assert_eq!(digit_runs(&text), want);
+    }
+}
