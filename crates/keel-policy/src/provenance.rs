@@ -1649,33 +1649,42 @@ impl ReformattedText {
 /// `/`, `(`, `)`, `+`) apart join into one number, when it has at least
 /// [`REFORMATTED_DIGITS`]: `+44 (7911) 123-456` is `447911123456`.
 fn digit_runs(text: &str) -> Vec<String> {
-    // Most texts hold too few digits for one run: counted in one pass over the bytes, which
-    // costs a fraction of the walk below (every result a run reads is asked).
-    if text.bytes().filter(u8::is_ascii_digit).count() < REFORMATTED_DIGITS {
+    // By bytes: digits and separators are ASCII, and every byte of any other character ends
+    // a run as the character would. `each` is told every digit and every end of a run.
+    fn walk(text: &str, mut each: impl FnMut(Option<u8>)) {
+        let mut gap = 0usize;
+        for b in text.bytes() {
+            if b.is_ascii_digit() {
+                each(Some(b));
+                gap = 0;
+            } else if matches!(b, b' ' | b'-' | b'.' | b'/' | b'(' | b')' | b'+') && gap < 2 {
+                gap += 1;
+            } else {
+                each(None);
+                gap = 0;
+            }
+        }
+        each(None);
+    }
+    // Most texts have no run long enough: their runs are counted first, without building
+    // any (every result a run reads is asked).
+    let (mut longest, mut length) = (0usize, 0usize);
+    walk(text, |digit| match digit {
+        Some(_) => length += 1,
+        None => {
+            longest = longest.max(length);
+            length = 0;
+        }
+    });
+    if longest < REFORMATTED_DIGITS {
         return Vec::new();
     }
-    let mut runs = Vec::new();
-    let (mut run, mut gap) = (String::new(), 0usize);
-    let mut end = |run: &mut String| {
-        if run.len() >= REFORMATTED_DIGITS {
-            runs.push(std::mem::take(run));
-        }
-        run.clear();
-    };
-    // By bytes: digits and separators are ASCII, and every byte of any other character ends
-    // a run as the character would.
-    for b in text.bytes() {
-        if b.is_ascii_digit() {
-            run.push(char::from(b));
-            gap = 0;
-        } else if matches!(b, b' ' | b'-' | b'.' | b'/' | b'(' | b')' | b'+') && gap < 2 {
-            gap += 1;
-        } else {
-            end(&mut run);
-            gap = 0;
-        }
-    }
-    end(&mut run);
+    let (mut runs, mut run) = (Vec::new(), String::new());
+    walk(text, |digit| match digit {
+        Some(d) => run.push(char::from(d)),
+        None if run.len() >= REFORMATTED_DIGITS => runs.push(std::mem::take(&mut run)),
+        None => run.clear(),
+    });
     runs
 }
 
@@ -1829,6 +1838,15 @@ fn folded(text: &str) -> Option<String> {
 /// every untrusted text: only the lead bytes of Unicode's non-ASCII whitespace (U+0085, U+00A0,
 /// U+1680, U+2000..U+205F, U+3000) need the character decoded.
 fn needs_folding(text: &str) -> bool {
+    // Printable ASCII (most texts) folds only where two spaces meet: a pass the compiler
+    // vectorizes (no early exit) and a search for spaces, instead of the walk below.
+    let bytes = text.as_bytes();
+    if !bytes
+        .iter()
+        .fold(false, |odd, &b| odd | (b < 0x20) | (b >= 0x80))
+    {
+        return memchr::memchr_iter(b' ', bytes).any(|at| bytes.get(at + 1) == Some(&b' '));
+    }
     let mut after_space = false;
     for (at, &b) in text.as_bytes().iter().enumerate() {
         let space = match b {
@@ -2034,16 +2052,27 @@ fn unescaped(text: &str) -> Option<String> {
 /// documentation).
 pub const EXEMPT_KEYWORD: &str = "x-keel-provenance";
 
+/// `schema[key]`, found in a small object by comparing keys rather than hashing: a schema
+/// node has a handful of keywords, and every argument of every call is read against them
+/// (serde_json's map hashes each key with SipHash).
+fn schema_field<'s>(schema: &'s Value, key: &str) -> Option<&'s Value> {
+    let map = schema.as_object()?;
+    if map.len() <= 8 {
+        map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    } else {
+        map.get(key)
+    }
+}
+
 /// Whether the schema fixes `value`: a `const` equal to it, or an `enum` of that one value.
 fn fixed_by_schema(schema: Option<&Value>, value: &Value) -> bool {
     let Some(schema) = schema else {
         return false;
     };
-    let single_enum = schema
-        .get("enum")
+    let single_enum = schema_field(schema, "enum")
         .and_then(Value::as_array)
         .is_some_and(|e| e.len() == 1 && e[0] == *value);
-    single_enum || schema.get("const") == Some(value)
+    single_enum || schema_field(schema, "const") == Some(value)
 }
 
 /// One value to attribute: where it sits in the arguments, the key it is given for (an array's
@@ -2070,7 +2099,7 @@ fn leaves<'a>(
     out: &mut Vec<Leaf<'a>>,
 ) {
     if schema
-        .and_then(|s| s.get(EXEMPT_KEYWORD))
+        .and_then(|s| schema_field(s, EXEMPT_KEYWORD))
         .and_then(Value::as_str)
         == Some("exempt")
     {
@@ -2078,14 +2107,14 @@ fn leaves<'a>(
     }
     match v {
         Value::Object(map) => {
-            let properties = schema.and_then(|s| s.get("properties"));
+            let properties = schema.and_then(|s| schema_field(s, "properties"));
             for (k, child) in map {
                 let path: Cow<'a, str> = if dot.is_empty() {
                     Cow::Borrowed(k)
                 } else {
                     Cow::Owned(format!("{dot}.{k}"))
                 };
-                let declared = properties.and_then(|p| p.get(k));
+                let declared = properties.and_then(|p| schema_field(p, k));
                 // A nested key can carry a value too (`{"grants": {"<attacker id>": "admin"}}`);
                 // top-level keys and keys the schema declares are the tool's own names.
                 if !dot.is_empty() && declared.is_none() {
@@ -2101,7 +2130,7 @@ fn leaves<'a>(
             }
         }
         Value::Array(items) => {
-            let item_schema = schema.and_then(|s| s.get("items"));
+            let item_schema = schema.and_then(|s| schema_field(s, "items"));
             for (i, child) in items.iter().enumerate() {
                 leaves(child, item_schema, format!("{dot}.{i}").into(), key, out);
             }
@@ -2112,7 +2141,7 @@ fn leaves<'a>(
             }
             if let Some(n) = needle(other) {
                 let choice = schema
-                    .and_then(|s| s.get("enum"))
+                    .and_then(|s| schema_field(s, "enum"))
                     .and_then(Value::as_array)
                     .is_some_and(|choices| choices.contains(other));
                 out.push(Leaf {

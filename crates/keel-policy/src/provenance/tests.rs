@@ -3017,3 +3017,14 @@ proptest::proptest! {
         proptest::prop_assert_eq!(digit_runs(&text), want);
     }
 }
+
+proptest::proptest! {
+    /// A text needs folding exactly when it has whitespace other than single spaces.
+    #[test]
+    fn a_text_needs_folding_when_its_whitespace_is_not_single_spaces(
+        text in "[a-z \\t\\n\\x0b\\x01\u{a0}\u{85}\u{2003}\u{3000}é]{0,16}",
+    ) {
+        let want = text.chars().any(|c| c.is_whitespace() && c != ' ') || text.contains("  ");
+        proptest::prop_assert_eq!(needs_folding(&text), want);
+    }
+}
