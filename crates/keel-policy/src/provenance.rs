@@ -1843,7 +1843,7 @@ fn needs_folding(text: &str) -> bool {
     let bytes = text.as_bytes();
     if !bytes
         .iter()
-        .fold(false, |odd, &b| odd | (b < 0x20) | (b >= 0x80))
+        .fold(false, |odd, &b| odd | !(0x20..0x80).contains(&b))
     {
         return memchr::memchr_iter(b' ', bytes).any(|at| bytes.get(at + 1) == Some(&b' '));
     }
