@@ -10,6 +10,7 @@ use std::time::Duration;
 use keel_policy::Decision;
 use keel_policy::rules::{
     CheckerRef, CheckerRule, Matcher, Mode, Policy, Rule, RuleOrigin, priority, tool_glob,
+    tool_glob_readings,
 };
 use keel_runtime::checker::{CheckerMode, CheckerSpec};
 use regex::Regex;
@@ -192,12 +193,18 @@ impl Ctx<'_> {
                 if names.iter().any(String::is_empty) || names.is_empty() {
                     return Err(self.err("`toolName` must not be empty"));
                 }
-                names
-                    .iter()
-                    .map(|n| {
-                        tool_glob(n).map_err(|e| self.err(format!("invalid `toolName` {n:?}: {e}")))
-                    })
-                    .collect::<Result<Vec<_>, _>>()?
+                // An allow takes one reading of an ambiguous name, the others every reading
+                // (keel_policy::rules::tool_glob_readings).
+                let mut globs = Vec::new();
+                for n in &names {
+                    let invalid = |e| self.err(format!("invalid `toolName` {n:?}: {e}"));
+                    if every_command {
+                        globs.push(tool_glob(n).map_err(invalid)?);
+                    } else {
+                        globs.extend(tool_glob_readings(n).map_err(invalid)?);
+                    }
+                }
+                globs
             }
         };
         let modes = self

@@ -145,6 +145,31 @@ fn a_checkers_table_in_a_policy_file_denies_every_call() {
 }
 
 #[test]
+fn a_deny_in_geminis_mcp_spelling_holds_for_a_server_whose_name_has_an_underscore() {
+    let env = Env::new();
+    // `mcp_my_srv_*`: server `my_srv`'s tools, or server `my`'s `srv_*` — a deny holds for both.
+    let policy = env.write(
+        "p.toml",
+        "[[rule]]\ntoolName = \"mcp_my_srv_*\"\ndecision = \"deny\"\npriority = 500\n",
+    );
+    let p = policy.display().to_string();
+    for tool in ["mcp__my_srv__get_weather", "mcp__my__srv_get_weather"] {
+        let (code, out, _) = env.check(
+            &["--policy", &p],
+            &env.input(tool, json!({"city": "Paris"})),
+        );
+        assert_eq!(code, 0);
+        assert_eq!(result(&out)["decision"], "deny", "{tool}: {out}");
+    }
+    // Another server's tools are not named by it.
+    let (_, out, _) = env.check(
+        &["--policy", &p],
+        &env.input("mcp__weather__get_weather", json!({"city": "Paris"})),
+    );
+    assert_ne!(result(&out)["decision"], "deny", "{out}");
+}
+
+#[test]
 fn an_unregistered_checker_is_a_load_error_naming_file_and_line() {
     let env = Env::new();
     let policy = env.write("p.toml", "# a comment\n[[safety_checker]]\ntoolName = \"*\"\n[safety_checker.checker]\ntype = \"external\"\nname = \"nope\"\n");

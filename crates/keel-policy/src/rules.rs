@@ -159,7 +159,8 @@ impl ToolGlob {
 }
 
 /// A tool-name glob: `*` matches any run of chars; Gemini's `mcp_<server>_*` is read as keel's
-/// `mcp__<server>__*`.
+/// `mcp__<server>__*`, the server's name ending at the first `_` ([`tool_glob_readings`] gives
+/// every reading).
 pub fn tool_glob(pattern: &str) -> Result<ToolGlob, regex::Error> {
     let pattern = match pattern.strip_prefix("mcp_") {
         Some(rest) if !rest.starts_with('_') => match rest.split_once('_') {
@@ -168,6 +169,30 @@ pub fn tool_glob(pattern: &str) -> Result<ToolGlob, regex::Error> {
         },
         _ => pattern.to_string(),
     };
+    glob_of(pattern)
+}
+
+/// Every reading of a tool-name glob: Gemini's `mcp_<server>_<tool>` does not say where a
+/// server's name that holds `_` ends (`mcp_my_srv_*` is server `my_srv`'s tools, or server
+/// `my`'s `srv_*`), so a rule that denies, asks or runs a checker matches under each (an
+/// outsider's round 25: a deny for `my_srv` read as server `my` let its calls through); an
+/// allow keeps the one reading [`tool_glob`] gives, never more.
+pub fn tool_glob_readings(pattern: &str) -> Result<Vec<ToolGlob>, regex::Error> {
+    let Some(rest) = pattern.strip_prefix("mcp_").filter(|r| !r.starts_with('_')) else {
+        return Ok(vec![glob_of(pattern.to_string())?]);
+    };
+    let mut readings: Vec<ToolGlob> = rest
+        .match_indices('_')
+        .filter(|&(at, _)| at > 0)
+        .map(|(at, _)| glob_of(format!("mcp__{}__{}", &rest[..at], &rest[at + 1..])))
+        .collect::<Result<_, _>>()?;
+    if readings.is_empty() {
+        readings.push(glob_of(pattern.to_string())?);
+    }
+    Ok(readings)
+}
+
+fn glob_of(pattern: String) -> Result<ToolGlob, regex::Error> {
     let stars = pattern.matches('*').count();
     Ok(
         match (stars, pattern.strip_prefix('*'), pattern.strip_suffix('*')) {

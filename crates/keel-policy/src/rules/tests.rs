@@ -762,3 +762,20 @@ fn a_tool_glob_matches_as_its_regex_form_does() {
     assert!(matches!(tool_glob("write_*"), Ok(ToolGlob::Prefix(_))));
     assert!(matches!(tool_glob("*"), Ok(ToolGlob::Any)));
 }
+
+#[test]
+fn a_gemini_mcp_name_is_read_every_way_its_underscores_allow() {
+    let readings = tool_glob_readings("mcp_my_srv_*").unwrap_or_else(|e| panic!("{e}"));
+    let matches = |name: &str| readings.iter().any(|g| g.is_match(name));
+    assert!(matches("mcp__my_srv__get_weather"));
+    assert!(matches("mcp__my__srv_get_weather"));
+    assert!(!matches("mcp__other__get_weather"));
+    // The one reading `tool_glob` (an allow's) takes: the server's name ends at the first `_`.
+    let one = tool_glob("mcp_my_srv_*").unwrap_or_else(|e| panic!("{e}"));
+    assert!(one.is_match("mcp__my__srv_get_weather") && !one.is_match("mcp__my_srv__get_weather"));
+    // Names that are not Gemini's MCP spelling have one reading.
+    for plain in ["write_*", "mcp__fs__*", "mcp_", "mcpx_a_b"] {
+        let r = tool_glob_readings(plain).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(r.len(), 1, "{plain}");
+    }
+}
