@@ -939,6 +939,14 @@ fn lower(text: &str) -> Cow<'_, str> {
 /// `Path::components`.
 fn segment_keys(resolved: &Path) -> Vec<Cow<'_, str>> {
     use std::os::unix::ffi::OsStrExt;
+    // A path in UTF-8 (almost every one) is validated once, not segment by segment.
+    if let Some(whole) = resolved.to_str() {
+        return whole
+            .split('/')
+            .filter(|s| !s.is_empty() && *s != ".")
+            .map(segment_key)
+            .collect();
+    }
     resolved
         .as_os_str()
         .as_bytes()
