@@ -71,6 +71,15 @@ pub fn check(stdin: &[u8], policy: CompiledPolicy) -> Result<SafetyCheckResult, 
             input.protocol_version
         ));
     }
+    // No tool is named with a control character, and a rule's `*` does not stand for a line
+    // feed: such a name is refused here, as a run refuses a call of a tool it did not offer
+    // (an outsider's round 25: "write_file\n" under a deny of `write_*` was asked about).
+    if let Some(c) = input.tool_call.name.chars().find(|c| c.is_control()) {
+        return Ok(SafetyCheckResult::deny(format!(
+            "The tool name holds a control character (U+{:04X}): no tool is named so.",
+            u32::from(c)
+        )));
+    }
     let (cwd, workspaces) = match &input.context.environment {
         Some(env) => (
             PathBuf::from(&env.cwd),

@@ -170,6 +170,24 @@ fn a_deny_in_geminis_mcp_spelling_holds_for_a_server_whose_name_has_an_underscor
 }
 
 #[test]
+fn a_tool_name_with_a_control_character_is_denied() {
+    let env = Env::new();
+    for name in ["write_file\n", "read_file\r", "x\u{7f}"] {
+        let (code, out, _) = env.check(&[], &env.input(name, json!({"path": "a"})));
+        assert_eq!(code, 0);
+        let r = result(&out);
+        assert_eq!(r["decision"], "deny", "{name:?}: {out}");
+        assert!(
+            r["reason"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("control character"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
 fn an_unregistered_checker_is_a_load_error_naming_file_and_line() {
     let env = Env::new();
     let policy = env.write("p.toml", "# a comment\n[[safety_checker]]\ntoolName = \"*\"\n[safety_checker.checker]\ntype = \"external\"\nname = \"nope\"\n");
