@@ -892,11 +892,12 @@ fn resolve_from(joined: PathBuf, fs: &dyn PathResolver, links: usize) -> Result<
     Ok(prefix)
 }
 
-/// What of `path` lies below `dir`, both resolved (absolute, without `.`, `..` or a doubled
-/// `/`), as bytes; `None` where `path` is not `dir` or under it. Compared as bytes, which
-/// costs a fraction of `Path::starts_with` (every decision compares each path with each root,
-/// guarded place and hook folder).
-fn below<'p>(path: &'p [u8], dir: &Path) -> Option<&'p [u8]> {
+/// What of `path` lies below `dir`, as bytes: empty or starting with `/`; `None` where `path`
+/// is not `dir` or under it. Compared as bytes, which costs a fraction of `Path::starts_with`
+/// (every decision compares each path with each root, guarded place and hook folder), so both
+/// are meant resolved (absolute, without `.`, `..` or a doubled `/`): a path spelled another
+/// way is simply not found below.
+pub fn below<'p>(path: &'p [u8], dir: &Path) -> Option<&'p [u8]> {
     let dir = dir.as_os_str().as_encoded_bytes();
     let dir = dir.strip_suffix(b"/").unwrap_or(dir);
     let rest = path.strip_prefix(dir)?;

@@ -101,7 +101,6 @@ impl KnownDir {
 
     pub fn of(given: &Path) -> Option<Self> {
         use nix::fcntl::OFlag;
-        use std::os::unix::fs::MetadataExt;
         let canonical = std::fs::canonicalize(given).ok()?;
         let handle = nix::fcntl::open(
             &canonical,
@@ -110,13 +109,13 @@ impl KnownDir {
         )
         .ok()?;
         // The identity is the descriptor's, so the two cannot name different directories.
-        let meta = std::fs::File::from(handle.try_clone().ok()?)
-            .metadata()
-            .ok()?;
+        let stat = nix::sys::stat::fstat(&handle).ok()?;
+        #[allow(clippy::useless_conversion)] // `dev_t` and `ino_t` differ in width by target.
+        let id = (u64::from(stat.st_dev), u64::from(stat.st_ino));
         Some(Self {
             given: given.to_path_buf(),
             canonical,
-            id: (meta.dev(), meta.ino()),
+            id,
             handle: std::sync::Arc::new(handle),
         })
     }
@@ -125,13 +124,10 @@ impl KnownDir {
     /// leading `/`; `None` when it lies in neither or names the directory itself (whose own
     /// entry may be a link, which a look from inside it would not see).
     fn below<'p>(&self, path: &'p [u8]) -> Option<&'p [u8]> {
-        use std::os::unix::ffi::OsStrExt;
         [&self.given, &self.canonical].into_iter().find_map(|dir| {
-            let dir = dir.as_os_str().as_bytes();
-            let rest = path.strip_prefix(dir)?;
-            let at_boundary = rest.first() == Some(&b'/') || dir.ends_with(b"/");
+            let rest = keel_policy::paths::below(path, dir)?;
             let rest = &rest[rest.iter().take_while(|&&b| b == b'/').count()..];
-            (at_boundary && !rest.is_empty()).then_some(rest)
+            (!rest.is_empty()).then_some(rest)
         })
     }
 }
@@ -240,11 +236,10 @@ impl<'a> DecisionFs<'a> {
         // Compared as bytes, which costs a fraction of `Path::starts_with`: a path spelled
         // another way (`//`, `./`) is left to the OS, which answers the same.
         let bytes = path.as_os_str().as_bytes();
-        let (known, below) = self.known.iter().find_map(|k| {
-            let given = k.given.as_os_str().as_bytes();
-            let rest = bytes.strip_prefix(given)?;
-            (rest.is_empty() || rest[0] == b'/' || given.ends_with(b"/")).then_some((k, rest))
-        })?;
+        let (known, below) = self
+            .known
+            .iter()
+            .find_map(|k| Some((k, keel_policy::paths::below(bytes, &k.given)?)))?;
         // A trailing `/` asks for a directory (a file there is an error): the OS's to judge.
         if !self.unchanged(known) || below.ends_with(b"/") || below.ends_with(b"/.") {
             return None;
