@@ -414,6 +414,19 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
         at || sigil || (colons > 0 && memchr::memmem::find(bytes, b"live:").is_some()),
     ]
     .map(|may| may || !prefilter);
+    // A file name such as `notes/a.md` gets this far (its dot) and no further: without a
+    // digit, none of the patterns after these may match either.
+    let triple_slash = dots && memchr::memmem::find(bytes, b"///").is_some();
+    if prefilter
+        && digits == 0
+        && !may.contains(&true)
+        && colons < 2
+        && !user_name_marks
+        && !triple_slash
+        && text.is_ascii()
+    {
+        return Vec::new();
+    }
     let mut out: Vec<(usize, AtomKind, String)> = Vec::new();
     let mut taken: Vec<(usize, usize)> = Vec::new();
     let mut take = |kind: AtomKind, start: usize, end: usize, out: &mut Vec<_>| {
@@ -449,7 +462,7 @@ fn atoms_searched(text: &str, prefilter: bool) -> Vec<(AtomKind, String)> {
             take(AtomKind::Handle, m.start(), m.end(), &mut out);
         }
     }
-    for m in found(&POSTAL, digits > 0 || (dots && text.contains("///"))) {
+    for m in found(&POSTAL, digits > 0 || triple_slash) {
         take(AtomKind::Address, m.start(), m.end(), &mut out);
     }
     if let Some(re) = SHORT_CODE.as_ref().filter(|_| digits >= 3) {

@@ -151,6 +151,28 @@ const PATH_KEYS: &[&str] = &[
 /// folder (`~`), from a variable (`$HOME/…`), up out of the folder (`../`), or a `file:` URI.
 /// Only a value without whitespace: prose that begins with `/` is not a path.
 fn shaped_like_a_path(value: &str) -> bool {
+    // Printable ASCII (almost every value) by bytes: there `unseen` is a space or a control
+    // character and white space is one of ASCII's six, where the general reading decodes
+    // each character and asks Unicode's tables.
+    if value.is_ascii() {
+        let b = value.as_bytes();
+        let shown = |c: &u8| *c > b' ' && *c != 0x7f;
+        let Some(first) = b.iter().position(shown) else {
+            return false;
+        };
+        let last = b.iter().rposition(shown).unwrap_or(first);
+        let b = &b[first..=last];
+        if b.iter().any(u8::is_ascii_whitespace) || b.contains(&0x0b) {
+            return false;
+        }
+        let value = &value[first..=last];
+        return b[0] == b'/'
+            || b[0] == b'~'
+            || names_a_variable(value)
+            || value == ".."
+            || file_uri_path(value).is_some()
+            || (b.contains(&b'/') && !b.windows(3).any(|w| w == b"://"));
+    }
     let value = value.trim_matches(unseen);
     !value.is_empty()
         && !value.contains(char::is_whitespace)

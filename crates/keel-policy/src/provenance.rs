@@ -1272,7 +1272,7 @@ fn attribute_in(index: &ProvenanceIndex<'_>, value: &str, short: ShortValues) ->
         return Attribution::Unattributed;
     }
     let needle = Needle::of(value);
-    let said = |u: &str| user_holds(&needle.find_exact, u);
+    let said = |u: &str| user_holds(needle.finder(), u);
     let user_grams = index.grams.as_ref().and_then(|(u, _)| u.candidates(value));
     let joined = index.joined_for(value.as_bytes());
     let len = value.len();
@@ -1280,7 +1280,7 @@ fn attribute_in(index: &ProvenanceIndex<'_>, value: &str, short: ShortValues) ->
         (Some(at), _) => at.iter().any(|&i| said(&index.user[i as usize])),
         (None, Some(j)) => j
             .user
-            .first(&needle.find_exact, |t, at| user_holds_at(t, at, at + len))
+            .first(needle.finder(), |t, at| user_holds_at(t, at, at + len))
             .is_some(),
         (None, None) => index.user.iter().any(|u| said(u)),
     };
@@ -1297,18 +1297,18 @@ fn attribute_in(index: &ProvenanceIndex<'_>, value: &str, short: ShortValues) ->
         let found = match joined {
             Some(j) => {
                 let token = |t: &str, at: usize| whole_tokens(t, at, at + len);
-                let written = j.written.first(&needle.find_exact, token);
+                let written = j.written.first(needle.finder(), token);
                 let decoded = j
                     .decoded
                     .as_ref()
-                    .and_then(|d| d.first(&needle.find_exact, token));
+                    .and_then(|d| d.first(needle.finder(), token));
                 written.into_iter().chain(decoded).min()
             }
             None => (0..index.untrusted.len()).find(|&at| {
-                holds_tokens(&needle.find_exact, &index.untrusted[at].1)
+                holds_tokens(needle.finder(), &index.untrusted[at].1)
                     || index.decoded[at]
                         .as_deref()
-                        .is_some_and(|d| holds_tokens(&needle.find_exact, d))
+                        .is_some_and(|d| holds_tokens(needle.finder(), d))
             }),
         };
         return match found {
@@ -1747,11 +1747,12 @@ impl Reformatted {
 
 /// A value as it is looked for in untrusted text: as given, in the text as written or with its
 /// escapes decoded; and, when it has whitespace, folded (see [`folded`]) in the text as it reads.
-/// Each search is prepared once and run over every text.
+/// Each search is prepared once, when first run, and run over every text: most values are
+/// found in no text the postings offer, and then none is prepared.
 struct Needle<'v> {
     exact: &'v str,
-    find_exact: memchr::memmem::Finder<'static>,
-    spaced: Option<Spaced>,
+    find_exact: std::cell::OnceCell<memchr::memmem::Finder<'v>>,
+    spaced: std::cell::OnceCell<Option<Spaced>>,
 }
 
 /// The folded search of a value with whitespace in it.
@@ -1765,28 +1766,43 @@ struct Spaced {
 
 impl<'v> Needle<'v> {
     fn of(exact: &'v str) -> Self {
-        let owned = |s: &str| memchr::memmem::Finder::new(s.as_bytes()).into_owned();
-        // Folded shorter than a value can be to count, it is not looked for folded.
-        let spaced = exact
-            .contains(char::is_whitespace)
-            .then(|| folded(exact).unwrap_or_else(|| exact.to_string()))
-            .filter(|f| f.chars().count() >= MIN_TAINT_CHARS)
-            .map(|folded| {
-                let word = folded
-                    .split(' ')
-                    .max_by_key(|w| w.len())
-                    .unwrap_or_default();
-                Spaced {
-                    folded: owned(&folded),
-                    longest_word: owned(word),
-                    text: folded,
-                }
-            });
         Needle {
             exact,
-            find_exact: owned(exact),
-            spaced,
+            find_exact: std::cell::OnceCell::new(),
+            spaced: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The search for the value as given.
+    fn finder(&self) -> &memchr::memmem::Finder<'v> {
+        self.find_exact
+            .get_or_init(|| memchr::memmem::Finder::new(self.exact.as_bytes()))
+    }
+
+    /// The folded search, for a value with whitespace.
+    fn spaced(&self) -> Option<&Spaced> {
+        self.spaced
+            .get_or_init(|| {
+                let owned = |s: &str| memchr::memmem::Finder::new(s.as_bytes()).into_owned();
+                let exact = self.exact;
+                // Folded shorter than a value can be to count, it is not looked for folded.
+                exact
+                    .contains(char::is_whitespace)
+                    .then(|| folded(exact).unwrap_or_else(|| exact.to_string()))
+                    .filter(|f| f.chars().count() >= MIN_TAINT_CHARS)
+                    .map(|folded| {
+                        let word = folded
+                            .split(' ')
+                            .max_by_key(|w| w.len())
+                            .unwrap_or_default();
+                        Spaced {
+                            folded: owned(&folded),
+                            longest_word: owned(word),
+                            text: folded,
+                        }
+                    })
+            })
+            .as_ref()
     }
 }
 
@@ -2222,12 +2238,10 @@ impl ProvenanceIndex<'_> {
         let written = self.untrusted[at].1.as_ref();
         let decoded = self.decoded[at].as_deref();
         let found = |f: &memchr::memmem::Finder<'_>, text: &str| f.find(text.as_bytes()).is_some();
-        if found(&needle.find_exact, written)
-            || decoded.is_some_and(|d| found(&needle.find_exact, d))
-        {
+        if found(needle.finder(), written) || decoded.is_some_and(|d| found(needle.finder(), d)) {
             return true;
         }
-        let Some(spaced) = &needle.spaced else {
+        let Some(spaced) = needle.spaced() else {
             return false;
         };
         let has_word = |t: &str| found(&spaced.longest_word, t);
@@ -2240,15 +2254,15 @@ impl ProvenanceIndex<'_> {
     fn first_holding_joined(&self, j: &JoinedTexts, needle: &Needle<'_>) -> Option<usize> {
         let any = |_: &str, _: usize| true;
         let exact = [
-            j.written.first(&needle.find_exact, any),
+            j.written.first(needle.finder(), any),
             j.decoded
                 .as_ref()
-                .and_then(|d| d.first(&needle.find_exact, any)),
+                .and_then(|d| d.first(needle.finder(), any)),
         ]
         .into_iter()
         .flatten()
         .min();
-        let Some(spaced) = &needle.spaced else {
+        let Some(spaced) = needle.spaced() else {
             return exact;
         };
         if !Joined::searchable(spaced.longest_word.needle()) {
@@ -2289,7 +2303,7 @@ impl ProvenanceIndex<'_> {
     ) -> Option<T> {
         let grams = self.grams.as_ref().map(|(_, t)| t);
         let exact = grams.and_then(|t| t.candidates(needle.exact));
-        let folded = match &needle.spaced {
+        let folded = match needle.spaced() {
             Some(spaced) => grams.and_then(|t| t.candidates(&spaced.text)),
             None => exact,
         };

@@ -850,7 +850,32 @@ fn the_twenty_third_round_finds_no_way_past() {
     );
 }
 
+/// [`shaped_like_a_path`] as it read every value before its ASCII fast path.
+fn shaped_like_a_path_in_general(value: &str) -> bool {
+    let value = value.trim_matches(unseen);
+    !value.is_empty()
+        && !value.contains(char::is_whitespace)
+        && (value.starts_with(['/', '~'])
+            || names_a_variable(value)
+            || value == ".."
+            || file_uri_path(value).is_some()
+            || (value.contains('/') && !value.contains("://")))
+}
+
 proptest::proptest! {
+    /// Read by bytes, an ASCII value is shaped like a path exactly when the general reading
+    /// says so.
+    #[test]
+    fn an_ascii_value_is_shaped_like_a_path_as_in_general(
+        value in "[ -~\t\n\x0b\x0c\r\x00-\x1f\x7f]{0,16}|[ a-z./:~$\t\x0b{}_]{0,12}",
+    ) {
+        proptest::prop_assert_eq!(
+            shaped_like_a_path(&value),
+            shaped_like_a_path_in_general(&value),
+            "{:?}", value
+        );
+    }
+
     /// A segment's key is the segment up to a `:`, without trailing spaces and dots, in lower
     /// case, whatever characters it holds.
     #[test]
