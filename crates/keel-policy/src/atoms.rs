@@ -299,7 +299,9 @@ fn may_hold_domain(text: &str) -> bool {
             return false;
         }
         after == Some('/')
-            || !FILE_EXTENSIONS.contains(&rest[..letters].to_ascii_lowercase().as_str())
+            || !FILE_EXTENSIONS
+                .iter()
+                .any(|e| e.eq_ignore_ascii_case(&rest[..letters]))
     })
 }
 

@@ -188,7 +188,9 @@ fn names_a_downloader(value: &str) -> bool {
 
 /// The places a value's commands download a program from and run it ([`FETCH_AND_RUN`]).
 pub fn fetched_and_run(value: &str) -> Vec<&str> {
-    if !names_a_downloader(value) {
+    // Every place the pattern reads holds a `.` (a host's, an address's): a value without
+    // one is not searched (most arguments, and a message's words).
+    if !value.as_bytes().contains(&b'.') || !names_a_downloader(value) {
         return Vec::new();
     }
     let Some(re) = FETCH_AND_RUN.as_ref() else {
@@ -343,6 +345,33 @@ mod tests {
                     .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
             });
             proptest::prop_assert_eq!(super::names_a_downloader(&value), windowed, "{}", value);
+        }
+    }
+
+    proptest::proptest! {
+        /// The cheap tests before the pattern never skip a command it would have found.
+        #[test]
+        fn the_tests_before_the_download_pattern_lose_nothing(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "curl ", "wget ", "iwr ", "http", "://", "evil", ".", "io", "10", "1.2.3.4",
+                    " | ", "sh", "bash", " && ", "./x", "$(", "`", "<(", "(", "'", "\"", "+",
+                    "fetch", ":8080", "/", " ", "\n", "chmod +x y; ", "python3", "example",
+                    "com", "Ｅ", "é",
+                ]),
+                0..10,
+            ),
+        ) {
+            let value = parts.concat();
+            let unfiltered: Vec<&str> = super::FETCH_AND_RUN
+                .as_ref()
+                .map(|re| {
+                    re.captures_iter(&value)
+                        .filter_map(|c| c.iter().skip(1).flatten().next().map(|m| m.as_str()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            proptest::prop_assert_eq!(super::fetched_and_run(&value), unfiltered, "{}", value);
         }
     }
 

@@ -5,7 +5,9 @@
 //!   check` and a run's first decision after a start do), and in a run: the gate keeps the
 //!   run's index while the conversation grows by a call and its result before each decision
 //!   (`time_in_run`). Both again from 10,000 items. Targets (issue 14): p50 ≤ 10 µs at 50
-//!   items, ≤ 50 µs at 10k.
+//!   items, ≤ 50 µs at 10k. The session's directory is the process's working directory, as
+//!   `keel run` started in a folder has it; one row has it elsewhere (a stored run resumed
+//!   from another folder), where a decision asks where that directory is by its path.
 //! - In-process, a named record: the same gate deciding a refund whose amount is a field of a
 //!   record the user named, in a structured result of 200 records (the slow path: the value
 //!   is tainted, so the result is parsed).
@@ -193,6 +195,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         arguments: serde_json::json!({"path": "notes/summary.md", "content": "all good"}),
     };
 
+    // A session whose directory is not the process's working directory (a stored run
+    // resumed from elsewhere, `keel check` given another `cwd`): its gate made before the
+    // process moves there.
+    let elsewhere = keel_testkit::gate(default.clone(), BTreeMap::new(), env(cwd));
+    // `keel run` works in the folder it was started in: the session's directory is the
+    // process's working directory, as in the other rows.
+    std::env::set_current_dir(cwd)?;
     let gate = keel_testkit::gate(default.clone(), BTreeMap::new(), env(cwd));
     let label = "in-process gate, 50-item conversation";
     if wanted(label) {
@@ -209,6 +218,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             label,
             WIDTH,
             time_in_run(&gate, &call, &items, samples.min(500), &Verdict::Allow),
+        );
+    }
+    let label = "in-process gate, in a run from 50, cwd elsewhere";
+    if wanted(label) {
+        report(
+            label,
+            WIDTH,
+            time_in_run(&elsewhere, &call, &items, samples.min(500), &Verdict::Allow),
         );
     }
     let long = conversation(10_000);

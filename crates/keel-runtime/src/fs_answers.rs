@@ -69,7 +69,13 @@ fn remembered<T: Clone>(seen: &Remembered<T>, path: &Path, ask: impl FnOnce() ->
     let Ok(mut seen) = seen.lock() else {
         return ask();
     };
-    if let Some((_, answer)) = seen.iter().find(|(p, _)| p == path) {
+    // Compared as bytes: `Path`'s equality walks both paths' components, and a path spelled
+    // another way (`a//b`) is only asked again, with the same answer.
+    let bytes = path.as_os_str().as_encoded_bytes();
+    if let Some((_, answer)) = seen
+        .iter()
+        .find(|(p, _)| p.as_os_str().as_encoded_bytes() == bytes)
+    {
         return answer.clone();
     }
     let answer = ask();
@@ -86,6 +92,20 @@ pub struct KnownDir {
     canonical: PathBuf,
     id: (u64, u64),
     handle: std::sync::Arc<std::os::fd::OwnedFd>,
+    /// Whether the process's working directory was this directory, given by its canonical
+    /// path, when the gate was made (`keel run` in a folder): then the kernel's answer to
+    /// "where is the working directory now" ([`std::env::current_dir`], no walk of the path)
+    /// says whether the path still names it ([`DecisionFs::base`]).
+    process_cwd: bool,
+}
+
+/// Where a decision looks at entries below a known directory from.
+#[derive(Clone, Copy, Debug)]
+enum Base {
+    /// The descriptor the gate holds.
+    Handle,
+    /// The process's working directory, which the directory's path names now.
+    ProcessCwd,
 }
 
 impl KnownDir {
@@ -112,11 +132,15 @@ impl KnownDir {
         let stat = nix::sys::stat::fstat(&handle).ok()?;
         #[allow(clippy::useless_conversion)] // `dev_t` and `ino_t` differ in width by target.
         let id = (u64::from(stat.st_dev), u64::from(stat.st_ino));
+        let process_cwd = given.as_os_str() == canonical.as_os_str()
+            && dir_id(Path::new(".")) == Some(id)
+            && std::env::current_dir().is_ok_and(|cwd| cwd.as_os_str() == canonical.as_os_str());
         Some(Self {
             given: given.to_path_buf(),
             canonical,
             id,
             handle: std::sync::Arc::new(handle),
+            process_cwd,
         })
     }
 
@@ -145,9 +169,10 @@ pub struct DecisionFs<'a> {
     known: &'a [KnownDir],
     canonical: Remembered<Result<PathBuf, ResolveError>>,
     entries: Remembered<Entry>,
-    /// Whether each known directory's given path still names the same directory (one `stat`
-    /// per decision: a directory swapped for a link since is resolved by the OS).
-    unchanged: Remembered<bool>,
+    /// Whether each known directory's given path still names the same directory, and where
+    /// entries below it are looked at from (one look per decision: a directory swapped for a
+    /// link since is resolved by the OS).
+    unchanged: Remembered<Option<Base>>,
 }
 
 impl<'a> DecisionFs<'a> {
@@ -161,10 +186,31 @@ impl<'a> DecisionFs<'a> {
     }
 
     /// Whether `known`'s given path still names the directory it named when the gate was
-    /// made (one `stat` per decision).
+    /// made (one look per decision).
     fn unchanged(&self, known: &KnownDir) -> bool {
+        self.base(known).is_some()
+    }
+
+    /// Where entries below `known` are looked at from, when its given path still names the
+    /// directory it named when the gate was made; `None` when it does not.
+    ///
+    /// When the process works in that directory, asking the kernel where the working
+    /// directory is now costs a third of a `stat` of its path (no walk of the path's
+    /// components): at the path it was given, the path names the working directory, and
+    /// entries are looked at from there. The working directory follows the directory
+    /// wherever it is moved (keel never changes it), so a directory moved away and replaced
+    /// is somewhere else and is looked at by `stat` like any other. (Were a program embedding
+    /// keel to change its working directory into a replacement at the same path, entries are
+    /// still looked at in the directory the path names, where the tools act.)
+    fn base(&self, known: &KnownDir) -> Option<Base> {
         remembered(&self.unchanged, &known.given, || {
-            dir_id(&known.given) == Some(known.id)
+            if known.process_cwd
+                && std::env::current_dir()
+                    .is_ok_and(|cwd| cwd.as_os_str() == known.canonical.as_os_str())
+            {
+                return Some(Base::ProcessCwd);
+            }
+            (dir_id(&known.given) == Some(known.id)).then_some(Base::Handle)
         })
     }
 
@@ -204,26 +250,26 @@ impl<'a> DecisionFs<'a> {
         use std::os::unix::ffi::OsStrExt;
         let bytes = path.as_os_str().as_bytes();
         let (known, rest) = self.known.iter().find_map(|k| Some((k, k.below(bytes)?)))?;
-        if !self.unchanged(known) {
-            return None;
-        }
+        let base = self.base(known)?;
         let rest = std::ffi::OsStr::from_bytes(rest);
-        Some(
-            match fstatat(&*known.handle, rest, AtFlags::AT_SYMLINK_NOFOLLOW) {
-                Ok(stat) => match SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT {
-                    SFlag::S_IFLNK => Entry::Link,
-                    SFlag::S_IFDIR => Entry::Dir,
-                    // `nlink_t` is 32 bits wide on some targets.
-                    #[allow(clippy::useless_conversion)]
-                    SFlag::S_IFREG => Entry::File {
-                        links: u64::from(stat.st_nlink),
-                    },
-                    _ => Entry::Special,
+        let stat = match base {
+            Base::Handle => fstatat(&*known.handle, rest, AtFlags::AT_SYMLINK_NOFOLLOW),
+            Base::ProcessCwd => fstatat(nix::fcntl::AT_FDCWD, rest, AtFlags::AT_SYMLINK_NOFOLLOW),
+        };
+        Some(match stat {
+            Ok(stat) => match SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT {
+                SFlag::S_IFLNK => Entry::Link,
+                SFlag::S_IFDIR => Entry::Dir,
+                // `nlink_t` is 32 bits wide on some targets.
+                #[allow(clippy::useless_conversion)]
+                SFlag::S_IFREG => Entry::File {
+                    links: u64::from(stat.st_nlink),
                 },
-                Err(nix::errno::Errno::ENOENT) => Entry::Missing,
-                Err(e) => Entry::Unreadable(std::io::Error::from(e).to_string()),
+                _ => Entry::Special,
             },
-        )
+            Err(nix::errno::Errno::ENOENT) => Entry::Missing,
+            Err(e) => Entry::Unreadable(std::io::Error::from(e).to_string()),
+        })
     }
 
     /// `path` canonicalized from a known directory it lies under, when every component below
@@ -402,6 +448,92 @@ mod tests {
         assert!(fs.directory_replaced(&work));
         std::fs::remove_file(&work)?;
         assert!(DecisionFs::new(&known).directory_replaced(&work), "deleted");
+        Ok(())
+    }
+
+    /// The directory a child test process works in, set by its parent.
+    const CHILD_DIR: &str = "KEEL_FS_ANSWERS_CWD_CHILD";
+
+    /// The process's working directory is process-wide, so the test that works in the known
+    /// directory runs alone in a child process started in it (this test binary again).
+    #[test]
+    fn a_known_directory_the_process_works_in() -> std::io::Result<()> {
+        if let Some(dir) = std::env::var_os(CHILD_DIR) {
+            return in_the_working_directory(Path::new(&dir));
+        }
+        let dir = tempfile::tempdir()?;
+        let dir_path = std::fs::canonicalize(dir.path())?;
+        let work = dir_path.join("work");
+        std::fs::create_dir_all(work.join("notes/deep"))?;
+        std::fs::create_dir_all(dir_path.join("elsewhere/notes"))?;
+        std::fs::write(work.join("notes/a.md"), "a")?;
+        std::fs::write(dir_path.join("outside.txt"), "o")?;
+        symlink(&dir_path, work.join("escape"))?;
+        symlink(dir_path.join("outside.txt"), work.join("notes/link.txt"))?;
+        let out = std::process::Command::new(std::env::current_exe()?)
+            .args([
+                "--exact",
+                "fs_answers::tests::a_known_directory_the_process_works_in",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD_DIR, &dir_path)
+            .current_dir(&work)
+            .output()?;
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{said}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The child ran the test rather than filtering it out.
+        assert!(said.contains("1 passed"), "{said}");
+        Ok(())
+    }
+
+    /// In a process working in `dir/work`: answers are the file system's, looked at from the
+    /// working directory, until the directory is moved away and something takes its place.
+    fn in_the_working_directory(dir: &Path) -> std::io::Result<()> {
+        let work = dir.join("work");
+        let known: Vec<KnownDir> = KnownDir::of(&work).into_iter().collect();
+        assert!(known.iter().all(|k| k.process_cwd), "{known:?}");
+        let fs = DecisionFs::new(&known);
+        assert!(matches!(fs.base(&known[0]), Some(Base::ProcessCwd)));
+        let paths = [
+            "notes",
+            "notes/a.md",
+            "notes/missing.md",
+            "notes/deep/../a.md",
+            "escape/outside.txt",
+            "notes/link.txt",
+            "notes/a.md/",
+            "missing/x.md",
+        ];
+        for rel in paths {
+            let fs = DecisionFs::new(&known);
+            let path = work.join(rel);
+            assert_eq!(answers(&fs, &path), answers(&StdResolver, &path), "{rel}");
+        }
+        // Moved away, with a link to another folder in its place: the working directory went
+        // with it, so the path is looked at by `stat`, which says it names another directory.
+        std::fs::rename(&work, dir.join("moved"))?;
+        symlink(dir.join("elsewhere"), &work)?;
+        let fs = DecisionFs::new(&known);
+        assert!(fs.directory_replaced(&work));
+        for rel in paths {
+            let path = work.join(rel);
+            assert_eq!(
+                answers(&fs, &path),
+                answers(&StdResolver, &path),
+                "{rel} replaced"
+            );
+        }
+        // A link back to the directory itself names it again, looked at from the descriptor.
+        std::fs::remove_file(&work)?;
+        symlink(dir.join("moved"), &work)?;
+        let fs = DecisionFs::new(&known);
+        assert!(matches!(fs.base(&known[0]), Some(Base::Handle)));
+        assert!(!fs.directory_replaced(&work));
         Ok(())
     }
 }
