@@ -6,7 +6,9 @@
 //! directory whose canonical form the gate already knows by looking only at the components
 //! below it. Those looks start from the directory itself (a descriptor the gate holds), not
 //! from `/`: on a virtual machine the kernel's walk of each leading component is a sixth of
-//! a look, and a decision makes three.
+//! a look, and a decision makes three. The first, whether the directory's path still names it,
+//! is a question to the kernel about the process's working directory when the session works
+//! there (`keel run` in a folder), which walks no path at all.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
