@@ -50,6 +50,23 @@ const KEEL_OWN_TOOLS: &[&str] = &[
     "computer_use",
 ];
 
+/// The arguments of keel's own tools that are text the tool writes into a file, never a path
+/// it touches: `edit_file`'s `old` and `new` (the file is its `path`). Another tool's `old` and
+/// `new` may be a rename's two paths, so only keel's own edit is read this way; the text is
+/// still searched by provenance like any content.
+const OWN_TOOL_TEXT: &[(&str, &[&str])] = &[("edit_file", &["old", "new"])];
+
+/// `config` with keel's own text arguments of `tool` ([`OWN_TOOL_TEXT`]) excluded from the
+/// path checks, as `write_file`'s `content` is.
+fn with_own_text(mut config: PathConfig, tool: &str) -> PathConfig {
+    if let Some((_, keys)) = OWN_TOOL_TEXT.iter().find(|(name, _)| *name == tool) {
+        config
+            .excluded
+            .extend(keys.iter().map(|key| (*key).to_string()));
+    }
+    config
+}
+
 /// The budget of an in-process checker without its own `timeout_ms` (safety.md N9, N37): the
 /// one per-checker default N37 gives, the same as an external checker's.
 pub const IN_PROCESS_BUDGET: std::time::Duration = crate::checker::DEFAULT_TIMEOUT;
@@ -366,7 +383,8 @@ impl PolicyGate {
         memo: &'p DecisionMemo,
     ) -> &'p [ResolvedArg] {
         memo.paths.get_or_init(|| {
-            resolve_path_args(c.call.args, &PathConfig::default(), &self.env.cwd, fs)
+            let config = with_own_text(PathConfig::default(), c.call.name);
+            resolve_path_args(c.call.args, &config, &self.env.cwd, fs)
         })
     }
 
@@ -398,6 +416,7 @@ impl PolicyGate {
                 let resolved = if config == PathConfig::default() {
                     self.default_paths(c, fs, memo)
                 } else {
+                    let config = with_own_text(config, c.call.name);
                     own = resolve_path_args(c.call.args, &config, &self.env.cwd, fs);
                     &own
                 };

@@ -198,6 +198,51 @@ fn path_bypass_attempts_on_a_real_filesystem() {
 }
 
 #[test]
+fn keel_s_own_edit_text_is_not_a_path_but_its_target_is() {
+    let (_dir, root) = workspace();
+    std::fs::write(root.join("run.sh"), "#!/bin/sh\npython x.py\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let g = gate(
+        default_with(vec![], vec![]),
+        BTreeMap::new(),
+        env(&root, Mode::Default, false),
+    );
+    // An edit whose text names a file elsewhere writes that text into `path`, which is here.
+    for args in [
+        json!({"path": "src/main.rs", "old": "/usr/bin/python", "new": "/usr/bin/python3"}),
+        json!({"path": "src/config.toml", "old": "~/.cache/a", "new": "/etc/hosts"}),
+    ] {
+        assert_eq!(
+            decide(&g, &call("edit_file", args.clone()), &[], None),
+            Verdict::Allow,
+            "{args}"
+        );
+    }
+    // The edit's target is still a path, and another tool's `old` and `new` still are too.
+    for (tool, args) in [
+        (
+            "edit_file",
+            json!({"path": "/etc/hosts", "old": "a", "new": "b"}),
+        ),
+        (
+            "edit_file",
+            json!({"path": "../x.rs", "old": "a", "new": "b"}),
+        ),
+        (
+            "rename_file",
+            json!({"old": "src/a.rs", "new": "/etc/cron.d/job"}),
+        ),
+    ] {
+        // (Denied as a path outside, or asked about as one read by its shape.)
+        let v = decide(&g, &call(tool, args.clone()), &[], None);
+        assert!(
+            matches!(&v, Verdict::Refuse { reason, .. } if reason.contains("allowed-path")),
+            "{tool} {args}: {v:?}"
+        );
+    }
+}
+
+#[test]
 fn the_default_policy_asks_before_a_shell_command_that_may_write() {
     let (dir, root) = workspace();
     std::fs::create_dir_all(dir.path().join("outside")).unwrap_or_else(|e| panic!("{e}"));
