@@ -1025,6 +1025,72 @@ fn yolo_mode_drops_the_built_in_asks_but_every_checker_still_runs() {
     assert!(!env.work().join("made-by-default").exists(), "{err}");
 }
 
+/// The shell reads `cd`'s operand logically (`lnk/..` is where `lnk` is) from the `PWD` it is
+/// given, and the gate reads paths physically from the working directory: a `cd` is checked
+/// both ways, and the shell is given no `PWD` through a link (an outsider's round 26).
+#[test]
+fn a_cd_is_read_as_the_shell_reads_it() {
+    let env = Env::new();
+    let work = env.work();
+    let name = work
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_string();
+    std::fs::create_dir_all(work.join("sub")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir_all(work.join("d/e/f")).unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink("d/e/f", work.join("lnk")).unwrap_or_else(|e| panic!("{e}"));
+    // keel started through a link to the folder, beside a look-alike of it.
+    let via = env.path("via");
+    std::fs::create_dir_all(via.join(&name).join("sub")).unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink(&work, via.join("lnk")).unwrap_or_else(|e| panic!("{e}"));
+    let model = env.script(
+        "cd.jsonl",
+        &[
+            call(
+                "shell",
+                json!({"command": format!("cd ../{name}/sub && echo here > notes.txt")}),
+            ),
+            call(
+                "shell",
+                json!({"command": "cd lnk/../.. && echo out > escaped.txt"}),
+            ),
+            call(
+                "shell",
+                json!({"command": "cd lnk/.. && echo in > kept.txt"}),
+            ),
+            json!({"text": "ok"}),
+        ],
+    );
+    let (code, _, err) = env.keel_env(
+        &[
+            "run",
+            "go",
+            "--model",
+            &model,
+            "--approval",
+            "deny",
+            "--mode",
+            "yolo",
+        ],
+        &[("PWD", &via.join("lnk"))],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    // `../<name>/sub` is the folder's own `sub`, as the gate read it, not the look-alike's.
+    assert!(work.join("sub/notes.txt").exists(), "{err}");
+    assert!(!via.join(&name).join("sub/notes.txt").exists(), "{err}");
+    // `lnk/../..` is the folder above the workspace to the shell: refused.
+    let above = work
+        .parent()
+        .map(|p| p.join("escaped.txt"))
+        .unwrap_or_default();
+    assert!(!above.exists(), "{err}");
+    assert!(!work.join("d/escaped.txt").exists(), "{err}");
+    // `lnk/..` is the workspace itself to the shell, and inside either way.
+    assert!(work.join("kept.txt").exists(), "{err}");
+}
+
 #[test]
 fn plan_mode_reads_and_answers_but_writes_and_runs_nothing() {
     let env = Env::new();

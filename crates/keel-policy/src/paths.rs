@@ -424,12 +424,18 @@ fn shell_words(command: &str) -> Vec<String> {
                         words.push(target.clone());
                     }
                     moved_to = Some(target);
+                    words.extend(shell_reading(moved_to.as_deref()));
                     continue;
                 }
                 // A directory this one command runs in (`env -C .github`, `git -C x`, `make
                 // -C build`, `tar --directory=x`).
                 let own_dir = runs_in(&command.words).map(|d| under(moved_to.as_deref(), d));
                 let base = own_dir.clone().or_else(|| moved_to.clone());
+                // The same words under where the shell's reading of the `cd`s went.
+                let logical = shell_reading(moved_to.as_deref()).map(|logical| {
+                    runs_in(&command.words)
+                        .map_or_else(|| logical.clone(), |d| under(Some(&logical), d))
+                });
                 // And what a word carries inside it, which no option table reads
                 // (`sort -o/x`, `curl -d @file`).
                 let known = command
@@ -442,12 +448,11 @@ fn shell_words(command: &str) -> Vec<String> {
                     .skip(1)
                     .flat_map(|w| embedded_paths(w, known));
                 words.extend(own_dir);
-                words.extend(
-                    operands
-                        .into_iter()
-                        .chain(embedded)
-                        .map(|w| under(base.as_deref(), w)),
-                );
+                let read: Vec<String> = operands.into_iter().chain(embedded).collect();
+                if let Some(logical) = &logical {
+                    words.extend(read.iter().map(|w| under(Some(logical), w.clone())));
+                }
+                words.extend(read.into_iter().map(|w| under(base.as_deref(), w)));
             }
             return words;
         }
@@ -581,6 +586,48 @@ fn runs_in(words: &[String]) -> Option<String> {
     None
 }
 
+/// Where the shell is after the `cd`s of a command, when that may differ from `moved_to` (the
+/// operands joined, which is where the kernel's reading of the path goes): the shell reads
+/// `cd`'s operand logically, so `lnk/..` is the folder `lnk` is in, whatever `lnk` links to,
+/// where the kernel (and keel's resolution of every other path) goes to the parent of `lnk`'s
+/// target. A `cd lnk/../..` that the kernel's reading keeps inside the workspace climbs out of
+/// it in the shell (an outsider's round 26). (With `-P` the shell reads a `cd` physically:
+/// both readings are checked, and the words after it under both.)
+fn shell_reading(moved_to: Option<&str>) -> Option<String> {
+    let moved_to = moved_to?;
+    lexical(moved_to).filter(|logical| logical != moved_to)
+}
+
+/// `path` with each `name/..` taken away and `.` dropped, as a shell's logical `cd` reads it;
+/// `None` for a path with a `~` or a `$` (expanded by the shell, to anything).
+fn lexical(path: &str) -> Option<String> {
+    if path.contains(['~', '$']) {
+        return None;
+    }
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => match parts.last() {
+                Some(&last) if last != ".." => {
+                    parts.pop();
+                }
+                // `/..` is `/`.
+                _ if absolute => {}
+                _ => parts.push(".."),
+            },
+            part => parts.push(part),
+        }
+    }
+    let joined = parts.join("/");
+    Some(match (absolute, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".to_string(),
+        (false, false) => joined,
+    })
+}
+
 /// `word` as the shell reads it after moving to `dir` (where an earlier `cd` in the same
 /// command went): a relative word is under it. (`cd .github && cd workflows && printf … >
 /// ci.yml` writes `.github/workflows/ci.yml`, an outsider's round 22.)
@@ -640,6 +687,7 @@ fn plain_shell_words(command: &str) -> Vec<String> {
                 words.push(target.clone());
             }
             moved_to = Some(target);
+            words.extend(shell_reading(moved_to.as_deref()));
             continue;
         }
         let own_dir = runs_in(&part_words).map(|d| under(moved_to.as_deref(), d));
@@ -715,8 +763,22 @@ fn plain_shell_words(command: &str) -> Vec<String> {
             }
         }
         let base = own_dir.clone().or_else(|| moved_to.clone());
-        for word in &mut words[first_of_part..] {
-            *word = under(base.as_deref(), std::mem::take(word));
+        // The same words under where the shell's reading of the `cd`s went.
+        if let Some(logical) = shell_reading(moved_to.as_deref()) {
+            let logical =
+                runs_in(&part_words).map_or(logical.clone(), |d| under(Some(&logical), d));
+            let also: Vec<String> = words[first_of_part..]
+                .iter()
+                .map(|w| under(Some(&logical), w.clone()))
+                .collect();
+            for word in &mut words[first_of_part..] {
+                *word = under(base.as_deref(), std::mem::take(word));
+            }
+            words.extend(also);
+        } else {
+            for word in &mut words[first_of_part..] {
+                *word = under(base.as_deref(), std::mem::take(word));
+            }
         }
         words.extend(own_dir);
     }

@@ -452,6 +452,11 @@ impl Tool for Shell {
             .arg("-c")
             .arg(command)
             .current_dir(&start_in)
+            // The shell takes an inherited `PWD` that names its directory as where it is, a
+            // link's path too, and reads `cd ..` from there; without one it asks the kernel,
+            // whose answer has no link in it: the path the gate reads `..` from (an
+            // outsider's round 26 wrote beside the link keel was started through).
+            .env_remove("PWD")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

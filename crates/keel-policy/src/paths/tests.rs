@@ -850,6 +850,34 @@ fn the_twenty_third_round_finds_no_way_past() {
     );
 }
 
+#[test]
+fn a_cd_is_read_logically_as_the_shell_does_and_physically_as_the_kernel_does() {
+    // The shell's `cd lnk/../..` is the folder above; the kernel's, wherever `lnk` leads.
+    let words = shell_words("cd lnk/../.. && echo x > out.txt");
+    for want in ["lnk/../..", "..", "lnk/../../out.txt", "../out.txt"] {
+        assert!(words.iter().any(|w| w == want), "{want}: {words:?}");
+    }
+    // A later `cd` goes on from both, and a plain one adds nothing.
+    let words = shell_words("cd a/.. && cd ../b && touch c");
+    for want in ["a/../../b/c", "../b/c"] {
+        assert!(words.iter().any(|w| w == want), "{want}: {words:?}");
+    }
+    assert_eq!(shell_words("cd src && touch a"), ["src", "src/a"]);
+    // What the shell expands is left as written.
+    assert_eq!(lexical("~/x/.."), None);
+    assert_eq!(lexical("$HOME/.."), None);
+    for (path, want) in [
+        ("a/b/../../..", ".."),
+        ("/a/../../b", "/b"),
+        ("./a/./b/..", "a"),
+        ("../../a", "../../a"),
+        ("a/..", "."),
+        ("/", "/"),
+    ] {
+        assert_eq!(lexical(path).as_deref(), Some(want), "{path}");
+    }
+}
+
 /// [`shaped_like_a_path`] as it read every value before its ASCII fast path.
 fn shaped_like_a_path_in_general(value: &str) -> bool {
     let value = value.trim_matches(unseen);
