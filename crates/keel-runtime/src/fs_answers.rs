@@ -94,20 +94,47 @@ pub struct KnownDir {
     canonical: PathBuf,
     id: (u64, u64),
     handle: std::sync::Arc<std::os::fd::OwnedFd>,
-    /// Whether the process's working directory was this directory, given by its canonical
-    /// path, when the gate was made (`keel run` in a folder): then the kernel's answer to
-    /// "where is the working directory now" ([`std::env::current_dir`], no walk of the path)
-    /// says whether the path still names it ([`DecisionFs::base`]).
-    process_cwd: bool,
+    /// When the process's working directory was this directory, given by its canonical path,
+    /// when the gate was made (`keel run` in a folder): a watch on the mount table, and then
+    /// the kernel's answer to "where is the working directory now" ([`std::env::current_dir`],
+    /// no walk of the path) says whether the path still names it ([`DecisionFs::unchanged`]).
+    in_process_cwd: Option<std::sync::Arc<MountWatch>>,
 }
 
-/// Where a decision looks at entries below a known directory from.
-#[derive(Clone, Copy, Debug)]
-enum Base {
-    /// The descriptor the gate holds.
-    Handle,
-    /// The process's working directory, which the directory's path names now.
-    ProcessCwd,
+/// Whether the mount table has changed since the gate was made: `/proc/self/mountinfo`, which
+/// the kernel marks (`POLLPRI`) at each mount and unmount. The working directory's path stays
+/// the same under a mount over it (or over a folder above it) while the path names the
+/// mounted file system from then on, so after any change the path is looked up again.
+#[derive(Debug)]
+struct MountWatch {
+    table: std::fs::File,
+    /// Once a change was seen (a poll reports it once): the path is looked up from then on.
+    changed: std::sync::atomic::AtomicBool,
+}
+
+impl MountWatch {
+    fn new() -> Option<Self> {
+        Some(Self {
+            table: std::fs::File::open("/proc/self/mountinfo").ok()?,
+            changed: std::sync::atomic::AtomicBool::new(false),
+        })
+    }
+
+    /// Whether the mount table may have changed since the watch began.
+    fn changed(&self) -> bool {
+        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+        use std::os::fd::AsFd;
+        use std::sync::atomic::Ordering;
+        if self.changed.load(Ordering::Acquire) {
+            return true;
+        }
+        let mut fds = [PollFd::new(self.table.as_fd(), PollFlags::POLLPRI)];
+        let quiet = matches!(poll(&mut fds, PollTimeout::ZERO), Ok(0));
+        if !quiet {
+            self.changed.store(true, Ordering::Release);
+        }
+        !quiet
+    }
 }
 
 impl KnownDir {
@@ -134,15 +161,34 @@ impl KnownDir {
         let stat = nix::sys::stat::fstat(&handle).ok()?;
         #[allow(clippy::useless_conversion)] // `dev_t` and `ino_t` differ in width by target.
         let id = (u64::from(stat.st_dev), u64::from(stat.st_ino));
-        let process_cwd = given.as_os_str() == canonical.as_os_str()
-            && dir_id(Path::new(".")) == Some(id)
-            && std::env::current_dir().is_ok_and(|cwd| cwd.as_os_str() == canonical.as_os_str());
+        // (The watch first: a mount made after it is seen, one made before it is under the
+        // working directory's own check.)
+        let watch = MountWatch::new();
+        let in_process_cwd = watch
+            .filter(|_| {
+                given.as_os_str() == canonical.as_os_str()
+                    && dir_id(Path::new(".")) == Some(id)
+                    && std::env::current_dir()
+                        .is_ok_and(|cwd| cwd.as_os_str() == canonical.as_os_str())
+            })
+            .map(std::sync::Arc::new);
         Some(Self {
             given: given.to_path_buf(),
             canonical,
             id,
             handle: std::sync::Arc::new(handle),
-            process_cwd,
+            in_process_cwd,
+        })
+    }
+
+    /// Whether the process still works in this directory at the path it was given, with the
+    /// mount table as it was ([`DecisionFs::unchanged`]): `false` says only that the path must
+    /// be looked up.
+    fn still_worked_in(&self) -> bool {
+        self.in_process_cwd.as_ref().is_some_and(|watch| {
+            !watch.changed()
+                && std::env::current_dir()
+                    .is_ok_and(|cwd| cwd.as_os_str() == self.canonical.as_os_str())
         })
     }
 
@@ -171,10 +217,9 @@ pub struct DecisionFs<'a> {
     known: &'a [KnownDir],
     canonical: Remembered<Result<PathBuf, ResolveError>>,
     entries: Remembered<Entry>,
-    /// Whether each known directory's given path still names the same directory, and where
-    /// entries below it are looked at from (one look per decision: a directory swapped for a
-    /// link since is resolved by the OS).
-    unchanged: Remembered<Option<Base>>,
+    /// Whether each known directory's given path still names the same directory (one look
+    /// per decision: a directory swapped for a link since is resolved by the OS).
+    unchanged: Remembered<bool>,
 }
 
 impl<'a> DecisionFs<'a> {
@@ -189,30 +234,19 @@ impl<'a> DecisionFs<'a> {
 
     /// Whether `known`'s given path still names the directory it named when the gate was
     /// made (one look per decision).
-    fn unchanged(&self, known: &KnownDir) -> bool {
-        self.base(known).is_some()
-    }
-
-    /// Where entries below `known` are looked at from, when its given path still names the
-    /// directory it named when the gate was made; `None` when it does not.
     ///
     /// When the process works in that directory, asking the kernel where the working
     /// directory is now costs a third of a `stat` of its path (no walk of the path's
-    /// components): at the path it was given, the path names the working directory, and
-    /// entries are looked at from there. The working directory follows the directory
-    /// wherever it is moved (keel never changes it), so a directory moved away and replaced
-    /// is somewhere else and is looked at by `stat` like any other. (Were a program embedding
-    /// keel to change its working directory into a replacement at the same path, entries are
-    /// still looked at in the directory the path names, where the tools act.)
-    fn base(&self, known: &KnownDir) -> Option<Base> {
+    /// components), and the same path says the path names it: the working directory follows
+    /// the directory wherever it is moved (keel never changes it), so a directory moved away
+    /// and replaced is somewhere else, and its path is looked up like any other. So is it
+    /// after any change to the mount table ([`MountWatch`]). (A program embedding keel that
+    /// changes its working directory into a replacement at the same path is not seen: make
+    /// the gate again after changing it.) Entries below are looked at from the descriptor
+    /// either way.
+    fn unchanged(&self, known: &KnownDir) -> bool {
         remembered(&self.unchanged, &known.given, || {
-            if known.process_cwd
-                && std::env::current_dir()
-                    .is_ok_and(|cwd| cwd.as_os_str() == known.canonical.as_os_str())
-            {
-                return Some(Base::ProcessCwd);
-            }
-            (dir_id(&known.given) == Some(known.id)).then_some(Base::Handle)
+            known.still_worked_in() || dir_id(&known.given) == Some(known.id)
         })
     }
 
@@ -252,26 +286,26 @@ impl<'a> DecisionFs<'a> {
         use std::os::unix::ffi::OsStrExt;
         let bytes = path.as_os_str().as_bytes();
         let (known, rest) = self.known.iter().find_map(|k| Some((k, k.below(bytes)?)))?;
-        let base = self.base(known)?;
+        if !self.unchanged(known) {
+            return None;
+        }
         let rest = std::ffi::OsStr::from_bytes(rest);
-        let stat = match base {
-            Base::Handle => fstatat(&*known.handle, rest, AtFlags::AT_SYMLINK_NOFOLLOW),
-            Base::ProcessCwd => fstatat(nix::fcntl::AT_FDCWD, rest, AtFlags::AT_SYMLINK_NOFOLLOW),
-        };
-        Some(match stat {
-            Ok(stat) => match SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT {
-                SFlag::S_IFLNK => Entry::Link,
-                SFlag::S_IFDIR => Entry::Dir,
-                // `nlink_t` is 32 bits wide on some targets.
-                #[allow(clippy::useless_conversion)]
-                SFlag::S_IFREG => Entry::File {
-                    links: u64::from(stat.st_nlink),
+        Some(
+            match fstatat(&*known.handle, rest, AtFlags::AT_SYMLINK_NOFOLLOW) {
+                Ok(stat) => match SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT {
+                    SFlag::S_IFLNK => Entry::Link,
+                    SFlag::S_IFDIR => Entry::Dir,
+                    // `nlink_t` is 32 bits wide on some targets.
+                    #[allow(clippy::useless_conversion)]
+                    SFlag::S_IFREG => Entry::File {
+                        links: u64::from(stat.st_nlink),
+                    },
+                    _ => Entry::Special,
                 },
-                _ => Entry::Special,
+                Err(nix::errno::Errno::ENOENT) => Entry::Missing,
+                Err(e) => Entry::Unreadable(std::io::Error::from(e).to_string()),
             },
-            Err(nix::errno::Errno::ENOENT) => Entry::Missing,
-            Err(e) => Entry::Unreadable(std::io::Error::from(e).to_string()),
-        })
+        )
     }
 
     /// `path` canonicalized from a known directory it lies under, when every component below
@@ -453,6 +487,27 @@ mod tests {
         Ok(())
     }
 
+    /// One decision asks about a path spelled several ways (`dl/`, `dl/.`, `./dl`, `dl`): each
+    /// is remembered under its own spelling, since a trailing `/` follows a link that the bare
+    /// name does not (a dangling `dl` is missing as `dl/`, and a link as `dl`).
+    #[test]
+    fn each_spelling_of_a_path_is_answered_as_written() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let work = std::fs::canonicalize(dir.path())?.join("work");
+        std::fs::create_dir_all(work.join("d"))?;
+        symlink(dir.path().join("nowhere/job"), work.join("dl"))?;
+        symlink(work.join("d"), work.join("linked"))?;
+        let known: Vec<KnownDir> = KnownDir::of(&work).into_iter().collect();
+        let fs = DecisionFs::new(&known);
+        for rel in [
+            "dl/", "dl/.", "./dl", "dl", "dl/", "linked/", "linked/.", "linked", "d/", "d",
+        ] {
+            let path = work.join(rel);
+            assert_eq!(answers(&fs, &path), answers(&StdResolver, &path), "{rel}");
+        }
+        Ok(())
+    }
+
     /// The directory a child test process works in, set by its parent.
     const CHILD_DIR: &str = "KEEL_FS_ANSWERS_CWD_CHILD";
 
@@ -498,9 +553,10 @@ mod tests {
     fn in_the_working_directory(dir: &Path) -> std::io::Result<()> {
         let work = dir.join("work");
         let known: Vec<KnownDir> = KnownDir::of(&work).into_iter().collect();
-        assert!(known.iter().all(|k| k.process_cwd), "{known:?}");
-        let fs = DecisionFs::new(&known);
-        assert!(matches!(fs.base(&known[0]), Some(Base::ProcessCwd)));
+        assert!(known.iter().all(KnownDir::still_worked_in), "{known:?}");
+        if std::env::var_os(CHILD_MOUNTS).is_some() {
+            return a_mount_over_it(dir, &known);
+        }
         let paths = [
             "notes",
             "notes/a.md",
@@ -534,8 +590,76 @@ mod tests {
         std::fs::remove_file(&work)?;
         symlink(dir.join("moved"), &work)?;
         let fs = DecisionFs::new(&known);
-        assert!(matches!(fs.base(&known[0]), Some(Base::Handle)));
+        assert!(!known[0].still_worked_in());
         assert!(!fs.directory_replaced(&work));
+        Ok(())
+    }
+
+    /// Set for a child that may mount (in a mount namespace of its own).
+    const CHILD_MOUNTS: &str = "KEEL_FS_ANSWERS_CWD_MOUNTS";
+
+    /// A file system mounted over the working directory after the gate was made: the
+    /// working directory's path is the same, but the path names the mounted one, which the
+    /// mount table's watch sends to `stat`.
+    fn a_mount_over_it(dir: &Path, known: &[KnownDir]) -> std::io::Result<()> {
+        let work = dir.join("work");
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "tmpfs"])
+            .arg(&work)
+            .status()?;
+        assert!(mounted.success(), "mount");
+        assert_eq!(
+            std::env::current_dir()?,
+            work,
+            "the working directory's path is unchanged under the mount"
+        );
+        assert!(!known[0].still_worked_in());
+        assert!(DecisionFs::new(known).directory_replaced(&work));
+        Ok(())
+    }
+
+    /// Where the machine lets a test mount in a namespace of its own (`unshare -m` as root,
+    /// `unshare -rm` otherwise), the child above is run again there and mounts over the
+    /// directory. A machine that lets no test mount says so and checks nothing more.
+    #[test]
+    fn a_mount_over_the_working_directory_is_seen() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let dir_path = std::fs::canonicalize(dir.path())?;
+        let work = dir_path.join("work");
+        std::fs::create_dir_all(work.join("notes"))?;
+        let ours = ["-m"];
+        let user = ["-rm"];
+        for flags in [&ours[..], &user[..]] {
+            let probe = std::process::Command::new("unshare")
+                .args(flags)
+                .arg("true")
+                .status();
+            if !probe.is_ok_and(|s| s.success()) {
+                continue;
+            }
+            let out = std::process::Command::new("unshare")
+                .args(flags)
+                .arg(std::env::current_exe()?)
+                .args([
+                    "--exact",
+                    "fs_answers::tests::a_known_directory_the_process_works_in",
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
+                .env(CHILD_DIR, &dir_path)
+                .env(CHILD_MOUNTS, "1")
+                .current_dir(&work)
+                .output()?;
+            let said = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success(),
+                "{said}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(said.contains("1 passed"), "{said}");
+            return Ok(());
+        }
+        eprintln!("this machine lets no test mount (unshare -m, unshare -rm): not checked here");
         Ok(())
     }
 }
