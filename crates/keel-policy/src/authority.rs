@@ -2075,15 +2075,20 @@ const FOREIGN_NEGATIONS: &[&str] = &[
 /// each into owned lowercase words was two thirds of such a decision at 10k items.
 fn may_forbid(sentence: &str) -> bool {
     /// The words, in ASCII, by length, and for each length the first letters they start with
-    /// (a bit per letter): a token is compared only with words of its length and first letter.
+    /// (a bit per letter): a token of another length or first letter is no word. The words
+    /// themselves, in lower case, in a set: a token that passes is looked up once, where
+    /// comparing it with each word of its length and letter was most of an afresh decision
+    /// (several words share a length and a first letter: "never", "nunca", "nicht", …).
     struct Needed {
         by_length: Vec<Vec<&'static [u8]>>,
         first_letters: Vec<u64>,
+        words: std::collections::HashSet<Vec<u8>, foldhash::fast::RandomState>,
     }
     static NEEDED: std::sync::LazyLock<Needed> = std::sync::LazyLock::new(|| {
         let mut needed = Needed {
             by_length: Vec::new(),
             first_letters: Vec::new(),
+            words: std::collections::HashSet::default(),
         };
         for word in FORBIDS
             .iter()
@@ -2097,6 +2102,7 @@ fn may_forbid(sentence: &str) -> bool {
             }
             needed.by_length[word.len()].push(word.as_bytes());
             needed.first_letters[word.len()] |= letter_bit(word.as_bytes()[0]);
+            needed.words.insert(word.as_bytes().to_ascii_lowercase());
         }
         needed
     });
@@ -2120,13 +2126,25 @@ fn may_forbid(sentence: &str) -> bool {
                 .flatten()
                 .any(|w| folded.windows(w.len()).any(|part| part == *w));
         }
-        needed
+        if !needed
             .first_letters
             .get(token.len())
             .is_some_and(|letters| letters & letter_bit(token[0]) != 0)
-            && needed.by_length[token.len()]
+        {
+            return false;
+        }
+        // (A token that passes is as long as some word: a few bytes, lowered on the stack.)
+        let mut lowered = [0u8; 64];
+        match lowered.get_mut(..token.len()) {
+            Some(lowered) => {
+                lowered.copy_from_slice(token);
+                lowered.make_ascii_lowercase();
+                needed.words.contains(&lowered[..])
+            }
+            None => needed.by_length[token.len()]
                 .iter()
-                .any(|w| w.eq_ignore_ascii_case(token))
+                .any(|w| w.eq_ignore_ascii_case(token)),
+        }
     };
     let bytes = sentence.as_bytes();
     let mut start = 0;
