@@ -2126,10 +2126,10 @@ fn may_forbid(sentence: &str) -> bool {
                 .flatten()
                 .any(|w| folded.windows(w.len()).any(|part| part == *w));
         }
-        if !needed
+        if needed
             .first_letters
             .get(token.len())
-            .is_some_and(|letters| letters & letter_bit(token[0]) != 0)
+            .is_none_or(|letters| letters & letter_bit(token[0]) == 0)
         {
             return false;
         }

@@ -403,61 +403,140 @@ fn expansion_naming_files(command: &str) -> Option<&'static str> {
 /// ([`shell::commands::path_operands`]). Otherwise (such a command is never allowed without
 /// asking) a best effort: every word after the first that is not an option or assignment.
 fn shell_words(command: &str) -> Vec<String> {
-    if let Ok(parsed) = super::shell::parse(command) {
+    if let Ok(parsed) = super::shell::parse_with_flow(command) {
         let operands: Result<Vec<Vec<String>>, _> = parsed
             .iter()
-            .map(|c| super::shell::commands::path_operands(&c.words))
+            .map(|(c, _)| super::shell::commands::path_operands(&c.words))
             .collect();
         if let Ok(operands) = operands {
             let mut words = Vec::new();
-            let mut moved_to: Option<String> = None;
+            let mut at = Whereabouts::default();
             let searched = command.contains("CDPATH");
             // Names an earlier part of the command made stand for another path: a link
             // (`ln -s .github g`) or a rename (`mv .github gh`), so `g/workflows/x` is
             // `.github/workflows/x` (an outsider's round 23).
             let mut aliases: Vec<(String, String)> = Vec::new();
-            for (command, operands) in parsed.iter().zip(operands) {
+            for ((command, flow), operands) in parsed.iter().zip(operands) {
                 let operands = relinked(&command.words, operands, &mut aliases);
                 if let Some(target) = directory_change(&command.words, searched) {
-                    let target = under(moved_to.as_deref(), target);
-                    if !target.starts_with('$') {
-                        words.push(target.clone());
+                    let sure = flow.alone && flow.and_next && plain_cd(&command.words);
+                    words.extend(at.change(&target, sure));
+                } else {
+                    // A directory this one command runs in (`env -C .github`, `git -C x`,
+                    // `make -C build`, `tar --directory=x`).
+                    let own_dir = runs_in(&command.words);
+                    // And what a word carries inside it, which no option table reads
+                    // (`sort -o/x`, `curl -d @file`).
+                    let known = command
+                        .words
+                        .first()
+                        .is_some_and(|p| super::shell::commands::is_known(p));
+                    let embedded = command
+                        .words
+                        .iter()
+                        .skip(1)
+                        .flat_map(|w| embedded_paths(w, known));
+                    let read: Vec<String> = operands.into_iter().chain(embedded).collect();
+                    for dir in &at.possible {
+                        let own = own_dir.clone().map(|d| under(dir.as_deref(), d));
+                        let base = own.clone().or_else(|| dir.clone());
+                        words.extend(own);
+                        words.extend(read.iter().map(|w| under(base.as_deref(), w.clone())));
                     }
-                    moved_to = Some(target);
-                    words.extend(shell_reading(moved_to.as_deref()));
-                    continue;
                 }
-                // A directory this one command runs in (`env -C .github`, `git -C x`, `make
-                // -C build`, `tar --directory=x`).
-                let own_dir = runs_in(&command.words).map(|d| under(moved_to.as_deref(), d));
-                let base = own_dir.clone().or_else(|| moved_to.clone());
-                // The same words under where the shell's reading of the `cd`s went.
-                let logical = shell_reading(moved_to.as_deref()).map(|logical| {
-                    runs_in(&command.words)
-                        .map_or_else(|| logical.clone(), |d| under(Some(&logical), d))
-                });
-                // And what a word carries inside it, which no option table reads
-                // (`sort -o/x`, `curl -d @file`).
-                let known = command
-                    .words
-                    .first()
-                    .is_some_and(|p| super::shell::commands::is_known(p));
-                let embedded = command
-                    .words
-                    .iter()
-                    .skip(1)
-                    .flat_map(|w| embedded_paths(w, known));
-                words.extend(own_dir);
-                let read: Vec<String> = operands.into_iter().chain(embedded).collect();
-                if let Some(logical) = &logical {
-                    words.extend(read.iter().map(|w| under(Some(logical), w.clone())));
+                if !flow.and_next {
+                    at.chain_ends();
                 }
-                words.extend(read.into_iter().map(|w| under(base.as_deref(), w)));
             }
             return words;
         }
     }
     plain_shell_words(command)
+}
+
+/// Where the shell may be while a command runs, after the `cd`s before it: each place a
+/// folder written relative to the working directory (`None`: the working directory itself).
+/// A `cd` the shell surely ran — alone in its pipeline, with what follows joined by `&&` —
+/// moves the shell for the rest of that chain; any other (after `;` or `||`, in a pipeline,
+/// a `pushd`, which `/bin/sh` lacks, one with an option it refuses) may not have happened,
+/// so the words after it are read both where it went and where the shell was (an outsider's
+/// round 27: `(cd src); touch ../p`, `pushd src || cat ../secret.txt` and `mv src s2; cd src;
+/// … > ../.local/bin/git` reached outside). Where a surely-run `cd`'s chain ends (`;`, `||`),
+/// the shell may be where it was before it again: that `cd` may have failed.
+#[derive(Debug)]
+struct Whereabouts {
+    possible: Vec<Option<String>>,
+    /// Where the shell was before `cd`s of the current `&&` chain that moved it for sure.
+    before_chain: Vec<Option<String>>,
+}
+
+impl Default for Whereabouts {
+    fn default() -> Self {
+        Self {
+            possible: vec![None],
+            before_chain: Vec::new(),
+        }
+    }
+}
+
+impl Whereabouts {
+    /// A `cd` to `target`: the path words it names (its target from each place, read as the
+    /// kernel and as the shell reads it: [`shell_reading`]), and the places the shell may be
+    /// after it.
+    fn change(&mut self, target: &str, sure: bool) -> Vec<String> {
+        let mut words = Vec::new();
+        let mut moved: Vec<Option<String>> = Vec::new();
+        for dir in &self.possible {
+            let went = under(dir.as_deref(), target.to_string());
+            let logical = shell_reading(Some(&went));
+            if !went.starts_with('$') {
+                words.push(went.clone());
+            }
+            words.extend(logical.clone());
+            for place in std::iter::once(went).chain(logical) {
+                if !moved.contains(&Some(place.clone())) {
+                    moved.push(Some(place));
+                }
+            }
+        }
+        if sure {
+            let before = std::mem::replace(&mut self.possible, moved);
+            for dir in before {
+                if !self.before_chain.contains(&dir) {
+                    self.before_chain.push(dir);
+                }
+            }
+        } else {
+            for place in moved {
+                if !self.possible.contains(&place) {
+                    self.possible.push(place);
+                }
+            }
+        }
+        words
+    }
+
+    /// The `&&` chain ended: the shell may be wherever it was before its `cd`s.
+    fn chain_ends(&mut self) {
+        for dir in std::mem::take(&mut self.before_chain) {
+            if !self.possible.contains(&dir) {
+                self.possible.push(dir);
+            }
+        }
+    }
+}
+
+/// Whether `words` is a `cd` that `/bin/sh` runs as written: `cd` itself (not `pushd` or
+/// `chdir`, which dash lacks), with no option but `-L`, `-P` and `--`.
+fn plain_cd(words: &[String]) -> bool {
+    let Some((program, args)) = words.split_first() else {
+        return false;
+    };
+    program == "cd"
+        && args
+            .iter()
+            .take_while(|a| a.starts_with('-') && *a != "-")
+            .all(|a| matches!(a.as_str(), "-L" | "-P" | "--"))
 }
 
 /// `operands` of one command with what earlier links and renames of the same command stand
@@ -677,20 +756,17 @@ fn embedded_paths(word: &str, known: bool) -> Vec<String> {
 
 fn plain_shell_words(command: &str) -> Vec<String> {
     let mut words = Vec::new();
-    let mut moved_to: Option<String> = None;
+    // (What the grammar did not read — subshells, groups, branches, background jobs — keel
+    // cannot tell which `cd` ran: each may not have.)
+    let mut at = Whereabouts::default();
     let searched = command.contains("CDPATH");
     for part in super::rules::split_commands(command) {
         let part_words: Vec<String> = part.split_whitespace().map(str::to_string).collect();
         if let Some(target) = directory_change(&part_words, searched) {
-            let target = under(moved_to.as_deref(), target);
-            if !target.starts_with('$') {
-                words.push(target.clone());
-            }
-            moved_to = Some(target);
-            words.extend(shell_reading(moved_to.as_deref()));
+            words.extend(at.change(&target, false));
             continue;
         }
-        let own_dir = runs_in(&part_words).map(|d| under(moved_to.as_deref(), d));
+        let own_dir = runs_in(&part_words);
         let known = part_words
             .first()
             .is_some_and(|p| super::shell::commands::is_known(p));
@@ -762,25 +838,14 @@ fn plain_shell_words(command: &str) -> Vec<String> {
                 words.push(piece.to_string());
             }
         }
-        let base = own_dir.clone().or_else(|| moved_to.clone());
-        // The same words under where the shell's reading of the `cd`s went.
-        if let Some(logical) = shell_reading(moved_to.as_deref()) {
-            let logical =
-                runs_in(&part_words).map_or(logical.clone(), |d| under(Some(&logical), d));
-            let also: Vec<String> = words[first_of_part..]
-                .iter()
-                .map(|w| under(Some(&logical), w.clone()))
-                .collect();
-            for word in &mut words[first_of_part..] {
-                *word = under(base.as_deref(), std::mem::take(word));
-            }
-            words.extend(also);
-        } else {
-            for word in &mut words[first_of_part..] {
-                *word = under(base.as_deref(), std::mem::take(word));
-            }
+        // The part's words, under each place the shell may be.
+        let read: Vec<String> = words.drain(first_of_part..).collect();
+        for dir in &at.possible {
+            let own = own_dir.clone().map(|d| under(dir.as_deref(), d));
+            let base = own.clone().or_else(|| dir.clone());
+            words.extend(read.iter().map(|w| under(base.as_deref(), w.clone())));
+            words.extend(own);
         }
-        words.extend(own_dir);
     }
     words
 }

@@ -51,8 +51,24 @@ fn opaque(reason: impl Into<String>) -> Opaque {
     Opaque(reason.into())
 }
 
+/// How one simple command of a parsed command is joined to what runs after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flow {
+    /// It is the only command of its pipeline, so it runs in the shell itself (a command of a
+    /// pipeline runs in a subshell of its own: its `cd` moves nothing after it).
+    pub alone: bool,
+    /// What runs next runs only if it succeeded (`&&`), or beside it in its pipeline; `false`
+    /// after `||`, `;`, a newline and at the end.
+    pub and_next: bool,
+}
+
 /// The simple commands `command` runs, in order, when each of them is fully known.
 pub fn parse(command: &str) -> Result<Vec<SimpleCommand>, Opaque> {
+    parse_with_flow(command).map(|parsed| parsed.into_iter().map(|(c, _)| c).collect())
+}
+
+/// [`parse`], with how each command is joined to the next ([`Flow`]).
+pub fn parse_with_flow(command: &str) -> Result<Vec<(SimpleCommand, Flow)>, Opaque> {
     if command.len() > MAX_COMMAND_BYTES {
         return Err(opaque(format!(
             "the command is longer than {MAX_COMMAND_BYTES} bytes"
@@ -65,17 +81,25 @@ pub fn parse(command: &str) -> Result<Vec<SimpleCommand>, Opaque> {
     let program = parse_tokens(&tokens, &options)
         .map_err(|e| opaque(format!("the shell cannot parse it: {e}")))?;
     let mut out = Vec::new();
+    let mut flows = Vec::new();
     for list in &program.complete_commands {
         for ast::CompoundListItem(and_or, separator) in &list.0 {
             if matches!(separator, SeparatorOperator::Async) {
                 return Err(opaque("it starts a background job (`&`)"));
             }
-            for (_, pipeline) in and_or.iter() {
+            let pipelines: Vec<_> = and_or.iter().collect();
+            for (at, (_, pipeline)) in pipelines.iter().enumerate() {
                 if pipeline.bang || pipeline.timed.is_some() {
                     return Err(opaque("it uses `!` or `time`"));
                 }
-                for command in &pipeline.seq {
+                let joined_by_and =
+                    matches!(pipelines.get(at + 1), Some((ast::PipelineOperator::And, _)));
+                for (n, command) in pipeline.seq.iter().enumerate() {
                     out.push(simple(command)?);
+                    flows.push(Flow {
+                        alone: pipeline.seq.len() == 1,
+                        and_next: n + 1 < pipeline.seq.len() || joined_by_and,
+                    });
                 }
             }
         }
@@ -88,7 +112,7 @@ pub fn parse(command: &str) -> Result<Vec<SimpleCommand>, Opaque> {
             "keel's reading of its quotes and the shell grammar's disagree",
         ));
     }
-    Ok(out)
+    Ok(out.into_iter().zip(flows).collect())
 }
 
 /// Whether `command` is fully understood and runs only commands keel knows to be read-only

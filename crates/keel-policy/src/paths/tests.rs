@@ -878,6 +878,37 @@ fn a_cd_is_read_logically_as_the_shell_does_and_physically_as_the_kernel_does() 
     }
 }
 
+#[test]
+fn a_cd_that_may_not_have_run_leaves_the_words_after_it_where_the_shell_was_too() {
+    // Round 27: the shell is still in the working directory after each of these `cd`s.
+    for command in [
+        "(cd src); touch ../p",
+        "cd src | true; touch ../p",
+        "false && cd src; touch ../p",
+        "true || cd src; touch ../p",
+        "pushd src || cat ../p",
+        "cd -e src; touch ../p",
+        "mv src s2; cd src; touch ../p",
+        "cd src && true; touch ../p",
+        "cd src && true || touch ../p",
+        "f() { cd src; }; touch ../p",
+        "if false; then cd src; fi; touch ../p",
+    ] {
+        let words = shell_words(command);
+        assert!(words.iter().any(|w| w == "../p"), "{command}: {words:?}");
+    }
+    // A `cd` the shell surely ran moves the words of its `&&` chain, and only there.
+    for (command, want, not) in [
+        ("cd build && cmake ..", "build/..", ".."),
+        ("cd src && cd -P x && touch ../y", "src/x/../y", "../y"),
+        ("cd -- src && touch ../y", "src/../y", "../y"),
+    ] {
+        let words = shell_words(command);
+        assert!(words.iter().any(|w| w == want), "{command}: {words:?}");
+        assert!(!words.iter().any(|w| w == not), "{command}: {words:?}");
+    }
+}
+
 /// [`shaped_like_a_path`] as it read every value before its ASCII fast path.
 fn shaped_like_a_path_in_general(value: &str) -> bool {
     let value = value.trim_matches(unseen);
