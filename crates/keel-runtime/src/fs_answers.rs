@@ -527,15 +527,24 @@ mod tests {
         std::fs::write(dir_path.join("outside.txt"), "o")?;
         symlink(&dir_path, work.join("escape"))?;
         symlink(dir_path.join("outside.txt"), work.join("notes/link.txt"))?;
-        let out = std::process::Command::new(std::env::current_exe()?)
+        run_child(
+            std::process::Command::new(std::env::current_exe()?),
+            &dir_path,
+        )
+    }
+
+    /// Runs [`a_known_directory_the_process_works_in`] in a child working in `dir/work`, by
+    /// `launch` (this test binary, or a program that starts it), and asserts it passed.
+    fn run_child(mut launch: std::process::Command, dir: &Path) -> std::io::Result<()> {
+        let out = launch
             .args([
                 "--exact",
                 "fs_answers::tests::a_known_directory_the_process_works_in",
                 "--nocapture",
                 "--test-threads=1",
             ])
-            .env(CHILD_DIR, &dir_path)
-            .current_dir(&work)
+            .env(CHILD_DIR, dir)
+            .current_dir(dir.join("work"))
             .output()?;
         let said = String::from_utf8_lossy(&out.stdout);
         assert!(
@@ -637,27 +646,12 @@ mod tests {
             if !probe.is_ok_and(|s| s.success()) {
                 continue;
             }
-            let out = std::process::Command::new("unshare")
+            let mut launch = std::process::Command::new("unshare");
+            launch
                 .args(flags)
                 .arg(std::env::current_exe()?)
-                .args([
-                    "--exact",
-                    "fs_answers::tests::a_known_directory_the_process_works_in",
-                    "--nocapture",
-                    "--test-threads=1",
-                ])
-                .env(CHILD_DIR, &dir_path)
-                .env(CHILD_MOUNTS, "1")
-                .current_dir(&work)
-                .output()?;
-            let said = String::from_utf8_lossy(&out.stdout);
-            assert!(
-                out.status.success(),
-                "{said}{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            assert!(said.contains("1 passed"), "{said}");
-            return Ok(());
+                .env(CHILD_MOUNTS, "1");
+            return run_child(launch, &dir_path);
         }
         eprintln!("this machine lets no test mount (unshare -m, unshare -rm): not checked here");
         Ok(())
