@@ -513,6 +513,7 @@ impl Whereabouts {
                 }
             }
         }
+        self.bound();
         words
     }
 
@@ -523,8 +524,23 @@ impl Whereabouts {
                 self.possible.push(dir);
             }
         }
+        self.bound();
+    }
+
+    /// Each `cd` that may not have run can double the places (`cd a; cd b; cd c; …`): past
+    /// [`MAX_PLACES`], the shell's place is unknown, and a relative word after it is read as
+    /// somewhere keel cannot follow (outside), as after `cd -`.
+    fn bound(&mut self) {
+        for places in [&mut self.possible, &mut self.before_chain] {
+            if places.len() > MAX_PLACES {
+                *places = vec![Some("$UNKNOWN_DIRECTORY".to_string())];
+            }
+        }
     }
 }
+
+/// How many places [`Whereabouts`] follows the shell to.
+const MAX_PLACES: usize = 16;
 
 /// Whether `words` is a `cd` that `/bin/sh` runs as written: `cd` itself (not `pushd` or
 /// `chdir`, which dash lacks), with no option but `-L`, `-P` and `--`.

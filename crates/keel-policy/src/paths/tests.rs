@@ -897,6 +897,16 @@ fn a_cd_that_may_not_have_run_leaves_the_words_after_it_where_the_shell_was_too(
         let words = shell_words(command);
         assert!(words.iter().any(|w| w == "../p"), "{command}: {words:?}");
     }
+    // Many `cd`s that may not have run do not multiply the places without end: past a few,
+    // where the shell is is unknown, and a relative word is read as outside.
+    let many: String = (0..2000).map(|n| format!("cd d{n}; ")).collect::<String>() + "touch x";
+    let words = shell_words(&many);
+    assert!(words.len() < 50_000, "{}", words.len());
+    assert!(
+        words.iter().any(|w| w == "$UNKNOWN_DIRECTORY/x"),
+        "{:?}",
+        words.last()
+    );
     // A `cd` the shell surely ran moves the words of its `&&` chain, and only there.
     for (command, want, not) in [
         ("cd build && cmake ..", "build/..", ".."),
