@@ -420,7 +420,14 @@ fn shell_words(command: &str) -> Vec<String> {
                 let operands = relinked(&command.words, operands, &mut aliases);
                 if let Some(target) = directory_change(&command.words, searched) {
                     let sure = flow.alone && flow.and_next && plain_cd(&command.words);
-                    words.extend(at.change(&target, sure));
+                    // A name an earlier part made stand for another path goes there too
+                    // (`ln -sfn . lnk && cd lnk && touch ../p`, an outsider's round 27): the
+                    // shell is in one of them.
+                    let others = aliased(&target, &aliases);
+                    let sure = sure && others.is_empty();
+                    for target in std::iter::once(target).chain(others) {
+                        words.extend(at.change(&target, sure));
+                    }
                 } else {
                     // A directory this one command runs in (`env -C .github`, `git -C x`,
                     // `make -C build`, `tar --directory=x`).
@@ -559,6 +566,18 @@ fn plain_cd(words: &[String]) -> bool {
 /// for ([`shell_words`]), and the links and renames this one makes added to `aliases`. A
 /// symbolic link's relative target is read from the link's folder, where it points
 /// (`ln -s ../main.c src/main.c` is `main.c`).
+/// What `word` stands for through the names earlier parts of its command made stand for
+/// other paths ([`relinked`]): each reading, the word itself aside.
+fn aliased(word: &str, aliases: &[(String, String)]) -> Vec<String> {
+    aliases
+        .iter()
+        .filter_map(|(name, meant)| {
+            let rest = word.strip_prefix(name.as_str())?;
+            (rest.is_empty() || rest.starts_with('/')).then(|| format!("{meant}{rest}"))
+        })
+        .collect()
+}
+
 fn relinked(
     words: &[String],
     operands: Vec<String>,
@@ -566,13 +585,7 @@ fn relinked(
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(operands.len());
     for word in operands {
-        for (name, meant) in aliases.iter() {
-            if let Some(rest) = word.strip_prefix(name.as_str())
-                && (rest.is_empty() || rest.starts_with('/'))
-            {
-                out.push(format!("{meant}{rest}"));
-            }
-        }
+        out.extend(aliased(&word, aliases));
         out.push(word);
     }
     let program = words.first().map_or("", String::as_str);
@@ -584,8 +597,15 @@ fn relinked(
     let symbolic = words.iter().skip(1).any(|w| {
         w == "--symbolic" || (w.starts_with('-') && !w.starts_with("--") && w.contains('s'))
     });
+    // A copy that keeps links as links (`cp -P`, `-d`, `-a`, `--no-dereference`, `--archive`)
+    // makes its target the same link (an outsider's round 27 copied `self -> .` to `lnk`).
+    let copies_links = program == "cp"
+        && words.iter().skip(1).any(|w| {
+            matches!(w.as_str(), "--no-dereference" | "--archive")
+                || (w.starts_with('-') && !w.starts_with("--") && w.contains(['P', 'd', 'a']))
+        });
     if let [from, to] = given.as_slice()
-        && matches!(program, "ln" | "mv")
+        && (matches!(program, "ln" | "mv") || copies_links)
     {
         let to = to.trim_end_matches('/').to_string();
         let meant = if program == "ln" && symbolic && !from.starts_with(['/', '~', '$']) {
@@ -776,10 +796,15 @@ fn plain_shell_words(command: &str) -> Vec<String> {
     // cannot tell which `cd` ran: each may not have.)
     let mut at = Whereabouts::default();
     let searched = command.contains("CDPATH");
+    // Names earlier parts made stand for other paths, as [`shell_words`] keeps them.
+    let mut aliases: Vec<(String, String)> = Vec::new();
     for part in super::rules::split_commands(command) {
         let part_words: Vec<String> = part.split_whitespace().map(str::to_string).collect();
         if let Some(target) = directory_change(&part_words, searched) {
-            words.extend(at.change(&target, false));
+            let others = aliased(&target, &aliases);
+            for target in std::iter::once(target).chain(others) {
+                words.extend(at.change(&target, false));
+            }
             continue;
         }
         let own_dir = runs_in(&part_words);
@@ -855,7 +880,11 @@ fn plain_shell_words(command: &str) -> Vec<String> {
             }
         }
         // The part's words, under each place the shell may be.
-        let read: Vec<String> = words.drain(first_of_part..).collect();
+        let read: Vec<String> = relinked(
+            &part_words,
+            words.drain(first_of_part..).collect(),
+            &mut aliases,
+        );
         for dir in &at.possible {
             let own = own_dir.clone().map(|d| under(dir.as_deref(), d));
             let base = own.clone().or_else(|| dir.clone());

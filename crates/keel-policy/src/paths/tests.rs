@@ -897,6 +897,16 @@ fn a_cd_that_may_not_have_run_leaves_the_words_after_it_where_the_shell_was_too(
         let words = shell_words(command);
         assert!(words.iter().any(|w| w == "../p"), "{command}: {words:?}");
     }
+    // A `cd` to a name an earlier part re-made goes where that name now stands for too, and
+    // a copy that keeps links makes such a name.
+    for (command, want) in [
+        ("ln -sfn . lnk && cd lnk && touch ../p", "./../p"),
+        ("rm lnk; cp -P self lnk; echo x > lnk/../p", "self/../p"),
+        ("cp -a self lnk && cat lnk/../secret", "self/../secret"),
+    ] {
+        let words = shell_words(command);
+        assert!(words.iter().any(|w| w == want), "{command}: {words:?}");
+    }
     // Many `cd`s that may not have run do not multiply the places without end: past a few,
     // where the shell is is unknown, and a relative word is read as outside.
     let many: String = (0..2000).map(|n| format!("cd d{n}; ")).collect::<String>() + "touch x";
