@@ -161,13 +161,15 @@ impl KnownDir {
         let stat = nix::sys::stat::fstat(&handle).ok()?;
         #[allow(clippy::useless_conversion)] // `dev_t` and `ino_t` differ in width by target.
         let id = (u64::from(stat.st_dev), u64::from(stat.st_ino));
-        // (The watch first: a mount made after it is seen, one made before it is under the
-        // working directory's own check.)
-        let watch = MountWatch::new();
-        let in_process_cwd = watch
+        // Only a directory given by its canonical path can be the working directory's
+        // (`getcwd` answers canonically): any other (a workspace given through a link, most
+        // known directories) opens no watch. Then the watch before the working directory's
+        // checks: a mount made after it is seen, one made before it is under those checks.
+        let in_process_cwd = (given.as_os_str() == canonical.as_os_str())
+            .then(MountWatch::new)
+            .flatten()
             .filter(|_| {
-                given.as_os_str() == canonical.as_os_str()
-                    && dir_id(Path::new(".")) == Some(id)
+                dir_id(Path::new(".")) == Some(id)
                     && std::env::current_dir()
                         .is_ok_and(|cwd| cwd.as_os_str() == canonical.as_os_str())
             })
@@ -563,6 +565,17 @@ mod tests {
         let work = dir.join("work");
         let known: Vec<KnownDir> = KnownDir::of(&work).into_iter().collect();
         assert!(known.iter().all(KnownDir::still_worked_in), "{known:?}");
+        // The same directory given through a link or with a `.` is not the working
+        // directory's path (`getcwd` answers canonically): it opens no watch, and is looked up
+        // as any other known directory.
+        let alias = dir.join("alias-of-work");
+        symlink(&work, &alias)?;
+        for other in [alias.clone(), work.join(".")] {
+            let other = KnownDir::of(&other).expect("the same directory");
+            assert_eq!(other.id(), known[0].id());
+            assert!(other.in_process_cwd.is_none(), "{other:?}");
+        }
+        std::fs::remove_file(&alias)?;
         if std::env::var_os(CHILD_MOUNTS).is_some() {
             return a_mount_over_it(dir, &known);
         }
