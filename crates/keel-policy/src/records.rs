@@ -28,13 +28,19 @@
 //!     (nor after a bullet, a dash or `1)`), and that occurs in no other record of the
 //!     document, anywhere in it (nested, or in long text), nor outside the records.
 //!
+//!   A label's single name word does not name its record where that label also holds a word
+//!   of the user's that another record holds ("Bob Lee from Finance" and a stranger's profile
+//!   "Bob Lee Finance" beside the real Bob Lee's).
 //! - or, for the record's own **identifier** only (an argument whose key ends in `id` or is
 //!   `number`, naming no counterparty — it says which record the call acts on), in a call that
-//!   moves no money, **the user's words describe that record best**: its short fields
+//!   moves no money, **the user's words describe that record alone**: its short fields
 //!   (one-line strings of at most [`MAX_FIELD_CHARS`], and the keys of `true` flags) hold at
-//!   least [`MIN_DESCRIBING_WORDS`] of the user's describing words and no other record holds
-//!   more ("cancel my Lisbon hotel booking", "delete the Daily Brew newsletters"). An e-mail
-//!   address or link the user wrote
+//!   least [`MIN_DESCRIBING_WORDS`] of the user's describing words and no other record of the
+//!   result holds any ("archive my cancelled Paris train"). Where the words point at several
+//!   records ("my Lisbon hotel booking" beside a flight to Lisbon and another hotel; "the
+//!   Daily Brew newsletters"), a person picks: a record anyone may write (an invoice, a request,
+//!   a file's description) can be made to hold every word of the user's, or every one the meant
+//!   record lacks. An e-mail address or link the user wrote
 //!   describes nothing. What a described record carries — an IBAN, an address, an amount —
 //!   does not pass this way: a record anyone may write (an e-mail's subject) could hold the
 //!   user's word and hand its payload over; acting on the record the user's words describe is
@@ -655,7 +661,7 @@ impl Document {
         record: &Record,
         skip: usize,
         terms: &UserTerms,
-    ) -> Option<(String, Option<String>)> {
+    ) -> Option<(String, Option<String>, usize)> {
         for (at, (key, field)) in record.iter().enumerate() {
             let Scalar::Str(s) = field else { continue };
             if at == skip {
@@ -667,7 +673,7 @@ impl Document {
                 && terms.words.contains(&folded)
                 && self.identifiers.get(&(key.clone(), folded)) == Some(&1)
             {
-                return Some((format!("its {key} {s:?}, which the user typed"), None));
+                return Some((format!("its {key} {s:?}, which the user typed"), None, at));
             }
             // Every word of the whole name the user wrote: "Priya Shah", "Dr. Raman" or a
             // "Priya" alone name no "Priya Raman" (a fourteenth outsider round's look-alikes).
@@ -684,6 +690,7 @@ impl Document {
                 return Some((
                     format!("its {key} {s:?}, whose {name:?} the user wrote"),
                     Some(name.to_string()),
+                    at,
                 ));
             }
         }
@@ -728,7 +735,20 @@ impl Document {
             let at = record.iter().position(|(key, field)| {
                 *key == arg_key && field.is_value() && field.equals(&value)
             })?;
-            if let Some((how, name)) = self.named_by(record, at, terms) {
+            if let Some((how, name, by)) = self.named_by(record, at, terms) {
+                // A single name word in a label that also holds words of the user's that
+                // another record holds: the user's words point at that record too ("Bob Lee
+                // from Finance" names both a "Bob Lee" and the "Bob Lee Finance" a stranger
+                // called themself, which alone holds "Finance": an outsider's round 28).
+                let single_word = name
+                    .as_deref()
+                    .is_some_and(|n| !terms.full_names.contains_key(n));
+                if single_word {
+                    let scores = scores.get_or_insert_with(|| self.describing(&arg_key, terms));
+                    if self.label_points_elsewhere(record, by, index, scores, terms) {
+                        return None;
+                    }
+                }
                 return Some((
                     format!("field {arg_key} of a record the user named by {how}"),
                     name,
@@ -743,11 +763,22 @@ impl Document {
                 return None;
             }
             let scores = scores.get_or_insert_with(|| self.describing(&arg_key, terms));
-            let best = scores.iter().map(Vec::len).max().unwrap_or(0);
             let mine = &scores[index];
             // One word is too little: a word most records share ("inbox"), or one a search the
-            // injection steered put into a record ("project"), would pick a record.
-            let described = mine.len() == best && best >= MIN_DESCRIBING_WORDS;
+            // injection steered put into a record ("project"), would pick a record. And the
+            // user's words must describe this record alone: no other record of the result
+            // holds any of them. A record anyone may write (an invoice, a request, a pull
+            // request, a file's description) can hold every word of the user's, or every one
+            // the record they meant lacks; the record they meant holds some of them, and then
+            // the words point at both (an outsider's round 28: a "Northwind March hosting
+            // invoice" from "Nortwind" was approved, a master file whose description a
+            // collaborator edited to "duplicate" was deleted). Where the words point at more
+            // than one record, which one is meant is a person's call.
+            let alone = scores
+                .iter()
+                .enumerate()
+                .all(|(other, held)| other == index || held.is_empty());
+            let described = alone && mine.len() >= MIN_DESCRIBING_WORDS;
             described.then(|| {
                 (
                     format!(
@@ -780,6 +811,29 @@ impl Document {
                     .iter()
                     .any(|(key, field)| *key == arg_key && !field.equals(&value))
         })
+    }
+
+    /// Whether the label at `field` of `record` (the record at `index`) holds a describing
+    /// word of the user's that another record holds too (`held`: [`Self::describing`]).
+    fn label_points_elsewhere(
+        &self,
+        record: &Record,
+        field: usize,
+        index: usize,
+        held: &[Vec<&str>],
+        terms: &UserTerms,
+    ) -> bool {
+        let Some((key, label)) = record.get(field) else {
+            return false;
+        };
+        field_words(key, label)
+            .iter()
+            .filter_map(|w| terms.describing.get(w))
+            .any(|w| {
+                held.iter()
+                    .enumerate()
+                    .any(|(other, words)| other != index && words.contains(&w.as_str()))
+            })
     }
 
     /// For each record, the user's describing words that its fields other than `arg_key`
