@@ -2441,7 +2441,38 @@ impl ProvenanceIndex<'_> {
             let terms = reads
                 .terms
                 .get_or_init(|| super::records::UserTerms::of(&self.user));
-            let (how, name) = document.named_field(key, value, terms, by_description)?;
+            let super::records::Named {
+                how,
+                name,
+                described,
+            } = document.named_field(key, value, terms, by_description)?;
+            // Words that describe the record also describe one another structured result
+            // holds under the same key: they point at both (a decoy found by another lookup,
+            // an outsider's round 28 left open in one result).
+            if described {
+                let elsewhere =
+                    (0..self.untrusted.len())
+                        .filter(|&other| other != at)
+                        .any(|other| {
+                            let (Source::ToolResult { tool, .. }, text) = &self.untrusted[other]
+                            else {
+                                return false;
+                            };
+                            structured(tool)
+                                && reads
+                                    .documents
+                                    .borrow_mut()
+                                    .entry(other)
+                                    .or_insert_with(|| {
+                                        std::rc::Rc::new(super::records::Document::parse(text))
+                                    })
+                                    .clone()
+                                    .describes_another(key, value, terms)
+                        });
+                if elsewhere {
+                    return None;
+                }
+            }
             // A name that another result gives to someone with another value under the key
             // names nobody for sure: the real contact found by one search, a stranger's money
             // request or invite under the same name found by another (a fourteenth outsider

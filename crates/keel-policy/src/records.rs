@@ -355,7 +355,19 @@ pub fn named_field_in(text: &str, users: &[&str], arg_key: &str, value: &Value) 
     let users: Vec<Cow<'_, str>> = users.iter().map(|u| Cow::Borrowed(*u)).collect();
     Document::parse(text)
         .named_field(arg_key, value, &UserTerms::of(&users), true)
-        .map(|(how, _)| how)
+        .map(|named| named.how)
+}
+
+/// How a record's field came to be the user's ([`Document::named_field`]).
+#[derive(Debug)]
+pub(super) struct Named {
+    /// Said in the reason.
+    pub how: String,
+    /// The name word a label named the record by, if one did.
+    pub name: Option<String>,
+    /// Whether the user's words only described the record (its own identifier): another
+    /// result's record those words also describe makes it no longer theirs alone.
+    pub described: bool,
 }
 
 /// What of the user's turns can name a record, gathered once per decision.
@@ -726,7 +738,7 @@ impl Document {
         value: &Value,
         terms: &UserTerms,
         by_description: bool,
-    ) -> Option<(String, Option<String>)> {
+    ) -> Option<Named> {
         let identifier = by_description && is_record_key(arg_key);
         let arg_key = folded_key(arg_key);
         let value = Scalar::of_argument(value)?;
@@ -749,10 +761,11 @@ impl Document {
                         return None;
                     }
                 }
-                return Some((
-                    format!("field {arg_key} of a record the user named by {how}"),
+                return Some(Named {
+                    how: format!("field {arg_key} of a record the user named by {how}"),
                     name,
-                ));
+                    described: false,
+                });
             }
             // Only the record's own identifier passes by description: it says which record is
             // acted on. What a record carries to the call — an IBAN, an address, an amount —
@@ -779,18 +792,44 @@ impl Document {
                 .enumerate()
                 .all(|(other, held)| other == index || held.is_empty());
             let described = alone && mine.len() >= MIN_DESCRIBING_WORDS;
-            described.then(|| {
-                (
-                    format!(
-                        "field {arg_key} of the record the user's words describe best ({})",
-                        mine.iter()
-                            .map(|w| format!("\"{w}\""))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                    None,
-                )
+            described.then(|| Named {
+                how: format!(
+                    "field {arg_key} of the record the user's words describe best ({})",
+                    mine.iter()
+                        .map(|w| format!("\"{w}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                name: None,
+                described: true,
             })
+        })
+    }
+
+    /// Whether a record of this document with another value than `value` under `arg_key`
+    /// holds, in its short fields, any of the user's describing words: the words that describe
+    /// the record another result holds describe this one too.
+    pub(super) fn describes_another(
+        &self,
+        arg_key: &str,
+        value: &Value,
+        terms: &UserTerms,
+    ) -> bool {
+        let arg_key = folded_key(arg_key);
+        let Some(value) = Scalar::of_argument(value) else {
+            return false;
+        };
+        self.records.iter().any(|record| {
+            let other = record
+                .iter()
+                .any(|(key, field)| *key == arg_key && !field.equals(&value));
+            other
+                && record.iter().any(|(key, field)| {
+                    *key != arg_key
+                        && field_words(key, field)
+                            .iter()
+                            .any(|w| terms.describing.contains(w))
+                })
         })
     }
 

@@ -3116,3 +3116,57 @@ fn a_setting_the_user_chose_and_the_call_leaves_to_the_tool_asks() {
         "names the argument"
     );
 }
+
+/// The user's words describe one record of a lookup's result, and also a record another lookup
+/// returned under the same key (a decoy a search found): they point at both, so the id asks.
+/// Alone, the described record's id passes.
+#[test]
+fn a_description_that_fits_a_record_of_another_result_too_passes_no_id() {
+    let result = |seq: u64, call: &str, tool: &str, text: &str| Item {
+        seq,
+        id: keel_core::item::ItemId::try_from(format!("r{seq}")).unwrap_or_else(|_| unreachable!()),
+        ts: keel_core::Timestamp(0),
+        body: ItemBody::ToolResult {
+            call_id: call.into(),
+            tool: tool.into(),
+            output: keel_core::item::Untrusted::new(text.into()),
+            is_error: false,
+        },
+    };
+    let pending = r#"[{"invoice_id": "INV-7781", "vendor": "northwind hosting", "memo": "march"}]"#;
+    let search = r#"[{"invoice_id": "INV-7790", "vendor": "nortwind services", "memo": "hosting for march"}]"#;
+    let decide = |items: &[Item]| {
+        let mut index = ProvenanceIndex::kept();
+        index.push_user("approve the northwind invoice for march hosting");
+        index.extend_owned(items);
+        let settings = ProvenanceSettings {
+            on_tainted: OnTainted::AskUser,
+            structured_tools: Some(&|_| true),
+            action_kinds: &[],
+            change_request: true,
+            description: "",
+        };
+        check_provenance(
+            Effect::SideEffecting,
+            "approve_invoice",
+            &json!({"invoice_id": "INV-7781"}),
+            None,
+            &index,
+            settings,
+        )
+        .decision
+    };
+    let alone = [result(0, "c1", "list_pending_invoices", pending)];
+    assert_eq!(decide(&alone), Decision::Allow);
+    let beside = [
+        result(0, "c1", "list_pending_invoices", pending),
+        result(1, "c2", "search_invoices", search),
+    ];
+    assert_eq!(decide(&beside), Decision::AskUser);
+    // The same record found again by another lookup is no other record.
+    let again = [
+        result(0, "c1", "list_pending_invoices", pending),
+        result(1, "c2", "get_invoice", pending),
+    ];
+    assert_eq!(decide(&again), Decision::Allow);
+}

@@ -22,7 +22,7 @@ fn users(texts: &[&str]) -> Vec<Cow<'static, str>> {
 fn named(text: &str, key: &str, value: Value, said: &str) -> Option<String> {
     Document::parse(text)
         .named_field(key, &value, &UserTerms::of(&users(&[said])), true)
-        .map(|(how, _)| how)
+        .map(|named| named.how)
 }
 
 #[test]
