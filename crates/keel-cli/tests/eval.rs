@@ -1018,9 +1018,7 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r15_money\" \"reimburse_expense_report\"",
             "\"r15_particles\" \"approve_expense_report\"",
             "\"r15_particles\" \"reimburse_expense_report\"",
-            "\"r15_states_scope\" \"invite_user\"",
             "\"r15_states_scope\" \"remove_collaborators\"",
-            "\"r16_home\" \"delete_door_code\"",
             "\"r17_atoms\" \"message_driver\"",
             "\"r17_atoms\" \"message_policyholder\"",
             "\"r17_atoms\" \"reply_ticket\"",
@@ -1148,9 +1146,9 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         "r15_particles",
         "r15_money",
         "r15_states_scope",
-        // The sixteenth round's: a code the user said to keep, deleted by an id from the
-        // listing (docs/safety.md, "Sixteenth round").
-        "r16_home",
+        // (The sixteenth round's `r16_home` — a code the user said to keep, deleted by an id
+        // from the listing — is closed since the twenty-ninth round: the id passed by a
+        // description another record also fit.)
         // The seventeenth round's: a request put off by a date alone ("in July", "on the
         // renewal date") or on a condition the data decides; a message the user dictated with
         // an attacker's sentence appended that carries no atom (gift cards, "reply with your

@@ -22,6 +22,7 @@ pub mod classify;
 pub mod dates;
 pub mod disguise;
 pub mod kinds;
+pub mod left_out;
 pub mod paths;
 pub mod protocol;
 pub mod provenance;

@@ -2091,69 +2091,6 @@ fn fixed_by_schema(schema: Option<&Value>, value: &Value) -> bool {
     single_enum || schema_field(schema, "const") == Some(value)
 }
 
-/// A top-level argument the call leaves to the tool where the user's words set it: left out
-/// while the schema declares a default, or sent as `null` (which a tool may read as anything),
-/// where the user chose one of its choices (an `enum`'s value other than that default) or, for
-/// a setting with a default, said a word of its name ("expires in 1 day" for
-/// `expires_in_days`, default 0: never). An argument left out with no default declared is
-/// not judged: a tool that needs it refuses the call, and one that does not says nothing of
-/// what it does instead. How the call would go wrong, said for the reason.
-fn chosen_but_left_out(
-    args: &Value,
-    schema: Option<&Value>,
-    said: &[super::authority::SaidWord],
-) -> Option<String> {
-    let properties = schema
-        .and_then(|s| schema_field(s, "properties"))
-        .and_then(Value::as_object)?;
-    for (name, declared) in properties {
-        let given = args.get(name);
-        if given.is_some_and(|v| !v.is_null()) {
-            continue;
-        }
-        let how = if given.is_some() {
-            format!("sends \"{name}\" as null")
-        } else {
-            format!("leaves \"{name}\" out")
-        };
-        let default = schema_field(declared, "default");
-        if given.is_none() && default.is_none() {
-            continue;
-        }
-        let said_so = |what: &str| super::authority::names_choice(what, said);
-        let choices = schema_field(declared, "enum").and_then(Value::as_array);
-        if let Some(choices) = choices {
-            let chosen = choices
-                .iter()
-                .filter(|c| Some(*c) != default)
-                .filter_map(Value::as_str)
-                .find(|c| said_so(c));
-            if let Some(chosen) = chosen {
-                return Some(format!(
-                    "{how}, so the tool chooses it{}, but you chose \"{chosen}\"",
-                    default.map_or(String::new(), |d| format!(" (its default is {d})"))
-                ));
-            }
-            continue;
-        }
-        if default.is_none() || super::records::is_identifier_key(name) {
-            continue;
-        }
-        let named = super::classify::words(name)
-            .iter()
-            .filter(|w| w.chars().count() >= 4)
-            .find(|w| said_so(w))
-            .cloned();
-        if let Some(word) = named {
-            return Some(format!(
-                "{how}, so the tool sets it{}, but you said how: \"{word}\"",
-                default.map_or(String::new(), |d| format!(" (to its default, {d})"))
-            ));
-        }
-    }
-    None
-}
-
 /// One value to attribute: where it sits in the arguments, the key it is given for (an array's
 /// elements, their array's), the text looked for, and the value itself (`None` for an object
 /// key, which is never a record's field).
@@ -2467,7 +2404,7 @@ impl ProvenanceIndex<'_> {
                                         std::rc::Rc::new(super::records::Document::parse(text))
                                     })
                                     .clone()
-                                    .describes_another(key, value, terms)
+                                    .describes_another(value, terms)
                         });
                 if elsewhere {
                     return None;
@@ -2495,9 +2432,7 @@ impl ProvenanceIndex<'_> {
                         .entry(other)
                         .or_insert_with(|| std::rc::Rc::new(super::records::Document::parse(text)))
                         .clone();
-                    document
-                        .names_another_value(&name, key, value)
-                        .then_some(())
+                    document.names_another_value(&name, value).then_some(())
                 };
                 if self.first_untrusted(&name_needle, conflicting).is_some() {
                     return None;
@@ -3294,7 +3229,12 @@ pub fn check_provenance(
     // guest" without `role` an admin (an outsider's round 28). Nothing of such a call is a
     // value to trace, so only the schema says what is missing.
     if settings.change_request
-        && let Some(left_out) = chosen_but_left_out(args, schema, &index.requested().said)
+        && let Some(left_out) = super::left_out::chosen_but_left_out(
+            args,
+            schema,
+            &index.requested().said,
+            settings.description,
+        )
     {
         tainted.push(format!("{tool} {left_out}"));
     }

@@ -195,6 +195,9 @@ struct Open {
 struct Parsed {
     records: Vec<Record>,
     names: Vec<HashSet<String>>,
+    /// Each record's every string, nested and long ones too, folded ([`fold`]) and joined by
+    /// line breaks: what another record holds, wherever it holds it.
+    texts: Vec<String>,
     outside: HashSet<String>,
 }
 
@@ -219,6 +222,7 @@ fn read_records(text: &str) -> Option<Parsed> {
     // The names of each top-level record being read, innermost last: an item of a wrapped
     // list is read inside the root record.
     let mut open_names: Vec<HashSet<String>> = Vec::new();
+    let mut open_texts: Vec<String> = Vec::new();
     loop {
         let (event, _) = parser.next_token().ok()?;
         let opens = matches!(event, Event::MappingStart(..) | Event::SequenceStart(..));
@@ -262,13 +266,17 @@ fn read_records(text: &str) -> Option<Parsed> {
                     Some((_, next)) => {
                         let key = next.take().unwrap_or_default();
                         note_names(&value, open_names.last_mut().unwrap_or(&mut out.outside));
+                        note_text(&value, open_texts.last_mut());
                         if let (Some(record), Some(v)) =
                             (top.record.as_mut(), Scalar::of_document(value, style))
                         {
                             record.push((key, v));
                         }
                     }
-                    None => note_names(&value, open_names.last_mut().unwrap_or(&mut out.outside)),
+                    None => {
+                        note_names(&value, open_names.last_mut().unwrap_or(&mut out.outside));
+                        note_text(&value, open_texts.last_mut());
+                    }
                 }
             }
             Event::MappingStart(_, tag) | Event::SequenceStart(_, tag) => {
@@ -295,6 +303,7 @@ fn read_records(text: &str) -> Option<Parsed> {
                     };
                 if top_level {
                     open_names.push(HashSet::new());
+                    open_texts.push(String::new());
                 }
                 stack.push(Open {
                     mapping: is_mapping.then(|| (HashSet::new(), None)),
@@ -305,6 +314,7 @@ fn read_records(text: &str) -> Option<Parsed> {
                 if let Some(record) = stack.pop()?.record {
                     out.records.push(record);
                     out.names.push(open_names.pop().unwrap_or_default());
+                    out.texts.push(open_texts.pop().unwrap_or_default());
                 }
             }
         }
@@ -312,14 +322,47 @@ fn read_records(text: &str) -> Option<Parsed> {
     (documents == 1).then_some(out)
 }
 
-/// Adds the names `text` holds, wherever they stand in it.
+/// Adds the names `text` holds, wherever they stand in it, without their accents ("José" is
+/// "Jose" to a reader comparing names).
 fn note_names(text: &str, names: &mut HashSet<String>) {
     names.extend(
         text.split_whitespace()
             .map(bare)
+            .map(unaccented)
             .filter(|w| is_name_word(w))
-            .map(String::from),
+            .map(Cow::into_owned),
     );
+}
+
+/// Adds `text`, folded, to the text of the record being read (none outside a record).
+fn note_text(text: &str, record: Option<&mut String>) {
+    if let Some(record) = record {
+        record.push_str(&fold(text));
+        record.push('\n');
+    }
+}
+
+/// `text` as a reader compares words: without accents or invisible characters, in the
+/// compatibility forms of its letters (fullwidth `ＧＲＡＮＤ` is `GRAND`), in lower case. An
+/// attacker's "Jose Muller" and the user's "José Müller" are one name to the user.
+pub(crate) fn fold(text: &str) -> String {
+    unaccented(text).to_lowercase()
+}
+
+/// [`fold`] without the lower case.
+fn unaccented(text: &str) -> Cow<'_, str> {
+    use unicode_normalization::UnicodeNormalization;
+    if text.is_ascii() {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.nfkd()
+            .filter(|&c| {
+                !unicode_normalization::char::is_combining_mark(c)
+                    && !keel_core::text::is_default_ignorable(c)
+            })
+            .collect(),
+    )
 }
 
 /// Trims the punctuation a word carries in prose: `"Spotify,"`, `(DE44…)`.
@@ -412,7 +455,9 @@ impl UserTerms {
                             describing_words(raw).filter(|w| !FUNCTION_WORDS.contains(&w.as_str())),
                         );
                     }
-                    let word = bare(raw);
+                    // (Names without their accents, as a record's are read: [`note_names`].)
+                    let word = unaccented(bare(raw));
+                    let word = word.as_ref();
                     let capitalized = word.chars().next().is_some_and(char::is_uppercase);
                     if !sentence_start && is_name_word(word) && capitalized {
                         run.push(word.to_string());
@@ -581,10 +626,29 @@ const FUNCTION_WORDS: &[&str] = &[
 /// The describing words of one token or field: runs of letters and digits, case folded, of
 /// 3 or more chars or with a digit.
 fn describing_words(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.chars().count() >= 3 || w.chars().any(|c| c.is_ascii_digit()))
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
+    let folded = fold(text);
+    let mut words: Vec<String> = Vec::new();
+    for token in folded.split_whitespace() {
+        let parts: Vec<&str> = token
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        let describes = |w: &str| w.chars().count() >= 3 || w.chars().any(|c| c.is_ascii_digit());
+        words.extend(
+            parts
+                .iter()
+                .filter(|w| describes(w))
+                .map(|w| (*w).to_string()),
+        );
+        // A word written in parts is also the word joined: "North-Wind" is "northwind".
+        if parts.len() > 1 {
+            let joined: String = parts.concat();
+            if describes(&joined) {
+                words.push(joined);
+            }
+        }
+    }
+    words.into_iter()
 }
 
 /// The words a record's field offers a description: a one-line string of at most
@@ -636,6 +700,10 @@ pub(super) struct Document {
     records: Vec<Record>,
     identifiers: HashMap<(String, String), usize>,
     names: HashMap<String, usize>,
+    /// Each record's every string, folded ([`Parsed::texts`]).
+    texts: Vec<String>,
+    /// The describing words of each record's every string: what points at it.
+    words: Vec<HashSet<String>>,
 }
 
 impl Document {
@@ -659,11 +727,36 @@ impl Document {
                 *names.entry(name.clone()).or_default() += 1;
             }
         }
+        let words = parsed
+            .texts
+            .iter()
+            .map(|text| describing_words(text).collect())
+            .collect();
         Self {
             records: parsed.records,
             identifiers,
             names,
+            texts: parsed.texts,
+            words,
         }
+    }
+
+    /// Whether a record other than `record` holds `folded` anywhere in its text: an identifier
+    /// the user typed that a stranger's record repeats (`memo: "Re: INV-7781"`, a status line
+    /// that is the user's address) points at that record too (an outsider's round 29).
+    fn text_elsewhere(&self, record: &Record, folded: &str) -> bool {
+        self.records
+            .iter()
+            .zip(&self.texts)
+            .any(|(other, text)| !std::ptr::eq(other, record) && text.contains(folded))
+    }
+
+    /// Whether a record other than the one at `index` holds any of the user's describing
+    /// words, anywhere in it (nested, in long text, its own identifier).
+    fn another_holds_users_words(&self, index: usize, terms: &UserTerms) -> bool {
+        self.words.iter().enumerate().any(|(other, words)| {
+            other != index && words.iter().any(|w| terms.describing.contains(w))
+        })
     }
 
     /// How the user's words name `record` through a field other than `skip`, if they do.
@@ -683,19 +776,30 @@ impl Document {
             let folded = s.to_lowercase();
             if is_identifier(s)
                 && terms.words.contains(&folded)
-                && self.identifiers.get(&(key.clone(), folded)) == Some(&1)
+                && self.identifiers.get(&(key.clone(), folded.clone())) == Some(&1)
+                // Under a key that says who or which it is (a transfer's `sender`, a member's
+                // `email`, an order's number) the identifier is the record's own; under any
+                // other (a status line, a display name, a memo: whatever its author wrote) only
+                // where no other record holds it anywhere — a stranger's profile whose status is
+                // the user's address, an invoice whose memo repeats the number the user typed
+                // (an outsider's round 29).
+                && (is_counterparty_key(key)
+                    || is_identifier_key(key)
+                    || !self.text_elsewhere(record, fold(s).trim_start_matches(['@', '#'])))
             {
                 return Some((format!("its {key} {s:?}, which the user typed"), None, at));
             }
             // Every word of the whole name the user wrote: "Priya Shah", "Dr. Raman" or a
             // "Priya" alone name no "Priya Raman" (a fourteenth outsider round's look-alikes).
+            // (Names are compared without accents, as they were counted: [`note_names`].)
+            let plain = unaccented(s);
             let whole_name = |w: &str| {
                 terms.full_names.get(w).is_none_or(|all| {
                     all.iter()
-                        .all(|part| label_names(s).any(|l| l == part.as_str()))
+                        .all(|part| label_names(&plain).any(|l| l == part.as_str()))
                 })
             };
-            let name = label_names(s).find(|w| {
+            let name = label_names(&plain).find(|w| {
                 terms.names.contains(*w) && self.names.get(*w) == Some(&1) && whole_name(w)
             });
             if let Some(name) = name {
@@ -748,18 +852,13 @@ impl Document {
                 *key == arg_key && field.is_value() && field.equals(&value)
             })?;
             if let Some((how, name, by)) = self.named_by(record, at, terms) {
-                // A single name word in a label that also holds words of the user's that
-                // another record holds: the user's words point at that record too ("Bob Lee
-                // from Finance" names both a "Bob Lee" and the "Bob Lee Finance" a stranger
-                // called themself, which alone holds "Finance": an outsider's round 28).
-                let single_word = name
-                    .as_deref()
-                    .is_some_and(|n| !terms.full_names.contains_key(n));
-                if single_word {
-                    let scores = scores.get_or_insert_with(|| self.describing(&arg_key, terms));
-                    if self.label_points_elsewhere(record, by, index, scores, terms) {
-                        return None;
-                    }
+                // A label that also holds words of the user's that another record holds: the
+                // user's words point at that record too ("Bob Lee from Finance" names both a
+                // "Bob Lee" and the "Bob Lee Finance" a stranger called themself, which alone
+                // holds "Finance", an outsider's round 28; "the Hotel Bristol Central" both
+                // "Bristol Central" and a "Bristol Central Hotel Suites", round 29).
+                if name.is_some() && self.label_points_elsewhere(record, by, index, terms) {
+                    return None;
                 }
                 return Some(Named {
                     how: format!("field {arg_key} of a record the user named by {how}"),
@@ -787,10 +886,11 @@ impl Document {
             // invoice" from "Nortwind" was approved, a master file whose description a
             // collaborator edited to "duplicate" was deleted). Where the words point at more
             // than one record, which one is meant is a person's call.
-            let alone = scores
-                .iter()
-                .enumerate()
-                .all(|(other, held)| other == index || held.is_empty());
+            // (Another record's words count wherever it holds them — nested, in long text,
+            // its own identifier — and in any spelling a reader takes for the same word: the
+            // real invoice's vendor nested as `{name: …}`, its number the user typed, "José"
+            // for "Jose", an outsider's round 29.)
+            let alone = !self.another_holds_users_words(index, terms);
             let described = alone && mine.len() >= MIN_DESCRIBING_WORDS;
             described.then(|| Named {
                 how: format!(
@@ -806,60 +906,44 @@ impl Document {
         })
     }
 
-    /// Whether a record of this document with another value than `value` under `arg_key`
-    /// holds, in its short fields, any of the user's describing words: the words that describe
-    /// the record another result holds describe this one too.
-    pub(super) fn describes_another(
-        &self,
-        arg_key: &str,
-        value: &Value,
-        terms: &UserTerms,
-    ) -> bool {
-        let arg_key = folded_key(arg_key);
+    /// Whether a record of this document that does not hold `value` (another record than the
+    /// one described in another result) holds, anywhere in it, any of the user's describing
+    /// words: the words that describe the record another result holds describe this one too,
+    /// whatever key its identifier has.
+    pub(super) fn describes_another(&self, value: &Value, terms: &UserTerms) -> bool {
         let Some(value) = Scalar::of_argument(value) else {
             return false;
         };
-        self.records.iter().any(|record| {
-            let other = record
-                .iter()
-                .any(|(key, field)| *key == arg_key && !field.equals(&value));
-            other
-                && record.iter().any(|(key, field)| {
-                    *key != arg_key
-                        && field_words(key, field)
-                            .iter()
-                            .any(|w| terms.describing.contains(w))
-                })
+        self.records.iter().zip(&self.words).any(|(record, words)| {
+            let same = record.iter().any(|(_, field)| field.equals(&value));
+            !same && words.iter().any(|w| terms.describing.contains(w))
         })
     }
 
-    /// Whether a record of this document that a label names `name` holds another value than
-    /// `value` under `arg_key`: another person of that name, whose address or account the
-    /// named one's may not be taken for.
-    pub(super) fn names_another_value(&self, name: &str, arg_key: &str, value: &Value) -> bool {
-        let arg_key = folded_key(arg_key);
+    /// Whether a record of this document that a label names `name` does not hold `value`:
+    /// another person or thing of that name, whose address, account or id the named one's may
+    /// not be taken for.
+    pub(super) fn names_another_value(&self, name: &str, value: &Value) -> bool {
         let Some(value) = Scalar::of_argument(value) else {
             return false;
         };
         self.records.iter().any(|record| {
             let labelled = record.iter().any(|(_, field)| {
-                matches!(field, Scalar::Str(s) if label_names(s.trim()).any(|w| w == name))
+                matches!(field, Scalar::Str(s) if label_names(&unaccented(s.trim())).any(|w| w == name))
             });
-            labelled
-                && record
-                    .iter()
-                    .any(|(key, field)| *key == arg_key && !field.equals(&value))
+            // (Whatever key its own identifier has: the real invoice found by a vendor search
+            // as `id`, the look-alike listed as `invoice_id`, an outsider's round 29.)
+            labelled && !record.iter().any(|(_, field)| field.equals(&value))
         })
     }
 
     /// Whether the label at `field` of `record` (the record at `index`) holds a describing
-    /// word of the user's that another record holds too (`held`: [`Self::describing`]).
+    /// word of the user's that another record holds too, anywhere in it.
     fn label_points_elsewhere(
         &self,
         record: &Record,
         field: usize,
         index: usize,
-        held: &[Vec<&str>],
         terms: &UserTerms,
     ) -> bool {
         let Some((key, label)) = record.get(field) else {
@@ -867,11 +951,12 @@ impl Document {
         };
         field_words(key, label)
             .iter()
-            .filter_map(|w| terms.describing.get(w))
+            .filter(|w| terms.describing.contains(*w))
             .any(|w| {
-                held.iter()
+                self.words
+                    .iter()
                     .enumerate()
-                    .any(|(other, words)| other != index && words.contains(&w.as_str()))
+                    .any(|(other, words)| other != index && words.contains(w))
             })
     }
 

@@ -3085,7 +3085,7 @@ fn a_setting_the_user_chose_and_the_call_leaves_to_the_tool_asks() {
         Decision::Allow
     );
     // Where the default is what the user chose, or the user chose nothing, leaving it out is
-    // theirs; so is leaving out a choice with no default (a tool that needs it refuses).
+    // theirs.
     let public = "Share file 88 through a public link.";
     assert_eq!(
         decide(public, json!({"file_id": "88"})).decision,
@@ -3096,12 +3096,13 @@ fn a_setting_the_user_chose_and_the_call_leaves_to_the_tool_asks() {
         decide(plain, json!({"file_id": "88"})).decision,
         Decision::Allow
     );
+    // A choice with no default declared, left out or `null`, is the tool's to make however
+    // it does (a description may say "role defaults to 'admin'", round 29).
     let viewer = "Share file 88 through a link, as a viewer.";
     assert_eq!(
         decide(viewer, json!({"file_id": "88"})).decision,
-        Decision::Allow
+        Decision::AskUser
     );
-    // …but a `null` for it is the tool's to read.
     let r = decide(viewer, json!({"file_id": "88", "role": null}));
     assert_eq!(r.decision, Decision::AskUser, "{r:?}");
     // A setting with a default that the user's words speak of: "expires in 1 day" with
