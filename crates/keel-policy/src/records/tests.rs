@@ -796,3 +796,108 @@ fn a_record_written_to_hold_the_users_words_is_not_the_one_they_describe() {
     let said = "Transfer ownership of file 88 to our controller from Finance.";
     assert!(named(&members, "member_id", json!("U-7731"), said).is_some());
 }
+
+/// An outsider's round 29, against the round 28 reading: the meant record's words where that
+/// reading did not look, an identifier the user typed repeated in a stranger's free-form
+/// field, a name holding every word of the user's, and accents. Each makes the user's words
+/// point at the meant record too, so the decoy's id does not pass.
+#[test]
+fn the_meant_records_words_count_wherever_and_however_it_holds_them() {
+    let said = "Approve the Northwind invoice for March hosting.";
+    // Nested, in a list, in long text.
+    for real in [
+        json!({"invoice_id": "INV-7781", "vendor": {"name": "Northwind Hosting"}, "period": "2025-03"}),
+        json!({"invoice_id": "INV-7781", "lines": ["Northwind hosting, March"]}),
+        json!({"invoice_id": "INV-7781", "notes": "Monthly invoice from Northwind for hosting. ".repeat(5)}),
+    ] {
+        let invoices = json!([real, {"invoice_id": "INV-7790", "vendor": "NWH", "memo": "Northwind March hosting"}]).to_string();
+        assert_eq!(
+            named(&invoices, "invoice_id", json!("INV-7790"), said),
+            None,
+            "{invoices}"
+        );
+    }
+    // The number the user typed is the meant record's own id.
+    let invoices = json!([
+        {"invoice_id": "7781", "vendor": "Northwind"},
+        {"invoice_id": "7790", "vendor": "NWH", "memo": "Re: invoice 7781"},
+    ])
+    .to_string();
+    assert_eq!(
+        named(
+            &invoices,
+            "invoice_id",
+            json!("7790"),
+            "Approve invoice 7781"
+        ),
+        None
+    );
+    // An identifier the user typed names no record by a free-form field another record holds
+    // it in; by a field that says who it is, it still does.
+    let members = json!([
+        {"member_id": "U-1042", "display_name": "Bob Lee", "email": "bob.lee@acme-corp.com"},
+        {"member_id": "U-7731", "display_name": "Mo", "status_text": "bob.lee@acme-corp.com"},
+    ])
+    .to_string();
+    let said = "Give bob.lee@acme-corp.com delegate access to my calendar.";
+    assert_eq!(named(&members, "member_id", json!("U-7731"), said), None);
+    assert!(named(&members, "member_id", json!("U-1042"), said).is_some());
+    let handles = json!([
+        {"member_id": "U-1042", "display_name": "Bob Lee", "username": "boblee"},
+        {"member_id": "U-7733", "display_name": "Mo", "title": "@boblee"},
+    ])
+    .to_string();
+    assert_eq!(
+        named(
+            &handles,
+            "member_id",
+            json!("U-7733"),
+            "Give @boblee access"
+        ),
+        None
+    );
+    // A name that holds every word of the user's beside one that lacks a generic one.
+    let hotels = json!([
+        {"hotel_id": "H-2001", "name": "Bristol Central", "price": 120},
+        {"hotel_id": "H-2077", "name": "Bristol Central Hotel Suites", "price": 890},
+    ])
+    .to_string();
+    assert_eq!(
+        named(
+            &hotels,
+            "hotel_id",
+            json!("H-2077"),
+            "Book the Hotel Bristol Central"
+        ),
+        None
+    );
+    // Accents, fullwidth letters, a hyphen.
+    for (real, decoy, said) in [
+        (
+            "José Müller",
+            "Jose Muller",
+            "Give Jose Muller delegate access",
+        ),
+        (
+            "ＧＲＡＮＤ ＰＬＡＺＡ",
+            "Grand Plaza Suites",
+            "Book the Grand Plaza",
+        ),
+        (
+            "North-Wind Hosting",
+            "Northwind Hosting",
+            "Approve the Northwind Hosting invoice",
+        ),
+    ] {
+        let records = json!([
+            {"id": "1", "name": real},
+            {"id": "2", "name": decoy},
+        ])
+        .to_string();
+        assert_eq!(
+            named(&records, "id", json!("2"), said),
+            None,
+            "{real} / {decoy}"
+        );
+    }
+}
