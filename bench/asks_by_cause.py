@@ -27,7 +27,8 @@ CAUSES = [
       "takes no arguments", "you asked to", " acts on "]),
     ("a choice or setting the user did not make",
      ["one of the choices", "a setting nothing you wrote chose", "but you made",
-      "and you asked for", "a number you wrote, but not as"]),
+      "and you asked for", "a number you wrote, but not as", "so the tool chooses it",
+      "so the tool sets it"]),
 ]
 
 
