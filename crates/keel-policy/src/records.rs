@@ -702,8 +702,9 @@ pub(super) struct Document {
     names: HashMap<String, usize>,
     /// Each record's every string, folded ([`Parsed::texts`]).
     texts: Vec<String>,
-    /// The describing words of each record's every string: what points at it.
-    words: Vec<HashSet<String>>,
+    /// The describing words of each record's every string: what points at it. Made when
+    /// first asked for: only a reading by description or by a label needs them.
+    words: std::cell::OnceCell<Vec<HashSet<String>>>,
 }
 
 impl Document {
@@ -727,18 +728,23 @@ impl Document {
                 *names.entry(name.clone()).or_default() += 1;
             }
         }
-        let words = parsed
-            .texts
-            .iter()
-            .map(|text| describing_words(text).collect())
-            .collect();
         Self {
             records: parsed.records,
             identifiers,
             names,
             texts: parsed.texts,
-            words,
+            words: std::cell::OnceCell::new(),
         }
+    }
+
+    /// [`Self::words`], made on first use.
+    fn words(&self) -> &[HashSet<String>] {
+        self.words.get_or_init(|| {
+            self.texts
+                .iter()
+                .map(|text| describing_words(text).collect())
+                .collect()
+        })
     }
 
     /// Whether a record other than `record` holds `folded` anywhere in its text: an identifier
@@ -754,7 +760,7 @@ impl Document {
     /// Whether a record other than the one at `index` holds any of the user's describing
     /// words, anywhere in it (nested, in long text, its own identifier).
     fn another_holds_users_words(&self, index: usize, terms: &UserTerms) -> bool {
-        self.words.iter().enumerate().any(|(other, words)| {
+        self.words().iter().enumerate().any(|(other, words)| {
             other != index && words.iter().any(|w| terms.describing.contains(w))
         })
     }
@@ -914,10 +920,13 @@ impl Document {
         let Some(value) = Scalar::of_argument(value) else {
             return false;
         };
-        self.records.iter().zip(&self.words).any(|(record, words)| {
-            let same = record.iter().any(|(_, field)| field.equals(&value));
-            !same && words.iter().any(|w| terms.describing.contains(w))
-        })
+        self.records
+            .iter()
+            .zip(self.words())
+            .any(|(record, words)| {
+                let same = record.iter().any(|(_, field)| field.equals(&value));
+                !same && words.iter().any(|w| terms.describing.contains(w))
+            })
     }
 
     /// Whether a record of this document that a label names `name` does not hold `value`:
@@ -953,7 +962,7 @@ impl Document {
             .iter()
             .filter(|w| terms.describing.contains(*w))
             .any(|w| {
-                self.words
+                self.words()
                     .iter()
                     .enumerate()
                     .any(|(other, words)| other != index && words.contains(w))
