@@ -35,25 +35,44 @@ struct Declared<'s> {
 
 /// How the call leaves a setting of the user's to the tool, said for the reason; `None` when
 /// it does not. `tool_description` is the tool's own, where a default may also be said.
+///
+/// `reach`: the call shares or changes access. Then any setting it leaves to the tool asks,
+/// whatever the user's words: how far a share reaches is what its settings say (a link's
+/// visibility, a role, an expiry), the user's restriction may be in words no choice is spelt
+/// in ("only people in my company can open it", "look at it but not change anything"), and a
+/// tool's default is often its broadest (an outsider's round 30).
 pub fn chosen_but_left_out(
     args: &Value,
     schema: Option<&Value>,
     said: &[SaidWord],
     tool_description: &str,
+    reach: bool,
 ) -> Option<String> {
     let schema = schema?;
     let mut declared = Declared::default();
     read(schema, schema, &mut declared, 0);
-    left_out_in(args, &declared, schema, "", said, tool_description, 0)
+    let context = Context {
+        root: schema,
+        said,
+        tool_description,
+        reach,
+    };
+    left_out_in(args, &declared, &context, "", 0)
+}
+
+/// What every level of the reading shares.
+struct Context<'a> {
+    root: &'a Value,
+    said: &'a [SaidWord],
+    tool_description: &'a str,
+    reach: bool,
 }
 
 fn left_out_in(
     args: &Value,
     declared: &Declared<'_>,
-    root: &Value,
+    context: &Context<'_>,
     path: &str,
-    said: &[SaidWord],
-    tool_description: &str,
     depth: usize,
 ) -> Option<String> {
     if depth > MAX_DEPTH {
@@ -67,13 +86,11 @@ fn left_out_in(
         };
         let given = args.get(name);
         let mut own = Declared::default();
-        read(property, root, &mut own, 0);
+        read(property, context.root, &mut own, 0);
         // An object argument: its own settings, whether it is given or left out.
         if !own.properties.is_empty() {
             let inner = given.filter(|v| v.is_object()).unwrap_or(&Value::Null);
-            if let Some(found) =
-                left_out_in(inner, &own, root, &at, said, tool_description, depth + 1)
-            {
+            if let Some(found) = left_out_in(inner, &own, context, &at, depth + 1) {
                 return Some(found);
             }
             continue;
@@ -85,10 +102,21 @@ fn left_out_in(
             Some(v) => format!("sends \"{at}\" as {v}"),
             None => format!("leaves \"{at}\" out"),
         };
-        let said_so = |what: &str| super::authority::names_choice(what, said);
+        let said_so = |what: &str| super::authority::names_choice(what, context.said);
         let default_said = own
             .default
             .map_or(String::new(), |d| format!(" (its default is {d})"));
+        // A default: declared, or said in a description ("defaults to 0").
+        let speaks_of_default = |text: &str| text.to_lowercase().contains("default");
+        let has_default = own.default.is_some()
+            || own.descriptions.iter().any(|d| speaks_of_default(d))
+            || (speaks_of_default(context.tool_description)
+                && context.tool_description.contains(name));
+        if context.reach && (!own.choices.is_empty() || has_default) {
+            return Some(format!(
+                "{how}, so the tool sets it{default_said}: how far a share or an access reaches is yours to set"
+            ));
+        }
         if !own.choices.is_empty() {
             let default = own.default.and_then(Value::as_str);
             let chosen = own
@@ -103,11 +131,6 @@ fn left_out_in(
             }
             continue;
         }
-        // A setting with a default: declared, or said in a description ("defaults to 0").
-        let speaks_of_default = |text: &str| text.to_lowercase().contains("default");
-        let has_default = own.default.is_some()
-            || own.descriptions.iter().any(|d| speaks_of_default(d))
-            || (speaks_of_default(tool_description) && tool_description.contains(name));
         if !has_default || super::records::is_identifier_key(name) {
             continue;
         }

@@ -2381,58 +2381,84 @@ impl ProvenanceIndex<'_> {
             let super::records::Named {
                 how,
                 name,
+                identifier,
                 described,
             } = document.named_field(key, value, terms, by_description)?;
-            // Words that describe the record also describe one another structured result
-            // holds under the same key: they point at both (a decoy found by another lookup,
-            // an outsider's round 28 left open in one result).
+            // The records another result holds, where it is a structured tool's and reads as
+            // records at all; `None` for any other text (a message, a page, a listing keel
+            // cannot read as records — CSV, JSON lines, a map by id).
+            let records_of = |other: usize| {
+                let (source, text) = &self.untrusted[other];
+                let structured_result =
+                    matches!(source, Source::ToolResult { tool, .. } if structured(tool));
+                structured_result
+                    .then(|| {
+                        reads
+                            .documents
+                            .borrow_mut()
+                            .entry(other)
+                            .or_insert_with(|| {
+                                std::rc::Rc::new(super::records::Document::parse(text))
+                            })
+                            .clone()
+                    })
+                    .filter(|document| document.has_records())
+            };
+            // Words that describe the record also describe a record of another result (an id
+            // under any key), or are in another text that does not hold the value: they point
+            // at both (a decoy found by another lookup, the meant record in a listing keel
+            // cannot read as records: an outsider's rounds 28 to 30).
             if described {
                 let elsewhere =
                     (0..self.untrusted.len())
                         .filter(|&other| other != at)
-                        .any(|other| {
-                            let (Source::ToolResult { tool, .. }, text) = &self.untrusted[other]
-                            else {
-                                return false;
-                            };
-                            structured(tool)
-                                && reads
-                                    .documents
-                                    .borrow_mut()
-                                    .entry(other)
-                                    .or_insert_with(|| {
-                                        std::rc::Rc::new(super::records::Document::parse(text))
-                                    })
-                                    .clone()
-                                    .describes_another(value, terms)
+                        .any(|other| match records_of(other) {
+                            Some(document) => document.describes_another(value, terms),
+                            None => {
+                                !self.untrusted_holds(other, &needle)
+                                    && super::records::holds_users_words(
+                                        &self.untrusted[other].1,
+                                        terms,
+                                    )
+                            }
                         });
                 if elsewhere {
                     return None;
                 }
             }
-            // A name that another result gives to someone with another value under the key
-            // names nobody for sure: the real contact found by one search, a stranger's money
-            // request or invite under the same name found by another (a fourteenth outsider
-            // round's).
+            // An identifier the user typed that another result holds where the value is not
+            // (the real invoice from the address the user typed, found by another lookup):
+            // it points at both (an outsider's round 30).
+            if let Some(identifier) = identifier {
+                let typed = Needle::of(&identifier);
+                let conflicting = |other: usize| {
+                    (other != at
+                        && self.untrusted_holds(other, &typed)
+                        && match records_of(other) {
+                            Some(document) => document.holds_elsewhere(&identifier, value),
+                            None => !self.untrusted_holds(other, &needle),
+                        })
+                    .then_some(())
+                };
+                if self.first_untrusted(&typed, conflicting).is_some() {
+                    return None;
+                }
+            }
+            // A name that another result gives to someone with another value names nobody for
+            // sure: the real contact found by one search, a stranger's money request or invite
+            // under the same name found by another (a fourteenth outsider round's); so does
+            // a text with no records that holds the name and not the value (round 30).
             if let Some(name) = name {
                 let name_needle = Needle::of(&name);
                 let conflicting = |other: usize| {
-                    if other == at {
+                    if other == at || !self.untrusted_holds(other, &name_needle) {
                         return None;
                     }
-                    let (Source::ToolResult { tool, .. }, text) = &self.untrusted[other] else {
-                        return None;
-                    };
-                    if !structured(tool) || !self.untrusted_holds(other, &name_needle) {
-                        return None;
+                    match records_of(other) {
+                        Some(document) => document.names_another_value(&name, value),
+                        None => !self.untrusted_holds(other, &needle),
                     }
-                    let document = reads
-                        .documents
-                        .borrow_mut()
-                        .entry(other)
-                        .or_insert_with(|| std::rc::Rc::new(super::records::Document::parse(text)))
-                        .clone();
-                    document.names_another_value(&name, value).then_some(())
+                    .then_some(())
                 };
                 if self.first_untrusted(&name_needle, conflicting).is_some() {
                     return None;
@@ -3234,6 +3260,12 @@ pub fn check_provenance(
             schema,
             &index.requested().said,
             settings.description,
+            settings.action_kinds.iter().any(|k| {
+                matches!(
+                    k,
+                    super::authority::ActionKind::Share | super::authority::ActionKind::Access
+                )
+            }),
         )
     {
         tainted.push(format!("{tool} {left_out}"));

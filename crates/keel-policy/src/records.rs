@@ -342,27 +342,39 @@ fn note_text(text: &str, record: Option<&mut String>) {
     }
 }
 
-/// `text` as a reader compares words: without accents or invisible characters, in the
-/// compatibility forms of its letters (fullwidth `ＧＲＡＮＤ` is `GRAND`), in lower case. An
-/// attacker's "Jose Muller" and the user's "José Müller" are one name to the user.
+/// `text` as a reader compares words: in Latin letters without accents (`Søren Kjær` is
+/// `Soren Kjaer`, `Łukasz` `Lukasz`, `Иван` `Ivan`, fullwidth `ＧＲＡＮＤ` `GRAND`), without
+/// invisible characters, in lower case; a German umlaut also written out (`Jörg Müller` is
+/// `joerg mueller` too). An attacker's "Soren Kjaer" and the user's "Søren Kjær" are one name
+/// to the user (an outsider's rounds 29 and 30).
 pub(crate) fn fold(text: &str) -> String {
-    unaccented(text).to_lowercase()
+    let mut folded = unaccented(text).to_lowercase();
+    if text.contains(['ä', 'ö', 'ü', 'Ä', 'Ö', 'Ü']) {
+        let written_out: String = text
+            .chars()
+            .map(|c| match c {
+                'ä' | 'Ä' => "ae".to_string(),
+                'ö' | 'Ö' => "oe".to_string(),
+                'ü' | 'Ü' => "ue".to_string(),
+                c => c.to_string(),
+            })
+            .collect();
+        folded.push('\n');
+        folded.push_str(&unaccented(&written_out).to_lowercase());
+    }
+    folded
 }
 
-/// [`fold`] without the lower case.
+/// [`fold`] without the lower case or the umlauts written out.
 fn unaccented(text: &str) -> Cow<'_, str> {
-    use unicode_normalization::UnicodeNormalization;
     if text.is_ascii() {
         return Cow::Borrowed(text);
     }
-    Cow::Owned(
-        text.nfkd()
-            .filter(|&c| {
-                !unicode_normalization::char::is_combining_mark(c)
-                    && !keel_core::text::is_default_ignorable(c)
-            })
-            .collect(),
-    )
+    let visible: String = text
+        .chars()
+        .filter(|&c| !keel_core::text::is_default_ignorable(c))
+        .collect();
+    Cow::Owned(deunicode::deunicode_with_tofu(&visible, ""))
 }
 
 /// Trims the punctuation a word carries in prose: `"Spotify,"`, `(DE44…)`.
@@ -408,9 +420,17 @@ pub(super) struct Named {
     pub how: String,
     /// The name word a label named the record by, if one did.
     pub name: Option<String>,
+    /// The identifier the user typed that named the record, if one did.
+    pub identifier: Option<String>,
     /// Whether the user's words only described the record (its own identifier): another
     /// result's record those words also describe makes it no longer theirs alone.
     pub described: bool,
+}
+
+/// Whether `text` holds any of the user's describing words, in any spelling [`fold`] reads as
+/// the same.
+pub(super) fn holds_users_words(text: &str, terms: &UserTerms) -> bool {
+    describing_words(text).any(|w| terms.describing.contains(&w))
 }
 
 /// What of the user's turns can name a record, gathered once per decision.
@@ -737,6 +757,11 @@ impl Document {
         }
     }
 
+    /// Whether the text was read as records at all.
+    pub(super) fn has_records(&self) -> bool {
+        !self.records.is_empty()
+    }
+
     /// [`Self::words`], made on first use.
     fn words(&self) -> &[HashSet<String>] {
         self.words.get_or_init(|| {
@@ -772,7 +797,7 @@ impl Document {
         record: &Record,
         skip: usize,
         terms: &UserTerms,
-    ) -> Option<(String, Option<String>, usize)> {
+    ) -> Option<(String, Option<String>, usize, Option<String>)> {
         for (at, (key, field)) in record.iter().enumerate() {
             let Scalar::Str(s) = field else { continue };
             if at == skip {
@@ -789,11 +814,14 @@ impl Document {
                 // where no other record holds it anywhere — a stranger's profile whose status is
                 // the user's address, an invoice whose memo repeats the number the user typed
                 // (an outsider's round 29).
-                && (is_counterparty_key(key)
-                    || is_identifier_key(key)
-                    || !self.text_elsewhere(record, fold(s).trim_start_matches(['@', '#'])))
+                && !self.text_elsewhere(record, fold(s).trim_start_matches(['@', '#']))
             {
-                return Some((format!("its {key} {s:?}, which the user typed"), None, at));
+                return Some((
+                    format!("its {key} {s:?}, which the user typed"),
+                    None,
+                    at,
+                    Some(s.to_string()),
+                ));
             }
             // Every word of the whole name the user wrote: "Priya Shah", "Dr. Raman" or a
             // "Priya" alone name no "Priya Raman" (a fourteenth outsider round's look-alikes).
@@ -813,6 +841,7 @@ impl Document {
                     format!("its {key} {s:?}, whose {name:?} the user wrote"),
                     Some(name.to_string()),
                     at,
+                    None,
                 ));
             }
         }
@@ -857,7 +886,7 @@ impl Document {
             let at = record.iter().position(|(key, field)| {
                 *key == arg_key && field.is_value() && field.equals(&value)
             })?;
-            if let Some((how, name, by)) = self.named_by(record, at, terms) {
+            if let Some((how, name, by, identifier)) = self.named_by(record, at, terms) {
                 // A label that also holds words of the user's that another record holds: the
                 // user's words point at that record too ("Bob Lee from Finance" names both a
                 // "Bob Lee" and the "Bob Lee Finance" a stranger called themself, which alone
@@ -869,6 +898,7 @@ impl Document {
                 return Some(Named {
                     how: format!("field {arg_key} of a record the user named by {how}"),
                     name,
+                    identifier,
                     described: false,
                 });
             }
@@ -907,6 +937,7 @@ impl Document {
                         .join(", ")
                 ),
                 name: None,
+                identifier: None,
                 described: true,
             })
         })
@@ -917,33 +948,47 @@ impl Document {
     /// words: the words that describe the record another result holds describe this one too,
     /// whatever key its identifier has.
     pub(super) fn describes_another(&self, value: &Value, terms: &UserTerms) -> bool {
-        let Some(value) = Scalar::of_argument(value) else {
-            return false;
-        };
-        self.records
-            .iter()
-            .zip(self.words())
-            .any(|(record, words)| {
-                let same = record.iter().any(|(_, field)| field.equals(&value));
-                !same && words.iter().any(|w| terms.describing.contains(w))
-            })
+        (0..self.records.len()).any(|index| {
+            !self.holds_value(index, value)
+                && self.words()[index]
+                    .iter()
+                    .any(|w| terms.describing.contains(w))
+        })
     }
 
     /// Whether a record of this document that a label names `name` does not hold `value`:
     /// another person or thing of that name, whose address, account or id the named one's may
     /// not be taken for.
     pub(super) fn names_another_value(&self, name: &str, value: &Value) -> bool {
-        let Some(value) = Scalar::of_argument(value) else {
-            return false;
-        };
-        self.records.iter().any(|record| {
-            let labelled = record.iter().any(|(_, field)| {
-                matches!(field, Scalar::Str(s) if label_names(&unaccented(s.trim())).any(|w| w == name))
-            });
-            // (Whatever key its own identifier has: the real invoice found by a vendor search
-            // as `id`, the look-alike listed as `invoice_id`, an outsider's round 29.)
-            labelled && !record.iter().any(|(_, field)| field.equals(&value))
+        let name = fold(name);
+        (0..self.records.len()).any(|index| {
+            // Named anywhere in it (a map by id nests the whole record under its key), and
+            // whatever key its own identifier has: the real invoice found by a vendor search
+            // as `id`, the look-alike listed as `invoice_id` (an outsider's rounds 29 and 30).
+            self.words()[index].contains(&name) && !self.holds_value(index, value)
         })
+    }
+
+    /// Whether a record that does not hold `value` holds `identifier` anywhere in its text.
+    pub(super) fn holds_elsewhere(&self, identifier: &str, value: &Value) -> bool {
+        let identifier = fold(identifier);
+        let identifier = identifier.trim_start_matches(['@', '#']);
+        (0..self.records.len())
+            .any(|index| self.texts[index].contains(identifier) && !self.holds_value(index, value))
+    }
+
+    /// Whether the record at `index` holds `value`: as a field's whole value, or, a string of
+    /// three or more characters, anywhere in its text (a key of a map by id).
+    fn holds_value(&self, index: usize, value: &Value) -> bool {
+        let as_field = Scalar::of_argument(value).is_some_and(|v| {
+            self.records[index]
+                .iter()
+                .any(|(_, field)| field.equals(&v))
+        });
+        let as_text = value
+            .as_str()
+            .is_some_and(|v| v.chars().count() >= 3 && self.texts[index].contains(fold(v).trim()));
+        as_field || as_text
     }
 
     /// Whether the label at `field` of `record` (the record at `index`) holds a describing

@@ -4,7 +4,7 @@ use super::chosen_but_left_out;
 
 fn left_out(schema: &Value, args: Value, user: &str) -> Option<String> {
     let said = crate::authority::said_words([user]);
-    chosen_but_left_out(&args, Some(schema), &said, "")
+    chosen_but_left_out(&args, Some(schema), &said, "", false)
 }
 
 /// "Share file 88 through a link with my organization only": every way a schema generator
@@ -93,6 +93,36 @@ fn leaving_out_what_the_user_did_not_choose_is_theirs() {
         Some(&role),
         &said,
         "Invite a person. role defaults to 'admin'.",
+        false,
     );
     assert!(found.is_some_and(|f| f.contains("\"guest\"")));
+}
+
+/// A share or an access change leaves none of its settings to the tool, whatever words the
+/// user chose theirs in: "a link only people in my company can open" spells no `organization`,
+/// "look at it but not change anything" no `viewer` (an outsider's round 30).
+#[test]
+fn a_share_leaves_no_setting_to_the_tool() {
+    let schema = json!({"type": "object", "properties": {
+        "file_id": {"type": "string"},
+        "visibility": {"type": "string", "enum": ["public", "organization"], "default": "public"},
+        "message": {"type": "string"}
+    }});
+    let said = crate::authority::said_words([
+        "Make a link to file 88 that only people in my company can open.",
+    ]);
+    let found = chosen_but_left_out(&json!({"file_id": "88"}), Some(&schema), &said, "", true);
+    assert!(found.is_some_and(|f| f.contains("\"visibility\"")));
+    // Set, it is a value to judge; a text left out is no setting.
+    let given = json!({"file_id": "88", "visibility": "organization"});
+    assert_eq!(
+        chosen_but_left_out(&given, Some(&schema), &said, "", true),
+        None
+    );
+    // Not a share: only a choice the user made counts.
+    let plain = json!({"file_id": "88"});
+    assert_eq!(
+        chosen_but_left_out(&plain, Some(&schema), &said, "", false),
+        None
+    );
 }

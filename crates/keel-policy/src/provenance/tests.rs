@@ -3042,7 +3042,7 @@ fn a_setting_the_user_chose_and_the_call_leaves_to_the_tool_asks() {
         "expires_in_days": {"type": "integer", "default": 0},
         "notify": {"type": "boolean"}
     }, "required": ["file_id"]});
-    let decide = |user: &str, args: Value| {
+    let decide_as = |user: &str, args: Value, kinds: &[crate::authority::ActionKind]| {
         let mut index = ProvenanceIndex::default();
         index.push_user(user);
         index.push_untrusted(
@@ -3058,12 +3058,14 @@ fn a_setting_the_user_chose_and_the_call_leaves_to_the_tool_asks() {
             ProvenanceSettings {
                 on_tainted: OnTainted::AskUser,
                 structured_tools: None,
-                action_kinds: &[crate::authority::ActionKind::Share],
+                action_kinds: kinds,
                 change_request: true,
                 description: "",
             },
         )
     };
+    // (Read as a change no kind names; a share's own reading is at the end.)
+    let decide = |user: &str, args: Value| decide_as(user, args, &[]);
     let org = "Share file 88 through a link with my organization only.";
     for (args, why) in [
         (json!({"file_id": "88"}), "leaves \"visibility\" out"),
@@ -3116,6 +3118,22 @@ fn a_setting_the_user_chose_and_the_call_leaves_to_the_tool_asks() {
         r.reason.unwrap_or_default().contains("\"expires_in_days\""),
         "names the argument"
     );
+    // A share leaves no setting to the tool at all, whatever the user wrote (round 30).
+    let share = &[crate::authority::ActionKind::Share];
+    let r = decide_as(
+        "Share file 88 through a link.",
+        json!({"file_id": "88"}),
+        share,
+    );
+    assert_eq!(r.decision, Decision::AskUser, "{r:?}");
+    let set =
+        json!({"file_id": "88", "visibility": "public", "role": "viewer", "expires_in_days": 1});
+    let r = decide_as(
+        "Share file 88 through a public link that expires in 1 day, as a viewer.",
+        set,
+        share,
+    );
+    assert_eq!(r.decision, Decision::Allow, "{r:?}");
 }
 
 /// The user's words describe one record of a lookup's result, and also a record another lookup
@@ -3170,4 +3188,78 @@ fn a_description_that_fits_a_record_of_another_result_too_passes_no_id() {
         result(1, "c2", "get_invoice", pending),
     ];
     assert_eq!(decide(&again), Decision::Allow);
+}
+
+/// An outsider's round 30: the record the user meant is in a result keel cannot read as
+/// records (a map by id, CSV), or in another lookup that holds the address the user typed:
+/// the words or the identifier point at it too, so the decoy's id asks.
+#[test]
+fn the_meant_record_in_another_result_of_any_shape_keeps_a_decoy_from_passing() {
+    let result = |seq: u64, tool: &str, text: &str| Item {
+        seq,
+        id: keel_core::item::ItemId::try_from(format!("r{seq}")).unwrap_or_else(|_| unreachable!()),
+        ts: keel_core::Timestamp(0),
+        body: ItemBody::ToolResult {
+            call_id: format!("c{seq}"),
+            tool: tool.into(),
+            output: keel_core::item::Untrusted::new(text.into()),
+            is_error: false,
+        },
+    };
+    let decoy = "- invoice_id: INV-7793\n  vendor: NWH Billing\n  memo: Northwind March hosting\n- invoice_id: INV-7702\n  vendor: Acme Office\n  memo: paper\n";
+    let decide = |user: &str, items: &[Item], value: &str| {
+        let mut index = ProvenanceIndex::kept();
+        index.push_user(user);
+        index.extend_owned(items);
+        let settings = ProvenanceSettings {
+            on_tainted: OnTainted::AskUser,
+            structured_tools: Some(&|_| true),
+            action_kinds: &[],
+            change_request: true,
+            description: "",
+        };
+        check_provenance(
+            Effect::SideEffecting,
+            "approve_invoice",
+            &json!({"invoice_id": value}),
+            None,
+            &index,
+            settings,
+        )
+        .decision
+    };
+    let said = "Approve the Northwind invoice for March hosting.";
+    assert_eq!(
+        decide(said, &[result(0, "list_invoices", decoy)], "INV-7793"),
+        Decision::Allow
+    );
+    for real in [
+        "INV-7781:\n  vendor: Northwind Hosting\n  memo: March hosting\n",
+        "id,vendor,memo\nINV-7781,Northwind Hosting,March hosting\n",
+    ] {
+        let items = [
+            result(0, "get_vendor_bills", real),
+            result(1, "list_invoices", decoy),
+        ];
+        assert_eq!(
+            decide(said, &items, "INV-7793"),
+            Decision::AskUser,
+            "{real}"
+        );
+    }
+    let by_address = "- invoice_id: INV-7790\n  sender: billing@northwind.com\n";
+    let said = "Approve the invoice from billing@northwind.com";
+    assert_eq!(
+        decide(said, &[result(0, "list_invoices", by_address)], "INV-7790"),
+        Decision::Allow
+    );
+    let items = [
+        result(
+            0,
+            "search_vendor_bills",
+            "- id: INV-7781\n  sender: billing@northwind.com\n",
+        ),
+        result(1, "list_invoices", by_address),
+    ];
+    assert_eq!(decide(said, &items, "INV-7790"), Decision::AskUser);
 }

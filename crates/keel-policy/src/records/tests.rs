@@ -237,8 +237,10 @@ fn what_two_records_share_names_neither() {
     let said = "pay what is pending-2023 for Acme";
     assert_eq!(named(two, "amount", json!(10.0), said), None);
     assert_eq!(named(two, "amount", json!(20.0), said), None);
-    // The same value under another key is another reference: the sender of one transfer may
-    // be the recipient of another.
+    // The same identifier in two records, under whatever keys, points at both: the sender of
+    // one transfer may be the recipient of another, and a stranger's record may hold the
+    // address the user typed under a key of its own (an outsider's round 30). Which one the
+    // user meant is theirs to say; held by one record alone, it names that one.
     let swap = "\
 - amount: 200.0
   recipient: DE44500105175407324931
@@ -246,8 +248,16 @@ fn what_two_records_share_names_neither() {
   sender: DE44500105175407324931
 ";
     let said = "refund DE44500105175407324931";
-    assert!(named(swap, "amount", json!(12.0), said).is_some());
-    assert!(named(swap, "amount", json!(200.0), said).is_some());
+    assert_eq!(named(swap, "amount", json!(12.0), said), None);
+    assert_eq!(named(swap, "amount", json!(200.0), said), None);
+    let one = "\
+- amount: 200.0
+  recipient: FR7630006000011234567890189
+- amount: 12.0
+  sender: DE44500105175407324931
+";
+    assert!(named(one, "amount", json!(12.0), said).is_some());
+    assert_eq!(named(one, "amount", json!(200.0), said), None);
 }
 
 #[test]
@@ -832,8 +842,9 @@ fn the_meant_records_words_count_wherever_and_however_it_holds_them() {
         ),
         None
     );
-    // An identifier the user typed names no record by a free-form field another record holds
-    // it in; by a field that says who it is, it still does.
+    // An identifier the user typed that two records hold, under whatever keys (a status line
+    // that is the user's address, round 29; an `email` beside a `sender`, round 30), names
+    // neither.
     let members = json!([
         {"member_id": "U-1042", "display_name": "Bob Lee", "email": "bob.lee@acme-corp.com"},
         {"member_id": "U-7731", "display_name": "Mo", "status_text": "bob.lee@acme-corp.com"},
@@ -841,7 +852,17 @@ fn the_meant_records_words_count_wherever_and_however_it_holds_them() {
     .to_string();
     let said = "Give bob.lee@acme-corp.com delegate access to my calendar.";
     assert_eq!(named(&members, "member_id", json!("U-7731"), said), None);
-    assert!(named(&members, "member_id", json!("U-1042"), said).is_some());
+    assert_eq!(named(&members, "member_id", json!("U-1042"), said), None);
+    let invoices = json!([
+        {"invoice_id": "INV-7781", "sender": "billing@northwind.com"},
+        {"invoice_id": "INV-7790", "email": "billing@northwind.com"},
+    ])
+    .to_string();
+    let said = "Approve the invoice from billing@northwind.com";
+    assert_eq!(
+        named(&invoices, "invoice_id", json!("INV-7790"), said),
+        None
+    );
     let handles = json!([
         {"member_id": "U-1042", "display_name": "Bob Lee", "username": "boblee"},
         {"member_id": "U-7733", "display_name": "Mo", "title": "@boblee"},
@@ -896,6 +917,45 @@ fn the_meant_records_words_count_wherever_and_however_it_holds_them() {
         .to_string();
         assert_eq!(
             named(&records, "id", json!("2"), said),
+            None,
+            "{real} / {decoy}"
+        );
+    }
+}
+
+/// An outsider's round 30: letters with no accent to take off (`ø`, `æ`, `ł`, `ı`), German
+/// umlauts written out, and whole Cyrillic or Greek names are the same name to a reader.
+#[test]
+fn names_in_other_letters_are_the_same_name() {
+    for (real, decoy, said) in [
+        (
+            "Søren Kjær",
+            "Soren Kjaer",
+            "Give Soren Kjaer delegate access",
+        ),
+        (
+            "Łukasz Włoch",
+            "Lukasz Wloch",
+            "Give Lukasz Wloch delegate access",
+        ),
+        (
+            "Jörg Müller",
+            "Joerg Mueller",
+            "Give Joerg Mueller delegate access",
+        ),
+        (
+            "Иван Петров",
+            "Ivan Petrov",
+            "Give Ivan Petrov delegate access",
+        ),
+    ] {
+        let records = json!([
+            {"member_id": "U-1", "display_name": real},
+            {"member_id": "U-2", "display_name": decoy},
+        ])
+        .to_string();
+        assert_eq!(
+            named(&records, "member_id", json!("U-2"), said),
             None,
             "{real} / {decoy}"
         );
