@@ -28,7 +28,7 @@ CAUSES = [
     ("a choice or setting the user did not make",
      ["one of the choices", "a setting nothing you wrote chose", "but you made",
       "and you asked for", "a number you wrote, but not as", "so the tool chooses it",
-      "so the tool sets it"]),
+      "so the tool sets it", "is yours to set"]),
 ]
 
 
