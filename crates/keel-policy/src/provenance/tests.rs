@@ -3141,17 +3141,7 @@ fn a_setting_the_user_chose_and_the_call_leaves_to_the_tool_asks() {
 /// Alone, the described record's id passes.
 #[test]
 fn a_description_that_fits_a_record_of_another_result_too_passes_no_id() {
-    let result = |seq: u64, call: &str, tool: &str, text: &str| Item {
-        seq,
-        id: keel_core::item::ItemId::try_from(format!("r{seq}")).unwrap_or_else(|_| unreachable!()),
-        ts: keel_core::Timestamp(0),
-        body: ItemBody::ToolResult {
-            call_id: call.into(),
-            tool: tool.into(),
-            output: keel_core::item::Untrusted::new(text.into()),
-            is_error: false,
-        },
-    };
+    let result = |seq: u64, _call: &str, tool: &str, text: &str| tool_result(seq, tool, text);
     let pending = r#"[{"invoice_id": "INV-7781", "vendor": "northwind hosting", "memo": "march"}]"#;
     let search = r#"[{"invoice_id": "INV-7790", "vendor": "nortwind services", "memo": "hosting for march"}]"#;
     let decide = |items: &[Item]| {
@@ -3195,17 +3185,7 @@ fn a_description_that_fits_a_record_of_another_result_too_passes_no_id() {
 /// the words or the identifier point at it too, so the decoy's id asks.
 #[test]
 fn the_meant_record_in_another_result_of_any_shape_keeps_a_decoy_from_passing() {
-    let result = |seq: u64, tool: &str, text: &str| Item {
-        seq,
-        id: keel_core::item::ItemId::try_from(format!("r{seq}")).unwrap_or_else(|_| unreachable!()),
-        ts: keel_core::Timestamp(0),
-        body: ItemBody::ToolResult {
-            call_id: format!("c{seq}"),
-            tool: tool.into(),
-            output: keel_core::item::Untrusted::new(text.into()),
-            is_error: false,
-        },
-    };
+    let result = tool_result;
     let decoy = "- invoice_id: INV-7793\n  vendor: NWH Billing\n  memo: Northwind March hosting\n- invoice_id: INV-7702\n  vendor: Acme Office\n  memo: paper\n";
     let decide = |user: &str, items: &[Item], value: &str| {
         let mut index = ProvenanceIndex::kept();
@@ -3262,4 +3242,19 @@ fn the_meant_record_in_another_result_of_any_shape_keeps_a_decoy_from_passing() 
         result(1, "list_invoices", by_address),
     ];
     assert_eq!(decide(said, &items, "INV-7790"), Decision::AskUser);
+}
+
+/// A tool's result as the run's item `seq` (call `c{seq}`), for an index kept across calls.
+fn tool_result(seq: u64, tool: &str, text: &str) -> Item {
+    Item {
+        seq,
+        id: keel_core::item::ItemId::try_from(format!("r{seq}")).unwrap_or_else(|_| unreachable!()),
+        ts: keel_core::Timestamp(0),
+        body: ItemBody::ToolResult {
+            call_id: format!("c{seq}"),
+            tool: tool.into(),
+            output: keel_core::item::Untrusted::new(text.into()),
+            is_error: false,
+        },
+    }
 }
