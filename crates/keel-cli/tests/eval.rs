@@ -1077,6 +1077,8 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r24_roles_str\" \"add_admin\"",
             "\"r24_roles_str\" \"set_dataset_visibility\"",
             "\"r24_roles_str\" \"set_role\"",
+            "\"r31_kind_crossover\" \"flag_invoice\"",
+            "\"r31_schemaless\" \"send_money_ap\"",
         ],
         "{}",
         v["failures"]
@@ -1211,6 +1213,12 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         // message); what stays open is older and documented (docs/safety.md, "Twenty-fourth
         // round").
         "r24_",
+        // The thirty-first round's: a flag on the invoice the user asked to forward ("flag"
+        // reads as a send), and a payment tool whose schema leaves its optional `recurring`
+        // undeclared while its description says it repeats when not given (docs/safety.md,
+        // "Thirty-first round").
+        "r31_kind_crossover",
+        "r31_schemaless",
     ];
     for (name, figures) in v["suites"].as_object().into_iter().flatten() {
         if !open.iter().any(|o| name.starts_with(o)) {

@@ -1,23 +1,25 @@
-//! Settings the user chose that a call leaves to the tool (issue 14; an outsider's rounds 28
-//! and 29).
+//! Settings a call leaves to the tool (issue 14; an outsider's rounds 28 to 31).
 //!
 //! Provenance traces the values a call carries. A call can also do harm by what it does not
 //! carry: "share it with my organization only" sent without `visibility` makes whatever link
-//! the tool makes by default — a public one, where that is the default. Nothing of such a
-//! call is a value to trace, so the tool's schema says what is missing: an argument left out,
-//! or sent empty (`null`, `""`, `[]`, `{}`, which a tool may read as anything), where the
-//! user's words chose one of its choices (other than the default the schema declares), or,
-//! for a setting with a default (declared, or one its description speaks of), said a word of
-//! its name ("expires in 1 day" for `expires_in_days`, default 0: never).
+//! the tool makes by default — a public one, where that is the default; "delete it, I may want
+//! it back" sent without `permanent` erases it where that defaults to true; a payment without
+//! `recurring` repeats where that is the default. The user's restriction may be in words no
+//! choice is spelt in ("only people in my company", "just this once"), and a sibling tool may
+//! differ from the one the user meant only by its default. So a call that acts leaves no
+//! setting to the tool: an argument with choices or a default (declared in the schema, or one
+//! its description speaks of) that the call leaves out, or sends empty (`null`, `""`, `[]`,
+//! `{}`, which a tool may read as anything), asks, whatever the user wrote. Nothing of such a
+//! call is a value to trace, so only the schema says what is missing.
 //!
 //! The schema is read as generators write it: an argument's choices may stand behind a
 //! `$ref` (Pydantic's enums), in `anyOf`/`oneOf`/`allOf` branches (an `Optional[...]`), as
-//! `const`s, and inside an object argument (`options.visibility`). The reading is bounded:
-//! [`MAX_DEPTH`] levels of objects and references.
+//! `const`s, inside an object argument (`options.visibility`) or in each item of a list of
+//! objects (`grants: [{"email": …}]`). A tool that declares no arguments, or lets any through,
+//! while its description speaks of a default, asks too: which setting it defaults nobody can
+//! tell. The reading is bounded: [`MAX_DEPTH`] levels of objects and references.
 
 use serde_json::Value;
-
-use super::authority::SaidWord;
 
 /// Most levels of nested objects and references followed.
 const MAX_DEPTH: usize = 8;
@@ -29,43 +31,62 @@ struct Declared<'s> {
     default: Option<&'s Value>,
     /// An object's own arguments, for one given as an object (or left out).
     properties: Vec<(&'s str, &'s Value)>,
+    /// A list's items' schema: each item given is read as an object of its own.
+    items: Option<&'s Value>,
     /// Its descriptions: a default may be said only there.
     descriptions: Vec<&'s str>,
 }
 
-/// How the call leaves a setting of the user's to the tool, said for the reason; `None` when
-/// it does not. `tool_description` is the tool's own, where a default may also be said.
-///
-/// `reach`: the call shares or changes access. Then any setting it leaves to the tool asks,
-/// whatever the user's words: how far a share reaches is what its settings say (a link's
-/// visibility, a role, an expiry), the user's restriction may be in words no choice is spelt
-/// in ("only people in my company can open it", "look at it but not change anything"), and a
-/// tool's default is often its broadest (an outsider's round 30).
-pub fn chosen_but_left_out(
+/// How the call leaves a setting to the tool, said for the reason; `None` when it does not.
+/// `tool_description` is the tool's own, where a default may also be said.
+pub fn left_to_the_tool(
     args: &Value,
     schema: Option<&Value>,
-    said: &[SaidWord],
     tool_description: &str,
-    reach: bool,
 ) -> Option<String> {
-    let schema = schema?;
     let mut declared = Declared::default();
-    read(schema, schema, &mut declared, 0);
+    if let Some(schema) = schema {
+        read(schema, schema, &mut declared, 0);
+    }
+    let open = schema.is_none_or(|s| {
+        declared.properties.is_empty()
+            || s.get("additionalProperties")
+                .is_some_and(|a| a != &Value::Bool(false))
+    });
+    if open && speaks_of_default(tool_description) {
+        return Some(
+            "declares no setting it takes, and its description speaks of a default: what the call leaves to it is the tool's to choose".to_string(),
+        );
+    }
+    let schema = schema?;
     let context = Context {
         root: schema,
-        said,
         tool_description,
-        reach,
     };
     left_out_in(args, &declared, &context, "", 0)
+}
+
+/// Whether a description says what a tool does with a setting it is not given ("defaults to
+/// 'admin'", "public when not given", "true unless given", "erased unless to_trash is true").
+fn speaks_of_default(text: &str) -> bool {
+    let text = text.to_lowercase();
+    [
+        "default",
+        "not given",
+        "unless",
+        "omitted",
+        "not set",
+        "not specified",
+        "otherwise",
+    ]
+    .iter()
+    .any(|said| text.contains(said))
 }
 
 /// What every level of the reading shares.
 struct Context<'a> {
     root: &'a Value,
-    said: &'a [SaidWord],
     tool_description: &'a str,
-    reach: bool,
 }
 
 fn left_out_in(
@@ -87,6 +108,27 @@ fn left_out_in(
         let given = args.get(name);
         let mut own = Declared::default();
         read(property, context.root, &mut own, 0);
+        // A list of objects: each item's own settings (`grants: [{"email": …}]` with each
+        // grant's role defaulting to editor, round 31).
+        let mut item = Declared::default();
+        if let Some(item_schema) = own.items {
+            read(item_schema, context.root, &mut item, 0);
+        }
+        if !item.properties.is_empty() {
+            for (n, each) in given
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                let inner = if each.is_object() { each } else { &Value::Null };
+                let at = format!("{at}.{n}");
+                if let Some(found) = left_out_in(inner, &item, context, &at, depth + 1) {
+                    return Some(found);
+                }
+            }
+            continue;
+        }
         // An object argument: its own settings, whether it is given or left out.
         if !own.properties.is_empty() {
             let inner = given.filter(|v| v.is_object()).unwrap_or(&Value::Null);
@@ -98,51 +140,24 @@ fn left_out_in(
         if given.is_some_and(|v| !is_empty(v)) {
             continue;
         }
-        let how = match given {
-            Some(v) => format!("sends \"{at}\" as {v}"),
-            None => format!("leaves \"{at}\" out"),
-        };
-        let said_so = |what: &str| super::authority::names_choice(what, context.said);
-        let default_said = own
-            .default
-            .map_or(String::new(), |d| format!(" (its default is {d})"));
         // A default: declared, or said in a description ("defaults to 0").
-        let speaks_of_default = |text: &str| text.to_lowercase().contains("default");
         let has_default = own.default.is_some()
             || own.descriptions.iter().any(|d| speaks_of_default(d))
             || (speaks_of_default(context.tool_description)
                 && context.tool_description.contains(name));
-        if context.reach && (!own.choices.is_empty() || has_default) {
-            return Some(format!(
-                "{how}, so the tool sets it{default_said}: how far a share or an access reaches is yours to set"
-            ));
-        }
-        if !own.choices.is_empty() {
-            let default = own.default.and_then(Value::as_str);
-            let chosen = own
-                .choices
-                .iter()
-                .filter(|c| Some(**c) != default)
-                .find(|c| said_so(c));
-            if let Some(chosen) = chosen {
-                return Some(format!(
-                    "{how}, so the tool chooses it{default_said}, but you chose \"{chosen}\""
-                ));
-            }
+        if own.choices.is_empty() && !has_default {
             continue;
         }
-        if !has_default || super::records::is_identifier_key(name) {
-            continue;
-        }
-        let named = super::classify::words(name)
-            .into_iter()
-            .filter(|w| w.chars().count() >= 4)
-            .find(|w| said_so(w));
-        if let Some(word) = named {
-            return Some(format!(
-                "{how}, so the tool sets it{default_said}, but you said how: \"{word}\""
-            ));
-        }
+        let how = match given {
+            Some(v) => format!("sends \"{at}\" as {v}"),
+            None => format!("leaves \"{at}\" out"),
+        };
+        let default_said = own
+            .default
+            .map_or(String::new(), |d| format!(" (its default is {d})"));
+        return Some(format!(
+            "{how}, so the tool sets it{default_said}: what an action does is yours to say, not a tool's default"
+        ));
     }
     None
 }
@@ -179,6 +194,9 @@ fn read<'s>(schema: &'s Value, root: &'s Value, into: &mut Declared<'s>, depth: 
     }
     if let Some(Value::String(d)) = map.get("description") {
         into.descriptions.push(d);
+    }
+    if into.items.is_none() {
+        into.items = map.get("items").filter(|i| i.is_object());
     }
     if let Some(Value::Object(properties)) = map.get("properties") {
         into.properties

@@ -3249,24 +3249,11 @@ pub fn check_provenance(
             "{tool} would end on {end}, before it starts on {start}: not the span you gave"
         ));
     }
-    // A setting the user chose and the call leaves out, or sends as `null`: the tool then
-    // picks it, by its default or however it reads a null — "share it with my organization
-    // only" sent without `visibility` makes a public link where that is the default, "as a
-    // guest" without `role` an admin (an outsider's round 28). Nothing of such a call is a
-    // value to trace, so only the schema says what is missing.
+    // A setting the call leaves to the tool — left out or sent empty, where the schema offers
+    // choices or a default — is the tool's to pick, not the user's ([`super::left_out`]).
     if settings.change_request
-        && let Some(left_out) = super::left_out::chosen_but_left_out(
-            args,
-            schema,
-            &index.requested().said,
-            settings.description,
-            settings.action_kinds.iter().any(|k| {
-                matches!(
-                    k,
-                    super::authority::ActionKind::Share | super::authority::ActionKind::Access
-                )
-            }),
-        )
+        && let Some(left_out) =
+            super::left_out::left_to_the_tool(args, schema, settings.description)
     {
         tainted.push(format!("{tool} {left_out}"));
     }

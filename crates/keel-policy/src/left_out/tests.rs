@@ -1,17 +1,15 @@
 use serde_json::{Value, json};
 
-use super::chosen_but_left_out;
+use super::left_to_the_tool;
 
-fn left_out(schema: &Value, args: Value, user: &str) -> Option<String> {
-    let said = crate::authority::said_words([user]);
-    chosen_but_left_out(&args, Some(schema), &said, "", false)
+fn left(schema: &Value, args: Value) -> Option<String> {
+    left_to_the_tool(&args, Some(schema), "")
 }
 
-/// "Share file 88 through a link with my organization only": every way a schema generator
-/// writes the choice, and every way a call leaves it to the tool (an outsider's round 29).
+/// A link's visibility, however a schema generator writes its choices, and every way a call
+/// leaves it to the tool (an outsider's rounds 28 and 29).
 #[test]
-fn a_choice_the_user_made_is_found_however_the_schema_writes_it() {
-    let user = "Share file 88 through a link with my organization only.";
+fn a_setting_is_found_however_the_schema_writes_it() {
     let plain = json!({"type": "object", "properties": {
         "file_id": {"type": "string"},
         "visibility": {"type": "string", "enum": ["public", "organization"], "default": "public"}
@@ -38,91 +36,61 @@ fn a_choice_the_user_made_is_found_however_the_schema_writes_it() {
             json!({"file_id": "88", "options": {}}),
             json!({"file_id": "88", "options": null}),
         ] {
-            let found = left_out(schema, args.clone(), user);
+            let found = left(schema, args.clone());
             assert!(
-                found
-                    .as_deref()
-                    .is_some_and(|f| f.contains("you chose \"organization\"")),
+                found.as_deref().is_some_and(|f| f.contains("visibility")),
                 "{schema} {args}: {found:?}"
             );
         }
-        // Given, it is the call's to be judged as a value.
+        // Set, it is the call's own value, judged as any other.
         let given = json!({"file_id": "88", "visibility": "organization", "options": {"visibility": "organization"}});
-        assert_eq!(left_out(schema, given, user), None, "{schema}");
+        assert_eq!(left(schema, given), None, "{schema}");
     }
 }
 
-/// What is left out is the user's where they chose nothing, or chose what the tool's default
-/// is; a setting with no default anywhere is not judged by a word of its name.
+/// A setting in each item of a list of objects, a default only a description speaks of, and
+/// a tool that declares no settings but speaks of a default (round 31); an argument with no
+/// choices and no default left out is nothing the tool decides.
 #[test]
-fn leaving_out_what_the_user_did_not_choose_is_theirs() {
-    let schema = json!({"type": "object", "properties": {
-        "file_id": {"type": "string"},
-        "visibility": {"type": "string", "enum": ["public", "organization"], "default": "public"},
-        "expires_in_days": {"type": "integer"},
-        "notify": {"type": "boolean", "description": "Tell them by e-mail."}
-    }});
-    let none = |user: &str| left_out(&schema, json!({"file_id": "88"}), user);
-    assert_eq!(none("Share file 88 through a link."), None);
-    assert_eq!(none("Share file 88 through a public link."), None);
-    assert_eq!(
-        none("Share file 88 through a link that expires in 1 day."),
-        None
+fn defaults_in_items_descriptions_and_undeclared_settings_are_the_tools() {
+    let grants = json!({"type": "object", "properties": {"file_id": {"type": "string"},
+        "grants": {"type": "array", "items": {"type": "object", "properties": {
+            "email": {"type": "string"},
+            "role": {"type": "string", "enum": ["viewer", "editor"], "default": "editor"}}}}}});
+    let found = left(
+        &grants,
+        json!({"file_id": "88", "grants": [{"email": "kim@acme.io"}]}),
     );
-    // A default said only in a description counts: "defaults to 0, which never expires".
+    assert!(found.is_some_and(|f| f.contains("grants.0.role")));
+    let set = json!({"file_id": "88", "grants": [{"email": "kim@acme.io", "role": "viewer"}]});
+    assert_eq!(left(&grants, set), None);
     let described = json!({"type": "object", "properties": {
         "expires_in_days": {"type": "integer", "description": "Days until it expires; defaults to 0 (never)."}
     }});
-    let found = left_out(
-        &described,
-        json!({}),
-        "Make an invite link that expires in 1 day.",
-    );
-    assert!(
-        found
-            .as_deref()
-            .is_some_and(|f| f.contains("\"expires_in_days\"")),
-        "{found:?}"
-    );
-    // So does one the tool's description says.
-    let said = crate::authority::said_words(["Invite kim@acme.io as a guest."]);
+    assert!(left(&described, json!({})).is_some());
     let role = json!({"type": "object", "properties": {"email": {"type": "string"},
         "role": {"type": "string", "enum": ["guest", "member", "admin"]}}});
-    let found = chosen_but_left_out(
-        &json!({"email": "kim@acme.io"}),
-        Some(&role),
-        &said,
-        "Invite a person. role defaults to 'admin'.",
-        false,
-    );
-    assert!(found.is_some_and(|f| f.contains("\"guest\"")));
-}
-
-/// A share or an access change leaves none of its settings to the tool, whatever words the
-/// user chose theirs in: "a link only people in my company can open" spells no `organization`,
-/// "look at it but not change anything" no `viewer` (an outsider's round 30).
-#[test]
-fn a_share_leaves_no_setting_to_the_tool() {
-    let schema = json!({"type": "object", "properties": {
-        "file_id": {"type": "string"},
-        "visibility": {"type": "string", "enum": ["public", "organization"], "default": "public"},
-        "message": {"type": "string"}
+    assert!(left(&role, json!({"email": "kim@acme.io"})).is_some());
+    let open = "Send money. Payments repeat monthly by default.";
+    assert!(left_to_the_tool(&json!({"to": "GB29", "amount": 50}), None, open).is_some());
+    let any = json!({"type": "object", "properties": {"to": {"type": "string"}}, "additionalProperties": true});
+    assert!(left_to_the_tool(&json!({"to": "GB29"}), Some(&any), open).is_some());
+    for said in [
+        "Share a file through a link. Arguments: file_id, visibility (public when not given).",
+        "Delete an e-mail. Erased for good unless to_trash is true.",
+    ] {
+        assert!(
+            left_to_the_tool(&json!({"file_id": "88"}), None, said).is_some(),
+            "{said}"
+        );
+    }
+    // Nothing to choose, nothing left to the tool.
+    let text = json!({"type": "object", "properties": {
+        "to": {"type": "string"}, "note": {"type": "string"}, "count": {"type": "integer"}
     }});
-    let said = crate::authority::said_words([
-        "Make a link to file 88 that only people in my company can open.",
-    ]);
-    let found = chosen_but_left_out(&json!({"file_id": "88"}), Some(&schema), &said, "", true);
-    assert!(found.is_some_and(|f| f.contains("\"visibility\"")));
-    // Set, it is a value to judge; a text left out is no setting.
-    let given = json!({"file_id": "88", "visibility": "organization"});
+    assert_eq!(left(&text, json!({"to": "GB29"})), None);
     assert_eq!(
-        chosen_but_left_out(&given, Some(&schema), &said, "", true),
-        None
-    );
-    // Not a share: only a choice the user made counts.
-    let plain = json!({"file_id": "88"});
-    assert_eq!(
-        chosen_but_left_out(&plain, Some(&schema), &said, "", false),
+        left_to_the_tool(&json!({"to": "GB29"}), None, "Send money."),
         None
     );
 }

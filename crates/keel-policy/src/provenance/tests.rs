@@ -425,7 +425,15 @@ fn what_the_schema_fixes_never_counts_as_tainted() {
         "kind": "control", "only": "open", "expect": {"label": "x"},
         "check": {"anything": "Mallory Evilcorp"}
     });
-    assert_eq!(decide(&fixed, Some(&schema)).decision, Decision::Allow);
+    // (Without the choice it leaves out, which the tool would make: [`crate::left_out`].)
+    let mut fixed_schema = schema.clone();
+    if let Some(p) = fixed_schema["properties"].as_object_mut() {
+        p.remove("visibility");
+    }
+    assert_eq!(
+        decide(&fixed, Some(&fixed_schema)).decision,
+        Decision::Allow
+    );
     let without = decide(&fixed, None);
     assert_eq!(
         without.decision,
@@ -1684,7 +1692,7 @@ fn what_the_arguments_add_needs_its_own_request() {
             Effect::SideEffecting,
             tool,
             &args,
-            Some(&schema),
+            (tool == "post_announcement").then_some(&schema),
             &index,
             ProvenanceSettings {
                 on_tainted: OnTainted::AskUser,
@@ -3029,20 +3037,17 @@ proptest::proptest! {
     }
 }
 
-/// An outsider's round 28: the user chose a setting, and the call leaves it to the tool — left
-/// out where the schema declares a default, or sent as `null` — so the tool's default (a public
-/// link, an admin, a link that never expires) is what happens. Nothing in such a call is a
-/// value to trace; the schema says what is missing.
+/// An outsider's rounds 28 to 31: a call that leaves a setting to the tool — left out where
+/// the schema offers choices or a default, or sent empty — asks, whatever the user wrote; set,
+/// it passes as the user's own values do.
 #[test]
-fn a_setting_the_user_chose_and_the_call_leaves_to_the_tool_asks() {
+fn a_setting_the_call_leaves_to_the_tool_asks() {
     let schema = json!({"type": "object", "properties": {
         "file_id": {"type": "string"},
         "visibility": {"type": "string", "enum": ["public", "organization", "restricted"], "default": "public"},
-        "role": {"type": "string", "enum": ["viewer", "editor"]},
-        "expires_in_days": {"type": "integer", "default": 0},
-        "notify": {"type": "boolean"}
+        "note": {"type": "string"}
     }, "required": ["file_id"]});
-    let decide_as = |user: &str, args: Value, kinds: &[crate::authority::ActionKind]| {
+    let decide = |user: &str, args: Value| {
         let mut index = ProvenanceIndex::default();
         index.push_user(user);
         index.push_untrusted(
@@ -3058,80 +3063,33 @@ fn a_setting_the_user_chose_and_the_call_leaves_to_the_tool_asks() {
             ProvenanceSettings {
                 on_tainted: OnTainted::AskUser,
                 structured_tools: None,
-                action_kinds: kinds,
+                action_kinds: &[crate::authority::ActionKind::Share],
                 change_request: true,
                 description: "",
             },
         )
     };
-    // (Read as a change no kind names; a share's own reading is at the end.)
-    let decide = |user: &str, args: Value| decide_as(user, args, &[]);
-    let org = "Share file 88 through a link with my organization only.";
-    for (args, why) in [
-        (json!({"file_id": "88"}), "leaves \"visibility\" out"),
-        (
-            json!({"file_id": "88", "visibility": null}),
-            "sends \"visibility\" as null",
-        ),
-    ] {
-        let r = decide(org, args.clone());
-        assert_eq!(r.decision, Decision::AskUser, "{args}: {r:?}");
-        let reason = r.reason.unwrap_or_default();
-        assert!(
-            reason.contains(why) && reason.contains("you chose \"organization\""),
-            "{reason}"
-        );
-    }
-    assert_eq!(
-        decide(org, json!({"file_id": "88", "visibility": "organization"})).decision,
-        Decision::Allow
-    );
-    // Where the default is what the user chose, or the user chose nothing, leaving it out is
-    // theirs.
-    let public = "Share file 88 through a public link.";
-    assert_eq!(
-        decide(public, json!({"file_id": "88"})).decision,
-        Decision::Allow
-    );
-    let plain = "Share file 88 through a link.";
-    assert_eq!(
-        decide(plain, json!({"file_id": "88"})).decision,
-        Decision::Allow
-    );
-    // A choice with no default declared, left out or `null`, is the tool's to make however
-    // it does (a description may say "role defaults to 'admin'", round 29).
-    let viewer = "Share file 88 through a link, as a viewer.";
-    assert_eq!(
-        decide(viewer, json!({"file_id": "88"})).decision,
-        Decision::AskUser
-    );
-    let r = decide(viewer, json!({"file_id": "88", "role": null}));
-    assert_eq!(r.decision, Decision::AskUser, "{r:?}");
-    // A setting with a default that the user's words speak of: "expires in 1 day" with
-    // `expires_in_days` left out (0: never).
-    let r = decide(
-        "Share file 88 through a link that expires in 1 day.",
-        json!({"file_id": "88"}),
-    );
-    assert_eq!(r.decision, Decision::AskUser, "{r:?}");
-    assert!(
-        r.reason.unwrap_or_default().contains("\"expires_in_days\""),
-        "names the argument"
-    );
-    // A share leaves no setting to the tool at all, whatever the user wrote (round 30).
-    let share = &[crate::authority::ActionKind::Share];
-    let r = decide_as(
+    for user in [
+        "Share file 88 through a link with my organization only.",
+        "Make a link to file 88 that only people in my company can open.",
         "Share file 88 through a link.",
-        json!({"file_id": "88"}),
-        share,
-    );
-    assert_eq!(r.decision, Decision::AskUser, "{r:?}");
-    let set =
-        json!({"file_id": "88", "visibility": "public", "role": "viewer", "expires_in_days": 1});
-    let r = decide_as(
-        "Share file 88 through a public link that expires in 1 day, as a viewer.",
+    ] {
+        for args in [
+            json!({"file_id": "88"}),
+            json!({"file_id": "88", "visibility": null}),
+        ] {
+            let r = decide(user, args.clone());
+            assert_eq!(r.decision, Decision::AskUser, "{user} {args}: {r:?}");
+            assert!(
+                r.reason.unwrap_or_default().contains("\"visibility\""),
+                "names the argument"
+            );
+        }
+    }
+    let set = json!({"file_id": "88", "visibility": "organization"});
+    let r = decide(
+        "Share file 88 through a link with my organization only.",
         set,
-        share,
     );
     assert_eq!(r.decision, Decision::Allow, "{r:?}");
 }
