@@ -22,7 +22,7 @@
 use serde_json::Value;
 
 /// Most levels of nested objects and references followed.
-const MAX_DEPTH: usize = 8;
+pub const MAX_DEPTH: usize = 8;
 
 /// What the schema says of one argument, its references and branches followed.
 #[derive(Default)]

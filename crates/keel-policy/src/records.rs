@@ -21,22 +21,27 @@
 //! - **the user's own words name that record** through *another* of its fields:
 //!   - an identifier (at least [`MIN_IDENTIFIER_CHARS`] letters and digits, with a letter and
 //!     a digit or `@`: an IBAN, an order number, an e-mail address) that is, in any case, a
-//!     whole word the user typed, and that no other record has under the same key;
+//!     whole word the user typed, and that no other record holds anywhere, under any key, nor
+//!     any other result or text without the value (a stranger's invoice holding the user's
+//!     address under a key of its own names neither it nor the real one);
 //!   - or a short label (at most [`MAX_LABEL_WORDS`] words, [`MAX_LABEL_CHARS`] characters)
 //!     with a name: a word of letters, at least [`MIN_NAME_WORD_CHARS`] long, with a capital
 //!     and a small letter, that the user wrote the same way, not at the start of a sentence
 //!     (nor after a bullet, a dash or `1)`), and that occurs in no other record of the
-//!     document, anywhere in it (nested, or in long text), nor outside the records.
+//!     document, anywhere in it (nested, or in long text), nor outside the records, nor in
+//!     another result or text without the value.
 //!
-//!   A label's single name word does not name its record where that label also holds a word
-//!   of the user's that another record holds ("Bob Lee from Finance" and a stranger's profile
-//!   "Bob Lee Finance" beside the real Bob Lee's).
+//!   A label does not name its record where it also holds a word of the user's that another
+//!   record holds ("Bob Lee from Finance" and a stranger's profile "Bob Lee Finance" beside
+//!   the real Bob Lee's). Names and words are compared folded (`fold`): "Jose Muller" is "José
+//!   Müller".
 //! - or, for the record's own **identifier** only (an argument whose key ends in `id` or is
 //!   `number`, naming no counterparty — it says which record the call acts on), in a call that
 //!   moves no money, **the user's words describe that record alone**: its short fields
 //!   (one-line strings of at most [`MAX_FIELD_CHARS`], and the keys of `true` flags) hold at
-//!   least [`MIN_DESCRIBING_WORDS`] of the user's describing words and no other record of the
-//!   result holds any ("archive my cancelled Paris train"). Where the words point at several
+//!   least [`MIN_DESCRIBING_WORDS`] of the user's describing words and nothing else holds any
+//!   — no other record of the result, wherever in it, no record of another result, no other
+//!   text without the value ("archive my cancelled Paris train"). Where the words point at several
 //!   records ("my Lisbon hotel booking" beside a flight to Lisbon and another hotel; "the
 //!   Daily Brew newsletters"), a person picks: a record anyone may write (an invoice, a request,
 //!   a file's description) can be made to hold every word of the user's, or every one the meant
