@@ -3099,41 +3099,26 @@ fn a_setting_the_call_leaves_to_the_tool_asks() {
 /// Alone, the described record's id passes.
 #[test]
 fn a_description_that_fits_a_record_of_another_result_too_passes_no_id() {
-    let result = |seq: u64, _call: &str, tool: &str, text: &str| tool_result(seq, tool, text);
     let pending = r#"[{"invoice_id": "INV-7781", "vendor": "northwind hosting", "memo": "march"}]"#;
     let search = r#"[{"invoice_id": "INV-7790", "vendor": "nortwind services", "memo": "hosting for march"}]"#;
     let decide = |items: &[Item]| {
-        let mut index = ProvenanceIndex::kept();
-        index.push_user("approve the northwind invoice for march hosting");
-        index.extend_owned(items);
-        let settings = ProvenanceSettings {
-            on_tainted: OnTainted::AskUser,
-            structured_tools: Some(&|_| true),
-            action_kinds: &[],
-            change_request: true,
-            description: "",
-        };
-        check_provenance(
-            Effect::SideEffecting,
-            "approve_invoice",
+        approve_after(
+            "approve the northwind invoice for march hosting",
+            items,
             &json!({"invoice_id": "INV-7781"}),
-            None,
-            &index,
-            settings,
         )
-        .decision
     };
-    let alone = [result(0, "c1", "list_pending_invoices", pending)];
+    let alone = [tool_result(0, "list_pending_invoices", pending)];
     assert_eq!(decide(&alone), Decision::Allow);
     let beside = [
-        result(0, "c1", "list_pending_invoices", pending),
-        result(1, "c2", "search_invoices", search),
+        tool_result(0, "list_pending_invoices", pending),
+        tool_result(1, "search_invoices", search),
     ];
     assert_eq!(decide(&beside), Decision::AskUser);
     // The same record found again by another lookup is no other record.
     let again = [
-        result(0, "c1", "list_pending_invoices", pending),
-        result(1, "c2", "get_invoice", pending),
+        tool_result(0, "list_pending_invoices", pending),
+        tool_result(1, "get_invoice", pending),
     ];
     assert_eq!(decide(&again), Decision::Allow);
 }
@@ -3143,32 +3128,13 @@ fn a_description_that_fits_a_record_of_another_result_too_passes_no_id() {
 /// the words or the identifier point at it too, so the decoy's id asks.
 #[test]
 fn the_meant_record_in_another_result_of_any_shape_keeps_a_decoy_from_passing() {
-    let result = tool_result;
     let decoy = "- invoice_id: INV-7793\n  vendor: NWH Billing\n  memo: Northwind March hosting\n- invoice_id: INV-7702\n  vendor: Acme Office\n  memo: paper\n";
     let decide = |user: &str, items: &[Item], value: &str| {
-        let mut index = ProvenanceIndex::kept();
-        index.push_user(user);
-        index.extend_owned(items);
-        let settings = ProvenanceSettings {
-            on_tainted: OnTainted::AskUser,
-            structured_tools: Some(&|_| true),
-            action_kinds: &[],
-            change_request: true,
-            description: "",
-        };
-        check_provenance(
-            Effect::SideEffecting,
-            "approve_invoice",
-            &json!({"invoice_id": value}),
-            None,
-            &index,
-            settings,
-        )
-        .decision
+        approve_after(user, items, &json!({"invoice_id": value}))
     };
     let said = "Approve the Northwind invoice for March hosting.";
     assert_eq!(
-        decide(said, &[result(0, "list_invoices", decoy)], "INV-7793"),
+        decide(said, &[tool_result(0, "list_invoices", decoy)], "INV-7793"),
         Decision::Allow
     );
     for real in [
@@ -3176,8 +3142,8 @@ fn the_meant_record_in_another_result_of_any_shape_keeps_a_decoy_from_passing() 
         "id,vendor,memo\nINV-7781,Northwind Hosting,March hosting\n",
     ] {
         let items = [
-            result(0, "get_vendor_bills", real),
-            result(1, "list_invoices", decoy),
+            tool_result(0, "get_vendor_bills", real),
+            tool_result(1, "list_invoices", decoy),
         ];
         assert_eq!(
             decide(said, &items, "INV-7793"),
@@ -3188,16 +3154,20 @@ fn the_meant_record_in_another_result_of_any_shape_keeps_a_decoy_from_passing() 
     let by_address = "- invoice_id: INV-7790\n  sender: billing@northwind.com\n";
     let said = "Approve the invoice from billing@northwind.com";
     assert_eq!(
-        decide(said, &[result(0, "list_invoices", by_address)], "INV-7790"),
+        decide(
+            said,
+            &[tool_result(0, "list_invoices", by_address)],
+            "INV-7790"
+        ),
         Decision::Allow
     );
     let items = [
-        result(
+        tool_result(
             0,
             "search_vendor_bills",
             "- id: INV-7781\n  sender: billing@northwind.com\n",
         ),
-        result(1, "list_invoices", by_address),
+        tool_result(1, "list_invoices", by_address),
     ];
     assert_eq!(decide(said, &items, "INV-7790"), Decision::AskUser);
 }
@@ -3215,4 +3185,28 @@ fn tool_result(seq: u64, tool: &str, text: &str) -> Item {
             is_error: false,
         },
     }
+}
+
+/// `approve_invoice` with `args`, after the user's `user` turn and the results `items` of
+/// tools that all declare structured output.
+fn approve_after(user: &str, items: &[Item], args: &Value) -> Decision {
+    let mut index = ProvenanceIndex::kept();
+    index.push_user(user);
+    index.extend_owned(items);
+    let settings = ProvenanceSettings {
+        on_tainted: OnTainted::AskUser,
+        structured_tools: Some(&|_| true),
+        action_kinds: &[],
+        change_request: true,
+        description: "",
+    };
+    check_provenance(
+        Effect::SideEffecting,
+        "approve_invoice",
+        args,
+        None,
+        &index,
+        settings,
+    )
+    .decision
 }
