@@ -373,7 +373,7 @@ pub struct SaidWord {
 const COMPLEMENT_VERBS: &[&str] = &["make", "set", "turn", "switch", "keep", "mark"];
 
 /// Verbs that make a new thing of what they name.
-const CREATING_VERBS: &[&str] = &[
+pub(crate) const CREATING_VERBS: &[&str] = &[
     "add",
     "create",
     "generate",
@@ -422,7 +422,7 @@ const ACCESS_CHANGING_VERBS: &[&str] = &[
 /// it, "rebook" books. (Words that only begin like one keep their meaning: "resign",
 /// "recharge", "rewire", "reset", "remark", and "reorder" and "reformat" arrange, a
 /// fifteenth outsider round's.)
-fn done_again(word: &str) -> &str {
+pub(crate) fn done_again(word: &str) -> &str {
     let Some(rest) = word.strip_prefix("re").map(|r| r.trim_start_matches('-')) else {
         return word;
     };
@@ -2977,7 +2977,7 @@ fn is_acting_verb(word: &str) -> bool {
 }
 
 /// Words of a tool's name that say nothing about what it does.
-const NAME_FILLERS: &[&str] = &[
+pub(crate) const NAME_FILLERS: &[&str] = &[
     "all", "any", "every", "the", "a", "an", "as", "of", "to", "for", "my", "new", "now", "and",
     "or", "by", "in", "on", "at", "from", "with", "it", "me", "is",
 ];
@@ -3087,7 +3087,7 @@ pub fn unnamed_words(tool: &str, said: &[SaidWord]) -> Vec<String> {
 }
 
 /// Verbs any change may be named by, which say nothing of what it changes.
-const GENERIC_CHANGE_VERBS: &[&str] = &[
+pub(crate) const GENERIC_CHANGE_VERBS: &[&str] = &[
     "set",
     "update",
     "change",
@@ -3346,7 +3346,7 @@ pub(crate) fn name_words(tool: &str) -> Vec<String> {
 /// kind or extension. Only words that ask name what is changed: "e-mail Bob that I will top up
 /// his phone", "Reply to Bob: renewing plan Family" ask for no top-up and no renewal (a ninth
 /// outsider round's).
-fn asks_naming(w: &str, said: &[SaidWord]) -> bool {
+pub(crate) fn asks_naming(w: &str, said: &[SaidWord]) -> bool {
     said.iter().filter(|s| !s.subordinate).any(|s| {
         let s = s.word.as_str();
         is_form_of(s, w)

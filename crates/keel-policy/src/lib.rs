@@ -6,12 +6,12 @@
 //! provenance ([`provenance`], with the records a user names, [`records`], and the files that
 //! run as code, [`scripts`]), with the read-only/side-effecting tool classifier they share
 //! ([`classify`]), what a call's arguments say it does ([`arguments`]), and the kinds of action
-//! that need the user's word ([`kinds`], read by [`authority`]), whether an amount nobody
-//! showed is the user's own arithmetic ([`amounts`]), whether a payment repeats as the user
-//! asked ([`repeats`]), the dates a text spells ([`dates`]), and the secrets data holds
-//! ([`secrets`]). Pure: running external checkers and resolving real paths happen in
-//! keel-runtime; compiling a configuration's policy tables into a [`rules::Policy`] happens in
-//! keel-app.
+//! that need the user's word ([`kinds`], read by [`authority`]), which offered tool the user's
+//! words ask for ([`tool_choice`]), whether an amount nobody showed is the user's own
+//! arithmetic ([`amounts`]), whether a payment repeats as the user asked ([`repeats`]), the
+//! dates a text spells ([`dates`]), and the secrets data holds ([`secrets`]). Pure: running
+//! external checkers and resolving real paths happen in keel-runtime; compiling a
+//! configuration's policy tables into a [`rules::Policy`] happens in keel-app.
 #![forbid(unsafe_code)]
 
 pub mod amounts;
@@ -32,6 +32,7 @@ pub mod rules;
 pub mod scripts;
 pub mod secrets;
 pub mod shell;
+pub mod tool_choice;
 
 use serde::{Deserialize, Serialize};
 

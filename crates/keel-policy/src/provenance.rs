@@ -2197,6 +2197,9 @@ pub struct ProvenanceSettings<'a> {
     /// What the tool's description says it does: what a kind's action acts on, and what access
     /// it grants, where its name does not say ([`super::authority::unnamed_object`]).
     pub description: &'a str,
+    /// Every tool on offer: which of them the user's words ask for
+    /// ([`super::tool_choice`]). Empty when unknown (`keel check` is told of no tools).
+    pub offered: &'a [super::tool_choice::OfferedTool],
 }
 
 impl ProvenanceSettings<'_> {
@@ -2208,6 +2211,7 @@ impl ProvenanceSettings<'_> {
             action_kinds: &[],
             change_request: true,
             description: "",
+            offered: &[],
         }
     }
 }
@@ -3579,6 +3583,16 @@ pub fn check_provenance(
                     .join(", ")
             ));
         }
+    }
+    if settings.change_request
+        && !index.user.is_empty()
+        && let Some(why) = super::tool_choice::another_tool_asked_for(
+            tool,
+            settings.offered,
+            &index.requested().said,
+        )
+    {
+        tainted.push(why);
     }
     if !settings.action_kinds.is_empty() {
         // A name that joins actions needs each asked for.

@@ -187,6 +187,8 @@ pub struct PolicyGate {
     /// [`ToolFacts`] of every declared tool.
     /// Hashed with foldhash: a decision looks a tool up here several times.
     facts: HashMap<String, ToolFacts, foldhash::fast::RandomState>,
+    /// Every declared tool, as provenance reads which of them the user asked for.
+    offered: Vec<keel_policy::tool_choice::OfferedTool>,
     registry: BTreeMap<String, CheckerSpec>,
     persistent: HashMap<String, PersistentChecker>,
     env: GateEnv,
@@ -231,10 +233,21 @@ impl PolicyGate {
             .chain(&env.workspaces)
             .filter_map(|d| KnownDir::of(d))
             .collect();
-        let facts = env
+        let facts: HashMap<String, ToolFacts, foldhash::fast::RandomState> = env
             .tools
             .iter()
             .map(|(name, info)| (name.clone(), ToolFacts::of(info)))
+            .collect();
+        let offered = env
+            .tools
+            .iter()
+            .map(|(name, info)| {
+                keel_policy::tool_choice::OfferedTool::new(
+                    name,
+                    info.parameters.as_ref(),
+                    facts[name].effect == keel_policy::classify::Effect::SideEffecting,
+                )
+            })
             .collect();
         let mut hook_folders: Vec<PathBuf> = std::iter::once(&env.cwd)
             .chain(&env.workspaces)
@@ -248,6 +261,7 @@ impl PolicyGate {
         Self {
             policy: std::sync::RwLock::new(std::sync::Arc::new(policy)),
             facts,
+            offered,
             registry,
             persistent,
             env,
@@ -480,6 +494,7 @@ impl PolicyGate {
                     action_kinds: &facts.kinds,
                     change_request: !KEEL_OWN_TOOLS.contains(&c.call.name),
                     description: &info.description,
+                    offered: &self.offered,
                 };
                 let budget = rule
                     .timeout_ms
