@@ -59,11 +59,88 @@ pub fn left_to_the_tool(
         );
     }
     let schema = schema?;
+    // A schema that declares some arguments and leaves `additionalProperties` unsaid lets
+    // others through, and its description may speak of one's default ("Optional: recurring
+    // (monthly repeat, true when not given)", a thirty-first outsider round's): a sentence
+    // that speaks of a default and names no declared argument speaks of an undeclared one,
+    // which a call that sets none of the sentence's words leaves to the tool.
+    if schema.get("additionalProperties").is_none()
+        && let Some(sentence) = undeclared_default(tool_description, schema, args)
+    {
+        return Some(format!(
+            "sets nothing its description speaks of a default for (\"{sentence}\"), an \
+             argument its schema does not declare: what the call leaves to it is the tool's to \
+             choose"
+        ));
+    }
     let context = Context {
         root: schema,
         tool_description,
     };
     left_out_in(args, &declared, &context, "", 0)
+}
+
+/// The sentence of `description` that speaks of a default and names no argument the schema
+/// declares at any depth, nor any key the call sets.
+fn undeclared_default<'d>(description: &'d str, schema: &Value, args: &Value) -> Option<&'d str> {
+    let mut known = Vec::new();
+    declared_names(schema, &mut known, 0);
+    keys_of(args, &mut known, 0);
+    let names = |sentence: &str, name: &str| {
+        let name = name.to_lowercase();
+        sentence.contains(&name) || sentence.contains(&name.replace(['_', '-'], " "))
+    };
+    description
+        .split(['.', ';', '\n'])
+        .map(str::trim)
+        .find(|sentence| {
+            let lower = sentence.to_lowercase();
+            speaks_of_default(&lower) && !known.iter().any(|k| names(&lower, k))
+        })
+}
+
+/// Every argument name a schema declares, at any depth (its `$defs` included).
+fn declared_names<'s>(schema: &'s Value, into: &mut Vec<&'s str>, depth: usize) {
+    if depth > MAX_DEPTH * 4 {
+        return;
+    }
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::Object(properties)) = map.get("properties") {
+                into.extend(properties.keys().map(String::as_str));
+            }
+            for v in map.values() {
+                declared_names(v, into, depth + 1);
+            }
+        }
+        Value::Array(items) => {
+            for v in items {
+                declared_names(v, into, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every key of a call's arguments, at any depth.
+fn keys_of<'a>(args: &'a Value, into: &mut Vec<&'a str>, depth: usize) {
+    if depth > MAX_DEPTH * 4 {
+        return;
+    }
+    match args {
+        Value::Object(map) => {
+            into.extend(map.keys().map(String::as_str));
+            for v in map.values() {
+                keys_of(v, into, depth + 1);
+            }
+        }
+        Value::Array(items) => {
+            for v in items {
+                keys_of(v, into, depth + 1);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Whether a description says what a tool does with a setting it is not given ("defaults to
