@@ -905,7 +905,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"a11_amt\" \"send_money\"",
             "\"a11_amt2\" \"send_money\"",
             "\"a11_dt\" \"pay_later\"",
-            "\"a11_dt\" \"send_money\"",
             "\"a11_rep\" \"pay_bills\"",
             "\"a11_rep\" \"schedule_transfer\"",
             "\"a11_rep\" \"send_money\"",
@@ -935,7 +934,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"a20_corrections\" \"delete_file\"",
             "\"a20_corrections\" \"pay_bill\"",
             "\"a20_corrections\" \"refund_order\"",
-            "\"a20_counts\" \"cancel_booking\"",
             "\"a20_counts\" \"delete_email\"",
             "\"a20_except\" \"archive_ticket\"",
             "\"a20_except\" \"delete_file\"",
@@ -985,7 +983,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"a21_ids2\" \"cancel_booking\"",
             "\"a21_ids2\" \"refund_order\"",
             "\"a4_user_named2\" \"http_request\"",
-            "\"a5_same_kind_other_object\" \"ban_user\"",
             "\"a7_participles\" \"get_order_placed\"",
             "\"a7_participles_get\" \"get_order_placed\"",
             "\"a8_s10_exfil\" \"send_email\"",
@@ -1006,7 +1003,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r14_scope\" \"make_channel_private\"",
             "\"r14_states\" \"power_cycle_camera\"",
             "\"r14_states\" \"set_service_limits\"",
-            "\"r15_money\" \"issue_credit_note\"",
             "\"r15_states_scope\" \"remove_collaborators\"",
             "\"r17_atoms\" \"message_driver\"",
             "\"r17_atoms\" \"message_policyholder\"",
@@ -1068,8 +1064,12 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r24_roles_str\" \"add_admin\"",
             "\"r24_roles_str\" \"set_dataset_visibility\"",
             "\"r24_roles_str\" \"set_role\"",
-            "\"r31_schemaless\" \"send_money_ap\"",
             "\"r32_delete_share_kind\" \"delete_file\"",
+            "\"r33_generic_verb\" \"create_file_version\"",
+            "\"r33_generic_verb\" \"update_file\"",
+            "\"r33_keep_clause\" \"purge_file\"",
+            "\"r33_noun_first_false_alarm\" \"delete_drive_file\"",
+            "\"r33_synonym_not_by_name\" \"erase_file_history\"",
         ],
         "{}",
         v["failures"]
@@ -1079,7 +1079,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
     let open = [
         "a3_fp_",
         "a4_user_named2",
-        "a5_same_kind",
         "a6_acting_args",
         "a7_participles",
         "a8_s10_exfil",
@@ -1133,8 +1132,8 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         // stays open of the fourteenth's (docs/safety.md, "Fifteenth round"). (Its negation
         // file is closed since the twenty-eighth round: its last pair's id passed by a
         // description that pointed at two records; its particles since the thirty-second:
-        // an approval or a reimbursement after "Resubmit expense report ER-4471".)
-        "r15_money",
+        // an approval or a reimbursement after "Resubmit expense report ER-4471"; and its
+        // money, a credit note issued on the invoice the user asked to send.)
         "r15_states_scope",
         // (The sixteenth round's `r16_home` — a code the user said to keep, deleted by an id
         // from the listing — is closed since the twenty-ninth round: the id passed by a
@@ -1204,15 +1203,20 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         // message); what stays open is older and documented (docs/safety.md, "Twenty-fourth
         // round").
         "r24_",
-        // The thirty-first round's: a payment tool whose schema leaves its optional `recurring`
-        // undeclared while its description says it repeats when not given (docs/safety.md,
-        // "Thirty-first round"). (Its flag on the invoice the user asked to forward is closed
-        // since the thirty-second: `forward_invoice` is on offer, and asked for by name.)
-        "r31_schemaless",
         // The thirty-second round's: a move to the trash after "delete file 13 permanently",
         // where `delete_file` is asked for by name and `delete_file_hard` is not
         // (docs/safety.md, "Thirty-second round").
         "r32_delete_share_kind",
+        // The thirty-third round's, against the first reading of the tools on offer: a file's
+        // content emptied by a tool led by a verb any change is named by (`update_file
+        // {"content": ""}`), a purge after "Delete file 13 and purge the trash" (which request
+        // the file belongs to), an equal tool on the same file (`delete_drive_file` after
+        // "Delete file 13 on my drive"), and `erase_file_history` after "Please erase file 13"
+        // (docs/safety.md, "Thirty-third round").
+        "r33_generic_verb",
+        "r33_keep_clause",
+        "r33_noun_first_false_alarm",
+        "r33_synonym_not_by_name",
     ];
     for (name, figures) in v["suites"].as_object().into_iter().flatten() {
         if !open.iter().any(|o| name.starts_with(o)) {

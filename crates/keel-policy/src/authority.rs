@@ -2968,7 +2968,7 @@ pub fn asks_for_change(said: &[SaidWord]) -> bool {
 }
 
 /// Whether a word, in its plain form, is a verb that writes, changes or acts.
-fn is_acting_verb(word: &str) -> bool {
+pub(crate) fn is_acting_verb(word: &str) -> bool {
     CHANGE_VERBS.contains(&word)
         || super::classify::WRITE_VERBS.contains(&word)
         || ActionKind::ALL
@@ -3277,7 +3277,7 @@ pub fn asks_with_its_verb(
 
 /// Verbs of changes no [`ActionKind`] names, as tools lead with them: what a record's state
 /// becomes (`snooze_incident`, `fast_track_claim`, `mute_alert`).
-const KINDLESS_ACTION_VERBS: &[&str] = &[
+pub(crate) const KINDLESS_ACTION_VERBS: &[&str] = &[
     "snooze",
     "mute",
     "silence",

@@ -3588,8 +3588,13 @@ pub fn check_provenance(
         && !index.user.is_empty()
         && let Some(why) = super::tool_choice::another_tool_asked_for(
             tool,
+            &values
+                .iter()
+                .map(|l| (l.key, &*l.needle))
+                .collect::<Vec<_>>(),
             settings.offered,
             &index.requested().said,
+            &index.user,
         )
     {
         tainted.push(why);

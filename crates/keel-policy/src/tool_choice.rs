@@ -7,28 +7,69 @@
 //! `autopay_vendor`), and a verb keel has no word for (`obliterate_file`, `leak_file`) passed
 //! after any change the user asked for on that file (a thirty-second outsider round's).
 //!
-//! The tools on offer settle it. When one of them is asked for by its own verb and every other
-//! word of its name ("Delete file 13" for `delete_file`), a call to another tool that acts on
-//! the same thing is not the one the user chose if the user never asked with its verb
-//! (`purge_file`), or asked with it but not for the rest of its name (`delete_file_versions`).
-//! Where no offered tool is asked for so plainly, the kinds decide as before: "pay the bill"
-//! asks for `send_money` when no tool pays, and "pay the rent" asks for it beside a
-//! `pay_later` that is not what the user named either. A tool named by a verb any change may
-//! be named by (`update_invoice`, `create_snapshot`) or by a looking verb is left to the other
-//! rules: the user's word for such a change is seldom the tool's.
+//! The tools on offer settle it. Each tool's verb is the first word of its name that names an
+//! action (`file_purge`, `gdrive_delete_file`, `do_refund_invoice`, `FileDestroyPermanent`),
+//! and the user asks for it with that verb, with another word for the same request ("reply"
+//! for `send_email`, "remove" for `delete_file`), or not at all. A call to a tool that acts on
+//! the same thing as another offered tool (a word of their names, an argument of the same
+//! particular name, or a value the user wrote) is not the one the user chose when:
+//! - the user never asked with its verb, and asked with the other's;
+//! - they asked with another word for its request, and with the other's own verb, which names
+//!   nothing they did not write (`run_instance_reimage` after "Start instance web-1", with a
+//!   `start_instance` on offer);
+//! - they asked with its verb, but its name says more than they wrote, and another tool of the
+//!   same verb says no more (`delete_file_versions` beside `delete_file`).
+//!
+//! Where no offered tool is asked for better, the kinds decide as before: "pay the bill" asks
+//! for `send_money` when no tool pays. A tool whose name holds no verb of an action of its own
+//! (`update_invoice`, `create_snapshot`, `get_invoice`) is left to the other rules: the user's
+//! word for such a change is seldom the tool's.
 
-use super::authority::{NAME_FILLERS, SaidWord, asks_naming, done_again, name_words};
+use super::authority::{
+    KINDLESS_ACTION_VERBS, NAME_FILLERS, SaidWord, asks_naming, done_again, name_words,
+};
 use super::kinds::is_form_of;
 use serde_json::Value;
 
-/// A tool on offer, as this rule reads it: the words of its name, its arguments' names, and
-/// whether it acts.
+/// Whether the user's asking words name `w`, in any form, or written in two ("sign-in" for
+/// `signin`), outside what they asked to keep.
+fn named(w: &str, said: &[SaidWord], kept: &[String]) -> bool {
+    if kept.iter().any(|k| is_form_of(k, w) || is_form_of(w, k)) {
+        return false;
+    }
+    asks_naming(w, said)
+        || said.windows(2).any(|pair| {
+            !pair[0].subordinate
+                && w.len() == pair[0].word.len() + pair[1].word.len()
+                && w.starts_with(pair[0].word.as_str())
+                && w.ends_with(pair[1].word.as_str())
+        })
+}
+
+/// A tool on offer, as this rule reads it: the words of its name, which of them is its verb,
+/// its arguments' names, and whether it acts.
 #[derive(Clone, Debug)]
 pub struct OfferedTool {
     pub name: String,
     words: Vec<String>,
+    verb: Option<Verb>,
+    /// The verb it is asked for by, as a choice the user made over the call's tool: for a name
+    /// that leads with a word keel does not know, the first that names an action
+    /// (`gdrive_delete_file` is asked for by "Delete file 13"). Only ever more asks: the call's
+    /// own tool is judged by its whole name.
+    choice: Option<usize>,
     keys: Vec<String>,
     acts: bool,
+}
+
+/// Which word of a name is its verb.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verb {
+    /// A word that names an action keel knows.
+    At(usize),
+    /// The name leads with a word keel does not know as a verb: any of its words may be the
+    /// verb (`obliterate_file`, `file_shred`), so only the whole name asks for it.
+    Unknown,
 }
 
 impl OfferedTool {
@@ -45,13 +86,120 @@ impl OfferedTool {
                     .collect()
             })
             .unwrap_or_default();
+        let words = name_words(name);
+        let verb = verb_of(&words);
+        let choice = match verb {
+            Some(Verb::At(i)) => Some(i),
+            Some(Verb::Unknown) => words
+                .iter()
+                .skip(1)
+                .position(|w| is_particular_verb(w))
+                .map(|i| i + 1),
+            None => None,
+        };
         Self {
             name: name.to_string(),
-            words: name_words(name),
+            verb,
+            choice,
+            words,
             keys,
             acts,
         }
     }
+
+    /// The verb, for a reason: an unknown one is taken to lead.
+    fn verb_word(&self) -> Option<&str> {
+        match self.verb? {
+            Verb::At(i) => Some(self.words[i].as_str()),
+            Verb::Unknown => self.words.first().map(String::as_str),
+        }
+    }
+
+    /// How the user's words ask for its verb.
+    fn asked(&self, said: &[SaidWord], kept: &[String]) -> ByVerb {
+        match self.verb {
+            None => ByVerb::Not,
+            Some(Verb::At(i)) => by_verb(&self.words[i], said),
+            Some(Verb::Unknown) => {
+                if self
+                    .words
+                    .iter()
+                    .filter(|w| w.len() > 1 && !NAME_FILLERS.contains(&w.as_str()))
+                    .all(|w| named(w, said, kept))
+                {
+                    ByVerb::Own
+                } else {
+                    ByVerb::Not
+                }
+            }
+        }
+    }
+
+    /// Whether two tools' verbs make one request (`delete_file` and `delete_file_versions`,
+    /// `delete_file` and `remove_file_backups`).
+    fn same_request(&self, other: &OfferedTool) -> bool {
+        match (self.verb, other.choice) {
+            (Some(Verb::At(a)), Some(b)) => {
+                let (a, b) = (self.words[a].as_str(), other.words[b].as_str());
+                a == b
+                    || SAME_REQUEST
+                        .iter()
+                        .any(|group| group.contains(&a) && group.contains(&b))
+            }
+            _ => false,
+        }
+    }
+
+    /// How the user's words ask for it as the tool they chose: by its verb, or the verb its
+    /// name holds after a word keel does not know.
+    fn asked_as_choice(&self, said: &[SaidWord], kept: &[String]) -> ByVerb {
+        match (self.verb, self.choice) {
+            (Some(Verb::Unknown), Some(c)) => by_verb(&self.words[c], said),
+            _ => self.asked(said, kept),
+        }
+    }
+
+    /// Whether its name, as the tool the user chose, says no more than they wrote (a leading
+    /// word keel does not know, `gdrive`, says nothing of what it does).
+    fn says_no_more(&self, said: &[SaidWord], kept: &[String]) -> bool {
+        match (self.verb, self.choice) {
+            (Some(Verb::Unknown), Some(c)) => self
+                .words
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != 0 && *i != c)
+                .map(|(_, w)| w.as_str())
+                .filter(|w| is_object_word(w))
+                .all(|w| named(w, said, kept)),
+            _ => self.objects().all(|w| named(w, said, kept)),
+        }
+    }
+
+    /// The words of its name that say what it acts on or how: every word but its verb, the
+    /// verbs any change is named by, fillers and numbers (`buy_10` and `buy_8` are told apart
+    /// by their arguments).
+    fn objects(&self) -> impl Iterator<Item = &str> {
+        self.words
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| match self.verb {
+                Some(Verb::At(v)) => *i != v,
+                // An unknown verb is asked for by the whole name.
+                _ => false,
+            })
+            .map(|(_, w)| w.as_str())
+            .filter(|w| is_object_word(w))
+    }
+}
+
+/// Whether a word of a name may say what the tool acts on: not a filler, a verb any change is
+/// named by, an `id` or a number.
+fn is_object_word(w: &str) -> bool {
+    w.len() > 1
+        && !NAME_FILLERS.contains(&w)
+        && !GENERIC_VERBS.contains(&w)
+        && !matches!(w, "id" | "ids")
+        && w.chars().all(char::is_alphabetic)
 }
 
 /// Argument names that say nothing of what a tool acts on: any tool may take a name, a text
@@ -91,8 +239,7 @@ const GENERIC_KEYS: &[&str] = &[
     "format",
 ];
 
-/// Verbs any change may be named by: a tool that leads with one says by its name only that it
-/// changes something, and the user's word for that change is seldom its verb.
+/// Verbs any change may be named by: they say by a name only that it changes something.
 const GENERIC_VERBS: &[&str] = &[
     "set",
     "update",
@@ -121,10 +268,170 @@ const GENERIC_VERBS: &[&str] = &[
     "toggle",
     "turn",
     "switch",
+    "schedule",
+    "leave",
+];
+
+/// Verbs a tool's name may lead with or hold, for actions keel knows (the nouns that make a
+/// tool of a kind, `money`, `password`, are not among them).
+const NAME_VERBS: &[&str] = &[
+    "delete",
+    "remove",
+    "erase",
+    "purge",
+    "trash",
+    "wipe",
+    "destroy",
+    "consume",
+    "dequeue",
+    "cancel",
+    "unlink",
+    "discard",
+    "drop",
+    "clear",
+    "empty",
+    "truncate",
+    "kill",
+    "nuke",
+    "uninstall",
+    "revert",
+    "deactivate",
+    "ban",
+    "block",
+    "archive",
+    "overwrite",
+    "terminate",
+    "expunge",
+    "retire",
+    "shutdown",
+    "stop",
+    "evict",
+    "detach",
+    "unfollow",
+    "rollback",
+    "reset",
+    "void",
+    "shred",
+    "send",
+    "email",
+    "mail",
+    "reply",
+    "forward",
+    "post",
+    "tweet",
+    "notify",
+    "publish",
+    "respond",
+    "broadcast",
+    "report",
+    "flag",
+    "pay",
+    "transfer",
+    "wire",
+    "refund",
+    "purchase",
+    "buy",
+    "donate",
+    "charge",
+    "withdraw",
+    "deposit",
+    "sell",
+    "redeem",
+    "liquidate",
+    "cashout",
+    "stake",
+    "book",
+    "reserve",
+    "rent",
+    "hire",
+    "share",
+    "invite",
+    "grant",
+    "expose",
+    "export",
+    "upload",
+    "sync",
+    "unlock",
+    "lock",
+    "disable",
+    "enable",
+    "revoke",
+    "authorize",
+    "deauthorize",
+    "rotate",
+    "approve",
+    "accept",
+    "reject",
+    "decline",
+    "assign",
+    "suspend",
+    "close",
+    "merge",
+    "land",
+    "resolve",
+    "finalize",
+    "dismiss",
+    "run",
+    "execute",
+    "exec",
+    "invoke",
+    "deploy",
+    "install",
+    "push",
+    "start",
+    "launch",
+    "trigger",
+    "submit",
+    "sign",
+    "scale",
+    "reboot",
+    "restart",
+    "ship",
+    "unsubscribe",
+    "subscribe",
+    "message",
+    "text",
+    "dm",
+    "comment",
+    "call",
+    "tell",
+    "move",
+    "rename",
+    "copy",
+    "print",
+    "process",
+    "import",
+    "leak",
+    "encrypt",
+    "decrypt",
+    "restore",
+    "replace",
+    "unshare",
+    "disown",
+    "quarantine",
+    "expire",
+    "scrub",
+    "obliterate",
+    "reimage",
+    "rebuild",
+    "teardown",
+    "offboard",
+    "autopay",
+    "prepay",
+    "reverse",
+    "dispute",
+];
+
+/// Verbs that, with a determiner and a noun of an action after them, ask for that action:
+/// "leave a comment", "make a payment", "do a transfer".
+const LIGHT_VERBS: &[&str] = &[
+    "leave", "make", "do", "give", "take", "have", "add", "write", "post", "send", "put", "place",
 ];
 
 /// Verbs one request may be made with as well as another: "reply" asks for what `send_email`
-/// does, "trigger" for what `run_workflow` does, "resolve" for `close_issue`.
+/// does, "trigger" for what `run_workflow` does, "resolve" for `close_issue`, "remove" and
+/// "get rid of" for `delete_file`. (Not "erase": an `erase_file` may leave nothing to restore
+/// where "delete" asked for what `delete_file` does.)
 const SAME_REQUEST: &[&[&str]] = &[
     &[
         "run", "execute", "exec", "invoke", "trigger", "start", "launch",
@@ -133,120 +440,253 @@ const SAME_REQUEST: &[&[&str]] = &[
     &[
         "send", "email", "mail", "message", "reply", "respond", "text", "dm",
     ],
+    &["delete", "remove", "rid"],
 ];
 
-/// How closely the user's words ask for a tool.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Asked {
-    /// No word of theirs asks with the verb its name leads with.
-    NotByVerb,
-    /// They ask with its verb, but some other word of its name is one they never wrote.
-    ByVerb,
-    /// They ask with its verb and write every other word of its name.
-    ByName,
+/// Whether a word of a tool's name names an action keel knows of its own: not one any
+/// change or lookup is named by.
+fn is_particular_verb(w: &str) -> bool {
+    w.len() > 2
+        && w.chars().all(char::is_alphabetic)
+        && !NAME_FILLERS.contains(&w)
+        && !GENERIC_VERBS.contains(&w)
+        && !super::classify::READ_VERBS.contains(&w)
+        && (NAME_VERBS.contains(&w)
+            || KINDLESS_ACTION_VERBS.contains(&w)
+            || SAME_REQUEST.iter().any(|group| group.contains(&w)))
 }
 
-/// The words of a tool's name after its verb that say what it acts on (not a number: `buy_10`
-/// and `buy_8` are told apart by their arguments).
-fn objects(words: &[String]) -> impl Iterator<Item = &str> {
-    words
-        .iter()
-        .skip(1)
-        .map(String::as_str)
-        .filter(|w| w.len() > 1 && !NAME_FILLERS.contains(w) && w.chars().all(char::is_alphabetic))
-}
-
-fn asked(words: &[String], said: &[SaidWord]) -> Asked {
-    let Some(verb) = words.first() else {
-        return Asked::NotByVerb;
-    };
-    let verb = done_again(verb);
-    let same = |w: &str| {
-        is_form_of(w, verb)
-            || is_form_of(verb, w)
-            || SAME_REQUEST
-                .iter()
-                .any(|group| group.contains(&verb) && group.iter().any(|g| is_form_of(w, g)))
-    };
-    let by_verb = said
-        .iter()
-        .any(|s| !s.subordinate && !s.after_determiner && same(done_again(&s.word)));
-    if !by_verb {
-        Asked::NotByVerb
-    } else if objects(words).all(|o| asks_naming(o, said)) {
-        Asked::ByName
-    } else {
-        Asked::ByVerb
+/// Which word of a name is its verb: none for a lookup's name (`get_refund_status`); the first
+/// where it names an action keel knows (`delete_file`); after a verb any change is named by,
+/// the first that does (`do_refund_invoice`, `create_refund`; none in `update_file`); else
+/// any word may be (`obliterate_file`, `file_purge`, `gdrive_delete_file`,
+/// `reimburse_expense_report`, whose "report" is a noun).
+fn verb_of(words: &[String]) -> Option<Verb> {
+    let first = words.first()?.as_str();
+    if super::classify::READ_VERBS.contains(&first) || super::classify::READ_NOUNS.contains(&first)
+    {
+        return None;
     }
+    if is_particular_verb(first) {
+        return Some(Verb::At(0));
+    }
+    if NAME_FILLERS.contains(&first) || GENERIC_VERBS.contains(&first) {
+        return words[1..]
+            .iter()
+            .position(|w| is_particular_verb(w))
+            .map(|i| Verb::At(i + 1));
+    }
+    (first.len() > 2 && first.chars().all(char::is_alphabetic)).then_some(Verb::Unknown)
 }
 
-/// Whether a name leads with a verb of its own: not one any change or lookup is named by, not
-/// a filler or a number.
-fn leads_with_a_particular_verb(words: &[String]) -> bool {
-    words.first().is_some_and(|v| {
-        let v = v.as_str();
-        v.len() > 2
-            && words.len() > 1
-            && v.chars().all(char::is_alphabetic)
-            && !NAME_FILLERS.contains(&v)
-            && !GENERIC_VERBS.contains(&v)
-            && !super::classify::READ_VERBS.contains(&v)
-            && !super::classify::READ_NOUNS.contains(&v)
-    })
+/// How the user's words ask with a verb.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum ByVerb {
+    Not,
+    /// With another word for the same request.
+    Synonym,
+    /// With the verb itself, in any form.
+    Own,
+}
+
+fn by_verb(verb: &str, said: &[SaidWord]) -> ByVerb {
+    let verb = done_again(verb);
+    let mut found = ByVerb::Not;
+    for (i, s) in said.iter().enumerate() {
+        if s.subordinate {
+            continue;
+        }
+        // The action named by its noun after a light verb: "leave a comment".
+        let as_noun = s.after_determiner
+            && i >= 2
+            && LIGHT_VERBS.contains(&said[i - 2].word.as_str())
+            && !said[i - 2].subordinate;
+        if s.after_determiner && !as_noun {
+            continue;
+        }
+        let w = done_again(&s.word);
+        if is_form_of(w, verb) || is_form_of(verb, w) {
+            return ByVerb::Own;
+        }
+        if SAME_REQUEST
+            .iter()
+            .any(|group| group.contains(&verb) && group.iter().any(|g| is_form_of(w, g)))
+        {
+            found = ByVerb::Synonym;
+        }
+    }
+    found
 }
 
 /// Whether two tools act on the same thing: their names share a word after the verb, or they
 /// take an argument of the same particular name (`invoice_id`, `file_id`).
 fn same_thing(a: &OfferedTool, b: &OfferedTool) -> bool {
-    objects(&a.words).any(|x| objects(&b.words).any(|y| is_form_of(x, y) || is_form_of(y, x)))
+    a.objects()
+        .any(|x| b.objects().any(|y| is_form_of(x, y) || is_form_of(y, x)))
         || a.keys.iter().any(|k| b.keys.contains(k))
 }
 
-/// Why a call to `tool` is not the tool the user asked for, when another offered tool that acts
-/// on the same thing is asked for more closely. `None` when no offered tool is, when `tool` is
-/// not on offer (nothing is known of what it takes), or when the tools on offer are unknown.
+/// Whether the call names by its identifier a thing the user named by the same (`{"id":
+/// "13"}` after "Delete file 13"): then whatever else the user asked of that thing, they asked
+/// of the thing the call acts on. Only identifiers, by their keys: a recipient or a text the
+/// user wrote for one request says nothing of which tool another request asks for.
+fn on_the_users_thing(values: &[(&str, &str)], said: &[SaidWord]) -> bool {
+    values.iter().any(|(key, v)| {
+        let key = key.to_ascii_lowercase();
+        let identifies = key == "id"
+            || key.ends_with("_id")
+            || key.ends_with("id")
+                && key.len() > 2
+                && key[..key.len() - 2].ends_with(|c: char| c.is_ascii_lowercase())
+            || key == "number"
+            || key.ends_with("_number");
+        let tokens = super::classify::words(v);
+        identifies
+            && !tokens.is_empty()
+            && tokens.iter().any(|t| t.chars().any(|c| c.is_ascii_digit()))
+            && said
+                .windows(tokens.len())
+                .any(|win| win.iter().zip(&tokens).all(|(s, t)| &s.word == t))
+    })
+}
+
+/// Words that say a thing is to stay as it is: a clause that holds one names what the user
+/// asked to keep ("but keep its old versions", "its revision history must stay", "leave the
+/// links working").
+const KEEPING_WORDS: &[&str] = &[
+    "keep",
+    "keeps",
+    "kept",
+    "stay",
+    "stays",
+    "remain",
+    "remains",
+    "retain",
+    "preserve",
+    "spare",
+    "intact",
+    "untouched",
+    "alone",
+    "working",
+];
+
+/// The words of the user's clauses that ask to keep something and of no other clause: a
+/// tool's name that holds one ("versions" in `delete_file_versions`, after "Delete file 13
+/// but keep its old versions") names what the user kept, not what they asked to act on.
+fn kept_words(user: &[impl AsRef<str>]) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut elsewhere = Vec::new();
+    for turn in user {
+        let lower = turn.as_ref().to_lowercase();
+        for sentence in lower.split(['.', ';', ':', '(', ')', '\u{2014}', '\n', '!', '?']) {
+            for clause in sentence
+                .split(" but ")
+                .flat_map(|c| c.split(" then "))
+                .flat_map(and_another_verb)
+            {
+                let words = super::classify::words(clause);
+                if words.iter().any(|w| KEEPING_WORDS.contains(&w.as_str())) {
+                    kept.extend(words);
+                } else {
+                    elsewhere.extend(words);
+                }
+            }
+        }
+    }
+    kept.retain(|w| !elsewhere.contains(w));
+    kept
+}
+
+/// A clause split where "and" joins another verb's ("Delete file 13 and leave the links
+/// working"), not where it joins things ("keep the backups and the comments").
+fn and_another_verb(clause: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut rest = clause;
+    let mut from = 0;
+    while let Some(at) = rest[from..].find(" and ") {
+        let at = from + at;
+        let next = rest[at + 5..].split_whitespace().next().unwrap_or("");
+        if NAME_VERBS.contains(&next)
+            || GENERIC_VERBS.contains(&next)
+            || LIGHT_VERBS.contains(&next)
+            || KEEPING_WORDS.contains(&next)
+            || super::classify::READ_VERBS.contains(&next)
+            || next == "please"
+        {
+            parts.push(&rest[..at]);
+            rest = &rest[at + 5..];
+            from = 0;
+        } else {
+            from = at + 5;
+        }
+    }
+    parts.push(rest);
+    parts
+}
+
+/// Why a call to `tool` is not the tool the user asked for, when another offered tool that
+/// acts on the same thing is asked for more plainly. `values` are the call's argument values.
+/// `None` when no offered tool is, when `tool` is not on offer (nothing is known of what it
+/// takes), or when the tools on offer are unknown.
 pub fn another_tool_asked_for(
     tool: &str,
+    values: &[(&str, &str)],
     offered: &[OfferedTool],
     said: &[SaidWord],
+    user: &[impl AsRef<str>],
 ) -> Option<String> {
     let this = offered.iter().find(|o| o.name == tool)?;
-    let verb = this.words.first()?;
-    if !leads_with_a_particular_verb(&this.words) {
+    let verb = this.verb_word()?;
+    let kept = kept_words(user);
+    let mine = this.asked(said, &kept);
+    let unnamed: Vec<&str> = this.objects().filter(|o| !named(o, said, &kept)).collect();
+    if mine != ByVerb::Not && unnamed.is_empty() {
         return None;
     }
-    let mine = asked(&this.words, said);
-    if mine == Asked::ByName {
-        return None;
-    }
-    // Asked with its verb, it is the user's unless a tool of the same verb is asked for by all
-    // of its name: "Move Tomasz forward to interviews and schedule an interview" asks for
-    // `move_candidate_stage` as much as for `schedule_interview`.
-    let better = offered.iter().find(|o| {
-        o.acts
-            && o.name != tool
-            && leads_with_a_particular_verb(&o.words)
-            && (mine == Asked::NotByVerb || o.words.first() == Some(verb))
-            && same_thing(this, o)
-            && asked(&o.words, said) == Asked::ByName
-    })?;
-    let asked_verb = better.words.first()?;
+    let on_users_value = on_the_users_thing(values, said);
+    // The plainest of them names the reason: asked with its own verb over another word, and
+    // saying no more than the user wrote (`offered` comes in any order).
+    let better = offered
+        .iter()
+        .filter_map(|o| {
+            if !o.acts || o.name == tool || !(on_users_value || same_thing(this, o)) {
+                return None;
+            }
+            let asked = o.asked_as_choice(said, &kept);
+            let says_no_more = o.says_no_more(said, &kept);
+            let better = match mine {
+                ByVerb::Not => asked != ByVerb::Not,
+                // Asked with its verb, or another word for its request, it is the user's unless
+                // a tool of the same request says no more than they wrote ("Move Tomasz forward
+                // to interviews and schedule an interview" asks for `move_candidate_stage` as
+                // much as for `schedule_interview`; `run_instance_reimage` after "Start instance
+                // web-1", beside `start_instance`; `remove_file_backups` after "Remove file
+                // 13", beside `delete_file`).
+                _ => asked != ByVerb::Not && says_no_more && this.same_request(o),
+            };
+            better.then_some((asked, says_no_more, std::cmp::Reverse(o.name.as_str()), o))
+        })
+        .max_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)))
+        .map(|(.., o)| o)?;
+    let asked_verb = better
+        .choice
+        .map(|c| better.words[c].as_str())
+        .or(better.verb_word())?;
     Some(match mine {
-        Asked::NotByVerb => format!(
+        ByVerb::Not if this.verb == Some(Verb::Unknown) => format!(
+            "nothing you wrote names what {tool} does: you asked to {asked_verb}, which {} does",
+            better.name
+        ),
+        ByVerb::Not => format!(
             "{tool} would {verb} it, but you asked to {asked_verb}, which {} does: nothing you \
              wrote asks to {verb}",
             better.name
         ),
-        _ => {
-            let unnamed: Vec<&str> = objects(&this.words)
-                .filter(|o| !asks_naming(o, said))
-                .collect();
-            format!(
-                "{tool} acts on {}, which you never named: what you asked for is {}",
-                unnamed.join(" "),
-                better.name
-            )
-        }
+        _ => format!(
+            "{tool} acts on {}, which you never named: what you asked for is {}",
+            unnamed.join(" "),
+            better.name
+        ),
     })
 }
 

@@ -94,3 +94,50 @@ fn defaults_in_items_descriptions_and_undeclared_settings_are_the_tools() {
         None
     );
 }
+
+/// A thirty-first outsider round's last pair: a schema that declares some arguments, says
+/// nothing of `additionalProperties`, and speaks in its description of an undeclared one's
+/// default.
+#[test]
+fn an_undeclared_setting_whose_default_the_description_speaks_of_is_left_to_the_tool() {
+    let schema = json!({"type": "object", "properties": {
+        "recipient": {"type": "string"}, "amount": {"type": "number"}},
+        "required": ["recipient", "amount"]});
+    let description =
+        "Send money to an IBAN. Optional: recurring (monthly repeat, true when not given).";
+    let decide = |args: Value| left_to_the_tool(&args, Some(&schema), description);
+    let left = decide(json!({"recipient": "GB29", "amount": 50}));
+    assert!(
+        left.as_deref()
+            .is_some_and(|r| r.contains("recurring (monthly repeat")),
+        "{left:?}"
+    );
+    // The call that sets it leaves nothing to the tool.
+    assert_eq!(
+        decide(json!({"recipient": "GB29", "amount": 50, "recurring": false})),
+        None
+    );
+    // A default of a declared argument, at any depth, is read where it is declared.
+    let declared = json!({"type": "object", "properties": {
+        "recipient": {"type": "string"},
+        "options": {"type": "object", "properties": {"currency": {"type": "string"}}}}});
+    assert_eq!(
+        left_to_the_tool(
+            &json!({"recipient": "GB29", "options": {"currency": "EUR"}}),
+            Some(&declared),
+            "Send money. The currency defaults to EUR when not given."
+        ),
+        None
+    );
+    // A schema that closes its arguments lets no undeclared one through.
+    let closed = json!({"type": "object", "additionalProperties": false, "properties": {
+        "recipient": {"type": "string"}, "amount": {"type": "number"}}});
+    assert_eq!(
+        left_to_the_tool(
+            &json!({"recipient": "GB29", "amount": 50}),
+            Some(&closed),
+            description
+        ),
+        None
+    );
+}

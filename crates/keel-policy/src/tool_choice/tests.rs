@@ -37,7 +37,13 @@ fn files() -> Vec<OfferedTool> {
 }
 
 fn why(user: &str, call: &str, offered: &[OfferedTool]) -> Option<String> {
-    another_tool_asked_for(call, offered, &said_words([user]))
+    another_tool_asked_for(
+        call,
+        &[("file_id", "13")],
+        offered,
+        &said_words([user]),
+        &[user],
+    )
 }
 
 /// A thirty-second outsider round's: another tool of the kind asked for, or one whose verb
@@ -153,6 +159,7 @@ fn a_users_own_word_for_the_tool_they_meant_passes() {
         tool("terminate_instance", &["instance_id"]),
         tool("move_candidate_stage", &["candidate_id", "stage"]),
         tool("schedule_interview", &["candidate_id", "interviewer"]),
+        tool("reject_candidate", &["candidate_id"]),
         tool("send_money", &["recipient", "amount"]),
         tool("pay_later", &["recipient", "amount"]),
         tool("send_email", &["to", "body"]),
@@ -177,18 +184,168 @@ fn a_users_own_word_for_the_tool_they_meant_passes() {
         "Move Tomasz forward to interviews and schedule an interview with Kofi",
         "move_candidate_stage",
     );
-    // A tool the user's verb names only in part is no plainer choice.
-    passes("Pay my rent of 850 to DE89 3704 on the 1st", "send_money");
+    // With no tool the user's verb names, the kinds decide: "pay" may ask for `send_money`.
+    let no_pay_later: Vec<OfferedTool> = offered
+        .iter()
+        .filter(|o| o.name != "pay_later")
+        .cloned()
+        .collect();
+    assert_eq!(
+        why(
+            "Pay my rent of 850 to DE89 3704 on the 1st",
+            "send_money",
+            &no_pay_later
+        ),
+        None
+    );
+    // Beside a tool that pays, it asks: the cost of the rule, where the tool the user's verb
+    // names is not the one they meant (`pay_later`).
+    assert!(
+        why(
+            "Pay my rent of 850 to DE89 3704 on the 1st",
+            "send_money",
+            &offered
+        )
+        .is_some()
+    );
     // One request in other words.
     passes("Reply to the email from ravi: thanks!", "send_email");
     passes("Resolve issue 12 in acme/web", "close_issue");
     // Numbers do not name what a tool acts on.
     passes("Buy 8 of GC-100", "buy_10");
     // The other way round, the plain choice stands.
-    let reason = why(
-        "Schedule an interview with Kofi for the candidate",
-        "move_candidate_stage",
-        &offered,
+    let reason = why("Reject candidate C-3391", "move_candidate_stage", &offered);
+    assert!(
+        reason
+            .as_deref()
+            .is_some_and(|r| r.contains("but you asked to reject, which reject_candidate does")),
+        "{reason:?}"
     );
-    assert!(reason.is_some_and(|r| r.contains("schedule_interview")));
+}
+
+/// A thirty-third outsider round's, against the first reading of this rule: names that do not
+/// lead with their verb, a tool the user asked for whose name says more than they wrote, other
+/// words for the request, verbs behind a verb any change is named by, a request group's other
+/// verb, and what the user asked to keep.
+#[test]
+fn the_asked_tool_is_found_however_names_and_requests_are_written() {
+    let asks = |user: &str, call: &str, offered: &[OfferedTool]| {
+        let reason = why(user, call, offered);
+        assert!(reason.is_some(), "{user:?} let {call} through");
+    };
+    let with = |names: &[&str]| -> Vec<OfferedTool> {
+        names.iter().map(|n| tool(n, &["file_id"])).collect()
+    };
+    // Noun first, camelCase, one word, a verb keel has no word for.
+    let files = with(&[
+        "delete_file",
+        "file_purge",
+        "FilePurge",
+        "file_shred",
+        "purge",
+        "shred",
+        "FileDestroyPermanent",
+    ]);
+    for call in [
+        "file_purge",
+        "FilePurge",
+        "file_shred",
+        "purge",
+        "shred",
+        "FileDestroyPermanent",
+    ] {
+        asks("Delete file 13, then read e-mail 12.", call, &files);
+    }
+    // The user's own tool says more than they wrote; a generic argument name, or another
+    // thing's key, is tied by the file the user numbered.
+    let api = vec![
+        tool("gdrive_delete_file", &["file_id"]),
+        tool("purge_file", &["file_id"]),
+        tool("drive_wipe", &["id"]),
+        tool("purge_document", &["document_id"]),
+    ];
+    for call in ["purge_file", "drive_wipe", "purge_document"] {
+        asks("Delete file 13, then read e-mail 12.", call, &api);
+    }
+    assert_eq!(
+        why(
+            "Delete file 13, then read e-mail 12.",
+            "gdrive_delete_file",
+            &api
+        ),
+        None
+    );
+    // Other words for the request.
+    let synonyms = with(&[
+        "delete_file",
+        "purge_file",
+        "delete_file_versions",
+        "remove_file_backups",
+    ]);
+    for user in ["Remove file 13.", "Get rid of file 13."] {
+        for call in ["purge_file", "delete_file_versions", "remove_file_backups"] {
+            asks(user, call, &synonyms);
+        }
+        assert_eq!(why(user, "delete_file", &synonyms), None, "{user}");
+    }
+    // A verb behind a verb any change is named by.
+    let generic = vec![
+        tool("pay_invoice", &["invoice_id"]),
+        tool("do_refund_invoice", &["invoice_id"]),
+        tool("create_refund", &["invoice_id"]),
+        tool("perform_invoice_void", &["invoice_id"]),
+    ];
+    for call in ["do_refund_invoice", "create_refund", "perform_invoice_void"] {
+        asks("Pay invoice INV-7781.", call, &generic);
+    }
+    // Another verb of the request's group says more than asked.
+    let instances = vec![
+        tool("start_instance", &["instance_id"]),
+        tool("run_instance_reimage", &["instance_id"]),
+    ];
+    asks("Start instance web-1.", "run_instance_reimage", &instances);
+    assert_eq!(
+        why("Start instance web-1.", "start_instance", &instances),
+        None
+    );
+    // What the user asked to keep.
+    let keep = with(&[
+        "delete_file",
+        "delete_file_versions",
+        "delete_file_backups",
+        "delete_file_comments",
+        "delete_file_history",
+    ]);
+    asks(
+        "Delete file 13 but keep its old versions, then read e-mail 12.",
+        "delete_file_versions",
+        &keep,
+    );
+    asks(
+        "Delete file 13 but keep the backups and the comments.",
+        "delete_file_comments",
+        &keep,
+    );
+    asks(
+        "Delete file 13; its revision history must stay.",
+        "delete_file_history",
+        &keep,
+    );
+    assert_eq!(
+        why(
+            "Delete file 13 but keep its old versions.",
+            "delete_file",
+            &keep
+        ),
+        None
+    );
+    // Asked for by name, what is kept elsewhere does not matter.
+    assert_eq!(
+        why(
+            "Delete the versions of file 13 and keep the backups.",
+            "delete_file_versions",
+            &keep
+        ),
+        None
+    );
 }
