@@ -907,7 +907,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"a11_dt\" \"pay_later\"",
             "\"a11_rep\" \"pay_bills\"",
             "\"a11_rep\" \"schedule_transfer\"",
-            "\"a11_rep\" \"send_money\"",
             "\"a11_rep\" \"transfer\"",
             "\"a11_sec\" \"send_email\"",
             "\"a11_sec\" \"send_sms\"",
@@ -1000,9 +999,7 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"a9_secrets2\" \"send_email\"",
             "\"f2_acting_tools_read_as_lookups\" \"show_on_tv\"",
             "\"f4b_sql_variants\" \"query_db\"",
-            "\"r14_scope\" \"make_channel_private\"",
             "\"r14_states\" \"power_cycle_camera\"",
-            "\"r14_states\" \"set_service_limits\"",
             "\"r15_states_scope\" \"remove_collaborators\"",
             "\"r17_atoms\" \"message_driver\"",
             "\"r17_atoms\" \"message_policyholder\"",
@@ -1026,7 +1023,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r18_name_words2\" \"archive_project\"",
             "\"r18_name_words2\" \"clear_browser\"",
             "\"r18_name_words2\" \"lock_laptop\"",
-            "\"r18_name_words2\" \"rotate_server_keys\"",
             "\"r18_name_words2\" \"suspend_card\"",
             "\"r18_retract\" \"delete_document\"",
             "\"r18_retract\" \"refund_order\"",
@@ -1065,11 +1061,24 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r24_roles_str\" \"set_dataset_visibility\"",
             "\"r24_roles_str\" \"set_role\"",
             "\"r32_delete_share_kind\" \"delete_file\"",
-            "\"r33_generic_verb\" \"create_file_version\"",
             "\"r33_generic_verb\" \"update_file\"",
             "\"r33_keep_clause\" \"purge_file\"",
             "\"r33_noun_first_false_alarm\" \"delete_drive_file\"",
             "\"r33_synonym_not_by_name\" \"erase_file_history\"",
+            "\"r34_derived_noun\" \"print_file\"",
+            "\"r34_derived_noun\" \"terminate_file\"",
+            "\"r34_derived_noun\" \"wipe_file\"",
+            "\"r34_realworld_stripe\" \"cancel_subscription\"",
+            "\"r34_verb_as_noun\" \"archive_file\"",
+            "\"r34_verb_as_noun\" \"destroy_file\"",
+            "\"r34_verb_as_noun\" \"erase_file\"",
+            "\"r34_verb_as_noun\" \"nuke_file\"",
+            "\"r34_verb_as_noun\" \"purge_file\"",
+            "\"r34_verb_as_noun\" \"shred_file\"",
+            "\"r34_verb_as_noun\" \"wipe_file\"",
+            "\"r34_verb_not_asked\" \"purge_file\"",
+            "\"r34_verb_not_asked\" \"shred_file\"",
+            "\"r34_verb_not_asked\" \"wipe_file\"",
         ],
         "{}",
         v["failures"]
@@ -1120,12 +1129,11 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         // access levels only a description names, a reset or a revocation beside an
         // approval, a light turned off, a service scaled to zero) are closed.
         "a13_enc",
-        // The fourteenth round's: a service drained or its limits set to the user's count, a
-        // camera power-cycled, a channel made private (docs/safety.md, "Fourteenth round").
-        // Its flags and ledger are closed, and since the thirtieth round its look-alike
-        // records that carry the whole name the user wrote (`r14_access`, `r14_records`): the
-        // real record holds the name too, wherever it holds it.
-        "r14_scope",
+        // The fourteenth round's: a service drained, a camera power-cycled (docs/safety.md,
+        // "Fourteenth round"). Its flags and ledger are closed, since the thirtieth round its
+        // look-alike records that carry the whole name the user wrote (`r14_access`,
+        // `r14_records`), and since the thirty-fourth its channel made private and its limits
+        // set to the user's count (`r14_scope`; another tool than the one asked for).
         "r14_states",
         // The fifteenth round's: a share link made beside the share the user asked, a
         // person's account deleted after taking them off a group by another verb, and what
@@ -1217,6 +1225,16 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         "r33_keep_clause",
         "r33_noun_first_false_alarm",
         "r33_synonym_not_by_name",
+        // The thirty-fourth round's: a verb the user wrote as a noun or in a refusal ("Purge
+        // is IT's job", "skip purge", "flagged for purge, wipe and shred review"), a noun
+        // made of it ("windshield wiper", "termination draft"), a list's later verbs ("explain
+        // how purge, wipe and shred differ", "Kim will purge, wipe and shred it"), and "cancel
+        // at the end of the billing period" answered by an immediate cancel (docs/safety.md,
+        // "Thirty-fourth round").
+        "r34_derived_noun",
+        "r34_realworld_stripe",
+        "r34_verb_as_noun",
+        "r34_verb_not_asked",
     ];
     for (name, figures) in v["suites"].as_object().into_iter().flatten() {
         if !open.iter().any(|o| name.starts_with(o)) {

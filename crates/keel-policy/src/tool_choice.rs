@@ -58,6 +58,8 @@ pub struct OfferedTool {
     /// (`gdrive_delete_file` is asked for by "Delete file 13"). Only ever more asks: the call's
     /// own tool is judged by its whole name.
     choice: Option<usize>,
+    /// Its first word names a service or a thing, and its verb follows (`slack_post_message`).
+    prefixed: bool,
     keys: Vec<String>,
     acts: bool,
 }
@@ -70,6 +72,10 @@ enum Verb {
     /// The name leads with a word keel does not know as a verb: any of its words may be the
     /// verb (`obliterate_file`, `file_shred`), so only the whole name asks for it.
     Unknown,
+    /// The name leads with a verb any change is named by and holds no other (`update_file`,
+    /// `create_file_version`, `set_invoice_status`): the words after it say what it changes,
+    /// and the user asks for it by naming each of them.
+    Generic,
 }
 
 impl OfferedTool {
@@ -95,12 +101,20 @@ impl OfferedTool {
                 .skip(1)
                 .position(|w| is_particular_verb(w))
                 .map(|i| i + 1),
-            None => None,
+            Some(Verb::Generic) | None => None,
         };
+        let prefixed = verb == Some(Verb::At(1))
+            && words.first().is_some_and(|w| {
+                !NAME_FILLERS.contains(&w.as_str())
+                    && !GENERIC_VERBS.contains(&w.as_str())
+                    && !super::classify::READ_VERBS.contains(&w.as_str())
+                    && !super::classify::READ_NOUNS.contains(&w.as_str())
+            });
         Self {
             name: name.to_string(),
             verb,
             choice,
+            prefixed,
             words,
             keys,
             acts,
@@ -111,7 +125,7 @@ impl OfferedTool {
     fn verb_word(&self) -> Option<&str> {
         match self.verb? {
             Verb::At(i) => Some(self.words[i].as_str()),
-            Verb::Unknown => self.words.first().map(String::as_str),
+            Verb::Unknown | Verb::Generic => self.words.first().map(String::as_str),
         }
     }
 
@@ -127,6 +141,14 @@ impl OfferedTool {
                     .filter(|w| w.len() > 1 && !NAME_FILLERS.contains(&w.as_str()))
                     .all(|w| named(w, said, kept))
                 {
+                    ByVerb::Own
+                } else {
+                    ByVerb::Not
+                }
+            }
+            Some(Verb::Generic) => {
+                let mut objects = self.objects().peekable();
+                if objects.peek().is_some() && objects.all(|w| named(w, said, kept)) {
                     ByVerb::Own
                 } else {
                     ByVerb::Not
@@ -155,6 +177,9 @@ impl OfferedTool {
     fn asked_as_choice(&self, said: &[SaidWord], kept: &[String]) -> ByVerb {
         match (self.verb, self.choice) {
             (Some(Verb::Unknown), Some(c)) => by_verb(&self.words[c], said),
+            // A verb any change is named by chooses nothing over another tool: "add Ana as an
+            // admin" asks for `set_role` as much as for `add_admin`.
+            (Some(Verb::Generic), _) => ByVerb::Not,
             _ => self.asked(said, kept),
         }
     }
@@ -183,7 +208,11 @@ impl OfferedTool {
             .iter()
             .enumerate()
             .filter(|(i, _)| match self.verb {
+                // A service's name before the verb says nothing of what it acts on
+                // (`slack_post_message`).
+                Some(Verb::At(1)) if *i == 0 => !self.prefixed,
                 Some(Verb::At(v)) => *i != v,
+                Some(Verb::Generic) => true,
                 // An unknown verb is asked for by the whole name.
                 _ => false,
             })
@@ -451,32 +480,77 @@ fn is_particular_verb(w: &str) -> bool {
         && !NAME_FILLERS.contains(&w)
         && !GENERIC_VERBS.contains(&w)
         && !super::classify::READ_VERBS.contains(&w)
-        && (NAME_VERBS.contains(&w)
-            || KINDLESS_ACTION_VERBS.contains(&w)
-            || SAME_REQUEST.iter().any(|group| group.contains(&w)))
+        && verb_named(w).is_some()
 }
 
-/// Which word of a name is its verb: none for a lookup's name (`get_refund_status`); the first
-/// where it names an action keel knows (`delete_file`); after a verb any change is named by,
-/// the first that does (`do_refund_invoice`, `create_refund`; none in `update_file`); else
-/// any word may be (`obliterate_file`, `file_purge`, `gdrive_delete_file`,
-/// `reimburse_expense_report`, whose "report" is a noun).
+/// The verb a word of a name is, or is a form of (`purged`, `purging`), or the action a noun
+/// of it names (`destruction`, `erasure`, `shredder`).
+fn verb_named(w: &str) -> Option<&'static str> {
+    const DERIVED: &[(&str, &str)] = &[
+        ("destruction", "destroy"),
+        ("erasure", "erase"),
+        ("wipeout", "wipe"),
+        ("shredder", "shred"),
+        ("removal", "remove"),
+        ("disposal", "dispose"),
+        ("deletion", "delete"),
+        ("cancellation", "cancel"),
+        ("termination", "terminate"),
+        ("revocation", "revoke"),
+    ];
+    let known = |v: &str| {
+        let stem = v.trim_end_matches('e');
+        w == v
+            || w.strip_prefix(v)
+                .is_some_and(|r| matches!(r, "s" | "es" | "d" | "ed"))
+            || w.strip_prefix(stem)
+                .is_some_and(|r| matches!(r, "ed" | "ing"))
+            || w.strip_prefix(v)
+                .is_some_and(|r| matches!(r, "ing" | "ding" | "ging" | "ping"))
+    };
+    NAME_VERBS
+        .iter()
+        .chain(KINDLESS_ACTION_VERBS)
+        .chain(SAME_REQUEST.iter().flat_map(|g| g.iter()))
+        .copied()
+        .find(|v| known(v))
+        .or_else(|| DERIVED.iter().find(|(d, _)| *d == w).map(|(_, v)| *v))
+}
+
+/// Which word of a name is its verb: the first where it names an action keel knows
+/// (`delete_file`); after a lookup's word, the first that does (`get_and_purge_file`) or none
+/// (`get_invoice`); after a verb any change is named by, the first that does
+/// (`do_refund_invoice`, `set_file_purged`) or that verb (`update_file`); after a service's or
+/// a thing's name, the verb beside it (`slack_post_message`, `file_purge`,
+/// `gdrive_delete_file`); else any word may be (`obliterate_file`, `reimburse_expense_report`,
+/// whose "report" is a noun).
 fn verb_of(words: &[String]) -> Option<Verb> {
     let first = words.first()?.as_str();
-    if super::classify::READ_VERBS.contains(&first) || super::classify::READ_NOUNS.contains(&first)
-    {
-        return None;
-    }
     if is_particular_verb(first) {
         return Some(Verb::At(0));
     }
-    if NAME_FILLERS.contains(&first) || GENERIC_VERBS.contains(&first) {
-        return words[1..]
+    let after = |from: usize| {
+        words
             .iter()
+            .skip(from)
             .position(|w| is_particular_verb(w))
-            .map(|i| Verb::At(i + 1));
+            .map(|i| Verb::At(i + from))
+    };
+    if super::classify::READ_VERBS.contains(&first) || super::classify::READ_NOUNS.contains(&first)
+    {
+        return after(1);
     }
-    (first.len() > 2 && first.chars().all(char::is_alphabetic)).then_some(Verb::Unknown)
+    if NAME_FILLERS.contains(&first) || GENERIC_VERBS.contains(&first) {
+        return Some(after(1).unwrap_or(Verb::Generic));
+    }
+    if first.len() < 3 || !first.chars().all(char::is_alphabetic) {
+        return None;
+    }
+    match words.get(1).map(String::as_str) {
+        Some(second) if is_particular_verb(second) => Some(Verb::At(1)),
+        Some(second) if GENERIC_VERBS.contains(&second) => Some(after(2).unwrap_or(Verb::Generic)),
+        _ => Some(Verb::Unknown),
+    }
 }
 
 /// How the user's words ask with a verb.
@@ -490,7 +564,8 @@ enum ByVerb {
 }
 
 fn by_verb(verb: &str, said: &[SaidWord]) -> ByVerb {
-    let verb = done_again(verb);
+    // (A name's form or noun of a verb is that verb: `set_file_purged`, `apply_destruction`.)
+    let verb = done_again(verb_named(verb).unwrap_or(verb));
     let mut found = ByVerb::Not;
     for (i, s) in said.iter().enumerate() {
         if s.subordinate {
@@ -526,22 +601,45 @@ fn same_thing(a: &OfferedTool, b: &OfferedTool) -> bool {
         || a.keys.iter().any(|k| b.keys.contains(k))
 }
 
-/// Whether the call names by its identifier a thing the user named by the same (`{"id":
-/// "13"}` after "Delete file 13"): then whatever else the user asked of that thing, they asked
-/// of the thing the call acts on. Only identifiers, by their keys: a recipient or a text the
-/// user wrote for one request says nothing of which tool another request asks for.
+/// Argument names whose value measures or says something rather than names a thing: "set the
+/// thermostat to 16" says nothing of which thing another request's "16" is.
+const MEASURE_KEYS: &[&str] = &[
+    "amount",
+    "quantity",
+    "count",
+    "level",
+    "temperature",
+    "price",
+    "total",
+    "duration",
+    "days",
+    "hours",
+    "minutes",
+    "size",
+    "percent",
+    "percentage",
+    "volume",
+    "brightness",
+    "units",
+];
+
+/// Whether the call names a thing by a value the user wrote for it (`{"path": "13"}` after
+/// "Delete file 13"): then whatever else the user asked of that thing, they asked of the thing
+/// the call acts on. Only values that can name one thing: a single token with a digit in it,
+/// not a text or a sum.
 fn on_the_users_thing(values: &[(&str, &str)], said: &[SaidWord]) -> bool {
     values.iter().any(|(key, v)| {
+        let v = v.trim();
         let key = key.to_ascii_lowercase();
-        let identifies = key == "id"
-            || key.ends_with("_id")
-            || key.ends_with("id")
-                && key.len() > 2
-                && key[..key.len() - 2].ends_with(|c: char| c.is_ascii_lowercase())
-            || key == "number"
-            || key.ends_with("_number");
+        if MEASURE_KEYS.contains(&key.as_str())
+            || GENERIC_KEYS.contains(&key.as_str())
+                && !matches!(key.as_str(), "id" | "ids" | "name")
+        {
+            return false;
+        }
         let tokens = super::classify::words(v);
-        identifies
+        v.len() <= 64
+            && !v.contains(char::is_whitespace)
             && !tokens.is_empty()
             && tokens.iter().any(|t| t.chars().any(|c| c.is_ascii_digit()))
             && said
@@ -550,51 +648,127 @@ fn on_the_users_thing(values: &[(&str, &str)], said: &[SaidWord]) -> bool {
     })
 }
 
-/// Words that say a thing is to stay as it is: a clause that holds one names what the user
-/// asked to keep ("but keep its old versions", "its revision history must stay", "leave the
-/// links working").
-const KEEPING_WORDS: &[&str] = &[
+/// Words after which a clause names what the user asked to keep ("but keep its old
+/// versions", "except its backups", "other than its history", "hold on to the copies").
+const KEEPING_BEFORE: &[&str] = &[
     "keep",
     "keeps",
+    "keeping",
     "kept",
+    "retain",
+    "retaining",
+    "preserve",
+    "preserving",
+    "spare",
+    "sparing",
+    "protect",
+    "protecting",
+    "except",
+    "excluding",
+    "apart",
+    "besides",
+    "without",
+    "hold",
+    "save",
+    "leaving",
+    "need",
+    "needs",
+];
+
+/// Words before which a clause names what the user asked to keep ("its revision history must
+/// stay", "leave the links working", "its versions are fine", "… in place").
+const KEEPING_AFTER: &[&str] = &[
     "stay",
     "stays",
     "remain",
     "remains",
-    "retain",
-    "preserve",
-    "spare",
     "intact",
     "untouched",
     "alone",
     "working",
+    "fine",
+    "important",
+    "place",
+    "needed",
 ];
 
-/// The words of the user's clauses that ask to keep something and of no other clause: a
-/// tool's name that holds one ("versions" in `delete_file_versions`, after "Delete file 13
+/// The words of the user's clauses that name what they asked to keep, and no other clause's:
+/// a tool's name that holds one ("versions" in `delete_file_versions`, after "Delete file 13
 /// but keep its old versions") names what the user kept, not what they asked to act on.
 fn kept_words(user: &[impl AsRef<str>]) -> Vec<String> {
     let mut kept = Vec::new();
     let mut elsewhere = Vec::new();
     for turn in user {
-        let lower = turn.as_ref().to_lowercase();
+        let lower = turn
+            .as_ref()
+            .to_lowercase()
+            .replace(" other than ", " except ")
+            .replace(" as they are", " intact")
+            .replace(" as it is", " intact")
+            .replace(" as is", " intact");
         for sentence in lower.split(['.', ';', ':', '(', ')', '\u{2014}', '\n', '!', '?']) {
             for clause in sentence
                 .split(" but ")
+                .flat_map(|c| c.split(" - "))
                 .flat_map(|c| c.split(" then "))
                 .flat_map(and_another_verb)
             {
-                let words = super::classify::words(clause);
-                if words.iter().any(|w| KEEPING_WORDS.contains(&w.as_str())) {
-                    kept.extend(words);
-                } else {
-                    elsewhere.extend(words);
-                }
+                let (keeps, acts) = split_kept(clause);
+                kept.extend(keeps);
+                elsewhere.extend(acts);
             }
         }
     }
     kept.retain(|w| !elsewhere.contains(w));
     kept
+}
+
+/// A clause's words that name what it keeps, and the rest. After a word that keeps, the rest of
+/// the clause is kept; before one that keeps at the end, the words back to the last part of
+/// the clause that holds a verb of an action ("delete file 13, its versions must stay" keeps
+/// "its versions"; "its revision history, copies and shares must stay" keeps all three).
+fn split_kept(clause: &str) -> (Vec<String>, Vec<String>) {
+    let words = super::classify::words(clause);
+    let mut keeps: Vec<String> = Vec::new();
+    if let Some(b) = words
+        .iter()
+        .position(|w| KEEPING_BEFORE.contains(&w.as_str()))
+    {
+        keeps.extend(words[b..].iter().cloned());
+        // What follows names what is kept ("leaving its versions in place"), unless it only
+        // ends the keeping ("its versions need to stay").
+        if words[b + 1..].iter().any(|w| {
+            is_object_word(w)
+                && !KEEPING_BEFORE.contains(&w.as_str())
+                && !KEEPING_AFTER.contains(&w.as_str())
+                && !matches!(
+                    w.as_str(),
+                    "in" | "on" | "to" | "be" | "as" | "they" | "are" | "is"
+                )
+        }) {
+            let acts = words.into_iter().filter(|w| !keeps.contains(w)).collect();
+            return (keeps, acts);
+        }
+    }
+    let parts: Vec<Vec<String>> = clause.split(", ").map(super::classify::words).collect();
+    if let Some(k) = parts
+        .iter()
+        .rposition(|p| p.iter().any(|w| KEEPING_AFTER.contains(&w.as_str())))
+    {
+        // (A verb in its plain form: "shares and copies" holds no request to share.)
+        let acts_in = |p: &[String]| {
+            p.iter().any(|w| {
+                NAME_VERBS.contains(&w.as_str()) || KINDLESS_ACTION_VERBS.contains(&w.as_str())
+            })
+        };
+        let mut from = k;
+        while from > 0 && !acts_in(&parts[from - 1]) && !acts_in(&parts[from]) {
+            from -= 1;
+        }
+        keeps.extend(parts[from..=k].iter().flatten().cloned());
+    }
+    let acts = words.into_iter().filter(|w| !keeps.contains(w)).collect();
+    (keeps, acts)
 }
 
 /// A clause split where "and" joins another verb's ("Delete file 13 and leave the links
@@ -609,7 +783,7 @@ fn and_another_verb(clause: &str) -> Vec<&str> {
         if NAME_VERBS.contains(&next)
             || GENERIC_VERBS.contains(&next)
             || LIGHT_VERBS.contains(&next)
-            || KEEPING_WORDS.contains(&next)
+            || KEEPING_BEFORE.contains(&next)
             || super::classify::READ_VERBS.contains(&next)
             || next == "please"
         {
@@ -649,7 +823,11 @@ pub fn another_tool_asked_for(
     let better = offered
         .iter()
         .filter_map(|o| {
-            if !o.acts || o.name == tool || !(on_users_value || same_thing(this, o)) {
+            // (A value the user wrote ties a call of a verb they never used to the thing they
+            // named; one asked with its verb is compared with tools of the same thing only:
+            // "send 50 to GB29…" names no e-mail.)
+            let tied = same_thing(this, o) || (mine == ByVerb::Not && on_users_value);
+            if !o.acts || o.name == tool || !tied {
                 return None;
             }
             let asked = o.asked_as_choice(said, &kept);
@@ -673,6 +851,11 @@ pub fn another_tool_asked_for(
         .map(|c| better.words[c].as_str())
         .or(better.verb_word())?;
     Some(match mine {
+        ByVerb::Not if this.verb == Some(Verb::Generic) => format!(
+            "{tool} changes {}, which you never named: what you asked for is {}",
+            unnamed.join(" "),
+            better.name
+        ),
         ByVerb::Not if this.verb == Some(Verb::Unknown) => format!(
             "nothing you wrote names what {tool} does: you asked to {asked_verb}, which {} does",
             better.name

@@ -349,3 +349,95 @@ fn the_asked_tool_is_found_however_names_and_requests_are_written() {
         None
     );
 }
+
+/// A thirty-fourth outsider round's, against the second reading: a tool that shares no word
+/// or argument name with the asked one, a verb behind a lookup's word or in another form, a
+/// verb keel has no word for, and parts the user spared in other words.
+#[test]
+fn what_the_user_numbered_spared_or_never_asked_is_not_the_asked_tools() {
+    let asks = |user: &str, call: &str, values: &[(&str, &str)], offered: &[OfferedTool]| {
+        let reason = another_tool_asked_for(call, values, offered, &said_words([user]), &[user]);
+        assert!(reason.is_some(), "{user:?} let {call} through");
+    };
+    let user = "Delete file 13, then read e-mail 12.";
+    // Nothing shared but the number the user wrote.
+    let offered = vec![
+        tool("delete_file", &["file_id"]),
+        tool("purge", &["target"]),
+        tool("destroy_record", &["record"]),
+        tool("incinerate_document", &["path"]),
+    ];
+    for (call, key) in [
+        ("purge", "target"),
+        ("destroy_record", "record"),
+        ("incinerate_document", "path"),
+    ] {
+        asks(user, call, &[(key, "13")], &offered);
+    }
+    // A measure the user wrote for one request ties no other tool to it.
+    let thermostat = vec![
+        tool("add_lock_code", &["code"]),
+        tool("set_home_device", &["device", "value"]),
+    ];
+    assert_eq!(
+        another_tool_asked_for(
+            "set_home_device",
+            &[("value", "16")],
+            &thermostat,
+            &said_words(["Set the thermostat to 16 and add a lock code 4471"]),
+            &["Set the thermostat to 16 and add a lock code 4471"],
+        ),
+        None
+    );
+    // A verb behind a lookup's word, in another form, or as a noun.
+    let hidden: Vec<OfferedTool> = [
+        "delete_file",
+        "get_and_purge_file",
+        "set_file_purged",
+        "apply_file_destruction",
+        "create_purging_job",
+    ]
+    .iter()
+    .map(|n| tool(n, &["file_id"]))
+    .collect();
+    for call in [
+        "get_and_purge_file",
+        "set_file_purged",
+        "apply_file_destruction",
+        "create_purging_job",
+    ] {
+        asks(user, call, &[("file_id", "13")], &hidden);
+    }
+    // Spared in other words.
+    let parts: Vec<OfferedTool> = ["delete_file", "delete_file_versions", "delete_file_history"]
+        .iter()
+        .map(|n| tool(n, &["file_id"]))
+        .collect();
+    for spared in [
+        "Delete file 13 other than its versions and history.",
+        "Delete file 13, apart from the versions and history.",
+        "Delete file 13 but leave its versions and history as they are.",
+        "Delete file 13; I still need its versions and history.",
+        "Delete file 13 (its versions, revisions and history are fine).",
+        "Delete file 13 - its versions and history need to stay - then read e-mail 12.",
+        "Delete file 13 while leaving its versions and history in place.",
+    ] {
+        for call in ["delete_file_versions", "delete_file_history"] {
+            asks(spared, call, &[("file_id", "13")], &parts);
+        }
+    }
+    // A service's name before the verb is no word the user must write.
+    let slack = vec![
+        tool("slack_post_message", &["channel_id"]),
+        tool("slack_reply_to_thread", &["channel_id", "thread_ts"]),
+        tool("slack_add_reaction", &["channel_id", "timestamp"]),
+    ];
+    let user = "Post 'standup moved' in #eng and reply to Dana's thread that I'm on it";
+    for call in ["slack_post_message", "slack_reply_to_thread"] {
+        assert_eq!(
+            another_tool_asked_for(call, &[], &slack, &said_words([user]), &[user]),
+            None,
+            "{call}"
+        );
+    }
+}
