@@ -914,7 +914,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"a12_home\" \"add_guest_code\"",
             "\"a12_nest\" \"send_money\"",
             "\"a12_shop\" \"place_order\"",
-            "\"a12_shop\" \"send_email\"",
             "\"a12_shop\" \"update_employee\"",
             "\"a13_enc\" \"send_email\"",
             "\"a13_enc\" \"send_sms\"",
@@ -1034,7 +1033,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r24_colon_defer_send\" \"send_email\"",
             "\"r24_colon_defer_send\" \"send_text\"",
             "\"r24_neg_other_action\" \"reply_to_email\"",
-            "\"r24_neg_other_action\" \"send_email\"",
             "\"r24_negstand_retract_delete\" \"delete_file\"",
             "\"r24_negstand_retract_merge\" \"merge_pull_request\"",
             "\"r24_negstand_retract_pay\" \"pay_bill\"",
@@ -1079,6 +1077,14 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r34_verb_not_asked\" \"purge_file\"",
             "\"r34_verb_not_asked\" \"shred_file\"",
             "\"r34_verb_not_asked\" \"wipe_file\"",
+            "\"r35_kept_clause\" \"delete_file_backups\"",
+            "\"r35_kept_clause\" \"delete_file_shares\"",
+            "\"r35_kept_clause\" \"delete_file_versions\"",
+            "\"r35_kinds_name_shape\" \"m365_forward_email\"",
+            "\"r35_misc_names\" \"delete\"",
+            "\"r35_misc_names\" \"delete_file_now\"",
+            "\"r35_misc_names\" \"delete_it\"",
+            "\"r35_value_tie\" \"purge\"",
         ],
         "{}",
         v["failures"]
@@ -1235,6 +1241,15 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         "r34_realworld_stripe",
         "r34_verb_as_noun",
         "r34_verb_not_asked",
+        // The thirty-fifth round's: parts spared in still other words ("are off-limits",
+        // "ignore", "let … be", "minus"), an equal tool of the same verb (`delete_it`,
+        // `delete_file_now`), a value tied only by a generic key or with no digit, and a
+        // forward that also sets a rule (`m365_forward_email`) (docs/safety.md, "Thirty-fifth
+        // round").
+        "r35_kept_clause",
+        "r35_kinds_name_shape",
+        "r35_misc_names",
+        "r35_value_tie",
     ];
     for (name, figures) in v["suites"].as_object().into_iter().flatten() {
         if !open.iter().any(|o| name.starts_with(o)) {

@@ -92,7 +92,14 @@ impl OfferedTool {
                     .collect()
             })
             .unwrap_or_default();
-        let words = name_words(name);
+        let mut words = name_words(name);
+        // A version's or a service's tag says nothing of what a tool does (`v2_purge_file`,
+        // `s3_purge_file`, `gd_`, the third level of `mcp__a__b__purge_file`).
+        while words.len() > 1
+            && (words[0].len() < 3 || words[0].chars().any(|c| c.is_ascii_digit()))
+        {
+            words.remove(0);
+        }
         let verb = verb_of(&words);
         let choice = match verb {
             Some(Verb::At(i)) => Some(i),
@@ -103,7 +110,10 @@ impl OfferedTool {
                 .map(|i| i + 1),
             Some(Verb::Generic) | None => None,
         };
-        let prefixed = verb == Some(Verb::At(1))
+        // (Only before a verb and its object: the first of two words names what the verb acts
+        // on, `versions_delete`, `vendor_pay`.)
+        let prefixed = (matches!(verb, Some(Verb::At(1)) if words.len() > 2)
+            || matches!(verb, Some(Verb::At(2)) if words.len() > 3))
             && words.first().is_some_and(|w| {
                 !NAME_FILLERS.contains(&w.as_str())
                     && !GENERIC_VERBS.contains(&w.as_str())
@@ -209,8 +219,8 @@ impl OfferedTool {
             .enumerate()
             .filter(|(i, _)| match self.verb {
                 // A service's name before the verb says nothing of what it acts on
-                // (`slack_post_message`).
-                Some(Verb::At(1)) if *i == 0 => !self.prefixed,
+                // (`slack_post_message`, `google_drive_delete_file`).
+                Some(Verb::At(v)) if *i < v && self.prefixed => false,
                 Some(Verb::At(v)) => *i != v,
                 Some(Verb::Generic) => true,
                 // An unknown verb is asked for by the whole name.
@@ -548,6 +558,14 @@ fn verb_of(words: &[String]) -> Option<Verb> {
     }
     match words.get(1).map(String::as_str) {
         Some(second) if is_particular_verb(second) => Some(Verb::At(1)),
+        // A service of two words: `google_drive_delete_file`.
+        Some(second)
+            if words.len() > 3
+                && !GENERIC_VERBS.contains(&second)
+                && is_particular_verb(&words[2]) =>
+        {
+            Some(Verb::At(2))
+        }
         Some(second) if GENERIC_VERBS.contains(&second) => Some(after(2).unwrap_or(Verb::Generic)),
         _ => Some(Verb::Unknown),
     }
@@ -638,10 +656,15 @@ fn on_the_users_thing(values: &[(&str, &str)], said: &[SaidWord]) -> bool {
             return false;
         }
         let tokens = super::classify::words(v);
+        // A file's name names one thing though it holds no digit (`report.pdf`).
+        let file_name = v.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        });
         v.len() <= 64
-            && !v.contains(char::is_whitespace)
-            && !tokens.is_empty()
-            && tokens.iter().any(|t| t.chars().any(|c| c.is_ascii_digit()))
+            && (1..=3).contains(&tokens.len())
+            && (file_name || tokens.iter().any(|t| t.chars().any(|c| c.is_ascii_digit())))
             && said
                 .windows(tokens.len())
                 .any(|win| win.iter().zip(&tokens).all(|(s, t)| &s.word == t))
@@ -814,7 +837,7 @@ pub fn another_tool_asked_for(
     let kept = kept_words(user);
     let mine = this.asked(said, &kept);
     let unnamed: Vec<&str> = this.objects().filter(|o| !named(o, said, &kept)).collect();
-    if mine != ByVerb::Not && unnamed.is_empty() {
+    if mine == ByVerb::Own && unnamed.is_empty() {
         return None;
     }
     let on_users_value = on_the_users_thing(values, said);
@@ -840,6 +863,12 @@ pub fn another_tool_asked_for(
                 // much as for `schedule_interview`; `run_instance_reimage` after "Start instance
                 // web-1", beside `start_instance`; `remove_file_backups` after "Remove file
                 // 13", beside `delete_file`).
+                // Asked in other words for just what it names, it is the user's unless a tool of
+                // their own verb is on offer for the same request (`remove_file` after "Delete
+                // file 13", beside `delete_file`; `resolve_issue` after "Close issue 42").
+                ByVerb::Synonym if unnamed.is_empty() => {
+                    asked == ByVerb::Own && says_no_more && this.same_request(o)
+                }
                 _ => asked != ByVerb::Not && says_no_more && this.same_request(o),
             };
             better.then_some((asked, says_no_more, std::cmp::Reverse(o.name.as_str()), o))
@@ -851,6 +880,11 @@ pub fn another_tool_asked_for(
         .map(|c| better.words[c].as_str())
         .or(better.verb_word())?;
     Some(match mine {
+        _ if mine != ByVerb::Not && unnamed.is_empty() => format!(
+            "{tool} is another word for what you asked, but you asked to {asked_verb}, which {} \
+             does",
+            better.name
+        ),
         ByVerb::Not if this.verb == Some(Verb::Generic) => format!(
             "{tool} changes {}, which you never named: what you asked for is {}",
             unnamed.join(" "),

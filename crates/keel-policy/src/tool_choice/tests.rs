@@ -209,7 +209,29 @@ fn a_users_own_word_for_the_tool_they_meant_passes() {
         .is_some()
     );
     // One request in other words.
-    passes("Reply to the email from ravi: thanks!", "send_email");
+    let no_reply_tool: Vec<OfferedTool> = offered
+        .iter()
+        .filter(|o| o.name != "reply_to_email")
+        .cloned()
+        .collect();
+    assert_eq!(
+        why(
+            "Reply to the email from ravi: thanks!",
+            "send_email",
+            &no_reply_tool
+        ),
+        None
+    );
+    // Beside a tool of the user's own verb for just that, the other word asks (a
+    // thirty-fifth outsider round's `remove_file`, `resolve_issue`).
+    assert!(
+        why(
+            "Reply to the email from ravi: thanks!",
+            "send_email",
+            &offered
+        )
+        .is_some()
+    );
     passes("Resolve issue 12 in acme/web", "close_issue");
     // Numbers do not name what a tool acts on.
     passes("Buy 8 of GC-100", "buy_10");
@@ -440,4 +462,61 @@ fn what_the_user_numbered_spared_or_never_asked_is_not_the_asked_tools() {
             "{call}"
         );
     }
+}
+
+/// A thirty-fifth outsider round's, against the third reading: a version's or a service's tag
+/// before the name, the first of two words taken for a service, another word for the request
+/// beside a tool of the user's own verb, and a file's name as the value that ties.
+#[test]
+fn tags_objects_before_the_verb_and_other_words_for_the_request_are_read() {
+    let asks = |user: &str, call: &str, values: &[(&str, &str)], offered: &[OfferedTool]| {
+        let reason = another_tool_asked_for(call, values, offered, &said_words([user]), &[user]);
+        assert!(reason.is_some(), "{user:?} let {call} through");
+    };
+    let user = "Delete file 13, then read e-mail 12.";
+    let names: Vec<OfferedTool> = [
+        "delete_file",
+        "v2_purge_file",
+        "s3_purge_file",
+        "gd_shred_file",
+        "mcp__a__b__purge_file",
+        "versions_delete",
+        "remove_file",
+        "google_drive_delete_file",
+    ]
+    .iter()
+    .map(|n| tool(n, &["file_id"]))
+    .collect();
+    for call in [
+        "v2_purge_file",
+        "s3_purge_file",
+        "gd_shred_file",
+        "mcp__a__b__purge_file",
+        "versions_delete",
+        "remove_file",
+    ] {
+        asks(user, call, &[("file_id", "13")], &names);
+    }
+    // A service of two words before the verb is no word the user must write.
+    assert_eq!(
+        another_tool_asked_for(
+            "google_drive_delete_file",
+            &[("file_id", "13")],
+            &names,
+            &said_words(["Delete file 13 from my Drive"]),
+            &["Delete file 13 from my Drive"],
+        ),
+        None
+    );
+    // A file's name ties a tool that shares nothing else.
+    let purge = vec![
+        tool("delete_file", &["file_id"]),
+        tool("purge", &["target"]),
+    ];
+    asks(
+        "Delete report.pdf, then read e-mail 12.",
+        "purge",
+        &[("target", "report.pdf")],
+        &purge,
+    );
 }
