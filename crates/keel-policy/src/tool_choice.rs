@@ -28,7 +28,7 @@
 use super::authority::{
     KINDLESS_ACTION_VERBS, NAME_FILLERS, SaidWord, asks_naming, done_again, name_words,
 };
-use super::kinds::is_form_of;
+use super::kinds::{ActionKind, is_form_of};
 use serde_json::Value;
 
 /// Whether the user's asking words name `w`, in any form, or written in two ("sign-in" for
@@ -278,7 +278,9 @@ const GENERIC_KEYS: &[&str] = &[
     "format",
 ];
 
-/// Verbs any change may be named by: they say by a name only that it changes something.
+/// Verbs any change may be named by: they say by a name only that it changes something. (Fewer
+/// than [`super::authority`]'s generic verbs: there `enable`, `run`, `submit` or `stop` ask for
+/// no kind of their own; here each is the verb of a tool of its own.)
 const GENERIC_VERBS: &[&str] = &[
     "set",
     "update",
@@ -311,129 +313,58 @@ const GENERIC_VERBS: &[&str] = &[
     "leave",
 ];
 
-/// Verbs a tool's name may lead with or hold, for actions keel knows (the nouns that make a
-/// tool of a kind, `money`, `password`, are not among them).
-const NAME_VERBS: &[&str] = &[
-    "delete",
-    "remove",
-    "erase",
-    "purge",
-    "trash",
-    "wipe",
-    "destroy",
-    "consume",
-    "dequeue",
-    "cancel",
-    "unlink",
-    "discard",
-    "drop",
-    "clear",
-    "empty",
-    "truncate",
-    "kill",
-    "nuke",
-    "uninstall",
-    "revert",
-    "deactivate",
-    "ban",
-    "block",
-    "archive",
-    "overwrite",
-    "terminate",
-    "expunge",
-    "retire",
-    "shutdown",
-    "stop",
-    "evict",
-    "detach",
-    "unfollow",
-    "rollback",
-    "reset",
-    "void",
+/// Words a kind of action takes a tool by ([`ActionKind::tool_verbs`]) that are no verbs: the
+/// nouns that make a tool of a kind (`send_money`, `update_password`).
+const KIND_NOUNS: &[&str] = &[
+    "sms",
+    "payment",
+    "money",
+    "order",
+    "tip",
+    "transaction",
+    "invoice",
+    "trade",
+    "booking",
+    "reservation",
+    "collaborator",
+    "public",
+    "member",
+    "visibility",
+    "backup",
+    "webhook",
+    "password",
+    "passcode",
+    "mfa",
+    "factor",
+    "permission",
+    "permissions",
+    "access",
+    "role",
+    "admin",
+    "credential",
+    "credentials",
+    "security",
+    "pin",
+    "key",
+    "keys",
+    "token",
+    "guest",
+    "door",
+    "alarm",
+    "firewall",
+    "owner",
+    "ownership",
+    "format",
+    "rm",
+    "ack",
+];
+
+/// Verbs of actions no kind takes a tool by, as names hold them.
+const MORE_NAME_VERBS: &[&str] = &[
     "shred",
-    "send",
-    "email",
-    "mail",
-    "reply",
-    "forward",
-    "post",
-    "tweet",
-    "notify",
-    "publish",
-    "respond",
-    "broadcast",
-    "report",
-    "flag",
-    "pay",
-    "transfer",
-    "wire",
-    "refund",
-    "purchase",
-    "buy",
-    "donate",
-    "charge",
-    "withdraw",
-    "deposit",
-    "sell",
-    "redeem",
-    "liquidate",
-    "cashout",
-    "stake",
-    "book",
-    "reserve",
-    "rent",
-    "hire",
-    "share",
-    "invite",
-    "grant",
-    "expose",
-    "export",
-    "upload",
-    "sync",
-    "unlock",
-    "lock",
-    "disable",
-    "enable",
-    "revoke",
-    "authorize",
-    "deauthorize",
-    "rotate",
-    "approve",
-    "accept",
     "reject",
     "decline",
-    "assign",
-    "suspend",
-    "close",
-    "merge",
-    "land",
-    "resolve",
-    "finalize",
-    "dismiss",
-    "run",
-    "execute",
-    "exec",
-    "invoke",
-    "deploy",
-    "install",
-    "push",
-    "start",
-    "launch",
-    "trigger",
-    "submit",
-    "sign",
-    "scale",
-    "reboot",
-    "restart",
-    "ship",
-    "unsubscribe",
     "subscribe",
-    "message",
-    "text",
-    "dm",
-    "comment",
-    "call",
-    "tell",
     "move",
     "rename",
     "copy",
@@ -460,6 +391,20 @@ const NAME_VERBS: &[&str] = &[
     "reverse",
     "dispute",
 ];
+
+/// Verbs a tool's name may lead with or hold, for actions keel knows: every kind's, less its
+/// nouns, and more.
+fn name_verbs() -> impl Iterator<Item = &'static str> {
+    ActionKind::ALL
+        .iter()
+        .flat_map(|k| k.tool_verbs().iter().copied())
+        .filter(|w| !KIND_NOUNS.contains(w))
+        .chain(MORE_NAME_VERBS.iter().copied())
+}
+
+fn is_name_verb(w: &str) -> bool {
+    name_verbs().any(|v| v == w)
+}
 
 /// Verbs that, with a determiner and a noun of an action after them, ask for that action:
 /// "leave a comment", "make a payment", "do a transfer".
@@ -518,11 +463,9 @@ fn verb_named(w: &str) -> Option<&'static str> {
             || w.strip_prefix(v)
                 .is_some_and(|r| matches!(r, "ing" | "ding" | "ging" | "ping"))
     };
-    NAME_VERBS
-        .iter()
-        .chain(KINDLESS_ACTION_VERBS)
-        .chain(SAME_REQUEST.iter().flat_map(|g| g.iter()))
-        .copied()
+    name_verbs()
+        .chain(KINDLESS_ACTION_VERBS.iter().copied())
+        .chain(SAME_REQUEST.iter().flat_map(|g| g.iter().copied()))
         .find(|v| known(v))
         .or_else(|| DERIVED.iter().find(|(d, _)| *d == w).map(|(_, v)| *v))
 }
@@ -778,10 +721,12 @@ fn split_kept(clause: &str) -> (Vec<String>, Vec<String>) {
         .iter()
         .rposition(|p| p.iter().any(|w| KEEPING_AFTER.contains(&w.as_str())))
     {
-        // (A verb in its plain form: "shares and copies" holds no request to share.)
+        // (A verb in its plain form: "shares and copies" holds no request to share; "leave
+        // its versions as they are" none to leave.)
         let acts_in = |p: &[String]| {
             p.iter().any(|w| {
-                NAME_VERBS.contains(&w.as_str()) || KINDLESS_ACTION_VERBS.contains(&w.as_str())
+                (is_name_verb(w) || KINDLESS_ACTION_VERBS.contains(&w.as_str()))
+                    && !GENERIC_VERBS.contains(&w.as_str())
             })
         };
         let mut from = k;
@@ -803,7 +748,7 @@ fn and_another_verb(clause: &str) -> Vec<&str> {
     while let Some(at) = rest[from..].find(" and ") {
         let at = from + at;
         let next = rest[at + 5..].split_whitespace().next().unwrap_or("");
-        if NAME_VERBS.contains(&next)
+        if is_name_verb(next)
             || GENERIC_VERBS.contains(&next)
             || LIGHT_VERBS.contains(&next)
             || KEEPING_BEFORE.contains(&next)
