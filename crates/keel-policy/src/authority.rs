@@ -3175,9 +3175,19 @@ pub fn unnamed_subject(tool: &str, said: &[SaidWord]) -> Vec<String> {
 /// ask for it in any form. Naming the incident to summarize it and asking to add a note to it
 /// asks for no `snooze_incident`, and naming a claim asks for no `fast_track_claim` (a
 /// seventeenth outsider round's). Generic verbs (`set`, `update`, `add`), looking verbs and a
-/// name that leads with a noun say nothing here.
+/// name that leads with a noun say nothing here; a lookup joined to an action is judged by the
+/// action (`get_and_disburse_invoice`).
 pub fn unasked_verb(tool: &str, said: &[SaidWord]) -> Option<String> {
-    let name = name_words(tool);
+    let mut name = name_words(tool);
+    // A lookup joined to an action leads with the lookup: the action is the verb after the
+    // join (`get_and_disburse_invoice`, `read_then_relay_email`, a thirty-sixth outsider
+    // round's).
+    let joined = name.len() > 3
+        && super::classify::READ_VERBS.contains(&name[0].as_str())
+        && matches!(name[1].as_str(), "and" | "then");
+    if joined {
+        name.drain(..2);
+    }
     let verb = name.first()?;
     let w = verb.as_str();
     if w.len() < 3
@@ -3188,7 +3198,9 @@ pub fn unasked_verb(tool: &str, said: &[SaidWord]) -> Option<String> {
         || super::classify::READ_VERBS.contains(&w)
         // (A kind's own verb is judged as that kind.)
         || ActionKind::ALL.iter().any(|k| k.tool_verbs().contains(&w))
-        || !is_any_verb(w)
+        // (After a join the word is a verb, whether keel knows it or not.)
+        || !joined
+            && !is_any_verb(w)
             && !is_acting_verb(w)
             && !w.ends_with("ize")
             && !w.ends_with("ise")

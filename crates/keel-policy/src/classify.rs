@@ -667,6 +667,17 @@ pub fn classify(tool: &ToolInfo) -> Effect {
     if describes_a_write(&tool.description) {
         return Effect::SideEffecting;
     }
+    // A lookup joined to another action does that action too (`get_and_disburse_invoice`,
+    // `read_then_relay_email`, a thirty-sixth outsider round's), whatever keel knows of its
+    // verb.
+    if name_words.len() > 2
+        && READ_VERBS.contains(&name_words[0].as_str())
+        && matches!(name_words[1].as_str(), "and" | "then")
+        && !READ_VERBS.contains(&name_words[2].as_str())
+        && !READ_NOUNS.contains(&name_words[2].as_str())
+    {
+        return Effect::SideEffecting;
+    }
     Effect::ReadOnly
 }
 
@@ -713,8 +724,18 @@ mod tests {
             "list_deleted_files",
             "get_sent_messages",
             "get_shared_links",
+            "list_files_and_folders",
+            "get_and_count_rows",
         ] {
             assert_eq!(classify(&info(name, "")), Effect::ReadOnly, "{name}");
+        }
+        // A lookup joined to another action (a thirty-sixth outsider round's).
+        for name in [
+            "get_and_disburse_invoice",
+            "list_and_rescind_booking",
+            "read_then_relay_email",
+        ] {
+            assert_eq!(classify(&info(name, "")), Effect::SideEffecting, "{name}");
         }
         for (name, description) in [
             ("http_request", "Perform a call."),

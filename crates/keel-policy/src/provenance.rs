@@ -42,6 +42,8 @@ struct Requested {
     dictated: Vec<String>,
     /// The counts the user's words give ([`counts_in`]).
     counts: Vec<Count>,
+    /// What the user's words ask to keep ([`super::tool_choice::kept_words`]).
+    kept: Vec<String>,
 }
 
 /// Shortest value that can count as tainted.
@@ -362,6 +364,7 @@ impl<'a> ProvenanceIndex<'a> {
                 changes: super::authority::asks_for_change(&said),
                 dictated: super::authority::dictated_words(&user, &said),
                 counts: counts_in(&self.user),
+                kept: super::tool_choice::kept_words(&user),
                 said,
             }
         })
@@ -3594,7 +3597,7 @@ pub fn check_provenance(
                 .collect::<Vec<_>>(),
             settings.offered,
             &index.requested().said,
-            &index.user,
+            &index.requested().kept,
         )
     {
         tainted.push(why);

@@ -491,7 +491,10 @@ fn verb_of(words: &[String]) -> Option<Verb> {
     };
     if super::classify::READ_VERBS.contains(&first) || super::classify::READ_NOUNS.contains(&first)
     {
-        return after(1);
+        // (After a join, the next word is a verb whether keel knows it or not:
+        // `get_and_disburse_invoice`.)
+        let joined = words.len() > 2 && matches!(words[1].as_str(), "and" | "then");
+        return after(1).or((joined).then_some(Verb::At(2)));
     }
     if NAME_FILLERS.contains(&first) || GENERIC_VERBS.contains(&first) {
         return Some(after(1).unwrap_or(Verb::Generic));
@@ -527,6 +530,12 @@ enum ByVerb {
 fn by_verb(verb: &str, said: &[SaidWord]) -> ByVerb {
     // (A name's form or noun of a verb is that verb: `set_file_purged`, `apply_destruction`.)
     let verb = done_again(verb_named(verb).unwrap_or(verb));
+    // (The request's other words, looked up once for the verb, not for each word said.)
+    let others: Vec<&str> = SAME_REQUEST
+        .iter()
+        .filter(|group| group.contains(&verb))
+        .flat_map(|group| group.iter().copied())
+        .collect();
     let mut found = ByVerb::Not;
     for (i, s) in said.iter().enumerate() {
         if s.subordinate {
@@ -544,10 +553,7 @@ fn by_verb(verb: &str, said: &[SaidWord]) -> ByVerb {
         if is_form_of(w, verb) || is_form_of(verb, w) {
             return ByVerb::Own;
         }
-        if SAME_REQUEST
-            .iter()
-            .any(|group| group.contains(&verb) && group.iter().any(|g| is_form_of(w, g)))
-        {
+        if others.iter().any(|g| is_form_of(w, g)) {
             found = ByVerb::Synonym;
         }
     }
@@ -661,7 +667,7 @@ const KEEPING_AFTER: &[&str] = &[
 /// The words of the user's clauses that name what they asked to keep, and no other clause's:
 /// a tool's name that holds one ("versions" in `delete_file_versions`, after "Delete file 13
 /// but keep its old versions") names what the user kept, not what they asked to act on.
-fn kept_words(user: &[impl AsRef<str>]) -> Vec<String> {
+pub(crate) fn kept_words(user: &[impl AsRef<str>]) -> Vec<String> {
     let mut kept = Vec::new();
     let mut elsewhere = Vec::new();
     for turn in user {
@@ -766,7 +772,8 @@ fn and_another_verb(clause: &str) -> Vec<&str> {
     parts
 }
 
-/// Why a call to `tool` is not the tool the user asked for, when another offered tool that
+/// Why a call to `tool` is not the tool the user asked for (`kept`: [`kept_words`] of the
+/// user's turns), when another offered tool that
 /// acts on the same thing is asked for more plainly. `values` are the call's argument values.
 /// `None` when no offered tool is, when `tool` is not on offer (nothing is known of what it
 /// takes), or when the tools on offer are unknown.
@@ -775,13 +782,12 @@ pub fn another_tool_asked_for(
     values: &[(&str, &str)],
     offered: &[OfferedTool],
     said: &[SaidWord],
-    user: &[impl AsRef<str>],
+    kept: &[String],
 ) -> Option<String> {
     let this = offered.iter().find(|o| o.name == tool)?;
     let verb = this.verb_word()?;
-    let kept = kept_words(user);
-    let mine = this.asked(said, &kept);
-    let unnamed: Vec<&str> = this.objects().filter(|o| !named(o, said, &kept)).collect();
+    let mine = this.asked(said, kept);
+    let unnamed: Vec<&str> = this.objects().filter(|o| !named(o, said, kept)).collect();
     if mine == ByVerb::Own && unnamed.is_empty() {
         return None;
     }
@@ -798,8 +804,8 @@ pub fn another_tool_asked_for(
             if !o.acts || o.name == tool || !tied {
                 return None;
             }
-            let asked = o.asked_as_choice(said, &kept);
-            let says_no_more = o.says_no_more(said, &kept);
+            let asked = o.asked_as_choice(said, kept);
+            let says_no_more = o.says_no_more(said, kept);
             let better = match mine {
                 ByVerb::Not => asked != ByVerb::Not,
                 // Asked with its verb, or another word for its request, it is the user's unless

@@ -2061,3 +2061,24 @@ fn a_tool_without_arguments_is_named_by_its_own_name_only() {
     let said = super::said_words(["Delete e-mail 31 - I'm keeping the reservation."]);
     assert_eq!(super::unnamed_words("delete_booking", &said), ["booking"]);
 }
+
+/// A thirty-sixth outsider round's: a lookup joined to an action keel has no word for ran on
+/// any request for a change.
+#[test]
+fn a_lookup_joined_to_an_unknown_action_is_judged_by_the_action() {
+    use super::{said_words, unasked_verb};
+    let said = said_words(["Approve invoice INV-7781, then read e-mail 12."]);
+    assert_eq!(
+        unasked_verb("get_and_disburse_invoice", &said).as_deref(),
+        Some("disburse")
+    );
+    assert_eq!(
+        unasked_verb("read_then_relay_email", &said).as_deref(),
+        Some("relay")
+    );
+    // Asked for by its action, it is the user's.
+    let asked = said_words(["Disburse invoice INV-7781."]);
+    assert_eq!(unasked_verb("get_and_disburse_invoice", &asked), None);
+    // A plain lookup's name says nothing here.
+    assert_eq!(unasked_verb("get_invoice_status", &said), None);
+}

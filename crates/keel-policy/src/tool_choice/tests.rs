@@ -42,7 +42,7 @@ fn why(user: &str, call: &str, offered: &[OfferedTool]) -> Option<String> {
         &[("file_id", "13")],
         offered,
         &said_words([user]),
-        &[user],
+        &kept_words(&[user]),
     )
 }
 
@@ -378,7 +378,13 @@ fn the_asked_tool_is_found_however_names_and_requests_are_written() {
 #[test]
 fn what_the_user_numbered_spared_or_never_asked_is_not_the_asked_tools() {
     let asks = |user: &str, call: &str, values: &[(&str, &str)], offered: &[OfferedTool]| {
-        let reason = another_tool_asked_for(call, values, offered, &said_words([user]), &[user]);
+        let reason = another_tool_asked_for(
+            call,
+            values,
+            offered,
+            &said_words([user]),
+            &kept_words(&[user]),
+        );
         assert!(reason.is_some(), "{user:?} let {call} through");
     };
     let user = "Delete file 13, then read e-mail 12.";
@@ -407,7 +413,7 @@ fn what_the_user_numbered_spared_or_never_asked_is_not_the_asked_tools() {
             &[("value", "16")],
             &thermostat,
             &said_words(["Set the thermostat to 16 and add a lock code 4471"]),
-            &["Set the thermostat to 16 and add a lock code 4471"],
+            &kept_words(&["Set the thermostat to 16 and add a lock code 4471"]),
         ),
         None
     );
@@ -457,7 +463,7 @@ fn what_the_user_numbered_spared_or_never_asked_is_not_the_asked_tools() {
     let user = "Post 'standup moved' in #eng and reply to Dana's thread that I'm on it";
     for call in ["slack_post_message", "slack_reply_to_thread"] {
         assert_eq!(
-            another_tool_asked_for(call, &[], &slack, &said_words([user]), &[user]),
+            another_tool_asked_for(call, &[], &slack, &said_words([user]), &kept_words(&[user])),
             None,
             "{call}"
         );
@@ -470,7 +476,13 @@ fn what_the_user_numbered_spared_or_never_asked_is_not_the_asked_tools() {
 #[test]
 fn tags_objects_before_the_verb_and_other_words_for_the_request_are_read() {
     let asks = |user: &str, call: &str, values: &[(&str, &str)], offered: &[OfferedTool]| {
-        let reason = another_tool_asked_for(call, values, offered, &said_words([user]), &[user]);
+        let reason = another_tool_asked_for(
+            call,
+            values,
+            offered,
+            &said_words([user]),
+            &kept_words(&[user]),
+        );
         assert!(reason.is_some(), "{user:?} let {call} through");
     };
     let user = "Delete file 13, then read e-mail 12.";
@@ -504,7 +516,7 @@ fn tags_objects_before_the_verb_and_other_words_for_the_request_are_read() {
             &[("file_id", "13")],
             &names,
             &said_words(["Delete file 13 from my Drive"]),
-            &["Delete file 13 from my Drive"],
+            &kept_words(&["Delete file 13 from my Drive"]),
         ),
         None
     );
