@@ -60,6 +60,9 @@ pub struct OfferedTool {
     choice: Option<usize>,
     /// Its first word names a service or a thing, and its verb follows (`slack_post_message`).
     prefixed: bool,
+    /// The verb its choice is asked by, in the form the user's words are matched to
+    /// ([`base_verb`]), read once per gate.
+    choice_base: Option<String>,
     keys: Vec<String>,
     acts: bool,
 }
@@ -125,6 +128,7 @@ impl OfferedTool {
             verb,
             choice,
             prefixed,
+            choice_base: choice.map(|c| base_verb(&words[c]).to_string()),
             words,
             keys,
             acts,
@@ -143,7 +147,10 @@ impl OfferedTool {
     fn asked(&self, said: &[SaidWord], kept: &[String]) -> ByVerb {
         match self.verb {
             None => ByVerb::Not,
-            Some(Verb::At(i)) => by_verb(&self.words[i], said),
+            Some(Verb::At(_)) => self
+                .choice_base
+                .as_deref()
+                .map_or(ByVerb::Not, |v| by_verb(v, said)),
             Some(Verb::Unknown) => {
                 if self
                     .words
@@ -186,7 +193,10 @@ impl OfferedTool {
     /// name holds after a word keel does not know.
     fn asked_as_choice(&self, said: &[SaidWord], kept: &[String]) -> ByVerb {
         match (self.verb, self.choice) {
-            (Some(Verb::Unknown), Some(c)) => by_verb(&self.words[c], said),
+            (Some(Verb::Unknown), Some(_)) => self
+                .choice_base
+                .as_deref()
+                .map_or(ByVerb::Not, |v| by_verb(v, said)),
             // A verb any change is named by chooses nothing over another tool: "add Ana as an
             // admin" asks for `set_role` as much as for `add_admin`.
             (Some(Verb::Generic), _) => ByVerb::Not,
@@ -527,9 +537,14 @@ enum ByVerb {
     Own,
 }
 
+/// The verb a name's word is matched to the user's words as: a form or noun of a verb is that
+/// verb (`set_file_purged`, `apply_destruction`), and one done again is the verb.
+fn base_verb(word: &str) -> &str {
+    done_again(verb_named(word).unwrap_or(word))
+}
+
+/// How the user's words ask with `verb`, a [`base_verb`].
 fn by_verb(verb: &str, said: &[SaidWord]) -> ByVerb {
-    // (A name's form or noun of a verb is that verb: `set_file_purged`, `apply_destruction`.)
-    let verb = done_again(verb_named(verb).unwrap_or(verb));
     // (The request's other words, looked up once for the verb, not for each word said.)
     let others: Vec<&str> = SAME_REQUEST
         .iter()
