@@ -7,23 +7,27 @@
 //! `autopay_vendor`), and a verb keel has no word for (`obliterate_file`, `leak_file`) passed
 //! after any change the user asked for on that file (a thirty-second outsider round's).
 //!
-//! The tools on offer settle it. Each tool's verb is the first word of its name that names an
-//! action (`file_purge`, `gdrive_delete_file`, `do_refund_invoice`, `FileDestroyPermanent`),
-//! and the user asks for it with that verb, with another word for the same request ("reply"
-//! for `send_email`, "remove" for `delete_file`), or not at all. A call to a tool that acts on
-//! the same thing as another offered tool (a word of their names, an argument of the same
-//! particular name, or a value the user wrote) is not the one the user chose when:
+//! The tools on offer settle it. Each tool's verb is the word of its name that names an action
+//! (`delete_file`, `file_purge`, `gdrive_delete_file`, `do_refund_invoice`,
+//! `get_and_disburse_invoice`, past tags such as `v2_`), and the user asks for it with that
+//! verb, with another word for the same request ("reply" for `send_email`, "remove" for
+//! `delete_file`), or not at all. A name that leads with a word keel does not know as a verb is
+//! asked for by every word of it; one led by a verb any change is named by (`update_invoice`)
+//! by every other word of it, and it is never the plainer choice. A call to a tool that acts
+//! on the same thing as another acting tool on offer (a word of their names, an argument of the
+//! same particular name, or a value the user wrote: an id, a file's name) is not the one the
+//! user chose when:
 //! - the user never asked with its verb, and asked with the other's;
-//! - they asked with another word for its request, and with the other's own verb, which names
-//!   nothing they did not write (`run_instance_reimage` after "Start instance web-1", with a
-//!   `start_instance` on offer);
-//! - they asked with its verb, but its name says more than they wrote, and another tool of the
-//!   same verb says no more (`delete_file_versions` beside `delete_file`).
+//! - they asked for it in other words, and a tool of their own verb for just that is on offer
+//!   (`remove_file` beside `delete_file` after "Delete file 13");
+//! - its name says more than they wrote, and another tool of the same request says no more
+//!   (`delete_file_versions` beside `delete_file`; `run_instance_reimage` beside
+//!   `start_instance`), where what the user asked to keep ("but keep its old versions") is no
+//!   word they asked for.
 //!
-//! Where no offered tool is asked for better, the kinds decide as before: "pay the bill" asks
-//! for `send_money` when no tool pays. A tool whose name holds no verb of an action of its own
-//! (`update_invoice`, `create_snapshot`, `get_invoice`) is left to the other rules: the user's
-//! word for such a change is seldom the tool's.
+//! Where no offered tool is asked for more plainly, the kinds decide as before: "pay the bill"
+//! asks for `send_money` when no tool pays. `keel check` is told of no tools: there this rule
+//! says nothing.
 
 use super::authority::{
     KINDLESS_ACTION_VERBS, NAME_FILLERS, SaidWord, asks_naming, done_again, name_words,
@@ -787,9 +791,9 @@ fn and_another_verb(clause: &str) -> Vec<&str> {
     parts
 }
 
-/// Why a call to `tool` is not the tool the user asked for (`kept`: [`kept_words`] of the
-/// user's turns), when another offered tool that
-/// acts on the same thing is asked for more plainly. `values` are the call's argument values.
+/// Why a call to `tool` is not the tool the user asked for (`kept`: the words of the user's
+/// turns that ask to keep something), when another offered tool that acts on the same thing is
+/// asked for more plainly. `values` are the call's argument values.
 /// `None` when no offered tool is, when `tool` is not on offer (nothing is known of what it
 /// takes), or when the tools on offer are unknown.
 pub fn another_tool_asked_for(
