@@ -1084,19 +1084,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r35_misc_names\" \"delete\"",
             "\"r35_misc_names\" \"delete_file_now\"",
             "\"r35_misc_names\" \"delete_it\"",
-            "\"r35_value_tie\" \"purge\"",
-            "\"r36_kind_synonym\" \"autopay_invoice\"",
-            "\"r36_kind_synonym\" \"ban_account\"",
-            "\"r36_kind_synonym\" \"broadcast_email\"",
-            "\"r36_kind_synonym\" \"close_pull_request\"",
-            "\"r36_kind_synonym\" \"export_file\"",
-            "\"r36_kind_synonym\" \"expose_file\"",
-            "\"r36_kind_synonym\" \"finalize_pull_request\"",
-            "\"r36_kind_synonym\" \"hire_room\"",
-            "\"r36_kind_synonym\" \"refund_invoice\"",
-            "\"r36_kind_synonym\" \"rent_room\"",
-            "\"r36_kind_synonym\" \"revoke_account\"",
-            "\"r36_kind_synonym\" \"wire_invoice\"",
             "\"r36_lookup_unlisted_verb\" \"list_and_rescind_booking\"",
             "\"r36_same_verb_other_object\" \"pay_payroll\"",
             "\"r36_same_verb_other_object\" \"pay_vendor\"",
@@ -1279,14 +1266,13 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         "r35_kept_clause",
         "r35_kinds_name_shape",
         "r35_misc_names",
-        "r35_value_tie",
-        // The thirty-sixth round's (found on the last commit of its session, not fixed but
-        // its lookup joined to an action): a request in a word no offered tool's verb is
-        // ("settle", "reserve", "grant", "land"), the user's own verb on another thing tied
-        // only by an id ("Cancel order ORD-5512" → `cancel_subscription`), a setter that
-        // names the asked verb as a state (`set_invoice_paid`) (docs/safety.md,
-        // "Thirty-sixth round").
-        "r36_",
+        // The thirty-sixth round's still open: the user's own verb on another thing tied only
+        // by an id ("Cancel order ORD-5512" → `cancel_subscription`), a setter that names the
+        // asked verb as a state (`set_invoice_paid`), and one lookup joined to a verb keel
+        // has no word for (docs/safety.md, "Thirty-sixth round").
+        "r36_lookup_unlisted_verb",
+        "r36_same_verb_other_object",
+        "r36_state_setter",
     ];
     for (name, figures) in v["suites"].as_object().into_iter().flatten() {
         if !open.iter().any(|o| name.starts_with(o)) {

@@ -43,6 +43,26 @@ impl ActionKind {
         }
     }
 
+    /// The verb that names this kind's action plainly, where its tool reaches only what its
+    /// arguments name: a request for the kind in other words ("tell kim", "give kim access",
+    /// "reserve room R-12") means it, beside tools of the kind's other verbs that reach
+    /// further (`broadcast_email`, `publish_file`) or otherwise (`reply_email`), whose words
+    /// the user did not write. Where every verb of a kind is a choice of its own (deleting a
+    /// group or removing a member; paying, refunding or wiring; closing or merging; locking or
+    /// revoking; running or deploying) no word is the plain one.
+    pub(crate) fn plain_verb(self) -> Option<&'static str> {
+        match self {
+            ActionKind::Send => Some("send"),
+            ActionKind::Share => Some("share"),
+            ActionKind::Book => Some("book"),
+            ActionKind::Delete
+            | ActionKind::Pay
+            | ActionKind::Access
+            | ActionKind::Close
+            | ActionKind::Run => None,
+        }
+    }
+
     /// Verbs in a tool's name that make it this kind, wherever they stand.
     pub(crate) fn tool_verbs(self) -> &'static [&'static str] {
         match self {

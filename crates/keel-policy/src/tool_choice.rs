@@ -30,7 +30,8 @@
 //! says nothing.
 
 use super::authority::{
-    KINDLESS_ACTION_VERBS, NAME_FILLERS, SaidWord, asks_naming, done_again, name_words,
+    GENERIC_CHANGE_VERBS, KINDLESS_ACTION_VERBS, NAME_FILLERS, SaidWord, asks_naming, done_again,
+    name_words,
 };
 use super::kinds::{ActionKind, is_form_of};
 use serde_json::Value;
@@ -69,6 +70,8 @@ pub struct OfferedTool {
     choice_base: Option<String>,
     keys: Vec<String>,
     acts: bool,
+    /// The kinds of action it takes, as the gate holds it to them; none when unknown.
+    kinds: Vec<ActionKind>,
 }
 
 /// Which word of a name is its verb.
@@ -123,7 +126,7 @@ impl OfferedTool {
             || matches!(verb, Some(Verb::At(2)) if words.len() > 3))
             && words.first().is_some_and(|w| {
                 !NAME_FILLERS.contains(&w.as_str())
-                    && !GENERIC_VERBS.contains(&w.as_str())
+                    && !is_generic_verb(w.as_str())
                     && !super::classify::READ_VERBS.contains(&w.as_str())
                     && !super::classify::READ_NOUNS.contains(&w.as_str())
             });
@@ -136,7 +139,15 @@ impl OfferedTool {
             words,
             keys,
             acts,
+            kinds: Vec::new(),
         }
+    }
+
+    /// The same tool, known to take these kinds of action.
+    #[must_use]
+    pub fn with_kinds(mut self, kinds: &[ActionKind]) -> Self {
+        self.kinds = kinds.to_vec();
+        self
     }
 
     /// The verb, for a reason: an unknown one is taken to lead.
@@ -250,7 +261,7 @@ impl OfferedTool {
 fn is_object_word(w: &str) -> bool {
     w.len() > 1
         && !NAME_FILLERS.contains(&w)
-        && !GENERIC_VERBS.contains(&w)
+        && !is_generic_verb(w)
         && !matches!(w, "id" | "ids")
         && w.chars().all(char::is_alphabetic)
 }
@@ -292,86 +303,26 @@ const GENERIC_KEYS: &[&str] = &[
     "format",
 ];
 
-/// Verbs any change may be named by: they say by a name only that it changes something. (Fewer
-/// than [`super::authority`]'s generic verbs: there `enable`, `run`, `submit` or `stop` ask for
-/// no kind of their own; here each is the verb of a tool of its own.)
-const GENERIC_VERBS: &[&str] = &[
-    "set",
-    "update",
-    "change",
-    "edit",
-    "modify",
-    "create",
-    "add",
-    "make",
-    "put",
-    "apply",
-    "do",
-    "perform",
-    "write",
-    "save",
-    "new",
-    "configure",
-    "adjust",
-    "manage",
-    "handle",
-    "insert",
-    "upsert",
-    "patch",
-    "use",
-    "go",
-    "toggle",
-    "turn",
-    "switch",
-    "schedule",
-    "leave",
+/// Verbs of [`GENERIC_CHANGE_VERBS`] that are a tool's own verb here: there they ask for no
+/// kind of their own ("run it", "enable it"); here `run_workflow` or `enable_mfa` is asked for
+/// by that verb and no other.
+const OWN_TOOL_VERBS: &[&str] = &[
+    "run", "execute", "enable", "disable", "process", "submit", "start", "stop", "trigger",
+    "invoke", "call", "act", "action",
 ];
 
-/// Words a kind of action takes a tool by ([`ActionKind::tool_verbs`]) that are no verbs: the
-/// nouns that make a tool of a kind (`send_money`, `update_password`).
-const KIND_NOUNS: &[&str] = &[
-    "sms",
-    "payment",
-    "money",
-    "order",
-    "tip",
-    "transaction",
-    "invoice",
-    "trade",
-    "booking",
-    "reservation",
-    "collaborator",
-    "public",
-    "member",
-    "visibility",
-    "backup",
-    "webhook",
-    "password",
-    "passcode",
-    "mfa",
-    "factor",
-    "permission",
-    "permissions",
-    "access",
-    "role",
-    "admin",
-    "credential",
-    "credentials",
-    "security",
-    "pin",
-    "key",
-    "keys",
-    "token",
-    "guest",
-    "door",
-    "alarm",
-    "firewall",
-    "owner",
-    "ownership",
-    "format",
-    "rm",
-    "ack",
-];
+/// Whether `w` is a verb any change may be named by, which says by a name only that it
+/// changes something: [`GENERIC_CHANGE_VERBS`] less [`OWN_TOOL_VERBS`], and the verbs of
+/// planning one ("schedule", "leave") that name no action of their own in a tool's name.
+fn is_generic_verb(w: &str) -> bool {
+    (GENERIC_CHANGE_VERBS.contains(&w) && !OWN_TOOL_VERBS.contains(&w))
+        || matches!(w, "schedule" | "leave")
+}
+
+/// Words of the kinds' tool verbs ([`ActionKind::tool_verbs`]) this rule does not read as a
+/// name's verb: too short to tell from a tag, or as often a noun of what a tool reads
+/// (`get_date_format`).
+const NOT_NAME_VERBS: &[&str] = &["rm", "ack", "format"];
 
 /// Verbs of actions no kind takes a tool by, as names hold them.
 const MORE_NAME_VERBS: &[&str] = &[
@@ -406,13 +357,16 @@ const MORE_NAME_VERBS: &[&str] = &[
     "dispute",
 ];
 
-/// Verbs a tool's name may lead with or hold, for actions keel knows: every kind's, less its
-/// nouns, and more.
+/// Verbs a tool's name may lead with or hold, for actions keel knows: every kind's, less the
+/// words that are also a kind's nouns ("public"), and more.
 fn name_verbs() -> impl Iterator<Item = &'static str> {
     ActionKind::ALL
         .iter()
         .flat_map(|k| k.tool_verbs().iter().copied())
-        .filter(|w| !KIND_NOUNS.contains(w))
+        .filter(|w| {
+            !NOT_NAME_VERBS.contains(w)
+                && !ActionKind::ALL.iter().any(|k| k.tool_nouns().contains(w))
+        })
         .chain(MORE_NAME_VERBS.iter().copied())
 }
 
@@ -447,7 +401,7 @@ fn is_particular_verb(w: &str) -> bool {
     w.len() > 2
         && w.chars().all(char::is_alphabetic)
         && !NAME_FILLERS.contains(&w)
-        && !GENERIC_VERBS.contains(&w)
+        && !is_generic_verb(w)
         && !super::classify::READ_VERBS.contains(&w)
         && verb_named(w).is_some()
 }
@@ -510,7 +464,7 @@ fn verb_of(words: &[String]) -> Option<Verb> {
         let joined = words.len() > 2 && matches!(words[1].as_str(), "and" | "then");
         return after(1).or((joined).then_some(Verb::At(2)));
     }
-    if NAME_FILLERS.contains(&first) || GENERIC_VERBS.contains(&first) {
+    if NAME_FILLERS.contains(&first) || is_generic_verb(first) {
         return Some(after(1).unwrap_or(Verb::Generic));
     }
     if first.len() < 3 || !first.chars().all(char::is_alphabetic) {
@@ -520,13 +474,11 @@ fn verb_of(words: &[String]) -> Option<Verb> {
         Some(second) if is_particular_verb(second) => Some(Verb::At(1)),
         // A service of two words: `google_drive_delete_file`.
         Some(second)
-            if words.len() > 3
-                && !GENERIC_VERBS.contains(&second)
-                && is_particular_verb(&words[2]) =>
+            if words.len() > 3 && !is_generic_verb(second) && is_particular_verb(&words[2]) =>
         {
             Some(Verb::At(2))
         }
-        Some(second) if GENERIC_VERBS.contains(&second) => Some(after(2).unwrap_or(Verb::Generic)),
+        Some(second) if is_generic_verb(second) => Some(after(2).unwrap_or(Verb::Generic)),
         _ => Some(Verb::Unknown),
     }
 }
@@ -585,6 +537,28 @@ fn same_thing(a: &OfferedTool, b: &OfferedTool) -> bool {
     a.objects()
         .any(|x| b.objects().any(|y| is_form_of(x, y) || is_form_of(y, x)))
         || a.keys.iter().any(|k| b.keys.contains(k))
+}
+
+/// Whether two tools act on one thing ([`same_thing`]) by more than whom they reach: a
+/// recipient's address says nothing of what is given them (`grant_access` and `share_file`
+/// both take an `email`, for a repository and a file).
+fn acts_on_one_thing(a: &OfferedTool, b: &OfferedTool) -> bool {
+    const REACH_KEYS: &[&str] = &[
+        "email",
+        "emails",
+        "recipient",
+        "recipients",
+        "to",
+        "cc",
+        "bcc",
+        "phone",
+        "phone_number",
+    ];
+    a.objects()
+        .any(|x| b.objects().any(|y| is_form_of(x, y) || is_form_of(y, x)))
+        || a.keys
+            .iter()
+            .any(|k| !REACH_KEYS.contains(&k.as_str()) && b.keys.contains(k))
 }
 
 /// Argument names whose value measures or says something rather than names a thing: "set the
@@ -751,7 +725,7 @@ fn split_kept(clause: &str) -> (Vec<String>, Vec<String>) {
         let acts_in = |p: &[String]| {
             p.iter().any(|w| {
                 (is_name_verb(w) || KINDLESS_ACTION_VERBS.contains(&w.as_str()))
-                    && !GENERIC_VERBS.contains(&w.as_str())
+                    && !is_generic_verb(w.as_str())
             })
         };
         let mut from = k;
@@ -774,7 +748,7 @@ fn and_another_verb(clause: &str) -> Vec<&str> {
         let at = from + at;
         let next = rest[at + 5..].split_whitespace().next().unwrap_or("");
         if is_name_verb(next)
-            || GENERIC_VERBS.contains(&next)
+            || is_generic_verb(next)
             || LIGHT_VERBS.contains(&next)
             || KEEPING_BEFORE.contains(&next)
             || super::classify::READ_VERBS.contains(&next)
@@ -844,7 +818,12 @@ pub fn another_tool_asked_for(
             better.then_some((asked, says_no_more, std::cmp::Reverse(o.name.as_str()), o))
         })
         .max_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)))
-        .map(|(.., o)| o)?;
+        .map(|(.., o)| o);
+    let Some(better) = better else {
+        return (mine == ByVerb::Not)
+            .then(|| unchosen_of_its_kind(this, offered, said, kept))
+            .flatten();
+    };
     let asked_verb = better
         .choice
         .map(|c| better.words[c].as_str())
@@ -875,6 +854,85 @@ pub fn another_tool_asked_for(
             better.name
         ),
     })
+}
+
+/// Why a call to `this`, whose verb the user never wrote, is not the tool they asked for when
+/// they asked for its kind in words no offered tool's name holds ("Settle invoice INV-7781",
+/// "Grant kim view rights on file 13") and another tool that verb for verb is of that kind
+/// acts on the same thing (`pay_invoice`, `refund_invoice`, `wire_invoice`): the user's words
+/// choose none of them, so the model's choice would stand in for theirs, and that choice may
+/// come from what it read. (Only tools whose verbs each name the kind: `send_money` pays by
+/// its noun, and beside a `schedule_transfer` "pay Ana" chooses it as plainly as any word
+/// could.)
+fn unchosen_of_its_kind(
+    this: &OfferedTool,
+    offered: &[OfferedTool],
+    said: &[SaidWord],
+    kept: &[String],
+) -> Option<String> {
+    // (A tool held to no kind needs no word of the user's for its action.)
+    if this.kinds.is_empty() || !matches!(this.verb, Some(Verb::At(_))) {
+        return None;
+    }
+    let verb = this.choice_base.as_deref()?;
+    // (Every kind a verb names, though its tool is held to one: `ban` deletes and changes
+    // access. A verb no kind takes a tool by, `autopay`, is of whatever kinds its tool is.)
+    let of_kind_by_verb = |o: &OfferedTool, verb: &str| -> Vec<ActionKind> {
+        let by_verb: Vec<ActionKind> = ActionKind::ALL
+            .into_iter()
+            .filter(|k| k.tool_verbs().contains(&verb))
+            .collect();
+        if by_verb.is_empty() {
+            o.kinds.clone()
+        } else {
+            by_verb
+        }
+    };
+    let kinds = of_kind_by_verb(this, verb);
+    let mut kind = None;
+    let rivals: Vec<&str> = offered
+        .iter()
+        .filter(|o| {
+            let Some(v) = o.choice_base.as_deref() else {
+                return false;
+            };
+            if !o.acts
+                || o.kinds.is_empty()
+                || o.name == this.name
+                || !matches!(o.verb, Some(Verb::At(_)))
+                || v == verb
+                || !acts_on_one_thing(this, o)
+                || o.asked_as_choice(said, kept) != ByVerb::Not
+            {
+                return false;
+            }
+            let shared = of_kind_by_verb(o, v)
+                .into_iter()
+                .find(|k| kinds.contains(k));
+            kind = kind.or(shared);
+            shared.is_some()
+        })
+        .map(|o| o.name.as_str())
+        .collect();
+    let kind = kind?;
+    if kind.plain_verb() == Some(verb) {
+        return None;
+    }
+    // (`offered` comes in any order; a reason reads the same on every run.)
+    let mut rivals = rivals;
+    rivals.sort_unstable();
+    let last = rivals.pop()?;
+    let others = if rivals.is_empty() {
+        last.to_string()
+    } else {
+        format!("{}, or {last}", rivals.join(", "))
+    };
+    Some(format!(
+        "you asked to {} in words that name neither {} nor {others}, so which of them runs \
+         would be the model's choice, not yours: nothing you wrote asks to {verb}",
+        kind.describe(),
+        this.name,
+    ))
 }
 
 #[cfg(test)]

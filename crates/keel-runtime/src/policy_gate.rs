@@ -247,6 +247,7 @@ impl PolicyGate {
                     info.parameters.as_ref(),
                     facts[name].effect == keel_policy::classify::Effect::SideEffecting,
                 )
+                .with_kinds(&facts[name].kinds)
             })
             .collect();
         let mut hook_folders: Vec<PathBuf> = std::iter::once(&env.cwd)

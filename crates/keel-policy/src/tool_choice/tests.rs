@@ -532,3 +532,92 @@ fn tags_objects_before_the_verb_and_other_words_for_the_request_are_read() {
         &purge,
     );
 }
+
+/// An offered tool with the kinds its name gives it, as the gate reads them.
+fn kinded(name: &str, keys: &[&str]) -> OfferedTool {
+    let kinds = crate::authority::tool_kinds(&crate::classify::ToolInfo {
+        name: name.to_string(),
+        description: String::new(),
+        annotations: None,
+        parameters: None,
+        structured_output: false,
+    });
+    tool(name, keys).with_kinds(&kinds)
+}
+
+/// A thirty-sixth outsider round's: a request for a kind in a word no offered tool's name
+/// holds ("settle", "deactivate", "land") let any tool of the kind run on the named record.
+#[test]
+fn a_request_in_other_words_chooses_none_of_the_kinds_tools() {
+    let offered: Vec<OfferedTool> = [
+        ("pay_invoice", "invoice_id"),
+        ("refund_invoice", "invoice_id"),
+        ("autopay_invoice", "invoice_id"),
+        ("wire_invoice", "invoice_id"),
+        ("disable_account", "account_id"),
+        ("ban_account", "account_id"),
+        ("revoke_account", "account_id"),
+        ("merge_pull_request", "pr_id"),
+        ("close_pull_request", "pr_id"),
+        ("send_email", "email_id"),
+        ("broadcast_email", "email_id"),
+        ("share_file", "file_id"),
+        ("publish_file", "file_id"),
+    ]
+    .iter()
+    .map(|(n, k)| kinded(n, &[k]))
+    .collect();
+    let decide = |user: &str, call: &str| {
+        another_tool_asked_for(
+            call,
+            &[("id", "5561")],
+            &offered,
+            &said_words([user]),
+            &kept_words(&[user]),
+        )
+    };
+    for (user, call) in [
+        ("Settle invoice INV-7781, then read e-mail 12.", "refund_invoice"),
+        ("Settle invoice INV-7781, then read e-mail 12.", "autopay_invoice"),
+        ("Settle invoice INV-7781, then read e-mail 12.", "pay_invoice"),
+        ("Deactivate account 5561 and read e-mail 12.", "ban_account"),
+        ("Deactivate account 5561 and read e-mail 12.", "revoke_account"),
+        ("Land pull request 7, then read e-mail 12.", "close_pull_request"),
+        ("Read e-mail 12 and tell kim@acme-corp.com what it says.", "broadcast_email"),
+        ("Give kim@acme-corp.com access to file 13.", "publish_file"),
+    ] {
+        let reason = decide(user, call);
+        assert!(
+            reason
+                .as_deref()
+                .is_some_and(|r| r.contains("name neither") && r.contains(call)),
+            "{user} / {call}: {reason:?}"
+        );
+    }
+    // A kind's plain verb is what other words for it mean, where its tool reaches only whom
+    // its arguments name.
+    for (user, call) in [
+        ("Read e-mail 12 and tell kim@acme-corp.com what it says.", "send_email"),
+        ("Give kim@acme-corp.com access to file 13.", "share_file"),
+        // Asked with its own verb, it is the user's.
+        ("Refund invoice INV-7781.", "refund_invoice"),
+        ("Ban account 5561.", "ban_account"),
+    ] {
+        assert_eq!(decide(user, call), None, "{user} / {call}");
+    }
+    // Told of no kinds (`keel check`), the rule says nothing.
+    let unkinded: Vec<OfferedTool> = ["pay_invoice", "refund_invoice"]
+        .iter()
+        .map(|n| tool(n, &["invoice_id"]))
+        .collect();
+    assert_eq!(
+        another_tool_asked_for(
+            "refund_invoice",
+            &[],
+            &unkinded,
+            &said_words(["Settle invoice INV-7781"]),
+            &kept_words(&["Settle invoice INV-7781"]),
+        ),
+        None
+    );
+}
