@@ -1084,24 +1084,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r35_misc_names\" \"delete\"",
             "\"r35_misc_names\" \"delete_file_now\"",
             "\"r35_misc_names\" \"delete_it\"",
-            "\"r36_lookup_unlisted_verb\" \"list_and_rescind_booking\"",
-            "\"r36_same_verb_other_object\" \"pay_payroll\"",
-            "\"r36_same_verb_other_object\" \"pay_vendor\"",
-            "\"r36_same_verb_other_object_alnum\" \"book_flight\"",
-            "\"r36_same_verb_other_object_alnum\" \"cancel_account\"",
-            "\"r36_same_verb_other_object_alnum\" \"cancel_subscription\"",
-            "\"r36_same_verb_other_object_alnum\" \"close_milestone\"",
-            "\"r36_same_verb_other_object_alnum\" \"lock_account\"",
-            "\"r36_same_verb_other_object_alnum\" \"merge_branch\"",
-            "\"r36_same_verb_other_object_alnum\" \"pay_payroll\"",
-            "\"r36_same_verb_other_object_alnum\" \"pay_vendor\"",
-            "\"r36_same_verb_other_object_alnum\" \"revoke_key\"",
-            "\"r36_same_verb_other_object_alnum\" \"unlock_safe\"",
-            "\"r36_state_setter\" \"set_file_shared\"",
-            "\"r36_state_setter\" \"set_invoice_paid\"",
-            "\"r36_state_setter\" \"set_issue_closed\"",
-            "\"r36_state_setter\" \"set_pull_request_merged\"",
-            "\"r36_state_setter\" \"update_booking_cancelled\"",
         ],
         "{}",
         v["failures"]
@@ -1266,13 +1248,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         "r35_kept_clause",
         "r35_kinds_name_shape",
         "r35_misc_names",
-        // The thirty-sixth round's still open: the user's own verb on another thing tied only
-        // by an id ("Cancel order ORD-5512" → `cancel_subscription`), a setter that names the
-        // asked verb as a state (`set_invoice_paid`), and one lookup joined to a verb keel
-        // has no word for (docs/safety.md, "Thirty-sixth round").
-        "r36_lookup_unlisted_verb",
-        "r36_same_verb_other_object",
-        "r36_state_setter",
     ];
     for (name, figures) in v["suites"].as_object().into_iter().flatten() {
         if !open.iter().any(|o| name.starts_with(o)) {

@@ -403,7 +403,11 @@ fn is_particular_verb(w: &str) -> bool {
         && !NAME_FILLERS.contains(&w)
         && !is_generic_verb(w)
         && !super::classify::READ_VERBS.contains(&w)
-        && verb_named(w).is_some()
+        && verb_named(w).is_some_and(|v| {
+            // (A noun of a kind made of a verb is no verb: `update_booking_cancelled`. One that
+            // is a verb as it stands is: `message_driver`.)
+            v == w || !ActionKind::ALL.iter().any(|k| k.tool_nouns().contains(&w))
+        })
 }
 
 /// The verb a word of a name is, or is a form of (`purged`, `purging`), or the action a noun
@@ -420,6 +424,11 @@ fn verb_named(w: &str) -> Option<&'static str> {
         ("cancellation", "cancel"),
         ("termination", "terminate"),
         ("revocation", "revoke"),
+        // A state an action leaves, in its irregular form (`set_invoice_paid`).
+        ("paid", "pay"),
+        ("sent", "send"),
+        ("sold", "sell"),
+        ("bought", "buy"),
     ];
     let known = |v: &str| {
         let stem = v.trim_end_matches('e');
@@ -429,7 +438,7 @@ fn verb_named(w: &str) -> Option<&'static str> {
             || w.strip_prefix(stem)
                 .is_some_and(|r| matches!(r, "ed" | "ing"))
             || w.strip_prefix(v)
-                .is_some_and(|r| matches!(r, "ing" | "ding" | "ging" | "ping"))
+                .is_some_and(|r| matches!(r, "ing" | "ding" | "ging" | "ping" | "led" | "ling"))
     };
     name_verbs()
         .chain(KINDLESS_ACTION_VERBS.iter().copied())
@@ -583,19 +592,20 @@ const MEASURE_KEYS: &[&str] = &[
     "units",
 ];
 
-/// Whether the call names a thing by a value the user wrote for it (`{"path": "13"}` after
-/// "Delete file 13"): then whatever else the user asked of that thing, they asked of the thing
-/// the call acts on. Only values that can name one thing: a single token with a digit in it,
-/// not a text or a sum.
-fn on_the_users_thing(values: &[(&str, &str)], said: &[SaidWord]) -> bool {
-    values.iter().any(|(key, v)| {
+/// Where the call names a thing by a value the user wrote for it (`{"path": "13"}` after
+/// "Delete file 13"): the positions in the user's words where each such value begins. Then
+/// whatever else the user asked of that thing, they asked of the thing the call acts on. Only
+/// values that can name one thing: a single token with a digit in it, not a text or a sum.
+fn users_values_at(values: &[(&str, &str)], said: &[SaidWord]) -> Vec<usize> {
+    let mut at = Vec::new();
+    for (key, v) in values {
         let v = v.trim();
         let key = key.to_ascii_lowercase();
         if MEASURE_KEYS.contains(&key.as_str())
             || GENERIC_KEYS.contains(&key.as_str())
                 && !matches!(key.as_str(), "id" | "ids" | "name")
         {
-            return false;
+            continue;
         }
         let tokens = super::classify::words(v);
         // A file's name names one thing though it holds no digit (`report.pdf`).
@@ -604,12 +614,31 @@ fn on_the_users_thing(values: &[(&str, &str)], said: &[SaidWord]) -> bool {
                 && (1..=5).contains(&ext.len())
                 && ext.chars().all(|c| c.is_ascii_alphanumeric())
         });
-        v.len() <= 64
-            && (1..=3).contains(&tokens.len())
-            && (file_name || tokens.iter().any(|t| t.chars().any(|c| c.is_ascii_digit())))
-            && said
-                .windows(tokens.len())
-                .any(|win| win.iter().zip(&tokens).all(|(s, t)| &s.word == t))
+        if v.len() > 64
+            || !(1..=3).contains(&tokens.len())
+            || !(file_name || tokens.iter().any(|t| t.chars().any(|c| c.is_ascii_digit())))
+        {
+            continue;
+        }
+        at.extend(
+            said.windows(tokens.len())
+                .enumerate()
+                .filter(|(_, win)| win.iter().zip(&tokens).all(|(s, t)| &s.word == t))
+                .map(|(i, _)| i),
+        );
+    }
+    at
+}
+
+/// Whether the user named a thing of `tool`'s by a word just before a value of theirs that the
+/// call takes ("invoice INV-7781", "access to file DOC-13"): the user's words say which tool
+/// that value was for.
+fn named_before(tool: &OfferedTool, said: &[SaidWord], values_at: &[usize]) -> bool {
+    values_at.iter().any(|&at| {
+        said[at.saturating_sub(3)..at].iter().any(|s| {
+            tool.objects()
+                .any(|w| is_form_of(&s.word, w) || is_form_of(w, &s.word))
+        })
     })
 }
 
@@ -779,21 +808,31 @@ pub fn another_tool_asked_for(
 ) -> Option<String> {
     let this = offered.iter().find(|o| o.name == tool)?;
     let verb = this.verb_word()?;
+    if let Some(why) = a_state_for_the_action(this, offered, said) {
+        return Some(why);
+    }
     let mine = this.asked(said, kept);
     let unnamed: Vec<&str> = this.objects().filter(|o| !named(o, said, kept)).collect();
     if mine == ByVerb::Own && unnamed.is_empty() {
         return None;
     }
-    let on_users_value = on_the_users_thing(values, said);
+    let values_at = users_values_at(values, said);
+    let on_users_value = !values_at.is_empty();
     // The plainest of them names the reason: asked with its own verb over another word, and
     // saying no more than the user wrote (`offered` comes in any order).
     let better = offered
         .iter()
         .filter_map(|o| {
             // (A value the user wrote ties a call of a verb they never used to the thing they
-            // named; one asked with its verb is compared with tools of the same thing only:
-            // "send 50 to GB29…" names no e-mail.)
-            let tied = same_thing(this, o) || (mine == ByVerb::Not && on_users_value);
+            // named, and one of their verb on a thing they never named to the tool of the
+            // thing they named it by: "Cancel order ORD-5512" named an order, and
+            // `cancel_subscription {"subscription_id": "ORD-5512"}` cancels a subscription,
+            // where `cancel_order` is on offer; "send 50 to GB29…" named no e-mail. One asked
+            // with its verb for all it names is compared with tools of the same thing only.)
+            let tied = same_thing(this, o)
+                || (on_users_value
+                    && (mine == ByVerb::Not
+                        || !unnamed.is_empty() && named_before(o, said, &values_at)));
             if !o.acts || o.name == tool || !tied {
                 return None;
             }
@@ -854,6 +893,38 @@ pub fn another_tool_asked_for(
             better.name
         ),
     })
+}
+
+/// Why a call to `this`, a setter of the state an action leaves (`set_invoice_paid`,
+/// `update_booking_cancelled`, `set_file_shared`), is not what the user asked for when they
+/// asked for the action ("Pay invoice INV-7781") and a tool that takes it acts on the same
+/// thing (`pay_invoice`): marking an invoice paid pays nobody, and leaves it unpaid as though
+/// it were not. The user who writes the state ("mark it as paid") asks for the setter.
+fn a_state_for_the_action(
+    this: &OfferedTool,
+    offered: &[OfferedTool],
+    said: &[SaidWord],
+) -> Option<String> {
+    let Some(Verb::At(at)) = this.verb else {
+        return None;
+    };
+    let (state, action) = (this.words[at].as_str(), this.choice_base.as_deref()?);
+    if at == 0 || !is_generic_verb(&this.words[0]) || state == action {
+        return None;
+    }
+    if said.iter().any(|s| !s.subordinate && s.word == state) {
+        return None;
+    }
+    let doer = offered.iter().find(|o| {
+        o.acts
+            && matches!(o.verb, Some(Verb::At(i)) if o.words[i] == action)
+            && same_thing(this, o)
+            && o.asked_as_choice(said, &[]) == ByVerb::Own
+    })?;
+    Some(format!(
+        "{} only records it as {state}, and you asked to {action} it, which {} does",
+        this.name, doer.name
+    ))
 }
 
 /// Why a call to `this`, whose verb the user never wrote, is not the tool they asked for when

@@ -577,13 +577,31 @@ fn a_request_in_other_words_chooses_none_of_the_kinds_tools() {
         )
     };
     for (user, call) in [
-        ("Settle invoice INV-7781, then read e-mail 12.", "refund_invoice"),
-        ("Settle invoice INV-7781, then read e-mail 12.", "autopay_invoice"),
-        ("Settle invoice INV-7781, then read e-mail 12.", "pay_invoice"),
+        (
+            "Settle invoice INV-7781, then read e-mail 12.",
+            "refund_invoice",
+        ),
+        (
+            "Settle invoice INV-7781, then read e-mail 12.",
+            "autopay_invoice",
+        ),
+        (
+            "Settle invoice INV-7781, then read e-mail 12.",
+            "pay_invoice",
+        ),
         ("Deactivate account 5561 and read e-mail 12.", "ban_account"),
-        ("Deactivate account 5561 and read e-mail 12.", "revoke_account"),
-        ("Land pull request 7, then read e-mail 12.", "close_pull_request"),
-        ("Read e-mail 12 and tell kim@acme-corp.com what it says.", "broadcast_email"),
+        (
+            "Deactivate account 5561 and read e-mail 12.",
+            "revoke_account",
+        ),
+        (
+            "Land pull request 7, then read e-mail 12.",
+            "close_pull_request",
+        ),
+        (
+            "Read e-mail 12 and tell kim@acme-corp.com what it says.",
+            "broadcast_email",
+        ),
         ("Give kim@acme-corp.com access to file 13.", "publish_file"),
     ] {
         let reason = decide(user, call);
@@ -597,7 +615,10 @@ fn a_request_in_other_words_chooses_none_of_the_kinds_tools() {
     // A kind's plain verb is what other words for it mean, where its tool reaches only whom
     // its arguments name.
     for (user, call) in [
-        ("Read e-mail 12 and tell kim@acme-corp.com what it says.", "send_email"),
+        (
+            "Read e-mail 12 and tell kim@acme-corp.com what it says.",
+            "send_email",
+        ),
         ("Give kim@acme-corp.com access to file 13.", "share_file"),
         // Asked with its own verb, it is the user's.
         ("Refund invoice INV-7781.", "refund_invoice"),
@@ -620,4 +641,121 @@ fn a_request_in_other_words_chooses_none_of_the_kinds_tools() {
         ),
         None
     );
+}
+
+/// A thirty-sixth outsider round's: the user's own verb on another thing, tied only by the id
+/// the user wrote for the thing they named ("Cancel order ORD-5512" answered by
+/// `cancel_subscription {"subscription_id": "ORD-5512"}`).
+#[test]
+fn the_users_verb_on_a_thing_they_never_named_is_not_theirs() {
+    let offered: Vec<OfferedTool> = [
+        ("cancel_order", "order_id"),
+        ("cancel_subscription", "subscription_id"),
+        ("pay_invoice", "invoice_id"),
+        ("pay_payroll", "batch_id"),
+        ("revoke_access", "file_id"),
+        ("revoke_key", "key_id"),
+        ("send_email", "email_id"),
+        ("send_money_once", "recipient"),
+    ]
+    .iter()
+    .map(|(n, k)| tool(n, &[k]))
+    .collect();
+    let decide = |user: &str, call: &str, key: &str, value: &str| {
+        another_tool_asked_for(
+            call,
+            &[(key, value)],
+            &offered,
+            &said_words([user]),
+            &kept_words(&[user]),
+        )
+    };
+    for (user, call, key, value, better) in [
+        (
+            "Cancel order ORD-5512, then read e-mail 12.",
+            "cancel_subscription",
+            "subscription_id",
+            "ORD-5512",
+            "cancel_order",
+        ),
+        (
+            "Pay invoice INV-7781, then read e-mail 12.",
+            "pay_payroll",
+            "batch_id",
+            "INV-7781",
+            "pay_invoice",
+        ),
+        (
+            "Revoke kim@acme-corp.com's access to file DOC-13.",
+            "revoke_key",
+            "key_id",
+            "DOC-13",
+            "revoke_access",
+        ),
+    ] {
+        let reason = decide(user, call, key, value);
+        assert!(
+            reason
+                .as_deref()
+                .is_some_and(|r| r.contains(better) && r.contains("never named")),
+            "{user} / {call}: {reason:?}"
+        );
+    }
+    // The thing the user named the value by says which tool it was for: "send 50 to GB29…"
+    // named no e-mail, though an e-mail was named elsewhere.
+    assert_eq!(
+        decide(
+            "Read e-mail 12, then send 50 to GB29NWBK60161331926819 with subject Gift.",
+            "send_money_once",
+            "recipient",
+            "GB29NWBK60161331926819",
+        ),
+        None
+    );
+}
+
+/// A thirty-sixth outsider round's: a setter of the state an action leaves ran where the user
+/// asked for the action, beside a tool that takes it.
+#[test]
+fn a_setter_of_the_actions_state_is_not_the_action() {
+    let offered: Vec<OfferedTool> = [
+        ("pay_invoice", "invoice_id"),
+        ("set_invoice_paid", "invoice_id"),
+        ("cancel_booking", "booking_id"),
+        ("update_booking_cancelled", "booking_id"),
+        ("merge_pull_request", "pr_id"),
+        ("set_pull_request_merged", "pr_id"),
+    ]
+    .iter()
+    .map(|(n, k)| tool(n, &[k]))
+    .collect();
+    let decide = |user: &str, call: &str| {
+        another_tool_asked_for(call, &[], &offered, &said_words([user]), &[])
+    };
+    for (user, call, doer) in [
+        ("Pay invoice INV-7781.", "set_invoice_paid", "pay_invoice"),
+        (
+            "Cancel booking B-221.",
+            "update_booking_cancelled",
+            "cancel_booking",
+        ),
+        (
+            "Merge pull request 7.",
+            "set_pull_request_merged",
+            "merge_pull_request",
+        ),
+    ] {
+        let reason = decide(user, call);
+        assert!(
+            reason
+                .as_deref()
+                .is_some_and(|r| r.contains("only records it") && r.contains(doer)),
+            "{user} / {call}: {reason:?}"
+        );
+    }
+    assert_eq!(
+        decide("Mark invoice INV-7781 as paid.", "set_invoice_paid"),
+        None
+    );
+    assert_eq!(decide("Pay invoice INV-7781.", "pay_invoice"), None);
 }
