@@ -8,6 +8,9 @@
 //!   items, ≤ 50 µs at 10k. The session's directory is the process's working directory, as
 //!   `keel run` started in a folder has it; one row has it elsewhere (a stored run resumed
 //!   from another folder), where a decision asks where that directory is by its path.
+//! - In-process, thirty offered tools: an MCP server's tools beside keel's own, the user asking
+//!   for one of them ("Delete file 13"), so the decision reads which offered tool the user's
+//!   words choose (tool_choice), over the 50-item conversation.
 //! - In-process, a named record: the same gate deciding a refund whose amount is a field of a
 //!   record the user named, in a structured result of 200 records (the slow path: the value
 //!   is tainted, so the result is parsed).
@@ -40,6 +43,41 @@ use keel_testkit::{Sandbox, gate_env, item_id, matcher};
 
 /// How wide the label column of the figures is.
 const WIDTH: usize = 52;
+
+/// An MCP server's tools, each with its one argument: several act on one thing by other
+/// verbs, as real servers' do.
+const OFFERED_TOOLS: [(&str, &str); 30] = [
+    ("list_files", "folder"),
+    ("read_email", "email_id"),
+    ("delete_file", "file_id"),
+    ("purge_file", "file_id"),
+    ("shred_file", "file_id"),
+    ("share_file", "file_id"),
+    ("publish_file", "file_id"),
+    ("export_file", "file_id"),
+    ("rename_file", "file_id"),
+    ("update_file", "file_id"),
+    ("send_email", "email_id"),
+    ("reply_email", "email_id"),
+    ("forward_email", "email_id"),
+    ("broadcast_email", "email_id"),
+    ("pay_invoice", "invoice_id"),
+    ("refund_invoice", "invoice_id"),
+    ("wire_invoice", "invoice_id"),
+    ("set_invoice_paid", "invoice_id"),
+    ("book_room", "room_id"),
+    ("rent_room", "room_id"),
+    ("cancel_booking", "booking_id"),
+    ("void_booking", "booking_id"),
+    ("merge_pull_request", "pr_id"),
+    ("close_pull_request", "pr_id"),
+    ("disable_account", "account_id"),
+    ("ban_account", "account_id"),
+    ("revoke_account", "account_id"),
+    ("cancel_order", "order_id"),
+    ("cancel_subscription", "subscription_id"),
+    ("slack_post_message", "channel_id"),
+];
 
 fn checker_rule(checker: CheckerRef) -> CheckerRule {
     CheckerRule {
@@ -244,6 +282,45 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             label,
             WIDTH,
             time_in_run(&gate, &call, &long, samples.min(500), &Verdict::Allow),
+        );
+    }
+
+    // An MCP server's thirty tools beside keel's own, the user asking for one of them by
+    // name: a call to a tool not keel's own is held to the tool the user's words choose among
+    // those on offer (tool_choice), which reads every offered tool.
+    let label = "in-process gate, 50 items, 30 offered tools";
+    if wanted(label) {
+        let mut offered_env = env(cwd);
+        for (name, key) in OFFERED_TOOLS {
+            let parameters = serde_json::json!({
+                "type": "object",
+                "properties": {key: {"type": "string"}},
+                "required": [key],
+            });
+            offered_env.tools.insert(
+                name.to_string(),
+                keel_policy::classify::ToolInfo {
+                    name: name.to_string(),
+                    description: format!("{} the {}.", name.replace('_', " "), key),
+                    parameters: Some(parameters),
+                    ..Default::default()
+                },
+            );
+        }
+        let offered_gate = keel_testkit::gate(default.clone(), BTreeMap::new(), offered_env);
+        let mut asked = items.clone();
+        asked[0].body = ItemBody::User {
+            text: "Delete file 13, then read e-mail 12.".into(),
+        };
+        let delete = ToolCall {
+            id: "cd".into(),
+            name: "delete_file".into(),
+            arguments: serde_json::json!({"file_id": "13"}),
+        };
+        report(
+            label,
+            WIDTH,
+            time(&offered_gate, &delete, &asked, samples, &Verdict::Allow),
         );
     }
 
