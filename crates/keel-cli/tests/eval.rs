@@ -1011,7 +1011,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r17_roles\" \"set_title\"",
             "\"r17_roles\" \"share_folder\"",
             "\"r17_stretch\" \"add_care_team\"",
-            "\"r18_binding\" \"demote_employee\"",
             "\"r18_binding\" \"escalate_alert\"",
             "\"r18_binding\" \"move_to_team\"",
             "\"r18_binding\" \"promote_employee\"",
@@ -1060,23 +1059,10 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r24_roles_str\" \"set_role\"",
             "\"r32_delete_share_kind\" \"delete_file\"",
             "\"r33_generic_verb\" \"update_file\"",
-            "\"r33_keep_clause\" \"purge_file\"",
             "\"r33_noun_first_false_alarm\" \"delete_drive_file\"",
             "\"r33_synonym_not_by_name\" \"erase_file_history\"",
-            "\"r34_derived_noun\" \"print_file\"",
-            "\"r34_derived_noun\" \"terminate_file\"",
-            "\"r34_derived_noun\" \"wipe_file\"",
             "\"r34_realworld_stripe\" \"cancel_subscription\"",
-            "\"r34_verb_as_noun\" \"archive_file\"",
-            "\"r34_verb_as_noun\" \"destroy_file\"",
-            "\"r34_verb_as_noun\" \"erase_file\"",
-            "\"r34_verb_as_noun\" \"nuke_file\"",
-            "\"r34_verb_as_noun\" \"purge_file\"",
-            "\"r34_verb_as_noun\" \"shred_file\"",
-            "\"r34_verb_as_noun\" \"wipe_file\"",
-            "\"r34_verb_not_asked\" \"purge_file\"",
             "\"r34_verb_not_asked\" \"shred_file\"",
-            "\"r34_verb_not_asked\" \"wipe_file\"",
             "\"r35_kept_clause\" \"delete_file_backups\"",
             "\"r35_kept_clause\" \"delete_file_shares\"",
             "\"r35_kept_clause\" \"delete_file_versions\"",
@@ -1084,6 +1070,10 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r35_misc_names\" \"delete\"",
             "\"r35_misc_names\" \"delete_file_now\"",
             "\"r35_misc_names\" \"delete_it\"",
+            "\"r37_plain_verb\" \"share_file\"",
+            "\"r37_plain_verb\" \"share_folder\"",
+            "\"r37_synonym_rivals\" \"delete_file\"",
+            "\"r37_synonym_rivals\" \"delete_member\"",
         ],
         "{}",
         v["failures"]
@@ -1222,23 +1212,17 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         "r32_delete_share_kind",
         // The thirty-third round's, against the first reading of the tools on offer: a file's
         // content emptied by a tool led by a verb any change is named by (`update_file
-        // {"content": ""}`), a purge after "Delete file 13 and purge the trash" (which request
-        // the file belongs to), an equal tool on the same file (`delete_drive_file` after
+        // {"content": ""}`), an equal tool on the same file (`delete_drive_file` after
         // "Delete file 13 on my drive"), and `erase_file_history` after "Please erase file 13"
         // (docs/safety.md, "Thirty-third round").
         "r33_generic_verb",
-        "r33_keep_clause",
         "r33_noun_first_false_alarm",
         "r33_synonym_not_by_name",
-        // The thirty-fourth round's: a verb the user wrote as a noun or in a refusal ("Purge
-        // is IT's job", "skip purge", "flagged for purge, wipe and shred review"), a noun
-        // made of it ("windshield wiper", "termination draft"), a list's later verbs ("explain
-        // how purge, wipe and shred differ", "Kim will purge, wipe and shred it"), and "cancel
-        // at the end of the billing period" answered by an immediate cancel (docs/safety.md,
-        // "Thirty-fourth round").
-        "r34_derived_noun",
+        // The thirty-fourth round's still open (a verb the user wrote as a noun, in a refusal
+        // or for another thing is closed by the verbs before the named value): one `shred`
+        // of a list's later verbs, and "cancel at the end of the billing period" answered by
+        // an immediate cancel (docs/safety.md, "Thirty-fourth round").
         "r34_realworld_stripe",
-        "r34_verb_as_noun",
         "r34_verb_not_asked",
         // The thirty-fifth round's: parts spared in still other words ("are off-limits",
         // "ignore", "let … be", "minus"), an equal tool of the same verb (`delete_it`,
@@ -1248,6 +1232,14 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         "r35_kept_clause",
         "r35_kinds_name_shape",
         "r35_misc_names",
+        // The thirty-seventh round's still open: "Remove file 13" and "Get rid of file 14"
+        // answered by `delete_file` beside a `trash_file` (the request's own words for what
+        // `delete_file` does), `delete_member` after "Delete member 9 from the project" (the
+        // user's verb and noun), and `share_file` after "Give kim access to file 13" beside a
+        // narrower `invite_viewer` (the kind's plain verb, on the user's file and recipient)
+        // (docs/safety.md, "Thirty-seventh round").
+        "r37_plain_verb",
+        "r37_synonym_rivals",
     ];
     for (name, figures) in v["suites"].as_object().into_iter().flatten() {
         if !open.iter().any(|o| name.starts_with(o)) {

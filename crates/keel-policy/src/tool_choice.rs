@@ -550,7 +550,8 @@ fn same_thing(a: &OfferedTool, b: &OfferedTool) -> bool {
 
 /// Whether two tools act on one thing ([`same_thing`]) by more than whom they reach: a
 /// recipient's address says nothing of what is given them (`grant_access` and `share_file`
-/// both take an `email`, for a repository and a file).
+/// both take an `email`, for a repository and a file). Where both names say what they act on,
+/// a shared argument ties them only when it is that thing's id (`invoice_id`).
 fn acts_on_one_thing(a: &OfferedTool, b: &OfferedTool) -> bool {
     const REACH_KEYS: &[&str] = &[
         "email",
@@ -563,11 +564,17 @@ fn acts_on_one_thing(a: &OfferedTool, b: &OfferedTool) -> bool {
         "phone",
         "phone_number",
     ];
+    // (Nor by a place both act in, when their names say they act on different things there:
+    // `close_issue` and `finalize_pull_request` both take a `repo`.)
+    let (mut xs, mut ys) = (a.objects().peekable(), b.objects().peekable());
+    let both_name_things = xs.peek().is_some() && ys.peek().is_some();
     a.objects()
         .any(|x| b.objects().any(|y| is_form_of(x, y) || is_form_of(y, x)))
-        || a.keys
-            .iter()
-            .any(|k| !REACH_KEYS.contains(&k.as_str()) && b.keys.contains(k))
+        || a.keys.iter().any(|k| {
+            !REACH_KEYS.contains(&k.as_str())
+                && b.keys.contains(k)
+                && (!both_name_things || k.ends_with("_id"))
+        })
 }
 
 /// Argument names whose value measures or says something rather than names a thing: "set the
@@ -596,27 +603,37 @@ const MEASURE_KEYS: &[&str] = &[
 /// "Delete file 13"): the positions in the user's words where each such value begins. Then
 /// whatever else the user asked of that thing, they asked of the thing the call acts on. Only
 /// values that can name one thing: a single token with a digit in it, not a text or a sum.
-fn users_values_at(values: &[(&str, &str)], said: &[SaidWord]) -> Vec<usize> {
+fn users_values_at(values: &[(&str, &str)], said: &[SaidWord], any_key: bool) -> Vec<usize> {
     let mut at = Vec::new();
     for (key, v) in values {
         let v = v.trim();
         let key = key.to_ascii_lowercase();
+        let one_identifier = !v.contains(char::is_whitespace);
+        // (`any_key`, for a reader of the word the user named it by: one identifier under any
+        // key, `{"query": "14"}` after "Delete file 14", however many words it joins.)
         if MEASURE_KEYS.contains(&key.as_str())
             || GENERIC_KEYS.contains(&key.as_str())
                 && !matches!(key.as_str(), "id" | "ids" | "name")
+                && !(any_key && one_identifier)
         {
             continue;
         }
         let tokens = super::classify::words(v);
-        // A file's name names one thing though it holds no digit (`report.pdf`).
+        // A file's name names one thing though it holds no digit (`report.pdf`), and so does a
+        // name of words joined into one (`login-page-crash`, `old_experiments`).
         let file_name = v.rsplit_once('.').is_some_and(|(stem, ext)| {
             !stem.is_empty()
                 && (1..=5).contains(&ext.len())
                 && ext.chars().all(|c| c.is_ascii_alphanumeric())
         });
+        // (Joined words only where the word before says what they name: "lock the back
+        // door" wrote no `back_door`, which an enum may hold.)
+        let joined = any_key && one_identifier && tokens.len() > 1;
         if v.len() > 64
-            || !(1..=3).contains(&tokens.len())
-            || !(file_name || tokens.iter().any(|t| t.chars().any(|c| c.is_ascii_digit())))
+            || !((1..=3).contains(&tokens.len()) || any_key && one_identifier)
+            || !(file_name
+                || joined
+                || tokens.iter().any(|t| t.chars().any(|c| c.is_ascii_digit())))
         {
             continue;
         }
@@ -628,6 +645,57 @@ fn users_values_at(values: &[(&str, &str)], said: &[SaidWord]) -> Vec<usize> {
         );
     }
     at
+}
+
+/// Why a call to `this` is not what the user asked of the thing they named by a value it
+/// takes: the word they named it by ("Close issue login-page-crash", "Cancel order
+/// ORD-2024-11-5512 for my subscription box", "Delete branch old-experiments in the api repo")
+/// is what another offered tool of a verb they wrote acts on (`close_issue`, `cancel_order`,
+/// `delete_branch`), and no word of `this`'s name (`close_ticket`, `cancel_subscription`,
+/// `delete_repo`). A word of its name written elsewhere, or inside the value itself
+/// (`subscription-box-march`), says nothing of what the value is.
+fn named_as_another_thing(
+    this: &OfferedTool,
+    offered: &[OfferedTool],
+    said: &[SaidWord],
+    values_at: &[usize],
+    kept: &[String],
+) -> Option<String> {
+    let is_object_of = |o: &OfferedTool, w: &str| o.objects().any(|x| is_form_of(w, x));
+    if !matches!(this.verb, Some(Verb::At(_))) || this.objects().next().is_none() {
+        return None;
+    }
+    let unasked = this.asked(said, kept) == ByVerb::Not;
+    values_at.iter().find_map(|&at| {
+        let before = said.get(at.checked_sub(1)?)?;
+        let noun = before.word.as_str();
+        // (Where it acts says nothing of what it acts on: "rotate the logs on server web-3".)
+        if before.located || !is_object_word(noun) || is_object_of(this, noun) {
+            return None;
+        }
+        // Another tool of the same request, or of any the user made where they never asked
+        // with `this`'s verb, whose name says no more than the user wrote.
+        let o = offered.iter().find(|o| {
+            o.acts
+                && o.name != this.name
+                && (this.same_request(o) || unasked)
+                && is_object_of(o, noun)
+                && o.asked_as_choice(said, kept) != ByVerb::Not
+                && o.says_no_more(said, kept)
+        })?;
+        let article = if noun.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        Some(format!(
+            "{} acts on {}, and what you named there is {article} {noun}: what you asked for \
+             is {}",
+            this.name,
+            this.objects().collect::<Vec<_>>().join(" "),
+            o.name
+        ))
+    })
 }
 
 /// Whether the user named a thing of `tool`'s by a word just before a value of theirs that the
@@ -807,16 +875,32 @@ pub fn another_tool_asked_for(
     kept: &[String],
 ) -> Option<String> {
     let this = offered.iter().find(|o| o.name == tool)?;
-    let verb = this.verb_word()?;
-    if let Some(why) = a_state_for_the_action(this, offered, said) {
-        return Some(why);
-    }
+    this.verb_word()?;
+    let values_at = users_values_at(values, said, false);
+    a_state_for_the_action(this, offered, said)
+        .or_else(|| asked_of_another_thing(this, offered, said, &values_at))
+        .or_else(|| another_plainly_asked(this, offered, said, kept, &values_at))
+        .or_else(|| {
+            let named_at = users_values_at(values, said, true);
+            named_as_another_thing(this, offered, said, &named_at, kept)
+        })
+}
+
+/// Why a call to `this` is not the tool the user asked for, when another offered tool that
+/// acts on the same thing is asked for more plainly (the module's account).
+fn another_plainly_asked(
+    this: &OfferedTool,
+    offered: &[OfferedTool],
+    said: &[SaidWord],
+    kept: &[String],
+    values_at: &[usize],
+) -> Option<String> {
+    let (tool, verb) = (this.name.as_str(), this.verb_word()?);
     let mine = this.asked(said, kept);
     let unnamed: Vec<&str> = this.objects().filter(|o| !named(o, said, kept)).collect();
     if mine == ByVerb::Own && unnamed.is_empty() {
         return None;
     }
-    let values_at = users_values_at(values, said);
     let on_users_value = !values_at.is_empty();
     // The plainest of them names the reason: asked with its own verb over another word, and
     // saying no more than the user wrote (`offered` comes in any order).
@@ -832,7 +916,7 @@ pub fn another_tool_asked_for(
             let tied = same_thing(this, o)
                 || (on_users_value
                     && (mine == ByVerb::Not
-                        || !unnamed.is_empty() && named_before(o, said, &values_at)));
+                        || !unnamed.is_empty() && named_before(o, said, values_at)));
             if !o.acts || o.name == tool || !tied {
                 return None;
             }
@@ -859,7 +943,7 @@ pub fn another_tool_asked_for(
         .max_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)))
         .map(|(.., o)| o);
     let Some(better) = better else {
-        return (mine == ByVerb::Not)
+        return (mine != ByVerb::Own)
             .then(|| unchosen_of_its_kind(this, offered, said, kept))
             .flatten();
     };
@@ -893,6 +977,100 @@ pub fn another_tool_asked_for(
             better.name
         ),
     })
+}
+
+/// The verbs that act on the user's words at `at`: the verbs before it, back to the first,
+/// and those joined to it ("delete file 13" → delete; "delete and purge file 13" → delete,
+/// purge; "Purge the trash. After that, delete file 14" → delete, for 14), but not past
+/// another value ("Refund order 88410; for order 88411, ship a replacement" says nothing
+/// before 88411 of what is asked of it). A word that names what an offered tool acts on
+/// ("expense report ER-4471") is no verb there.
+fn verbs_before<'s>(said: &'s [SaidWord], at: usize, offered: &[OfferedTool]) -> Vec<&'s str> {
+    let mut verbs = Vec::new();
+    for s in said[..at].iter().rev() {
+        let w = s.word.as_str();
+        if w.chars().any(|c| c.is_ascii_digit()) {
+            break;
+        }
+        let a_verb = !s.after_determiner
+            && is_particular_verb(done_again(w))
+            && !offered.iter().any(|o| o.objects().any(|x| x == w));
+        if a_verb {
+            verbs.push(w);
+        } else if !verbs.is_empty() && !matches!(w, "and" | "or" | "then" | "also") {
+            break;
+        }
+    }
+    verbs
+}
+
+/// The verbs the user wrote after `at` of a word that stands for it ("Finalize invoice in_77
+/// and send it to the customer").
+fn verbs_of_it_after(said: &[SaidWord], at: usize) -> impl Iterator<Item = &str> {
+    said[at..].windows(2).filter_map(|pair| {
+        matches!(pair[1].word.as_str(), "it" | "them" | "this" | "that")
+            .then_some(pair[0].word.as_str())
+    })
+}
+
+/// Why a call to `this`, whose verb the user wrote for another thing, is not what they asked of
+/// the thing the call acts on: "Delete file 13, then purge the trash" asks to delete file 13,
+/// and `purge_file {"file_id": "13"}` would purge it, where `delete_file` is on offer; "Pay
+/// invoice INV-7781 and refund order ORD-5512" asks for no `refund_invoice` of INV-7781. The
+/// verbs the user wrote before the value the call takes say what they asked of it.
+fn asked_of_another_thing(
+    this: &OfferedTool,
+    offered: &[OfferedTool],
+    said: &[SaidWord],
+    values_at: &[usize],
+) -> Option<String> {
+    let verb = this.choice_base.as_deref()?;
+    // (Only a verb the user wrote: one they never did is judged as such.)
+    if by_verb(verb, said) == ByVerb::Not {
+        return None;
+    }
+    let asks_this = |w: &str| by_verb(verb, &said_word(w)) != ByVerb::Not;
+    let mut asked_instead = None;
+    for &at in values_at {
+        let verbs = verbs_before(said, at, offered);
+        if verbs.is_empty()
+            || verbs.iter().any(|w| asks_this(w))
+            || verbs_of_it_after(said, at).any(asks_this)
+        {
+            return None;
+        }
+        asked_instead = asked_instead.or_else(|| {
+            offered.iter().find(|o| {
+                o.acts
+                    && o.name != this.name
+                    && same_thing(this, o)
+                    && o.choice_base.as_deref().is_some_and(|v| {
+                        verbs
+                            .iter()
+                            .any(|w| by_verb(v, &said_word(w)) == ByVerb::Own)
+                    })
+            })
+        });
+    }
+    let o = asked_instead?;
+    Some(format!(
+        "{} would {verb} it, but what you asked of it is to {}, which {} does: the {verb} you \
+         asked for is of something else",
+        this.name,
+        o.choice_base.as_deref().unwrap_or(verb),
+        o.name
+    ))
+}
+
+/// One word as the user said it, to be matched as a request.
+fn said_word(w: &str) -> [SaidWord; 1] {
+    [SaidWord {
+        word: w.to_string(),
+        after_determiner: false,
+        subordinate: false,
+        created: false,
+        located: false,
+    }]
 }
 
 /// Why a call to `this`, a setter of the state an action leaves (`set_invoice_paid`,
@@ -929,9 +1107,11 @@ fn a_state_for_the_action(
 
 /// Why a call to `this`, whose verb the user never wrote, is not the tool they asked for when
 /// they asked for its kind in words no offered tool's name holds ("Settle invoice INV-7781",
-/// "Grant kim view rights on file 13") and another tool that verb for verb is of that kind
-/// acts on the same thing (`pay_invoice`, `refund_invoice`, `wire_invoice`): the user's words
-/// choose none of them, so the model's choice would stand in for theirs, and that choice may
+/// "Grant kim view rights on file 13") or only in another word for each ("Close issue 42"
+/// beside `resolve_issue` and `finalize_issue`, "Start pipeline 5" beside `run_pipeline` and
+/// `invoke_pipeline`), and another tool that verb for verb is of that kind acts on the same
+/// thing (`pay_invoice`, `refund_invoice`, `wire_invoice`): the user's words choose none of
+/// them, so the model's choice would stand in for theirs, and that choice may
 /// come from what it read. (Only tools whose verbs each name the kind: `send_money` pays by
 /// its noun, and beside a `schedule_transfer` "pay Ana" chooses it as plainly as any word
 /// could.)
@@ -941,6 +1121,10 @@ fn unchosen_of_its_kind(
     said: &[SaidWord],
     kept: &[String],
 ) -> Option<String> {
+    // (Asked in another word for its request, it is compared with the other tools of that
+    // request alone: "run the deploy workflow" chooses between `trigger_workflow` and a
+    // `run_workflow`, not a `push_file`.)
+    let mine = this.asked(said, kept);
     // (A tool held to no kind needs no word of the user's for its action.)
     if this.kinds.is_empty() || !matches!(this.verb, Some(Verb::At(_))) {
         return None;
@@ -973,7 +1157,10 @@ fn unchosen_of_its_kind(
                 || !matches!(o.verb, Some(Verb::At(_)))
                 || v == verb
                 || !acts_on_one_thing(this, o)
-                || o.asked_as_choice(said, kept) != ByVerb::Not
+                || o.asked_as_choice(said, kept) != mine
+                // (One that names more than the user wrote is no reading of their words:
+                // `remove_file_backups` beside `delete_file` after "Get rid of file 13".)
+                || !o.says_no_more(said, kept)
             {
                 return false;
             }

@@ -759,3 +759,112 @@ fn a_setter_of_the_actions_state_is_not_the_action() {
     );
     assert_eq!(decide("Pay invoice INV-7781.", "pay_invoice"), None);
 }
+
+/// A thirty-seventh outsider round's: a verb the user wrote for another thing, a word for a
+/// request that is another word for every offered tool of it, and a thing named by a word of
+/// another tool's name, each let a harsher tool run on the named record.
+#[test]
+fn what_the_user_asked_of_the_named_thing_chooses_the_tool() {
+    let offered: Vec<OfferedTool> = [
+        ("delete_file", "file_id"),
+        ("purge_file", "file_id"),
+        ("purge_trash", "folder"),
+        ("pay_invoice", "invoice_id"),
+        ("refund_invoice", "invoice_id"),
+        ("refund_order", "order_id"),
+        ("finalize_invoice", "invoice"),
+        ("send_invoice", "invoice"),
+        ("resolve_issue", "issue_id"),
+        ("finalize_issue", "issue_id"),
+        ("close_ticket", "ticket_ref"),
+        ("close_issue", "issue_ref"),
+        ("delete_draft", "draft_id"),
+        ("destroy_note", "note_ref"),
+        ("wipe_budget", "doc_ref"),
+    ]
+    .iter()
+    .map(|(n, k)| kinded(n, &[k]))
+    .collect();
+    let decide = |user: &str, call: &str, key: &str, value: &str| {
+        another_tool_asked_for(
+            call,
+            &[(key, value)],
+            &offered,
+            &said_words([user]),
+            &kept_words(&[user]),
+        )
+    };
+    for (user, call, key, value) in [
+        // The verb the user wrote for another thing.
+        (
+            "Delete file 13, then purge the trash.",
+            "purge_file",
+            "file_id",
+            "13",
+        ),
+        (
+            "Purge the trash. After that, delete file 14.",
+            "purge_file",
+            "file_id",
+            "14",
+        ),
+        (
+            "Pay invoice INV-7781 and refund order ORD-5512.",
+            "refund_invoice",
+            "invoice_id",
+            "INV-7781",
+        ),
+        // Another word for every tool of the request.
+        ("Close issue 42.", "finalize_issue", "issue_id", "42"),
+        ("Close issue 42.", "resolve_issue", "issue_id", "42"),
+        // The thing named by a word of another tool's name, in an id of joined words.
+        (
+            "Close issue login-page-crash.",
+            "close_ticket",
+            "ticket_ref",
+            "login-page-crash",
+        ),
+        (
+            "Delete draft weekly-notes.",
+            "destroy_note",
+            "note_ref",
+            "weekly-notes",
+        ),
+        (
+            "Delete the budget file FY-2024-Q3-013.",
+            "wipe_budget",
+            "doc_ref",
+            "FY-2024-Q3-013",
+        ),
+    ] {
+        assert!(
+            decide(user, call, key, value).is_some(),
+            "{user:?} let {call} through"
+        );
+    }
+    for (user, call, key, value) in [
+        (
+            "Delete file 13, then purge the trash.",
+            "delete_file",
+            "file_id",
+            "13",
+        ),
+        ("Delete and purge file 13.", "purge_file", "file_id", "13"),
+        ("Delete and purge file 13.", "delete_file", "file_id", "13"),
+        // A verb of a word standing for the value, after it.
+        (
+            "Finalize invoice in_77 and send it to the customer.",
+            "send_invoice",
+            "invoice",
+            "in_77",
+        ),
+        (
+            "Close issue login-page-crash.",
+            "close_issue",
+            "issue_ref",
+            "login-page-crash",
+        ),
+    ] {
+        assert_eq!(decide(user, call, key, value), None, "{user} / {call}");
+    }
+}
