@@ -322,6 +322,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             WIDTH,
             time(&offered_gate, &delete, &asked, samples, &Verdict::Allow),
         );
+        // In a run the gate keeps the index, and what the user's words ask is read once.
+        report(
+            "in-process gate, 30 offered tools, in a run",
+            WIDTH,
+            time_in_run(
+                &offered_gate,
+                &delete,
+                &asked,
+                samples.min(500),
+                &Verdict::Allow,
+            ),
+        );
     }
 
     // The named-record path: a structured result of 200 transfers, the user naming one.
