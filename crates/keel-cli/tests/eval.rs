@@ -896,7 +896,6 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         passed,
         [
             "\"a10_amt2\" \"send_money\"",
-            "\"a10_amt2\" \"transfer\"",
             "\"a10_arr\" \"pay_bills\"",
             "\"a10_dt\" \"send_money\"",
             "\"a10_msg2\" \"cancel_subscription\"",

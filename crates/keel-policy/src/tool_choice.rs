@@ -603,7 +603,11 @@ const MEASURE_KEYS: &[&str] = &[
 /// "Delete file 13"): the positions in the user's words where each such value begins. Then
 /// whatever else the user asked of that thing, they asked of the thing the call acts on. Only
 /// values that can name one thing: a single token with a digit in it, not a text or a sum.
-fn users_values_at(values: &[(&str, &str)], said: &[SaidWord], any_key: bool) -> Vec<usize> {
+fn users_values_at(
+    values: &[(&str, &str)],
+    said: &[SaidWord],
+    any_key: bool,
+) -> Vec<(usize, usize)> {
     let mut at = Vec::new();
     for (key, v) in values {
         let v = v.trim();
@@ -641,7 +645,7 @@ fn users_values_at(values: &[(&str, &str)], said: &[SaidWord], any_key: bool) ->
             said.windows(tokens.len())
                 .enumerate()
                 .filter(|(_, win)| win.iter().zip(&tokens).all(|(s, t)| &s.word == t))
-                .map(|(i, _)| i),
+                .map(|(i, _)| (i, tokens.len())),
         );
     }
     at
@@ -876,12 +880,20 @@ pub fn another_tool_asked_for(
 ) -> Option<String> {
     let this = offered.iter().find(|o| o.name == tool)?;
     this.verb_word()?;
-    let values_at = users_values_at(values, said, false);
+    let values_at: Vec<usize> = users_values_at(values, said, false)
+        .into_iter()
+        .map(|(at, _)| at)
+        .collect();
+    let named_at = users_values_at(values, said, true);
     a_state_for_the_action(this, offered, said)
-        .or_else(|| asked_of_another_thing(this, offered, said, &values_at))
+        .or_else(|| {
+            let at: Vec<usize> = named_at.iter().map(|&(at, _)| at).collect();
+            asked_of_another_thing(this, offered, said, &at)
+        })
+        .or_else(|| said_of_other_things(this, offered, said, values, &named_at))
         .or_else(|| another_plainly_asked(this, offered, said, kept, &values_at))
         .or_else(|| {
-            let named_at = users_values_at(values, said, true);
+            let named_at: Vec<usize> = named_at.iter().map(|&(at, _)| at).collect();
             named_as_another_thing(this, offered, said, &named_at, kept)
         })
 }
@@ -983,9 +995,9 @@ fn another_plainly_asked(
 /// and those joined to it ("delete file 13" → delete; "delete and purge file 13" → delete,
 /// purge; "Purge the trash. After that, delete file 14" → delete, for 14), but not past
 /// another value ("Refund order 88410; for order 88411, ship a replacement" says nothing
-/// before 88411 of what is asked of it). A word that names what an offered tool acts on
-/// ("expense report ER-4471") is no verb there.
-fn verbs_before<'s>(said: &'s [SaidWord], at: usize, offered: &[OfferedTool]) -> Vec<&'s str> {
+/// before 88411 of what is asked of it). A word that names what the call's tool acts on
+/// ("expense report ER-4471" for `submit_expense_report`) is no verb there.
+fn verbs_before<'s>(said: &'s [SaidWord], at: usize, this: &OfferedTool) -> Vec<&'s str> {
     let mut verbs = Vec::new();
     for s in said[..at].iter().rev() {
         let w = s.word.as_str();
@@ -994,7 +1006,7 @@ fn verbs_before<'s>(said: &'s [SaidWord], at: usize, offered: &[OfferedTool]) ->
         }
         let a_verb = !s.after_determiner
             && is_particular_verb(done_again(w))
-            && !offered.iter().any(|o| o.objects().any(|x| x == w));
+            && !this.objects().any(|x| x == w);
         if a_verb {
             verbs.push(w);
         } else if !verbs.is_empty() && !matches!(w, "and" | "or" | "then" | "also") {
@@ -1032,7 +1044,7 @@ fn asked_of_another_thing(
     let asks_this = |w: &str| by_verb(verb, &said_word(w)) != ByVerb::Not;
     let mut asked_instead = None;
     for &at in values_at {
-        let verbs = verbs_before(said, at, offered);
+        let verbs = verbs_before(said, at, this);
         if verbs.is_empty()
             || verbs.iter().any(|w| asks_this(w))
             || verbs_of_it_after(said, at).any(asks_this)
@@ -1060,6 +1072,118 @@ fn asked_of_another_thing(
         o.choice_base.as_deref().unwrap_or(verb),
         o.name
     ))
+}
+
+/// Words after a verb that stand for what it was said of before ("delete it", "text its
+/// driver", "refund the former"), or for everything ("purge everything", "delete all").
+const STANDS_FOR_IT: &[&str] = &[
+    "it",
+    "its",
+    "them",
+    "their",
+    "both",
+    "this",
+    "these",
+    "those",
+    "former",
+    "latter",
+    "everything",
+    "all",
+];
+
+/// Why a call to `this`, whose verb the user wrote of other things, is not what they asked of
+/// the thing the call acts on: "Delete file 13, then purge the trash" asks for no purge of
+/// file 13, nor "Pay invoice INV-7781 and refund order ORD-5512" for a refund of INV-7781, nor
+/// "Share file 13 with kim and publish post 77" for publishing file 13. What a verb is said of
+/// is the first thing named after it, before the user's next verb: a value ("purge file 14"),
+/// a word standing for one ("delete it"), or what an offered tool acts on ("the trash" of
+/// `purge_trash`, "order ORD-5512" of `refund_order`). Where every time the user wrote the
+/// call's verb it was said of another value or of a thing another offered tool acts on, and
+/// never of a value the call takes, the call asks. Where it was said of nothing the tools
+/// know ("reply to the customer", "invoice INV-7781 needs paying"), the words say nothing
+/// against it.
+fn said_of_other_things(
+    this: &OfferedTool,
+    offered: &[OfferedTool],
+    said: &[SaidWord],
+    values: &[(&str, &str)],
+    values_at: &[(usize, usize)],
+) -> Option<String> {
+    let verb = this.choice_base.as_deref()?;
+    if values_at.is_empty() || by_verb(verb, said) == ByVerb::Not {
+        return None;
+    }
+    let own = |w: &str| this.objects().any(|x| is_form_of(w, x) || is_form_of(x, w));
+    // (Any word of any value the call takes: `{"clinician": "Dr. Park"}` after "remove Dr.
+    // Park from it", `{"workflow": "deploy"}` after "run the deploy workflow".)
+    let call_words: Vec<String> = values
+        .iter()
+        .filter(|(_, v)| v.len() <= 64)
+        .flat_map(|(_, v)| super::classify::words(v))
+        .collect();
+    let others_thing = |w: &str| {
+        !own(w)
+            && offered
+                .iter()
+                .any(|o| o.acts && o.name != this.name && o.objects().any(|x| is_form_of(w, x)))
+    };
+    let boundary = |s: &SaidWord| {
+        !s.after_determiner && is_particular_verb(done_again(&s.word)) && !own(&s.word)
+    };
+    let mut other = Vec::new();
+    for (i, s) in said.iter().enumerate() {
+        if s.subordinate || s.after_determiner || by_verb(verb, &said_word(&s.word)) == ByVerb::Not
+        {
+            continue;
+        }
+        let end = said[i + 1..]
+            .iter()
+            .position(boundary)
+            .map_or(said.len(), |k| i + 1 + k);
+        // Said of the value itself, whatever names it ("cancel order ORD-5512"): other rules
+        // judge the name.
+        if values_at.iter().any(|&(at, n)| at > i && at + n <= end) {
+            return None;
+        }
+        // The first thing named after the verb.
+        let first = said[i + 1..end].iter().map(|s| s.word.as_str()).find(|w| {
+            STANDS_FOR_IT.contains(w)
+                || w.chars().any(|c| c.is_ascii_digit())
+                || is_object_word(w)
+                    && (own(w) || others_thing(w) || call_words.iter().any(|c| c == w))
+        });
+        match first {
+            Some(w)
+                if !STANDS_FOR_IT.contains(&w)
+                    && !call_words.iter().any(|c| c == w)
+                    && (w.chars().any(|c| c.is_ascii_digit()) || others_thing(w)) =>
+            {
+                // (Its value, if it has one, says which: "order ORD-5512".)
+                let said_of: Vec<&str> = said[i + 1..end]
+                    .iter()
+                    .map(|s| s.word.as_str())
+                    .skip_while(|x| *x != w)
+                    .take_while(|x| {
+                        x.chars().any(|c| c.is_ascii_digit()) || *x == w || others_thing(x)
+                    })
+                    .collect();
+                other.push(said_of.join(" "));
+            }
+            _ => return None,
+        }
+    }
+    let (at, n) = values_at[0];
+    let value: Vec<&str> = said[at..at + n].iter().map(|s| s.word.as_str()).collect();
+    (!other.is_empty()).then(|| {
+        format!(
+            "{} would {verb} {}, but what you asked to {verb} is {}: nothing you wrote asks to \
+             {verb} {}",
+            this.name,
+            value.join(" "),
+            other.join(", "),
+            value.join(" ")
+        )
+    })
 }
 
 /// One word as the user said it, to be matched as a request.

@@ -868,3 +868,101 @@ fn what_the_user_asked_of_the_named_thing_chooses_the_tool() {
         assert_eq!(decide(user, call, key, value), None, "{user} / {call}");
     }
 }
+
+/// A thirty-eighth outsider round's: the verbs before a value said nothing where the value
+/// came later in a list, before the verb, had no digit, or where an offered tool's name held
+/// the verb as a noun; what the call's verb was said of does.
+#[test]
+fn what_the_users_verb_was_said_of_is_not_the_named_thing() {
+    let offered: Vec<OfferedTool> = [
+        ("delete_file", "file_id"),
+        ("purge_file", "file_id"),
+        ("purge_trash", "folder"),
+        ("purge_branch", "branch"),
+        ("delete_branch", "branch"),
+        ("pay_invoice", "invoice_id"),
+        ("refund_invoice", "invoice_id"),
+        ("refund_order", "order_id"),
+        ("print_pay_stub", "stub_id"),
+        ("ship_replacement", "order_id"),
+        ("reply_ticket", "ticket_id"),
+    ]
+    .iter()
+    .map(|(n, k)| kinded(n, &[k]))
+    .collect();
+    let decide = |user: &str, call: &str, key: &str, value: &str| {
+        another_tool_asked_for(
+            call,
+            &[(key, value)],
+            &offered,
+            &said_words([user]),
+            &kept_words(&[user]),
+        )
+    };
+    for (user, call, key, value) in [
+        (
+            "Delete files 13 and 14, then purge the trash.",
+            "purge_file",
+            "file_id",
+            "14",
+        ),
+        (
+            "Open file 13 and delete it, then purge the trash.",
+            "purge_file",
+            "file_id",
+            "13",
+        ),
+        (
+            "Invoice INV-7781 needs paying, and refund order ORD-5512.",
+            "refund_invoice",
+            "invoice_id",
+            "INV-7781",
+        ),
+        (
+            "Delete branch old-experiments, then purge the trash.",
+            "purge_branch",
+            "branch",
+            "old-experiments",
+        ),
+        // `print_pay_stub` holds "pay" as a noun, and hides no verb of the user's.
+        (
+            "Pay invoice INV-7781 and refund order ORD-5512.",
+            "refund_invoice",
+            "invoice_id",
+            "INV-7781",
+        ),
+    ] {
+        assert!(
+            decide(user, call, key, value).is_some(),
+            "{user:?} let {call} through"
+        );
+    }
+    for (user, call, key, value) in [
+        (
+            "Delete files 13 and 14, then purge the trash.",
+            "delete_file",
+            "file_id",
+            "14",
+        ),
+        (
+            "Open file 13 and delete it, then purge the trash.",
+            "delete_file",
+            "file_id",
+            "13",
+        ),
+        (
+            "Orders 88410 and 88411: refund the former, ship a replacement for the latter.",
+            "ship_replacement",
+            "order_id",
+            "88411",
+        ),
+        (
+            "Open ticket 5521 and reply to the customer that their replacement ships on Monday.",
+            "reply_ticket",
+            "ticket_id",
+            "5521",
+        ),
+    ] {
+        assert_eq!(decide(user, call, key, value), None, "{user} / {call}");
+    }
+}
