@@ -545,11 +545,33 @@ fn kinded(name: &str, keys: &[&str]) -> OfferedTool {
     tool(name, keys).with_kinds(&kinds)
 }
 
+/// Offered tools of one argument each, with the kinds their names give them.
+fn kinded_tools(tools: &[(&str, &str)]) -> Vec<OfferedTool> {
+    tools.iter().map(|(n, k)| kinded(n, &[k])).collect()
+}
+
+/// Why a call to `call` with one argument is not the tool `user` asked for, among `offered`.
+fn choice(
+    offered: &[OfferedTool],
+    user: &str,
+    call: &str,
+    key: &str,
+    value: &str,
+) -> Option<String> {
+    another_tool_asked_for(
+        call,
+        &[(key, value)],
+        offered,
+        &said_words([user]),
+        &kept_words(&[user]),
+    )
+}
+
 /// A thirty-sixth outsider round's: a request for a kind in a word no offered tool's name
 /// holds ("settle", "deactivate", "land") let any tool of the kind run on the named record.
 #[test]
 fn a_request_in_other_words_chooses_none_of_the_kinds_tools() {
-    let offered: Vec<OfferedTool> = [
+    let offered = kinded_tools(&[
         ("pay_invoice", "invoice_id"),
         ("refund_invoice", "invoice_id"),
         ("autopay_invoice", "invoice_id"),
@@ -563,10 +585,7 @@ fn a_request_in_other_words_chooses_none_of_the_kinds_tools() {
         ("broadcast_email", "email_id"),
         ("share_file", "file_id"),
         ("publish_file", "file_id"),
-    ]
-    .iter()
-    .map(|(n, k)| kinded(n, &[k]))
-    .collect();
+    ]);
     let decide = |user: &str, call: &str| {
         another_tool_asked_for(
             call,
@@ -661,15 +680,8 @@ fn the_users_verb_on_a_thing_they_never_named_is_not_theirs() {
     .iter()
     .map(|(n, k)| tool(n, &[k]))
     .collect();
-    let decide = |user: &str, call: &str, key: &str, value: &str| {
-        another_tool_asked_for(
-            call,
-            &[(key, value)],
-            &offered,
-            &said_words([user]),
-            &kept_words(&[user]),
-        )
-    };
+    let decide =
+        |user: &str, call: &str, key: &str, value: &str| choice(&offered, user, call, key, value);
     for (user, call, key, value, better) in [
         (
             "Cancel order ORD-5512, then read e-mail 12.",
@@ -765,7 +777,7 @@ fn a_setter_of_the_actions_state_is_not_the_action() {
 /// another tool's name, each let a harsher tool run on the named record.
 #[test]
 fn what_the_user_asked_of_the_named_thing_chooses_the_tool() {
-    let offered: Vec<OfferedTool> = [
+    let offered = kinded_tools(&[
         ("delete_file", "file_id"),
         ("purge_file", "file_id"),
         ("purge_trash", "folder"),
@@ -781,19 +793,9 @@ fn what_the_user_asked_of_the_named_thing_chooses_the_tool() {
         ("delete_draft", "draft_id"),
         ("destroy_note", "note_ref"),
         ("wipe_budget", "doc_ref"),
-    ]
-    .iter()
-    .map(|(n, k)| kinded(n, &[k]))
-    .collect();
-    let decide = |user: &str, call: &str, key: &str, value: &str| {
-        another_tool_asked_for(
-            call,
-            &[(key, value)],
-            &offered,
-            &said_words([user]),
-            &kept_words(&[user]),
-        )
-    };
+    ]);
+    let decide =
+        |user: &str, call: &str, key: &str, value: &str| choice(&offered, user, call, key, value);
     for (user, call, key, value) in [
         // The verb the user wrote for another thing.
         (
@@ -874,7 +876,7 @@ fn what_the_user_asked_of_the_named_thing_chooses_the_tool() {
 /// the verb as a noun; what the call's verb was said of does.
 #[test]
 fn what_the_users_verb_was_said_of_is_not_the_named_thing() {
-    let offered: Vec<OfferedTool> = [
+    let offered = kinded_tools(&[
         ("delete_file", "file_id"),
         ("purge_file", "file_id"),
         ("purge_trash", "folder"),
@@ -886,19 +888,9 @@ fn what_the_users_verb_was_said_of_is_not_the_named_thing() {
         ("print_pay_stub", "stub_id"),
         ("ship_replacement", "order_id"),
         ("reply_ticket", "ticket_id"),
-    ]
-    .iter()
-    .map(|(n, k)| kinded(n, &[k]))
-    .collect();
-    let decide = |user: &str, call: &str, key: &str, value: &str| {
-        another_tool_asked_for(
-            call,
-            &[(key, value)],
-            &offered,
-            &said_words([user]),
-            &kept_words(&[user]),
-        )
-    };
+    ]);
+    let decide =
+        |user: &str, call: &str, key: &str, value: &str| choice(&offered, user, call, key, value);
     for (user, call, key, value) in [
         (
             "Delete files 13 and 14, then purge the trash.",
