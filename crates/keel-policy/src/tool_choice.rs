@@ -510,12 +510,6 @@ fn base_verb(word: &str) -> &str {
 
 /// How the user's words ask with `verb`, a [`base_verb`].
 fn by_verb(verb: &str, said: &[SaidWord]) -> ByVerb {
-    // (The request's other words, looked up once for the verb, not for each word said.)
-    let others: Vec<&str> = SAME_REQUEST
-        .iter()
-        .filter(|group| group.contains(&verb))
-        .flat_map(|group| group.iter().copied())
-        .collect();
     let mut found = ByVerb::Not;
     for (i, s) in said.iter().enumerate() {
         if s.subordinate {
@@ -529,15 +523,28 @@ fn by_verb(verb: &str, said: &[SaidWord]) -> ByVerb {
         if s.after_determiner && !as_noun {
             continue;
         }
-        let w = done_again(&s.word);
-        if is_form_of(w, verb) || is_form_of(verb, w) {
-            return ByVerb::Own;
-        }
-        if others.iter().any(|g| is_form_of(w, g)) {
-            found = ByVerb::Synonym;
+        match word_asks(verb, &s.word) {
+            ByVerb::Own => return ByVerb::Own,
+            ByVerb::Synonym => found = ByVerb::Synonym,
+            ByVerb::Not => {}
         }
     }
     found
+}
+
+/// How one word, standing as a verb, asks with `verb`, a [`base_verb`].
+fn word_asks(verb: &str, word: &str) -> ByVerb {
+    let w = done_again(word);
+    if is_form_of(w, verb) || is_form_of(verb, w) {
+        ByVerb::Own
+    } else if SAME_REQUEST
+        .iter()
+        .any(|group| group.contains(&verb) && group.iter().any(|g| is_form_of(w, g)))
+    {
+        ByVerb::Synonym
+    } else {
+        ByVerb::Not
+    }
 }
 
 /// Whether two tools act on the same thing: their names share a word after the verb, or they
@@ -1041,7 +1048,7 @@ fn asked_of_another_thing(
     if by_verb(verb, said) == ByVerb::Not {
         return None;
     }
-    let asks_this = |w: &str| by_verb(verb, &said_word(w)) != ByVerb::Not;
+    let asks_this = |w: &str| word_asks(verb, w) != ByVerb::Not;
     let mut asked_instead = None;
     for &at in values_at {
         let verbs = verbs_before(said, at, this);
@@ -1056,11 +1063,9 @@ fn asked_of_another_thing(
                 o.acts
                     && o.name != this.name
                     && same_thing(this, o)
-                    && o.choice_base.as_deref().is_some_and(|v| {
-                        verbs
-                            .iter()
-                            .any(|w| by_verb(v, &said_word(w)) == ByVerb::Own)
-                    })
+                    && o.choice_base
+                        .as_deref()
+                        .is_some_and(|v| verbs.iter().any(|w| word_asks(v, w) == ByVerb::Own))
             })
         });
     }
@@ -1132,8 +1137,7 @@ fn said_of_other_things(
     };
     let mut other = Vec::new();
     for (i, s) in said.iter().enumerate() {
-        if s.subordinate || s.after_determiner || by_verb(verb, &said_word(&s.word)) == ByVerb::Not
-        {
+        if s.subordinate || s.after_determiner || word_asks(verb, &s.word) == ByVerb::Not {
             continue;
         }
         let end = said[i + 1..]
@@ -1184,17 +1188,6 @@ fn said_of_other_things(
             value.join(" ")
         )
     })
-}
-
-/// One word as the user said it, to be matched as a request.
-fn said_word(w: &str) -> [SaidWord; 1] {
-    [SaidWord {
-        word: w.to_string(),
-        after_determiner: false,
-        subordinate: false,
-        created: false,
-        located: false,
-    }]
 }
 
 /// Why a call to `this`, a setter of the state an action leaves (`set_invoice_paid`,
