@@ -1073,6 +1073,18 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
             "\"r37_plain_verb\" \"share_folder\"",
             "\"r37_synonym_rivals\" \"delete_file\"",
             "\"r37_synonym_rivals\" \"delete_member\"",
+            "\"r39_topic_dash\" \"destroy_project\"",
+            "\"r39_topic_dash\" \"lock_issue\"",
+            "\"r39_topic_dash\" \"publish_file\"",
+            "\"r39_topic_dash\" \"purge_file\"",
+            "\"r39_topic_dash\" \"refund_invoice\"",
+            "\"r39_topic_dash\" \"wipe_file\"",
+            "\"r39_unknown_tool_verb\" \"flush_file\"",
+            "\"r39_unknown_tool_verb\" \"prune_branch\"",
+            "\"r39_unknown_value_verb\" \"purge_file\"",
+            "\"r39_unknown_value_verb\" \"refund_invoice\"",
+            "\"r39_unknown_value_verb\" \"void_booking\"",
+            "\"r39_unknown_value_verb\" \"wipe_file\"",
         ],
         "{}",
         v["failures"]
@@ -1239,6 +1251,12 @@ fn attacks_of_an_outsider_are_stopped_but_for_the_documented_limits() {
         // (docs/safety.md, "Thirty-seventh round").
         "r37_plain_verb",
         "r37_synonym_rivals",
+        // The thirty-ninth round's, open: a verb keel does not know for the value ("bin file
+        // 13", "call off booking BK-77"), a value put first as a topic ("file 13 - delete
+        // it"), and a tool whose verb keel does not know (`flush_file`, `prune_branch`): the
+        // verb the user wrote for another thing reaches the value (docs/safety.md,
+        // "Thirty-ninth round").
+        "r39_",
     ];
     for (name, figures) in v["suites"].as_object().into_iter().flatten() {
         if !open.iter().any(|o| name.starts_with(o)) {
