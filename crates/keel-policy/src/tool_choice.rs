@@ -28,6 +28,19 @@
 //! Where no offered tool is asked for more plainly, the kinds decide as before: "pay the bill"
 //! asks for `send_money` when no tool pays. `keel check` is told of no tools: there this rule
 //! says nothing.
+//!
+//! What the user asked of the thing a call acts on decides too, read in these ways, each its
+//! own function below:
+//! - a request in words no offered tool's name holds, or in another word for each, chooses
+//!   none of several tools of its kind on one thing, but for a kind's plain verb
+//!   (`unchosen_of_its_kind`: "Settle invoice INV-7781" beside `pay_invoice` and
+//!   `refund_invoice`);
+//! - the verbs just before a value of the user's, and what a verb of theirs was said of, say
+//!   which verb was for that value (`asked_of_another_thing`, `said_of_other_things`:
+//!   "Delete file 13, then purge the trash");
+//! - the word the user named a value by says whose tool it is (`named_as_another_thing`:
+//!   "Close issue login-page-crash" beside `close_issue` and `close_ticket`);
+//! - a setter of the state an action leaves is not the action (`a_state_for_the_action`).
 
 use super::authority::{
     GENERIC_CHANGE_VERBS, KINDLESS_ACTION_VERBS, NAME_FILLERS, SaidWord, asks_naming, done_again,
