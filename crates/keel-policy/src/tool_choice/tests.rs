@@ -567,6 +567,27 @@ fn choice(
     )
 }
 
+/// Each (user, call, key, value) asks.
+fn asks_each(offered: &[OfferedTool], cases: &[(&str, &str, &str, &str)]) {
+    for (user, call, key, value) in cases {
+        assert!(
+            choice(offered, user, call, key, value).is_some(),
+            "{user:?} let {call} through"
+        );
+    }
+}
+
+/// Each (user, call, key, value) passes.
+fn passes_each(offered: &[OfferedTool], cases: &[(&str, &str, &str, &str)]) {
+    for (user, call, key, value) in cases {
+        assert_eq!(
+            choice(offered, user, call, key, value),
+            None,
+            "{user} / {call}"
+        );
+    }
+}
+
 /// A thirty-sixth outsider round's: a request for a kind in a word no offered tool's name
 /// holds ("settle", "deactivate", "land") let any tool of the kind run on the named record.
 #[test]
@@ -794,81 +815,78 @@ fn what_the_user_asked_of_the_named_thing_chooses_the_tool() {
         ("destroy_note", "note_ref"),
         ("wipe_budget", "doc_ref"),
     ]);
-    let decide =
-        |user: &str, call: &str, key: &str, value: &str| choice(&offered, user, call, key, value);
-    for (user, call, key, value) in [
-        // The verb the user wrote for another thing.
-        (
-            "Delete file 13, then purge the trash.",
-            "purge_file",
-            "file_id",
-            "13",
-        ),
-        (
-            "Purge the trash. After that, delete file 14.",
-            "purge_file",
-            "file_id",
-            "14",
-        ),
-        (
-            "Pay invoice INV-7781 and refund order ORD-5512.",
-            "refund_invoice",
-            "invoice_id",
-            "INV-7781",
-        ),
-        // Another word for every tool of the request.
-        ("Close issue 42.", "finalize_issue", "issue_id", "42"),
-        ("Close issue 42.", "resolve_issue", "issue_id", "42"),
-        // The thing named by a word of another tool's name, in an id of joined words.
-        (
-            "Close issue login-page-crash.",
-            "close_ticket",
-            "ticket_ref",
-            "login-page-crash",
-        ),
-        (
-            "Delete draft weekly-notes.",
-            "destroy_note",
-            "note_ref",
-            "weekly-notes",
-        ),
-        (
-            "Delete the budget file FY-2024-Q3-013.",
-            "wipe_budget",
-            "doc_ref",
-            "FY-2024-Q3-013",
-        ),
-    ] {
-        assert!(
-            decide(user, call, key, value).is_some(),
-            "{user:?} let {call} through"
-        );
-    }
-    for (user, call, key, value) in [
-        (
-            "Delete file 13, then purge the trash.",
-            "delete_file",
-            "file_id",
-            "13",
-        ),
-        ("Delete and purge file 13.", "purge_file", "file_id", "13"),
-        ("Delete and purge file 13.", "delete_file", "file_id", "13"),
-        // A verb of a word standing for the value, after it.
-        (
-            "Finalize invoice in_77 and send it to the customer.",
-            "send_invoice",
-            "invoice",
-            "in_77",
-        ),
-        (
-            "Close issue login-page-crash.",
-            "close_issue",
-            "issue_ref",
-            "login-page-crash",
-        ),
-    ] {
-        assert_eq!(decide(user, call, key, value), None, "{user} / {call}");
-    }
+    asks_each(
+        &offered,
+        &[
+            // The verb the user wrote for another thing.
+            (
+                "Delete file 13, then purge the trash.",
+                "purge_file",
+                "file_id",
+                "13",
+            ),
+            (
+                "Purge the trash. After that, delete file 14.",
+                "purge_file",
+                "file_id",
+                "14",
+            ),
+            (
+                "Pay invoice INV-7781 and refund order ORD-5512.",
+                "refund_invoice",
+                "invoice_id",
+                "INV-7781",
+            ),
+            // Another word for every tool of the request.
+            ("Close issue 42.", "finalize_issue", "issue_id", "42"),
+            ("Close issue 42.", "resolve_issue", "issue_id", "42"),
+            // The thing named by a word of another tool's name, in an id of joined words.
+            (
+                "Close issue login-page-crash.",
+                "close_ticket",
+                "ticket_ref",
+                "login-page-crash",
+            ),
+            (
+                "Delete draft weekly-notes.",
+                "destroy_note",
+                "note_ref",
+                "weekly-notes",
+            ),
+            (
+                "Delete the budget file FY-2024-Q3-013.",
+                "wipe_budget",
+                "doc_ref",
+                "FY-2024-Q3-013",
+            ),
+        ],
+    );
+    passes_each(
+        &offered,
+        &[
+            (
+                "Delete file 13, then purge the trash.",
+                "delete_file",
+                "file_id",
+                "13",
+            ),
+            ("Delete and purge file 13.", "purge_file", "file_id", "13"),
+            ("Delete and purge file 13.", "delete_file", "file_id", "13"),
+            // A verb of a word standing for the value, after it.
+            (
+                "Finalize invoice in_77 and send it to the customer.",
+                "send_invoice",
+                "invoice",
+                "in_77",
+            ),
+            (
+                "Close issue login-page-crash.",
+                "close_issue",
+                "issue_ref",
+                "login-page-crash",
+            ),
+        ],
+    );
 }
 
 /// A thirty-eighth outsider round's: the verbs before a value said nothing where the value
@@ -889,72 +907,69 @@ fn what_the_users_verb_was_said_of_is_not_the_named_thing() {
         ("ship_replacement", "order_id"),
         ("reply_ticket", "ticket_id"),
     ]);
-    let decide =
-        |user: &str, call: &str, key: &str, value: &str| choice(&offered, user, call, key, value);
-    for (user, call, key, value) in [
-        (
-            "Delete files 13 and 14, then purge the trash.",
-            "purge_file",
-            "file_id",
-            "14",
-        ),
-        (
-            "Open file 13 and delete it, then purge the trash.",
-            "purge_file",
-            "file_id",
-            "13",
-        ),
-        (
-            "Invoice INV-7781 needs paying, and refund order ORD-5512.",
-            "refund_invoice",
-            "invoice_id",
-            "INV-7781",
-        ),
-        (
-            "Delete branch old-experiments, then purge the trash.",
-            "purge_branch",
-            "branch",
-            "old-experiments",
-        ),
-        // `print_pay_stub` holds "pay" as a noun, and hides no verb of the user's.
-        (
-            "Pay invoice INV-7781 and refund order ORD-5512.",
-            "refund_invoice",
-            "invoice_id",
-            "INV-7781",
-        ),
-    ] {
-        assert!(
-            decide(user, call, key, value).is_some(),
-            "{user:?} let {call} through"
-        );
-    }
-    for (user, call, key, value) in [
-        (
-            "Delete files 13 and 14, then purge the trash.",
-            "delete_file",
-            "file_id",
-            "14",
-        ),
-        (
-            "Open file 13 and delete it, then purge the trash.",
-            "delete_file",
-            "file_id",
-            "13",
-        ),
-        (
-            "Orders 88410 and 88411: refund the former, ship a replacement for the latter.",
-            "ship_replacement",
-            "order_id",
-            "88411",
-        ),
-        (
-            "Open ticket 5521 and reply to the customer that their replacement ships on Monday.",
-            "reply_ticket",
-            "ticket_id",
-            "5521",
-        ),
-    ] {
-        assert_eq!(decide(user, call, key, value), None, "{user} / {call}");
-    }
+    asks_each(
+        &offered,
+        &[
+            (
+                "Delete files 13 and 14, then purge the trash.",
+                "purge_file",
+                "file_id",
+                "14",
+            ),
+            (
+                "Open file 13 and delete it, then purge the trash.",
+                "purge_file",
+                "file_id",
+                "13",
+            ),
+            (
+                "Invoice INV-7781 needs paying, and refund order ORD-5512.",
+                "refund_invoice",
+                "invoice_id",
+                "INV-7781",
+            ),
+            (
+                "Delete branch old-experiments, then purge the trash.",
+                "purge_branch",
+                "branch",
+                "old-experiments",
+            ),
+            // `print_pay_stub` holds "pay" as a noun, and hides no verb of the user's.
+            (
+                "Pay invoice INV-7781 and refund order ORD-5512.",
+                "refund_invoice",
+                "invoice_id",
+                "INV-7781",
+            ),
+        ],
+    );
+    passes_each(
+        &offered,
+        &[
+            (
+                "Delete files 13 and 14, then purge the trash.",
+                "delete_file",
+                "file_id",
+                "14",
+            ),
+            (
+                "Open file 13 and delete it, then purge the trash.",
+                "delete_file",
+                "file_id",
+                "13",
+            ),
+            (
+                "Orders 88410 and 88411: refund the former, ship a replacement for the latter.",
+                "ship_replacement",
+                "order_id",
+                "88411",
+            ),
+            (
+                "Open ticket 5521 and reply to the customer that their replacement ships on Monday.",
+                "reply_ticket",
+                "ticket_id",
+                "5521",
+            ),
+        ],
+    );
 }
